@@ -1,0 +1,61 @@
+#!/bin/sh
+# The README's test command (`make test`): builds the debug and the
+# ASan+UBSan variants, then runs, for each: the cmocka unit tests, the CLI
+# tests under prove, and the fuzz corpus replay.  Ends with one line
+# "N passed, N failed" over every assertion of every run.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+LOG=build/test-logs
+mkdir -p "$LOG"
+pass=0
+fail=0
+
+count() { # count TAP results in file $1
+    p=$(grep -cE '^[[:space:]]*ok [0-9]' "$1")
+    f=$(grep -cE '^[[:space:]]*not ok [0-9]' "$1")
+    pass=$((pass + p))
+    fail=$((fail + f))
+    [ "$f" -eq 0 ] || grep -E '^[[:space:]]*not ok' "$1" | sed "s|^|  FAIL ($2): |"
+}
+
+run_variant() { # $1 = debug|san, $2 = make flags
+    v=$1
+    echo "== build ($v)"
+    if ! make --no-print-directory -j"$JOBS" $2 test-bins >"$LOG/build-$v.log" 2>&1; then
+        cat "$LOG/build-$v.log"
+        echo "not ok 1 - build $v" >"$LOG/build-$v.tap"
+        count "$LOG/build-$v.tap" "build"
+        return
+    fi
+    B=build/$v
+    echo "== unit ($v)"
+    : >"$LOG/unit-$v.tap"
+    for t in "$B"/tests/test_*; do
+        [ -x "$t" ] || continue
+        CMOCKA_MESSAGE_OUTPUT=TAP "$t" >>"$LOG/unit-$v.tap" 2>&1 ||
+            { grep -qE '^not ok' "$LOG/unit-$v.tap" ||
+              echo "not ok 1 - $t exited abnormally" >>"$LOG/unit-$v.tap"; }
+    done
+    count "$LOG/unit-$v.tap" "unit $v"
+    echo "== cli ($v)"
+    GPUSCHED="$PWD/$B/bin/gpusched" GS_VARIANT=$v \
+        prove -v tests/cli/*.t >"$LOG/cli-$v.tap" 2>&1
+    count "$LOG/cli-$v.tap" "cli $v"
+    echo "== fuzz corpus replay ($v)"
+    : >"$LOG/fuzz-$v.tap"
+    for r in "$B"/fuzz/fuzz_*; do
+        [ -x "$r" ] || continue
+        name=$(basename "$r")
+        "$r" fuzz/corpus/"${name#fuzz_}" >>"$LOG/fuzz-$v.tap" 2>&1 ||
+            echo "not ok 1 - $name replay crashed" >>"$LOG/fuzz-$v.tap"
+    done
+    count "$LOG/fuzz-$v.tap" "fuzz $v"
+}
+
+run_variant debug ""
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    run_variant san "SAN=1"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,45 @@
+/* cli.h - helpers shared by the subcommands of `gpusched`. */
+#ifndef GS_CLI_CLI_H
+#define GS_CLI_CLI_H
+
+#include <stdio.h>
+
+#include "core/cluster.h"
+#include "core/error.h"
+#include "core/policy.h"
+#include "sim/trace.h"
+
+/* Each subcommand: argc/argv start at the subcommand name.  Returns the
+ * process exit status (0 ok, 1 runtime error, 2 usage error). */
+int cmd_sim(int argc, char **argv);
+int cmd_frag(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+
+/* Print "gpusched CMD: message" to stderr; returns 1. */
+int cli_fail(const char *cmd, const struct gs_error *err);
+
+/* Print "gpusched CMD: <formatted>" to stderr; returns `status`. */
+int cli_failf(const char *cmd, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Loaders that print their own error and return NULL / negative. */
+struct gs_cluster *cli_load_cluster(const char *cmd, const char *path);
+int cli_load_policy(const char *cmd, const char *path, struct gs_policy *out);
+struct gs_trace *cli_load_trace(const char *cmd, const char *path, int need_duration);
+
+/* Open `path` for writing ("-" = stdout); prints an error and returns NULL
+ * on failure.  Close with cli_close. */
+FILE *cli_open_out(const char *cmd, const char *path);
+int cli_close(const char *cmd, FILE *f, const char *path);
+
+/* Parse a non-negative integer / double option; prints an error and returns
+ * -1 on failure. */
+int cli_parse_long(const char *cmd, const char *opt, const char *text, long long min,
+                   long long max, long long *out);
+int cli_parse_double(const char *cmd, const char *opt, const char *text, double min,
+                     double max, double *out);
+
+/* Print a JSON value (jansson json_t *) to stdout, indented, and decref it. */
+void cli_print_json(void *json);
+
+#endif

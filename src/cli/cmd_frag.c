@@ -1,0 +1,182 @@
+/* cmd_frag.c - `gpusched frag`: schedulability and fragmentation of one
+ * snapshot of which GPUs are busy. */
+#include "cli/cli.h"
+#include "io/report.h"
+#include "io/snapshot_json.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <string.h>
+
+static const char *const frag_help =
+    "usage: gpusched frag --cluster C.yaml --state S.json [--k K] [--json]\n"
+    "\n"
+    "Read a snapshot (which GPUs are busy, and optionally a queue) and print\n"
+    "how many GPUs are free, the schedulability S_k (how many k-GPU jobs could\n"
+    "start at once under the topology rule; k defaults to the largest NVLink\n"
+    "domain), which nodes or domains can take such a job, and the fragmented\n"
+    "GPUs split into count and topology forms.\n"
+    "\n"
+    "  --cluster FILE  cluster YAML\n"
+    "  --state FILE    snapshot JSON (docs/formats.md)\n"
+    "  --k K           job size for S_k (default: largest NVLink domain)\n"
+    "  --json          print JSON\n";
+
+struct frag_args {
+    const char *cluster, *state;
+    long long k;
+    int json;
+};
+
+static int parse_args(int argc, char **argv, struct frag_args *a)
+{
+    static const struct option opts[] = {
+        { "cluster", required_argument, NULL, 'c' }, { "state", required_argument, NULL, 's' },
+        { "k", required_argument, NULL, 'k' },       { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': a->cluster = optarg; break;
+        case 's': a->state = optarg; break;
+        case 'k':
+            if (cli_parse_long("frag", "--k", optarg, 1, 4096, &a->k) < 0)
+                return 2;
+            break;
+        case 'j': a->json = 1; break;
+        case 'h': fputs(frag_help, stdout); return 0;
+        default: fputs(frag_help, stderr); return 2;
+        }
+    }
+    if (optind < argc)
+        return cli_failf("frag", 2, "unexpected argument '%s'", argv[optind]);
+    if (!a->cluster || !a->state)
+        return cli_failf("frag", 2, "--cluster and --state are required (see --help)");
+    return -1;
+}
+
+/* Names of the units that can take a k-GPU job: a node (one domain, or k
+ * larger than a domain) or node/d<i> for one NVLink domain of a node. */
+static json_t *units_json(const struct gs_cluster *cl, int k)
+{
+    json_t *units = json_array();
+    char name[GS_NAME_MAX + 16];
+    for (int n = 0; units && n < gs_cluster_node_count(cl); n++) {
+        uint64_t idle = gs_cluster_idle_mask(cl, n);
+        int nd = gs_cluster_node_domains(cl, n);
+        if (k > gs_cluster_node_gpus(cl, n)) {
+            if (gs_cluster_node_gpus(cl, n) > 0 &&
+                __builtin_popcountll(idle) == gs_cluster_node_gpus(cl, n))
+                json_array_append_new(units, json_string(gs_cluster_node_name(cl, n)));
+            continue;
+        }
+        if (k > gs_cluster_max_domain(cl) || nd == 1) {
+            if (gs_cluster_node_sched(cl, n, idle, k) > 0)
+                json_array_append_new(units, json_string(gs_cluster_node_name(cl, n)));
+            continue;
+        }
+        for (int d = 0; d < nd; d++) {
+            if (__builtin_popcountll(idle & gs_cluster_domain_mask(cl, n, d)) >= k) {
+                snprintf(name, sizeof name, "%s/d%d", gs_cluster_node_name(cl, n), d);
+                json_array_append_new(units, json_string(name));
+            }
+        }
+    }
+    return units;
+}
+
+static json_t *nodes_json(const struct gs_cluster *cl, int k)
+{
+    json_t *arr = json_array();
+    for (int n = 0; arr && n < gs_cluster_node_count(cl); n++) {
+        uint64_t idle = gs_cluster_idle_mask(cl, n);
+        json_t *doms = json_array();
+        for (int d = 0; doms && d < gs_cluster_node_domains(cl, n); d++)
+            json_array_append_new(
+                doms, json_integer(__builtin_popcountll(idle & gs_cluster_domain_mask(cl, n, d))));
+        json_array_append_new(arr, json_pack("{s:s, s:i, s:i, s:o, s:i}", "name",
+                                             gs_cluster_node_name(cl, n), "gpus",
+                                             gs_cluster_node_gpus(cl, n), "free",
+                                             __builtin_popcountll(idle), "domains_free", doms,
+                                             "sched", gs_cluster_node_sched(cl, n, idle, k)));
+    }
+    return arr;
+}
+
+static json_t *frag_json(const struct gs_cluster *cl, const struct gs_snapshot *snap)
+{
+    struct gs_cluster_stats s = gs_cluster_stats(cl);
+    json_t *o = json_pack("{s:f, s:I, s:I}", "time", gs_time_to_sec(snap->time), "gpus",
+                          (json_int_t)s.gpus, "free_gpus", (json_int_t)s.idle_gpus);
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "schedulability",
+                        json_pack("{s:i, s:I, s:o}", "k", s.k, "value", (json_int_t)s.sched,
+                                  "units", units_json(cl, s.k)));
+    json_object_set_new(o, "fragmentation",
+                        json_pack("{s:I, s:I, s:I}", "count", (json_int_t)s.frag_count,
+                                  "topology", (json_int_t)s.frag_topology, "memory",
+                                  (json_int_t)0));
+    json_object_set_new(o, "nodes", nodes_json(cl, s.k));
+    return o;
+}
+
+static void print_text(const struct gs_cluster *cl)
+{
+    struct gs_cluster_stats s = gs_cluster_stats(cl);
+    printf("%-16s %6s  %-14s fits a job of %d GPUs\n", "node", "free", "domains free", s.k);
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        uint64_t idle = gs_cluster_idle_mask(cl, n);
+        char doms[96] = "", part[16];
+        for (int d = 0; d < gs_cluster_node_domains(cl, n); d++) {
+            snprintf(part, sizeof part, "%s%d", d ? "+" : "",
+                     __builtin_popcountll(idle & gs_cluster_domain_mask(cl, n, d)));
+            strncat(doms, part, sizeof doms - strlen(doms) - 1);
+        }
+        int fits = gs_cluster_node_sched(cl, n, idle, s.k);
+        printf("%-16s %3d/%-2d  %-14s %s\n", gs_cluster_node_name(cl, n),
+               __builtin_popcountll(idle), gs_cluster_node_gpus(cl, n), doms,
+               fits ? "yes" : "no");
+    }
+    json_t *units = units_json(cl, s.k);
+    printf("\nfree GPUs: %lld of %lld\n", (long long)s.idle_gpus, (long long)s.gpus);
+    printf("schedulability S_%d = %lld", s.k, (long long)s.sched);
+    if (units && json_array_size(units) > 0) {
+        printf(" (can take a job of %d GPUs:", s.k);
+        for (size_t i = 0; i < json_array_size(units); i++)
+            printf(" %s", json_string_value(json_array_get(units, i)));
+        printf(")");
+    }
+    printf("\nfragmentation: %lld free GPUs cannot serve a job of %d GPUs (count %lld,"
+           " topology %lld)\n",
+           (long long)(s.frag_count + s.frag_topology), s.k, (long long)s.frag_count,
+           (long long)s.frag_topology);
+    json_decref(units);
+}
+
+int cmd_frag(int argc, char **argv)
+{
+    struct frag_args a = { 0 };
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    struct gs_cluster *cl = cli_load_cluster("frag", a.cluster);
+    if (!cl)
+        return 1;
+    struct gs_snapshot snap = { 0 };
+    struct gs_error err = { 0 };
+    int status = 0;
+    if (gs_snapshot_load_json(a.state, cl, &snap, &err) < 0 ||
+        gs_cluster_seal(cl, (int)a.k, &err) < 0) {
+        status = cli_fail("frag", &err);
+    } else if (a.json) {
+        cli_print_json(frag_json(cl, &snap));
+    } else {
+        print_text(cl);
+    }
+    gs_snapshot_fini(&snap);
+    gs_cluster_destroy(cl);
+    return status;
+}

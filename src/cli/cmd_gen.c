@@ -1,0 +1,155 @@
+/* cmd_gen.c - `gpusched gen`: seeded synthetic workload traces. */
+#include "cli/cli.h"
+#include "io/trace_csv.h"
+#include "sim/gen.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const gen_help =
+    "usage: gpusched gen --jobs N --seed S --cluster C.yaml [--load 0.8]\n"
+    "                    [--teams 4] [--templates 48] [--mix 1:50,2:25,4:10,8:15]\n"
+    "                    [--out T.csv]\n"
+    "\n"
+    "Write a synthetic trace (stdout by default): Poisson arrivals at a rate that\n"
+    "offers `load` x the cluster's GPUs, GPU counts from the size mix, log-normal\n"
+    "run times per job template (user + name), teams, and user time limits that\n"
+    "over-declare the run time (median 3x).  Same seed, same trace.\n"
+    "\n"
+    "  --mix LIST     GPUS:WEIGHT[:MEDIAN] entries; MEDIAN is a duration (30m, 3h)\n"
+    "                 defaults 1:50:30m,2:25:45m,4:10:1h,8:15:3h\n";
+
+static int parse_mix(const char *text, struct gs_gen_opts *o)
+{
+    char buf[512];
+    if (strlen(text) >= sizeof buf)
+        return cli_failf("gen", -1, "--mix: too long");
+    strcpy(buf, text);
+    o->nsizes = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (o->nsizes == GS_GEN_MAX_SIZES)
+            return cli_failf("gen", -1, "--mix: at most %d sizes", GS_GEN_MAX_SIZES);
+        char *w = strchr(tok, ':'), *m = w ? strchr(w + 1, ':') : NULL;
+        if (!w)
+            return cli_failf("gen", -1, "--mix: '%s' is not GPUS:WEIGHT[:MEDIAN]", tok);
+        *w++ = '\0';
+        if (m)
+            *m++ = '\0';
+        long long g;
+        double wt;
+        gs_time med = gs_time_from_sec(o->median_s[o->nsizes < 4 ? o->nsizes : 3]);
+        if (cli_parse_long("gen", "--mix gpus", tok, 1, 4096, &g) < 0 ||
+            cli_parse_double("gen", "--mix weight", w, 0, 1e9, &wt) < 0)
+            return -1;
+        if (m && (gs_parse_duration(m, &med) < 0 || med <= 0))
+            return cli_failf("gen", -1, "--mix: '%s' is not a duration", m);
+        o->sizes[o->nsizes] = (int)g;
+        o->weights[o->nsizes] = wt;
+        o->median_s[o->nsizes] = gs_time_to_sec(med);
+        o->nsizes++;
+    }
+    return 0;
+}
+
+struct gen_args {
+    const char *cluster, *out;
+    struct gs_gen_opts o;
+    int have_jobs, have_seed;
+};
+
+static int parse_opt(int c, struct gen_args *a)
+{
+    long long v;
+    switch (c) {
+    case 'c': a->cluster = optarg; return 0;
+    case 'o': a->out = optarg; return 0;
+    case 'n':
+        a->have_jobs = 1;
+        if (cli_parse_long("gen", "--jobs", optarg, 1, 100000000, &v) < 0)
+            return -1;
+        a->o.jobs = (size_t)v;
+        return 0;
+    case 's':
+        a->have_seed = 1;
+        if (cli_parse_long("gen", "--seed", optarg, 0, (long long)1 << 62, &v) < 0)
+            return -1;
+        a->o.seed = (uint64_t)v;
+        return 0;
+    case 'l': return cli_parse_double("gen", "--load", optarg, 0.001, 10, &a->o.load);
+    case 't':
+        if (cli_parse_long("gen", "--teams", optarg, 1, 1000, &v) < 0)
+            return -1;
+        a->o.teams = (int)v;
+        return 0;
+    case 'T':
+        if (cli_parse_long("gen", "--templates", optarg, 1, 1000000, &v) < 0)
+            return -1;
+        a->o.templates = (int)v;
+        return 0;
+    case 'm': return parse_mix(optarg, &a->o);
+    }
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, struct gen_args *a)
+{
+    static const struct option opts[] = {
+        { "cluster", required_argument, NULL, 'c' }, { "out", required_argument, NULL, 'o' },
+        { "jobs", required_argument, NULL, 'n' },    { "seed", required_argument, NULL, 's' },
+        { "load", required_argument, NULL, 'l' },    { "teams", required_argument, NULL, 't' },
+        { "templates", required_argument, NULL, 'T' }, { "mix", required_argument, NULL, 'm' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(gen_help, stdout);
+            return 0;
+        }
+        if (c == '?' || c == ':') {
+            fputs(gen_help, stderr);
+            return 2;
+        }
+        if (parse_opt(c, a) < 0)
+            return 2;
+    }
+    if (optind < argc)
+        return cli_failf("gen", 2, "unexpected argument '%s'", argv[optind]);
+    if (!a->cluster || !a->have_jobs || !a->have_seed)
+        return cli_failf("gen", 2, "--jobs, --seed and --cluster are required (see --help)");
+    return -1;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    struct gen_args a = { 0 };
+    gs_gen_defaults(&a.o);
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    struct gs_cluster *cl = cli_load_cluster("gen", a.cluster);
+    if (!cl)
+        return 1;
+    struct gs_trace *tr = gs_trace_create();
+    struct gs_error err = { 0 };
+    int status = 0;
+    if (!tr || gs_gen_workload(cl, &a.o, tr, &err) < 0) {
+        if (!tr)
+            gs_errorf(&err, GS_ENOMEM, "out of memory");
+        status = cli_fail("gen", &err);
+    } else {
+        FILE *f = cli_open_out("gen", a.out);
+        if (!f)
+            status = 1;
+        else if (gs_trace_write_csv(f, tr, &err) < 0)
+            status = cli_fail("gen", &err);
+        if (f && cli_close("gen", f, a.out ? a.out : "-"))
+            status = 1;
+    }
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+    return status;
+}

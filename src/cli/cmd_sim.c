@@ -1,0 +1,152 @@
+/* cmd_sim.c - `gpusched sim`: replay a trace and report. */
+#include "cli/cli.h"
+#include "io/report.h"
+#include "sim/sim.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const sim_help =
+    "usage: gpusched sim --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
+    "                    [--out DIR] [--json]\n"
+    "\n"
+    "Replay the trace on the cluster under the policy (defaults: fifo + pack)\n"
+    "and print the summary: queue-wait percentiles overall, per size class and\n"
+    "per team, util_alloc, util_effective, jobs_per_gpu_day, schedulability S_k\n"
+    "and fragmentation.\n"
+    "\n"
+    "  --cluster FILE  cluster YAML (docs/formats.md)\n"
+    "  --trace FILE    trace CSV, .gz accepted\n"
+    "  --policy FILE   policy YAML (docs/policy.md)\n"
+    "  --out DIR       also write DIR/summary.json, DIR/jobs.csv, DIR/timeline.csv\n"
+    "  --json          print the summary as JSON instead of a table\n"
+    "  --check         verify the cluster state after every step (slow; tests)\n";
+
+struct sim_args {
+    const char *cluster, *trace, *policy, *out;
+    int json, check;
+};
+
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+    static const struct option opts[] = {
+        { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
+        { "policy", required_argument, NULL, 'p' },  { "out", required_argument, NULL, 'o' },
+        { "json", no_argument, NULL, 'j' },          { "check", no_argument, NULL, 'k' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': a->cluster = optarg; break;
+        case 't': a->trace = optarg; break;
+        case 'p': a->policy = optarg; break;
+        case 'o': a->out = optarg; break;
+        case 'j': a->json = 1; break;
+        case 'k': a->check = 1; break;
+        case 'h': fputs(sim_help, stdout); return 0;
+        default: fputs(sim_help, stderr); return 2;
+        }
+    }
+    if (optind < argc)
+        return cli_failf("sim", 2, "unexpected argument '%s'", argv[optind]);
+    if (!a->cluster || !a->trace)
+        return cli_failf("sim", 2, "--cluster and --trace are required (see --help)");
+    return -1;
+}
+
+struct out_files {
+    FILE *timeline;
+};
+
+static void on_tick(void *arg, const struct gs_sim_tick *t)
+{
+    struct out_files *o = arg;
+    if (o->timeline)
+        gs_report_timeline_row(o->timeline, t);
+}
+
+static FILE *open_in(const char *dir, const char *name, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s", dir, name);
+    return cli_open_out("sim", path);
+}
+
+static int write_outputs(const struct sim_args *a, const struct gs_sim_result *r,
+                         const struct gs_policy *pol)
+{
+    char path[4096];
+    FILE *f = open_in(a->out, "summary.json", path, sizeof path);
+    if (!f)
+        return 1;
+    json_t *j = gs_report_summary_json(&r->summary, pol);
+    if (j)
+        json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    fputc('\n', f);
+    json_decref(j);
+    if (cli_close("sim", f, path))
+        return 1;
+    f = open_in(a->out, "jobs.csv", path, sizeof path);
+    if (!f)
+        return 1;
+    gs_report_jobs_csv(f, r->engine);
+    return cli_close("sim", f, path) ? 1 : 0;
+}
+
+static int run(const struct sim_args *a, const struct gs_cluster *cl,
+               const struct gs_policy *pol, const struct gs_trace *tr)
+{
+    struct out_files files = { NULL };
+    char path[4096];
+    if (a->out) {
+        if (mkdir(a->out, 0777) < 0 && errno != EEXIST)
+            return cli_failf("sim", 1, "%s: %s", a->out, strerror(errno));
+        files.timeline = open_in(a->out, "timeline.csv", path, sizeof path);
+        if (!files.timeline)
+            return 1;
+        gs_report_timeline_header(files.timeline);
+    }
+    struct gs_sim_opts o = { on_tick, NULL, &files, a->check };
+    struct gs_sim_result r;
+    struct gs_error err = { 0 };
+    int rc = gs_sim_run(cl, pol, tr, &o, &r, &err);
+    if (files.timeline && cli_close("sim", files.timeline, path))
+        rc = rc < 0 ? rc : -1;
+    if (rc < 0) {
+        if (err.code)
+            cli_fail("sim", &err);
+        return 1;
+    }
+    int status = a->out ? write_outputs(a, &r, pol) : 0;
+    if (a->json)
+        cli_print_json(gs_report_summary_json(&r.summary, pol));
+    else
+        gs_report_summary_text(stdout, &r.summary, pol);
+    gs_sim_result_fini(&r);
+    return status;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    struct sim_args a = { 0 };
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    struct gs_policy pol;
+    struct gs_cluster *cl = cli_load_cluster("sim", a.cluster);
+    if (!cl)
+        return 1;
+    if (cli_load_policy("sim", a.policy, &pol) < 0) {
+        gs_cluster_destroy(cl);
+        return 1;
+    }
+    struct gs_trace *tr = cli_load_trace("sim", a.trace, 1);
+    int status = tr ? run(&a, cl, &pol, tr) : 1;
+    gs_trace_destroy(tr);
+    gs_policy_fini(&pol);
+    gs_cluster_destroy(cl);
+    return status;
+}

@@ -1,0 +1,177 @@
+/* cluster.h - the cluster model: GPU types, nodes, NVLink domains, and the
+ * live allocation state of every GPU.
+ *
+ * A cluster is built once (add GPU types, add nodes, seal) and then changes
+ * only through gs_cluster_alloc/gs_cluster_release.  The cluster keeps the
+ * schedulability S_k and the fragmentation split up to date incrementally, so
+ * reading them is O(1).
+ *
+ * GPUs are numbered per node (0..gpus-1) and globally (node order, then GPU
+ * index).  A node has at most GS_MAX_NODE_GPUS GPUs, so a set of GPUs of one
+ * node is a uint64_t bit mask.
+ */
+#ifndef GS_CORE_CLUSTER_H
+#define GS_CORE_CLUSTER_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/types.h"
+
+#define GS_MAX_NODE_GPUS 64
+#define GS_MAX_NODE_DOMAINS 16
+#define GS_NAME_MAX 64
+
+struct gs_cluster;
+
+/* Description of one node, as read from the cluster file. */
+struct gs_node_spec {
+    const char *name;         /* unique; copied */
+    int gpus;                 /* 0..GS_MAX_NODE_GPUS */
+    int gpu_type;             /* index from gs_cluster_add_gpu_type */
+    int ndomains;             /* 0 means one domain holding every GPU */
+    int domain_sizes[GS_MAX_NODE_DOMAINS]; /* GPUs per NVLink island, sum = gpus */
+    const char *rack;         /* optional label, NULL = none; copied */
+    const char *mdomain;      /* optional multi-node NVLink domain label */
+    int64_t cpu_milli;        /* host CPU capacity; 0 = not modelled */
+    int64_t mem_mib;          /* host memory; 0 = not modelled */
+};
+
+/* One node's part of an allocation: which GPUs of `node`. */
+struct gs_alloc_part {
+    int32_t node;
+    uint64_t mask;
+};
+
+/* A set of GPUs given to one job.  Every GPU of the allocation receives the
+ * same share (`milli`, 1000 = the whole GPU) and `mem_mib` of its memory.
+ * `parts` is caller-owned storage for up to `cap` parts. */
+struct gs_alloc {
+    int nparts;
+    int cap;
+    struct gs_alloc_part *parts;
+    int milli;
+    int64_t mem_mib;
+    int64_t cpu_milli;        /* host CPU taken on the first part's node */
+    int64_t host_mem_mib;     /* host memory taken on the first part's node */
+};
+
+/* Point-in-time figures, maintained incrementally. */
+struct gs_cluster_stats {
+    int k;                    /* the S_k job size */
+    int64_t gpus;             /* total GPUs */
+    int64_t idle_gpus;        /* GPUs with nothing on them */
+    int64_t used_milli;       /* sum of allocated shares, milli-GPU */
+    int64_t sched;            /* S_k: k-GPU jobs placeable at once now */
+    int64_t frag_count;       /* idle GPUs unusable by a k-job: count form */
+    int64_t frag_topology;    /* ... because of NVLink domain boundaries */
+};
+
+/* Create an empty cluster.  NULL on allocation failure.  Destroy with
+ * gs_cluster_destroy. */
+struct gs_cluster *gs_cluster_create(void);
+
+/* Free the cluster; NULL is a no-op. */
+void gs_cluster_destroy(struct gs_cluster *cl);
+
+/* Add a GPU type with `mem_mib` of memory per GPU.  Returns its index, or
+ * GS_EEXIST for a duplicate name, GS_EINVAL for bad values, GS_ENOMEM. */
+int gs_cluster_add_gpu_type(struct gs_cluster *cl, const char *name,
+                            int64_t mem_mib, struct gs_error *err);
+
+/* Index of GPU type `name`, or GS_ENOENT. */
+int gs_cluster_find_gpu_type(const struct gs_cluster *cl, const char *name);
+
+/* Add a node (only before gs_cluster_seal).  Returns the node index, or
+ * GS_EEXIST (duplicate name), GS_EINVAL (bad GPU count, domains that do not
+ * sum to the GPU count, unknown GPU type), GS_ESTATE (sealed), GS_ENOMEM. */
+int gs_cluster_add_node(struct gs_cluster *cl, const struct gs_node_spec *spec,
+                        struct gs_error *err);
+
+/* Finish construction and fix the schedulability job size `k` (0 = the
+ * largest NVLink domain).  Returns GS_EINVAL for an empty cluster or k < 0,
+ * GS_ENOMEM. */
+int gs_cluster_seal(struct gs_cluster *cl, int k, struct gs_error *err);
+
+/* Deep copy of a sealed cluster including its allocation state; NULL on
+ * allocation failure. */
+struct gs_cluster *gs_cluster_clone(const struct gs_cluster *cl);
+
+/* --- static shape ------------------------------------------------------ */
+int gs_cluster_node_count(const struct gs_cluster *cl);
+int64_t gs_cluster_gpu_count(const struct gs_cluster *cl);
+int gs_cluster_gpu_type_count(const struct gs_cluster *cl);
+const char *gs_cluster_gpu_type_name(const struct gs_cluster *cl, int type);
+int64_t gs_cluster_gpu_type_mem(const struct gs_cluster *cl, int type);
+/* Largest NVLink domain and largest node, in GPUs. */
+int gs_cluster_max_domain(const struct gs_cluster *cl);
+int gs_cluster_max_node_gpus(const struct gs_cluster *cl);
+/* Node index by name, or GS_ENOENT. */
+int gs_cluster_find_node(const struct gs_cluster *cl, const char *name);
+/* Node accessors; `node` must be in range.  Strings are borrowed for the
+ * cluster's lifetime. */
+const char *gs_cluster_node_name(const struct gs_cluster *cl, int node);
+int gs_cluster_node_gpus(const struct gs_cluster *cl, int node);
+int gs_cluster_node_gpu_type(const struct gs_cluster *cl, int node);
+int gs_cluster_node_first_gpu(const struct gs_cluster *cl, int node);
+int gs_cluster_node_domains(const struct gs_cluster *cl, int node);
+uint64_t gs_cluster_domain_mask(const struct gs_cluster *cl, int node, int d);
+int gs_cluster_node_rack(const struct gs_cluster *cl, int node);    /* -1 none */
+int gs_cluster_node_mdomain(const struct gs_cluster *cl, int node); /* -1 none */
+/* Label string for a rack or mdomain id (see the two calls above). */
+const char *gs_cluster_label_name(const struct gs_cluster *cl, int id);
+int64_t gs_cluster_node_cpu(const struct gs_cluster *cl, int node);
+int64_t gs_cluster_node_mem(const struct gs_cluster *cl, int node);
+
+/* One mask per node with every GPU set: the view of an empty cluster, for
+ * "could this ever fit" questions.  Borrowed; valid once sealed. */
+const uint64_t *gs_cluster_full_view(const struct gs_cluster *cl);
+
+/* --- live state --------------------------------------------------------- */
+/* Bit mask of the node's GPUs that have nothing on them. */
+uint64_t gs_cluster_idle_mask(const struct gs_cluster *cl, int node);
+/* Share (milli-GPU) and memory in use on GPU `gpu` of `node`, and the
+ * number of allocations on it. */
+int gs_cluster_gpu_used_milli(const struct gs_cluster *cl, int node, int gpu);
+int64_t gs_cluster_gpu_used_mem(const struct gs_cluster *cl, int node, int gpu);
+int gs_cluster_gpu_users(const struct gs_cluster *cl, int node, int gpu);
+int64_t gs_cluster_node_cpu_used(const struct gs_cluster *cl, int node);
+int64_t gs_cluster_node_mem_used(const struct gs_cluster *cl, int node);
+
+/* Check that `a` fits the current state (shares, memory, host resources).
+ * Returns 0, or GS_ENOSPC / GS_EINVAL with a message naming the GPU. */
+int gs_cluster_can_alloc(const struct gs_cluster *cl, const struct gs_alloc *a,
+                         struct gs_error *err);
+
+/* Take the resources of `a`.  Fails (GS_ENOSPC, GS_EINVAL) without changing
+ * anything if `a` does not fit. */
+int gs_cluster_alloc(struct gs_cluster *cl, const struct gs_alloc *a,
+                     struct gs_error *err);
+
+/* Give back the resources of `a`, which must have been allocated.  Returns
+ * GS_ESTATE without changes if it was not. */
+int gs_cluster_release(struct gs_cluster *cl, const struct gs_alloc *a,
+                       struct gs_error *err);
+
+/* Current statistics (O(1)). */
+struct gs_cluster_stats gs_cluster_stats(const struct gs_cluster *cl);
+
+/* S_k contribution of one node given an idle mask: how many k-GPU jobs
+ * fit in `idle` under the topology rule (k <= node GPUs).  Used by the
+ * incremental statistics and by reports that list placeable units. */
+int gs_cluster_node_sched(const struct gs_cluster *cl, int node, uint64_t idle,
+                          int k);
+
+/* The whole-domain rule for one job of `k` GPUs on `node` given `idle`:
+ * whole idle domains (in index order, each no larger than what is still
+ * needed), then a remainder in the best-fitting single domain.  Returns the
+ * GPUs taken, or 0 when the rule cannot be met. */
+uint64_t gs_cluster_take_whole_domains(const struct gs_cluster *cl, int node, uint64_t idle,
+                                       int k);
+
+/* Full consistency check (debug/tests): shares within [0,1000], memory
+ * within capacity, idle masks and incremental statistics equal to a fresh
+ * recount.  Returns 0 or GS_ESTATE with the first inconsistency. */
+int gs_cluster_check(const struct gs_cluster *cl, struct gs_error *err);
+
+#endif

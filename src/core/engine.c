@@ -1,0 +1,465 @@
+/* engine.c - job table, submissions, completions and the step entry point.
+ * Queue ordering lives in queue.c; placement in place.c. */
+#include "core/engine_private.h"
+#include "core/alloc.h"
+
+#include <string.h>
+
+static gs_time user_estimate(void *arg, const struct gs_engine *eng, int job)
+{
+    (void)arg;
+    gs_time limit = eng->jobs[job].time_limit;
+    return limit > 0 ? limit : GS_TIME_NONE;
+}
+
+static int check_policy(const struct gs_policy *p, struct gs_error *err)
+{
+    if (p->strategy != GS_PLACE_PACK && p->strategy != GS_PLACE_SPREAD)
+        return gs_errorf(err, GS_ENOTSUP, "placement.strategy %s: not supported yet",
+                         gs_policy_strategy_name(p->strategy));
+    if (p->queue_policy == GS_QUEUE_PRIORITY_BACKFILL && p->backfill == GS_BACKFILL_NONE)
+        return gs_errorf(err, GS_EINVAL, "queue.backfill: false contradicts queue.policy "
+                                         "priority_with_backfill");
+    return 0;
+}
+
+
+
+struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_policy *pol,
+                                   struct gs_error *err)
+{
+    if (!cl || !pol || gs_cluster_full_view(cl) == NULL) {
+        gs_errorf(err, GS_EINVAL, "engine needs a sealed cluster and a policy");
+        return NULL;
+    }
+    if (check_policy(pol, err) < 0)
+        return NULL;
+    struct gs_engine *eng = gs_calloc(1, sizeof *eng);
+    if (!eng)
+        goto nomem;
+    eng->cl = gs_cluster_clone(cl);
+    eng->ids = gs_strtab_create();
+    eng->strs = gs_strtab_create();
+    int n = gs_cluster_node_count(cl);
+    eng->scratch.parts = gs_calloc((size_t)n, sizeof *eng->scratch.parts);
+    eng->scratch.cap = n;
+    eng->view = gs_calloc((size_t)n, sizeof *eng->view);
+    eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
+    if (!eng->cl || !eng->ids || !eng->strs || !eng->scratch.parts || !eng->view ||
+        !eng->profile || gs_policy_copy(&eng->pol, pol) < 0)
+        goto nomem;
+    eng->backfill = gs_policy_backfill_mode(pol);
+    if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0) {
+        gs_engine_destroy(eng);
+        return NULL;
+    }
+    eng->est = (struct gs_estimator){ "user", user_estimate, NULL, NULL };
+    if (pol->estimate == GS_EST_HISTORY) {
+        eng->hist = gs_history_create(pol->estimate_quantile);
+        if (!eng->hist)
+            goto nomem;
+        eng->est = gs_history_estimator(eng->hist);
+    }
+    eng->now = GS_TIME_NONE;
+    return eng;
+nomem:
+    gs_engine_destroy(eng);
+    gs_errorf(err, GS_ENOMEM, "out of memory");
+    return NULL;
+}
+
+void gs_engine_destroy(struct gs_engine *eng)
+{
+    if (!eng)
+        return;
+    gs_cluster_destroy(eng->cl);
+    gs_policy_fini(&eng->pol);
+    gs_strtab_destroy(eng->ids);
+    gs_strtab_destroy(eng->strs);
+    gs_free(eng->jobs);
+    gs_free(eng->pending);
+    gs_free(eng->running);
+    gs_free(eng->parts);
+    gs_free(eng->scratch.parts);
+    gs_free(eng->team_milli);
+    gs_free(eng->team_quota);
+    gs_free(eng->view);
+    gs_free(eng->order);
+    gs_free(eng->dl);
+    gs_profile_destroy(eng->profile);
+    gs_history_destroy(eng->hist);
+    gs_free(eng);
+}
+
+void gs_engine_set_observer(struct gs_engine *eng, gs_observer_fn fn, void *arg)
+{
+    eng->observer = fn;
+    eng->observer_arg = arg;
+}
+
+void gs_engine_set_estimator(struct gs_engine *eng, const struct gs_estimator *est)
+{
+    eng->est = *est;
+}
+
+void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev)
+{
+    if (eng->observer)
+        eng->observer(eng->observer_arg, ev);
+}
+
+gs_time gs_eng_estimate(const struct gs_engine *eng, int job)
+{
+    return eng->est.estimate ? eng->est.estimate(eng->est.arg, eng, job) : GS_TIME_NONE;
+}
+
+int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error *err)
+{
+    if (!s->id || !*s->id)
+        return gs_errorf(err, GS_EINVAL, "id: missing");
+    if (s->submit > now)
+        return gs_errorf(err, GS_EINVAL, "job %s: submit is in the future", s->id);
+    if (s->gpus < 0 || s->gpus > 1 << 20)
+        return gs_errorf(err, GS_EINVAL, "job %s: gpus must be >= 0", s->id);
+    if (s->milli < 1 || s->milli > GS_MILLI_GPU)
+        return gs_errorf(err, GS_EINVAL, "job %s: gpu_share must be in (0, 1]", s->id);
+    if (s->milli < GS_MILLI_GPU && s->gpus > 1)
+        return gs_errorf(err, GS_EINVAL, "job %s: gpu_share < 1 needs gpus = 1", s->id);
+    if (s->mem_mib < -1)
+        return gs_errorf(err, GS_EINVAL, "job %s: gpu_mem_gb must be >= 0", s->id);
+    if (s->topology < GS_TOPO_AUTO || s->topology > GS_TOPO_ANY)
+        return gs_errorf(err, GS_EINVAL, "job %s: bad topology", s->id);
+    if (s->klass != GS_CLASS_TRAIN && s->klass != GS_CLASS_INFER)
+        return gs_errorf(err, GS_EINVAL, "job %s: class must be train or infer", s->id);
+    if (s->time_limit < 0 || s->ckpt_interval < 0 || s->ckpt_cost < 0 ||
+        s->restore_cost < -1 || s->cpu_milli < 0 || s->host_mem_mib < 0)
+        return gs_errorf(err, GS_EINVAL, "job %s: negative time or resource", s->id);
+    return 0;
+}
+
+/* Intern an optional string with a default; returns id or GS_ENOMEM. */
+static int intern_or(struct gs_engine *eng, const char *s, const char *dflt)
+{
+    return gs_strtab_intern(eng->strs, s && *s ? s : dflt);
+}
+
+static int grow_teams(struct gs_engine *eng, int id)
+{
+    size_t old = eng->teams_cap;
+    if ((size_t)id < old)
+        return 0;
+    size_t ncap = old ? old : 8;
+    while (ncap <= (size_t)id)
+        ncap *= 2;
+    int64_t *m = gs_realloc(eng->team_milli, ncap * sizeof *m);
+    if (!m)
+        return GS_ENOMEM;
+    eng->team_milli = m;
+    int *q = gs_realloc(eng->team_quota, ncap * sizeof *q);
+    if (!q)
+        return GS_ENOMEM;
+    eng->team_quota = q;
+    for (size_t i = old; i < ncap; i++) {
+        eng->team_milli[i] = 0;
+        const char *name = gs_strtab_name(eng->strs, (int)i);
+        eng->team_quota[i] = name ? gs_policy_quota(&eng->pol, name) : -1;
+    }
+    eng->teams_cap = ncap;
+    return 0;
+}
+
+static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_spec *s)
+{
+    memset(j, 0, sizeof *j);
+    j->submit = s->submit;
+    j->first_start = j->start = j->end = GS_TIME_NONE;
+    j->estimate = GS_TIME_NONE;
+    j->deadline = GS_TIME_INF;
+    j->time_limit = s->time_limit;
+    j->ckpt_interval = s->ckpt_interval;
+    j->ckpt_cost = s->ckpt_cost;
+    j->restore_cost = s->restore_cost;
+    j->mem_mib = s->mem_mib;
+    j->cpu_milli = s->cpu_milli;
+    j->host_mem_mib = s->host_mem_mib;
+    j->gpus = s->gpus;
+    j->milli = s->milli;
+    j->priority = s->priority;
+    j->topology = (int8_t)(s->topology != GS_TOPO_AUTO ? s->topology : eng->pol.topology);
+    j->klass = (int8_t)s->klass;
+    j->state = GS_JOB_PENDING;
+    j->run_pos = -1;
+    j->gpu_type = -1;
+    if (s->gpu_model && *s->gpu_model) {
+        int t = gs_cluster_find_gpu_type(eng->cl, s->gpu_model);
+        j->gpu_type = t >= 0 ? t : -2; /* -2: no such type, never fits */
+    }
+    j->team = intern_or(eng, s->team, "default");
+    j->user = intern_or(eng, s->user, "-");
+    j->name = intern_or(eng, s->name, "-");
+    j->queue = intern_or(eng, s->queue, "");
+    if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0)
+        return GS_ENOMEM;
+    return grow_teams(eng, gs_strtab_count(eng->strs));
+}
+
+void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req)
+{
+    const struct job *j = &eng->jobs[job];
+    req->gpus = j->gpus;
+    req->milli = j->milli;
+    req->mem_mib = j->mem_mib;
+    req->topology = j->topology;
+    req->gpu_type = j->gpu_type;
+    req->cpu_milli = j->cpu_milli;
+    req->host_mem_mib = j->host_mem_mib;
+}
+
+static int job_possible(struct gs_engine *eng, int job)
+{
+    const struct job *j = &eng->jobs[job];
+    if (j->gpus == 0)
+        return 1;
+    if (j->gpu_type == -2)
+        return 0;
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    return gs_place_possible(eng->cl, &req, &eng->scratch);
+}
+
+/* Append a new job record from `s`; returns its handle or a negative code.
+ * The id table and the job array stay aligned (id index == handle) even
+ * when an allocation fails half way. */
+int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs_error *err)
+{
+    if (gs_strtab_find(eng->ids, s->id) >= 0)
+        return gs_errorf(err, GS_EEXIST, "job %s: id already used", s->id);
+    struct job tmp;
+    if (gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs) ||
+        fill_job(eng, &tmp, s) < 0 || gs_strtab_intern(eng->ids, s->id) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    eng->jobs[eng->njobs] = tmp;
+    return (int)eng->njobs++;
+}
+
+int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spec *spec,
+                     struct gs_error *err)
+{
+    int rc = gs_eng_check_spec(spec, now, err);
+    if (rc < 0)
+        return rc;
+    if (eng->now != GS_TIME_NONE && now < eng->now)
+        return gs_errorf(err, GS_EINVAL, "job %s: time went backwards", spec->id);
+    if (eng->ptail == eng->pending_cap && eng->phead > 0)
+        gs_eng_compact_pending(eng);
+    if (gs_grow((void **)&eng->pending, &eng->pending_cap, eng->ptail + 1,
+                sizeof *eng->pending))
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    int job = gs_eng_add_job(eng, spec, err);
+    if (job < 0)
+        return job;
+    eng->now = now;
+    if (!job_possible(eng, job)) {
+        eng->jobs[job].state = GS_JOB_REJECTED;
+        eng->jobs[job].end = now;
+        struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };
+        gs_eng_emit(eng, &ev);
+        return job;
+    }
+    eng->pending[eng->ptail++] = job;
+    eng->npending++;
+    return job;
+}
+
+void gs_eng_leave_pending(struct gs_engine *eng, int job)
+{
+    (void)job;
+    eng->npending--;
+    eng->pending_gone++;
+}
+
+void gs_eng_compact_pending(struct gs_engine *eng)
+{
+    while (eng->phead < eng->ptail && eng->pending_gone > 0 &&
+           eng->jobs[eng->pending[eng->phead]].state != GS_JOB_PENDING) {
+        eng->phead++;
+        eng->pending_gone--;
+    }
+    if (eng->pending_gone > 0 || eng->phead * 2 > eng->pending_cap) {
+        size_t out = 0;
+        for (size_t i = eng->phead; i < eng->ptail; i++)
+            if (eng->jobs[eng->pending[i]].state == GS_JOB_PENDING)
+                eng->pending[out++] = eng->pending[i];
+        eng->phead = 0;
+        eng->ptail = out;
+        eng->pending_gone = 0;
+    }
+    if (eng->phead == eng->ptail)
+        eng->phead = eng->ptail = 0;
+}
+
+void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a)
+{
+    a->nparts = j->nparts;
+    a->cap = j->nparts;
+    a->parts = eng->parts + j->parts_off;
+    a->milli = j->milli;
+    a->mem_mib = j->alloc_mem;
+    a->cpu_milli = j->cpu_milli;
+    a->host_mem_mib = j->host_mem_mib;
+}
+
+/* Record a placement that has been taken from the cluster (or an empty one
+ * for a CPU-only job) and make the job running.  Pools were grown before. */
+void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const struct gs_alloc *a)
+{
+    struct job *j = &eng->jobs[job];
+    j->parts_off = (uint32_t)eng->nparts;
+    j->nparts = (uint16_t)a->nparts;
+    j->alloc_mem = a->mem_mib;
+    memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
+    eng->nparts += (size_t)a->nparts;
+    j->run_pos = (int)eng->nrunning;
+    eng->running[eng->nrunning++] = job;
+    j->state = GS_JOB_RUNNING;
+    j->reason = GS_WAIT_NONE;
+    j->start = now;
+    if (j->first_start == GS_TIME_NONE)
+        j->first_start = now;
+    j->estimate = gs_eng_estimate(eng, job);
+    gs_time until = j->estimate == GS_TIME_NONE ? GS_TIME_INF : gs_time_add(now, j->estimate);
+    gs_profile_occupy(eng->profile, a, until);
+    j->deadline = gs_eng_deadline(eng, job);
+    eng->team_milli[j->team] += (int64_t)j->gpus * j->milli;
+}
+
+int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
+{
+    if (gs_grow((void **)&eng->parts, &eng->parts_cap, eng->nparts + (size_t)nparts,
+                sizeof *eng->parts) ||
+        gs_grow((void **)&eng->running, &eng->running_cap, eng->nrunning + 1,
+                sizeof *eng->running) ||
+        gs_grow((void **)&eng->dl, &eng->dl_cap, eng->ndl + 1, sizeof *eng->dl))
+        return GS_ENOMEM;
+    return 0;
+}
+
+int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
+                     int backfilled)
+{
+    struct job *j = &eng->jobs[job];
+    struct gs_alloc *a = &eng->scratch;
+    a->nparts = 0;
+    if (j->gpus > 0) {
+        struct gs_request req;
+        gs_eng_request(eng, job, &req);
+        int rc = gs_place(eng->cl, view, &req, eng->pol.strategy, a, NULL);
+        if (rc < 0)
+            return rc;
+    }
+    if (gs_eng_reserve_pools(eng, a->nparts) < 0)
+        return GS_ENOMEM;
+    if (a->nparts > 0 && gs_cluster_alloc(eng->cl, a, NULL) < 0)
+        return GS_ENOSPC;
+    gs_eng_leave_pending(eng, job);
+    gs_eng_mark_running(eng, job, now, a);
+    j->backfilled = (int8_t)backfilled;
+    struct gs_event ev = { GS_EV_START, now, job, a, j->deadline, backfilled };
+    gs_eng_emit(eng, &ev);
+    return 0;
+}
+
+void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
+{
+    struct job *j = &eng->jobs[job];
+    struct gs_alloc a;
+    gs_eng_job_alloc(eng, j, &a);
+    if (a.nparts > 0) {
+        gs_cluster_release(eng->cl, &a, NULL);
+        gs_profile_vacate(eng->profile, eng->cl, &a);
+    }
+    int pos = j->run_pos;
+    int last = eng->running[--eng->nrunning];
+    eng->running[pos] = last;
+    eng->jobs[last].run_pos = pos;
+    j->run_pos = -1;
+    j->state = (int8_t)state;
+    j->end = now;
+    eng->team_milli[j->team] -= (int64_t)j->gpus * j->milli;
+}
+
+static int check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
+{
+    if (eng->now != GS_TIME_NONE && now < eng->now)
+        return gs_errorf(err, GS_EINVAL, "time went backwards (%lld < %lld ms)",
+                         (long long)now, (long long)eng->now);
+    eng->now = now;
+    return 0;
+}
+
+int gs_engine_finish(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+{
+    if (job < 0 || (size_t)job >= eng->njobs)
+        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
+    if (eng->jobs[job].state != GS_JOB_RUNNING)
+        return gs_errorf(err, GS_ESTATE, "job %s is not running",
+                         gs_strtab_name(eng->ids, job));
+    int rc = check_time(eng, now, err);
+    if (rc < 0)
+        return rc;
+    gs_eng_stop_running(eng, job, now, GS_JOB_DONE);
+    if (eng->est.observe)
+        eng->est.observe(eng->est.arg, eng, job, now - eng->jobs[job].start);
+    struct gs_event ev = { GS_EV_FINISH, now, job, NULL, GS_TIME_NONE, 0 };
+    gs_eng_emit(eng, &ev);
+    return 0;
+}
+
+int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+{
+    if (job < 0 || (size_t)job >= eng->njobs)
+        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
+    struct job *j = &eng->jobs[job];
+    if (j->state != GS_JOB_PENDING && j->state != GS_JOB_RUNNING)
+        return gs_errorf(err, GS_ESTATE, "job %s has already ended",
+                         gs_strtab_name(eng->ids, job));
+    int rc = check_time(eng, now, err);
+    if (rc < 0)
+        return rc;
+    if (j->state == GS_JOB_RUNNING) {
+        gs_eng_stop_running(eng, job, now, GS_JOB_CANCELLED);
+    } else {
+        j->state = GS_JOB_CANCELLED;
+        j->end = now;
+        gs_eng_leave_pending(eng, job);
+    }
+    struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
+    gs_eng_emit(eng, &ev);
+    return 0;
+}
+
+int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
+{
+    int rc = check_time(eng, now, err);
+    if (rc < 0)
+        return rc;
+    gs_eng_enforce_caps(eng, now);
+    rc = gs_queue_pass(eng, now);
+    gs_eng_compact_pending(eng);
+    if (rc < 0)
+        return gs_errorf(err, rc, "out of memory in scheduling pass");
+    return rc;
+}
+
+gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
+{
+    gs_time t = gs_eng_next_deadline(eng);
+    int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;
+    if (aging && eng->npending > 0 && eng->pol.pass_interval > 0) {
+        gs_time tick = gs_time_add(now, eng->pol.pass_interval);
+        if (tick < t)
+            t = tick;
+    }
+    return t > now ? t : gs_time_add(now, 1);
+}
+

@@ -1,0 +1,152 @@
+/* engine_private.h - the engine's internals, shared by the engine's own
+ * modules (engine.c, queue.c and the policy modules that later issues add).
+ * Nothing outside src/core/ (other than white-box tests) includes this.
+ */
+#ifndef GS_CORE_ENGINE_PRIVATE_H
+#define GS_CORE_ENGINE_PRIVATE_H
+
+#include "core/engine.h"
+#include "core/place.h"
+#include "core/estimate.h"
+#include "core/profile.h"
+#include "core/strtab.h"
+
+#include <stddef.h>
+
+struct job {
+    gs_time submit;
+    gs_time first_start, start, end;
+    gs_time time_limit, ckpt_interval, ckpt_cost, restore_cost;
+    gs_time estimate;           /* at the current/last start */
+    gs_time deadline;           /* runtime-cap kill time, GS_TIME_INF = none */
+    int64_t mem_mib, cpu_milli, host_mem_mib;
+    int64_t alloc_mem;          /* per-GPU memory actually taken */
+    int gpus, milli, priority;
+    int team, user, name, queue; /* ids in eng->strs */
+    int gpu_type;               /* -1 = any */
+    int run_pos;                /* index in eng->running, -1 when not running */
+    uint32_t parts_off;         /* allocation in eng->parts */
+    uint16_t nparts;
+    int8_t topology, klass, state, backfilled;
+    int8_t reason;              /* enum gs_wait_reason while pending */
+};
+
+/* Why a pending job did not start in the last pass (coarse; issue 6's
+ * diagnosis module refines `resources` into shortage/fragmentation). */
+enum gs_wait_reason {
+    GS_WAIT_NONE,
+    GS_WAIT_RESOURCES,          /* does not fit the free GPUs */
+    GS_WAIT_QUOTA,              /* team at its quota */
+    GS_WAIT_PRIORITY,           /* behind a blocked job of higher rank */
+    GS_WAIT_RESERVATION,        /* fits, but only on GPUs held for a reservation */
+};
+
+struct deadline {
+    gs_time at;
+    gs_time start;              /* the run it belongs to (stale if different) */
+    int job;
+};
+
+struct order_key {
+    double prio;                /* effective priority (with aging) */
+    gs_time submit;
+    int job;
+};
+
+struct gs_engine {
+    struct gs_cluster *cl;
+    struct gs_policy pol;
+    struct gs_strtab *ids;      /* job id -> handle */
+    struct gs_strtab *strs;     /* team, user, name, queue, gpu model strings */
+    struct job *jobs;
+    size_t njobs, jobs_cap;
+    int *pending;               /* handles in queue order, from phead */
+    size_t phead, ptail, pending_cap;
+    size_t pending_gone;        /* entries in [phead, ptail) no longer pending */
+    size_t npending;            /* live pending jobs */
+    int *running;
+    size_t nrunning, running_cap;
+    struct gs_alloc_part *parts;
+    size_t nparts, parts_cap;
+    struct gs_alloc scratch;    /* parts for up to one per node */
+    int64_t *team_milli;        /* GPU share held per string id (teams) */
+    int *team_quota;            /* quota GPUs per string id, -1 none */
+    size_t teams_cap;
+    struct gs_profile *profile; /* expected free times + reservations */
+    struct gs_history *hist;    /* from_history estimator state, or NULL */
+    int backfill;               /* resolved enum gs_backfill */
+    uint64_t *view;             /* scratch: one mask per node */
+    struct order_key *order;    /* scratch: pass order */
+    size_t order_cap;
+    struct deadline *dl;        /* min-heap of runtime-cap kill times */
+    size_t ndl, dl_cap;
+    gs_observer_fn observer;
+    void *observer_arg;
+    struct gs_estimator est;
+    gs_time now;
+};
+
+/* Emit `ev` to the observer, if any. */
+void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
+
+/* Placement request for `job`. */
+void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req);
+
+/* Current estimate of the job's run time, or GS_TIME_NONE. */
+gs_time gs_eng_estimate(const struct gs_engine *eng, int job);
+
+/* Whether starting `job` keeps its team within quota. */
+int gs_eng_quota_ok(const struct gs_engine *eng, int job);
+
+/* Try to start `job` now, on GPUs free in `view` (NULL = live state).
+ * Returns 0 when started, GS_ENOSPC when it does not fit, GS_ENOMEM. */
+int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
+                     int backfilled);
+
+/* Validate a job spec submitted at `now`; the message names the field.
+ * Returns 0 or GS_EINVAL. */
+int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error *err);
+
+/* Append a pending job record (not yet queued); returns its handle, or
+ * GS_EEXIST / GS_ENOMEM.  The id table stays aligned with the handles. */
+int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs_error *err);
+
+/* Grow the job-run pools so one more job with `nparts` parts can start
+ * without allocating.  Returns 0 or GS_ENOMEM. */
+int gs_eng_reserve_pools(struct gs_engine *eng, int nparts);
+
+/* Make `job` running on `a` (already taken from the cluster) at `now`:
+ * records the GPUs, estimate, expected end and runtime-cap deadline. */
+void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const struct gs_alloc *a);
+
+/* Take a running job off its GPUs and out of the running set, ending in
+ * `state` at `now`. */
+void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state);
+
+/* The job's current allocation (parts borrowed from the engine). */
+void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a);
+
+/* Runtime-cap deadline for a job that has just started (GS_TIME_INF =
+ * none), pushed on the deadline heap.  (caps.c) */
+gs_time gs_eng_deadline(struct gs_engine *eng, int job);
+
+/* Stop every running job whose runtime cap expired by `now` (GS_EV_KILL).
+ * (caps.c) */
+void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now);
+
+/* Earliest pending runtime-cap deadline, GS_TIME_INF if none. (caps.c) */
+gs_time gs_eng_next_deadline(const struct gs_engine *eng);
+
+/* Mark `job` as no longer pending (started, cancelled); the queue array is
+ * compacted lazily by gs_eng_compact_pending. */
+void gs_eng_leave_pending(struct gs_engine *eng, int job);
+
+/* Drop queue entries that are no longer pending: O(1) when they are at the
+ * front (FIFO), O(queue) otherwise. */
+void gs_eng_compact_pending(struct gs_engine *eng);
+
+/* The queue policy's pass: start what it allows.  Returns jobs started or a
+ * negative error.  (queue.c) */
+int gs_queue_pass(struct gs_engine *eng, gs_time now);
+
+#endif

@@ -1,0 +1,92 @@
+/* engine_query.c - read-only views of the engine and state restore. */
+#include "core/engine_private.h"
+#include "core/alloc.h"
+
+#include <string.h>
+
+const struct gs_cluster *gs_engine_cluster(const struct gs_engine *eng) { return eng->cl; }
+const struct gs_policy *gs_engine_policy(const struct gs_engine *eng) { return &eng->pol; }
+int gs_engine_job_count(const struct gs_engine *eng) { return (int)eng->njobs; }
+int gs_engine_pending_count(const struct gs_engine *eng) { return (int)eng->npending; }
+int gs_engine_running_count(const struct gs_engine *eng) { return (int)eng->nrunning; }
+gs_time gs_engine_now(const struct gs_engine *eng) { return eng->now; }
+
+int gs_engine_job_find(const struct gs_engine *eng, const char *id)
+{
+    return gs_strtab_find(eng->ids, id);
+}
+
+static const char *str(const struct gs_engine *eng, int id)
+{
+    return gs_strtab_name(eng->strs, id);
+}
+
+int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info *out)
+{
+    if (job < 0 || (size_t)job >= eng->njobs)
+        return GS_ENOENT;
+    const struct job *j = &eng->jobs[job];
+    out->id = gs_strtab_name(eng->ids, job);
+    out->team = str(eng, j->team);
+    out->user = str(eng, j->user);
+    out->name = str(eng, j->name);
+    out->queue = str(eng, j->queue);
+    out->state = j->state;
+    out->gpus = j->gpus;
+    out->milli = j->milli;
+    out->priority = j->priority;
+    out->klass = j->klass;
+    out->submit = j->submit;
+    out->first_start = j->first_start;
+    out->start = j->start;
+    out->end = j->end;
+    out->time_limit = j->time_limit;
+    out->estimate = j->estimate;
+    out->backfilled = j->backfilled;
+    return 0;
+}
+
+int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec *out)
+{
+    if (job < 0 || (size_t)job >= eng->njobs)
+        return GS_ENOENT;
+    const struct job *j = &eng->jobs[job];
+    gs_job_spec_init(out);
+    out->id = gs_strtab_name(eng->ids, job);
+    out->submit = j->submit;
+    out->gpus = j->gpus;
+    out->milli = j->milli;
+    out->mem_mib = j->mem_mib;
+    out->topology = j->topology;
+    out->priority = j->priority;
+    out->klass = j->klass;
+    out->team = str(eng, j->team);
+    out->user = str(eng, j->user);
+    out->name = str(eng, j->name);
+    out->queue = str(eng, j->queue);
+    out->gpu_model = j->gpu_type >= 0 ? gs_cluster_gpu_type_name(eng->cl, j->gpu_type) : NULL;
+    out->time_limit = j->time_limit;
+    out->ckpt_interval = j->ckpt_interval;
+    out->ckpt_cost = j->ckpt_cost;
+    out->restore_cost = j->restore_cost;
+    out->cpu_milli = j->cpu_milli;
+    out->host_mem_mib = j->host_mem_mib;
+    return 0;
+}
+
+int gs_engine_job_alloc(const struct gs_engine *eng, int job, struct gs_alloc *out)
+{
+    if (job < 0 || (size_t)job >= eng->njobs)
+        return GS_ENOENT;
+    const struct job *j = &eng->jobs[job];
+    if (j->first_start == GS_TIME_NONE)
+        return GS_ESTATE;
+    out->nparts = j->nparts;
+    out->cap = j->nparts;
+    out->parts = eng->parts + j->parts_off;
+    out->milli = j->milli;
+    out->mem_mib = j->alloc_mem;
+    out->cpu_milli = j->cpu_milli;
+    out->host_mem_mib = j->host_mem_mib;
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* place.h - placement: which GPUs a request gets.
+ *
+ * One call, a request in and a result out; it never changes the cluster.
+ * The caller may pass `idle`, an array with one mask per node saying which
+ * GPUs count as free (a future view from the availability profile, or the
+ * current state minus reserved GPUs); NULL means the cluster's live state.
+ *
+ * The topology rule (DESIGN.md, issue 2): a job whose GPU count fits in the
+ * cluster's largest NVLink domain takes all its GPUs from one domain; a
+ * larger job takes whole idle domains of one node (a remainder smaller than
+ * a domain goes into one best-fitting domain), and a job larger than a node
+ * takes whole idle nodes plus such a remainder.  `topology: node` only asks
+ * for one node, `any` lifts the rule.  Ties break by node order, then GPU
+ * index, so results are reproducible.
+ */
+#ifndef GS_CORE_PLACE_H
+#define GS_CORE_PLACE_H
+
+#include <stdint.h>
+
+#include "core/cluster.h"
+#include "core/error.h"
+
+struct gs_request {
+    int gpus;               /* >= 1 */
+    int milli;              /* per-GPU share; < 1000 only with gpus == 1 */
+    int64_t mem_mib;        /* per GPU; -1 = in proportion to the share */
+    int topology;           /* enum gs_topo */
+    int gpu_type;           /* required type index, -1 = any */
+    int64_t cpu_milli;      /* host resources on the (first) node */
+    int64_t host_mem_mib;
+};
+
+/* Find GPUs for `req` under `strategy` (enum gs_strategy) and write them to
+ * `out` (whose `parts` must hold at least gs_cluster_node_count() parts).
+ * Returns 0 on success; GS_ENOSPC when nothing fits now; GS_EINVAL for a
+ * malformed request; GS_ENOTSUP for a strategy that is not built. */
+int gs_place(const struct gs_cluster *cl, const uint64_t *idle,
+             const struct gs_request *req, int strategy, struct gs_alloc *out,
+             struct gs_error *err);
+
+/* Whether `req` could ever be placed: it fits the cluster when every GPU is
+ * idle.  `scratch` is caller storage as for gs_place.  Returns 1 or 0. */
+int gs_place_possible(const struct gs_cluster *cl, const struct gs_request *req,
+                      struct gs_alloc *scratch);
+
+/* The effective topology of `req` on `cl`: GS_TOPO_AUTO is resolved to
+ * GS_TOPO_DOMAIN when the job fits the largest NVLink domain, else to the
+ * whole-domain rule (returned as GS_TOPO_AUTO). */
+int gs_place_topology(const struct gs_cluster *cl, const struct gs_request *req);
+
+#endif

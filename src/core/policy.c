@@ -1,0 +1,337 @@
+/* policy.c - policy defaults, the declared key table and value parsing. */
+#include "core/policy.h"
+#include "core/alloc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum key_type { K_ENUM, K_DURATION, K_INT, K_DOUBLE, K_QUOTA_MAP, K_RUNTIME_CAP };
+
+struct key {
+    const char *path;
+    enum key_type type;
+    size_t offset;
+    const char *const *names;   /* K_ENUM: value names, NULL-terminated */
+    const int *values;          /* K_ENUM: value for each name (NULL = index) */
+    double min, max;
+    int supported;
+};
+
+static const char *const queue_names[] = { "fifo", "priority", "priority_with_backfill", NULL };
+static const char *const backfill_names[] = { "false", "true", "easy", "conservative",
+                                              "none", NULL };
+static const int backfill_values[] = { GS_BACKFILL_NONE, GS_BACKFILL_EASY, GS_BACKFILL_EASY,
+                                       GS_BACKFILL_CONSERVATIVE, GS_BACKFILL_NONE };
+static const char *const estimate_names[] = { "user", "from_history", "oracle", NULL };
+static const char *const quantile_names[] = { "p50", "p90", NULL };
+static const int quantile_values[] = { 50, 90 };
+static const char *const strategy_names[] = { "pack", "spread", "topo", "frag", NULL };
+static const char *const sharing_names[] = { "exclusive", "shared", NULL };
+static const char *const quota_mode_names[] = { "strict", "borrow", NULL };
+static const char *const topo_names[] = { "auto", "domain", "node", "any", NULL };
+
+#define OFF(f) offsetof(struct gs_policy, f)
+
+/* The one declaration of every policy key.  `supported` = 0 marks keys that
+ * parse but whose behaviour is not built yet; they are rejected loudly. */
+static const struct key keys[] = {
+    { "queue.policy", K_ENUM, OFF(queue_policy), queue_names, NULL, 0, 0, 1 },
+    { "queue.max_wait_before_aging", K_DURATION, OFF(max_wait_before_aging), NULL, NULL, 0,
+      0, 1 },
+    { "queue.aging_rate", K_DOUBLE, OFF(aging_rate), NULL, NULL, 0, 1e9, 1 },
+    { "queue.quota", K_QUOTA_MAP, OFF(quotas), NULL, NULL, 0, 1e9, 1 },
+    { "queue.quota_mode", K_ENUM, OFF(quota_mode), quota_mode_names, NULL, 0, 0, 1 },
+    { "queue.backfill", K_ENUM, OFF(backfill), backfill_names, backfill_values, 0, 0, 1 },
+    { "queue.reservations", K_INT, OFF(reservations), NULL, NULL, 1, 1024, 1 },
+    { "queue.duration_estimate", K_ENUM, OFF(estimate), estimate_names, NULL, 0, 0, 1 },
+    { "queue.estimate_quantile", K_ENUM, OFF(estimate_quantile), quantile_names,
+      quantile_values, 0, 0, 1 },
+    { "queue.runtime_cap", K_RUNTIME_CAP, OFF(runtime_cap), NULL, NULL, 0, 0, 1 },
+    { "queue.pass_interval", K_DURATION, OFF(pass_interval), NULL, NULL, 0, 0, 1 },
+    { "placement.strategy", K_ENUM, OFF(strategy), strategy_names, NULL, 0, 0, 1 },
+    { "placement.sharing", K_ENUM, OFF(sharing), sharing_names, NULL, 0, 0, 1 },
+    { "placement.topology", K_ENUM, OFF(topology), topo_names, NULL, 0, 0, 1 },
+    { "metrics.k", K_INT, OFF(sched_k), NULL, NULL, 0, 4096, 1 },
+};
+
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+void gs_policy_init(struct gs_policy *p)
+{
+    memset(p, 0, sizeof *p);
+    p->queue_policy = GS_QUEUE_FIFO;
+    p->max_wait_before_aging = 30 * 60 * GS_MS_PER_SEC;
+    p->aging_rate = 1.0;
+    p->quota_mode = GS_QUOTA_STRICT;
+    p->backfill = -1; /* unset: resolved by the queue policy */
+    p->reservations = 100;
+    p->estimate = GS_EST_USER;
+    p->estimate_quantile = 90;
+    p->runtime_cap = GS_TIME_INF;
+    p->runtime_cap_factor = 0;
+    p->pass_interval = 60 * GS_MS_PER_SEC;
+    p->strategy = GS_PLACE_PACK;
+    p->sharing = GS_SHARING_SHARED;
+    p->topology = GS_TOPO_AUTO;
+    p->sched_k = 0;
+}
+
+void gs_policy_fini(struct gs_policy *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->nquotas; i++)
+        gs_free(p->quotas[i].team);
+    gs_free(p->quotas);
+    p->quotas = NULL;
+    p->nquotas = 0;
+}
+
+int gs_policy_copy(struct gs_policy *dst, const struct gs_policy *src)
+{
+    *dst = *src;
+    dst->quotas = NULL;
+    dst->nquotas = 0;
+    if (src->nquotas == 0)
+        return 0;
+    dst->quotas = gs_calloc((size_t)src->nquotas, sizeof *dst->quotas);
+    if (!dst->quotas)
+        return GS_ENOMEM;
+    for (int i = 0; i < src->nquotas; i++) {
+        dst->quotas[i].gpus = src->quotas[i].gpus;
+        dst->quotas[i].team = gs_strdup(src->quotas[i].team);
+        dst->nquotas = i + 1;
+        if (!dst->quotas[i].team) {
+            gs_policy_fini(dst);
+            return GS_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+int gs_parse_duration(const char *text, gs_time *out)
+{
+    if (!text || !*text)
+        return GS_EINVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno || !isfinite(v) || v < 0)
+        return GS_EINVAL;
+    double unit = 1;
+    if (*end) {
+        switch (*end) {
+        case 's': unit = 1; break;
+        case 'm': unit = 60; break;
+        case 'h': unit = 3600; break;
+        case 'd': unit = 86400; break;
+        default: return GS_EINVAL;
+        }
+        if (end[1] != '\0')
+            return GS_EINVAL;
+    }
+    double ms = v * unit * GS_MS_PER_SEC;
+    if (ms > 9.0e15)
+        return GS_EINVAL;
+    *out = (gs_time)llround(ms);
+    return 0;
+}
+
+static const struct key *find_key(const char *path, const char **rest)
+{
+    for (size_t i = 0; i < NKEYS; i++) {
+        size_t n = strlen(keys[i].path);
+        if (strncmp(path, keys[i].path, n) != 0)
+            continue;
+        if (path[n] == '\0') {
+            *rest = NULL;
+            return &keys[i];
+        }
+        if (path[n] == '.' && keys[i].type == K_QUOTA_MAP) {
+            *rest = path + n + 1;
+            return &keys[i];
+        }
+    }
+    return NULL;
+}
+
+int gs_policy_is_map(const char *path)
+{
+    const char *rest;
+    const struct key *k = find_key(path, &rest);
+    return k && k->type == K_QUOTA_MAP && rest == NULL;
+}
+
+int gs_policy_is_section(const char *path)
+{
+    size_t n = strlen(path);
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strncmp(keys[i].path, path, n) == 0 && keys[i].path[n] == '.')
+            return 1;
+    return 0;
+}
+
+static int set_enum(const struct key *k, void *field, const char *v, struct gs_error *err)
+{
+    for (int i = 0; k->names[i]; i++) {
+        if (strcmp(k->names[i], v) == 0) {
+            *(int *)field = k->values ? k->values[i] : i;
+            return 0;
+        }
+    }
+    char list[120] = "";
+    for (int i = 0; k->names[i]; i++) {
+        if (i)
+            strncat(list, " | ", sizeof list - strlen(list) - 1);
+        strncat(list, k->names[i], sizeof list - strlen(list) - 1);
+    }
+    return gs_errorf(err, GS_EINVAL, "%s: '%s' is not one of %s", k->path, v, list);
+}
+
+static int parse_number(const struct key *k, const char *v, double *out, struct gs_error *err)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end || errno || !isfinite(d))
+        return gs_errorf(err, GS_EINVAL, "%s: '%s' is not a number", k->path, v);
+    if (d < k->min || d > k->max)
+        return gs_errorf(err, GS_ERANGE, "%s: %s is outside [%g, %g]", k->path, v, k->min,
+                         k->max);
+    *out = d;
+    return 0;
+}
+
+static int set_quota(struct gs_policy *p, const struct key *k, const char *team,
+                     const char *v, struct gs_error *err)
+{
+    double d;
+    int rc = parse_number(k, v, &d, err);
+    if (rc < 0)
+        return rc;
+    if (d != floor(d))
+        return gs_errorf(err, GS_EINVAL, "%s.%s: '%s' is not a whole GPU count", k->path,
+                         team, v);
+    if (!*team)
+        return gs_errorf(err, GS_EINVAL, "%s: empty team name", k->path);
+    for (int i = 0; i < p->nquotas; i++)
+        if (strcmp(p->quotas[i].team, team) == 0)
+            return gs_errorf(err, GS_EEXIST, "%s.%s: team given twice", k->path, team);
+    void *q = gs_realloc(p->quotas, (size_t)(p->nquotas + 1) * sizeof *p->quotas);
+    if (!q)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    p->quotas = q;
+    char *name = gs_strdup(team);
+    if (!name)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    p->quotas[p->nquotas].team = name;
+    p->quotas[p->nquotas].gpus = (int)d;
+    p->nquotas++;
+    return 0;
+}
+
+static int set_runtime_cap(struct gs_policy *p, const struct key *k, const char *v,
+                           struct gs_error *err)
+{
+    const char *prefix = "estimate_x";
+    if (strncmp(v, prefix, strlen(prefix)) == 0) {
+        char *end;
+        double f = strtod(v + strlen(prefix), &end);
+        if (end == v + strlen(prefix) || *end || !(f >= 1.0 && f <= 1000.0))
+            return gs_errorf(err, GS_EINVAL, "%s: '%s': factor must be in [1, 1000]",
+                             k->path, v);
+        p->runtime_cap_factor = f;
+        p->runtime_cap = GS_TIME_INF;
+        return 0;
+    }
+    if (strcmp(v, "none") == 0) {
+        p->runtime_cap = GS_TIME_INF;
+        p->runtime_cap_factor = 0;
+        return 0;
+    }
+    gs_time t;
+    if (gs_parse_duration(v, &t) < 0 || t <= 0)
+        return gs_errorf(err, GS_EINVAL,
+                         "%s: '%s' is not a duration (e.g. 4h) or estimate_xN", k->path, v);
+    p->runtime_cap = t;
+    p->runtime_cap_factor = 0;
+    return 0;
+}
+
+int gs_policy_set(struct gs_policy *p, const char *path, const char *value,
+                  struct gs_error *err)
+{
+    const char *rest = NULL;
+    const struct key *k = find_key(path, &rest);
+    if (!k)
+        return gs_errorf(err, GS_ENOENT, "unknown policy key '%s'", path);
+    if (!k->supported)
+        return gs_errorf(err, GS_ENOTSUP, "%s: not supported yet", path);
+    void *field = (char *)p + k->offset;
+    double d;
+    int rc;
+    switch (k->type) {
+    case K_ENUM:
+        return set_enum(k, field, value, err);
+    case K_DURATION:
+        if (gs_parse_duration(value, (gs_time *)field) < 0)
+            return gs_errorf(err, GS_EINVAL, "%s: '%s' is not a duration (30s, 30m, 4h, 2d)",
+                             path, value);
+        return 0;
+    case K_INT:
+        rc = parse_number(k, value, &d, err);
+        if (rc == 0 && d != floor(d))
+            rc = gs_errorf(err, GS_EINVAL, "%s: '%s' is not an integer", path, value);
+        if (rc == 0)
+            *(int *)field = (int)d;
+        return rc;
+    case K_DOUBLE:
+        rc = parse_number(k, value, &d, err);
+        if (rc == 0)
+            *(double *)field = d;
+        return rc;
+    case K_QUOTA_MAP:
+        if (!rest)
+            return gs_errorf(err, GS_EINVAL, "%s: expected a mapping of team: GPUs", path);
+        return set_quota(p, k, rest, value, err);
+    case K_RUNTIME_CAP:
+        return set_runtime_cap(p, k, value, err);
+    }
+    return gs_errorf(err, GS_EINVAL, "%s: unhandled key type", path);
+}
+
+static const char *enum_name(const char *const *names, int v)
+{
+    for (int i = 0; names[i]; i++)
+        if (i == v)
+            return names[i];
+    return "?";
+}
+
+const char *gs_policy_queue_name(int v) { return enum_name(queue_names, v); }
+const char *gs_policy_strategy_name(int v) { return enum_name(strategy_names, v); }
+const char *gs_policy_estimate_name(int v) { return enum_name(estimate_names, v); }
+
+const char *gs_policy_backfill_name(int v)
+{
+    static const char *const names[] = { "none", "easy", "conservative", NULL };
+    return v < 0 ? "default" : enum_name(names, v);
+}
+
+int gs_policy_backfill_mode(const struct gs_policy *p)
+{
+    if (p->backfill >= 0)
+        return p->backfill;
+    return p->queue_policy == GS_QUEUE_PRIORITY_BACKFILL ? GS_BACKFILL_EASY : GS_BACKFILL_NONE;
+}
+
+int gs_policy_quota(const struct gs_policy *p, const char *team)
+{
+    for (int i = 0; i < p->nquotas; i++)
+        if (strcmp(p->quotas[i].team, team) == 0)
+            return p->quotas[i].gpus;
+    return -1;
+}

@@ -1,0 +1,326 @@
+/* queue.c - the queue pass: which pending jobs start, in which order.
+ *
+ * Order.  fifo: submission order (same instant: trace order).  priority and
+ * priority_with_backfill: effective priority, highest first, where
+ *   effective = priority + aging_rate * max(0, wait - max_wait_before_aging) / 1h
+ * ties by submit time, then submission order.
+ *
+ * Head of line.  Jobs start in order while they fit.  The first job that
+ * does not fit blocks the jobs behind it unless backfill is on.  A job held
+ * back by its team's quota never blocks others (it waits with reason quota).
+ *
+ * Backfill.  The blocked job gets a reservation: the earliest time and the
+ * exact GPUs (NVLink domain, node) it will get as running jobs end by their
+ * estimates (profile.c).  Behind it, a job may start now only on GPUs that
+ * no reservation holds during [now, now + its estimate) - so it either ends
+ * before the reservation starts or stays off the reserved GPUs.  easy keeps
+ * one reservation; conservative gives one to every blocked job, up to
+ * queue.reservations.  Reservations are recomputed at every pass from the
+ * current estimates, so a backfilled job that overruns its estimate delays
+ * the reserved job until it ends, unless queue.runtime_cap stops it.
+ */
+#include "core/engine_private.h"
+#include "core/alloc.h"
+
+#include <stdlib.h>
+
+#define MS_PER_HOUR (3600.0 * GS_MS_PER_SEC)
+
+static double effective_priority(const struct gs_engine *eng, const struct job *j, gs_time now)
+{
+    double extra = (double)(now - j->submit - eng->pol.max_wait_before_aging);
+    if (extra <= 0 || eng->pol.aging_rate <= 0)
+        return j->priority;
+    return j->priority + eng->pol.aging_rate * extra / MS_PER_HOUR;
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+    const struct order_key *x = a, *y = b;
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    if (x->submit != y->submit)
+        return x->submit < y->submit ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+/* Fill eng->order with the pending jobs in pass order; returns the count or
+ * GS_ENOMEM. */
+static int build_order(struct gs_engine *eng, gs_time now)
+{
+    size_t n = 0;
+    if (gs_grow((void **)&eng->order, &eng->order_cap, eng->npending + 1, sizeof *eng->order))
+        return GS_ENOMEM;
+    for (size_t i = eng->phead; i < eng->ptail; i++) {
+        int job = eng->pending[i];
+        const struct job *j = &eng->jobs[job];
+        if (j->state != GS_JOB_PENDING)
+            continue;
+        eng->order[n].prio = effective_priority(eng, j, now);
+        eng->order[n].submit = j->submit;
+        eng->order[n].job = job;
+        n++;
+    }
+    if (eng->pol.queue_policy != GS_QUEUE_FIFO)
+        qsort(eng->order, n, sizeof *eng->order, cmp_order);
+    return (int)n;
+}
+
+/* GPUs (milli) teams with a quota leave unused, and hold beyond it. */
+static void quota_totals(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed,
+                         int except)
+{
+    *unused = *borrowed = 0;
+    for (size_t t = 0; t < eng->teams_cap; t++) {
+        if (eng->team_quota[t] < 0 || (int)t == except)
+            continue;
+        int64_t q = (int64_t)eng->team_quota[t] * GS_MILLI_GPU, used = eng->team_milli[t];
+        if (used < q)
+            *unused += q - used;
+        else
+            *borrowed += used - q;
+    }
+}
+
+int gs_eng_quota_ok(const struct gs_engine *eng, int job)
+{
+    const struct job *j = &eng->jobs[job];
+    int quota = eng->team_quota[j->team];
+    if (quota < 0)
+        return 1;
+    int64_t q = (int64_t)quota * GS_MILLI_GPU, used = eng->team_milli[j->team];
+    int64_t need = (int64_t)j->gpus * j->milli;
+    if (used + need <= q)
+        return 1;
+    if (eng->pol.quota_mode != GS_QUOTA_BORROW)
+        return 0;
+    /* borrow: the part beyond the quota must fit in other teams' idle quota
+     * that is not already lent out */
+    int64_t unused, borrowed;
+    quota_totals(eng, &unused, &borrowed, j->team);
+    return used + need - q <= unused - borrowed;
+}
+
+#define MEMO_MAX_GPUS 64
+
+/* State of one pass.  The memo records, per GPU count, the shortest
+ * estimate that already failed to fit; since a pass only ever takes GPUs
+ * away or adds reservations, a later plain request at least as large and at
+ * least as long fails too, without a placement search. */
+struct pass {
+    struct gs_engine *eng;
+    gs_time now;
+    int max_res;
+    int blocked;                /* some job could not start: others are behind it */
+    int plan_failed;            /* the blocked job could not be planned */
+    gs_time fail_live[MEMO_MAX_GPUS + 1];  /* any estimate: does not fit idle GPUs */
+    gs_time fail_view[MEMO_MAX_GPUS + 1];  /* min estimate that did not fit the view */
+    int view_k;                 /* reservations folded into eng->view, -1 = none */
+    gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
+    int nres;
+};
+
+static int plain(const struct gs_engine *eng, const struct job *j)
+{
+    return j->milli == GS_MILLI_GPU && j->gpu_type == -1 && j->topology == eng->pol.topology &&
+           j->gpus >= 1 && j->gpus <= MEMO_MAX_GPUS && j->cpu_milli == 0 &&
+           j->host_mem_mib == 0;
+}
+
+/* Whether the memo already proves `j` (estimate `dur`) cannot start. */
+static int memo_doomed(const struct pass *ps, const struct job *j, gs_time dur, int *reason)
+{
+    if (!plain(ps->eng, j))
+        return 0;
+    for (int g = 1; g <= j->gpus; g++) {
+        if (ps->fail_live[g] == 0) {
+            *reason = GS_WAIT_RESOURCES;
+            return 1;
+        }
+        if (ps->fail_view[g] <= dur) {
+            *reason = GS_WAIT_RESERVATION;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void memo_fail(struct pass *ps, const struct job *j, gs_time dur, int live)
+{
+    if (!plain(ps->eng, j))
+        return;
+    if (live)
+        ps->fail_live[j->gpus] = 0;
+    else if (dur < ps->fail_view[j->gpus])
+        ps->fail_view[j->gpus] = dur;
+}
+
+static gs_time job_dur(const struct gs_engine *eng, int job)
+{
+    gs_time e = gs_eng_estimate(eng, job);
+    return e == GS_TIME_NONE ? GS_TIME_INF : e;
+}
+
+/* Reservations overlapping [now, now + dur): those starting before its end. */
+static int overlapping(const struct pass *ps, gs_time dur)
+{
+    gs_time end = gs_time_add(ps->now, dur);
+    int k = 0;
+    while (k < ps->nres && ps->res_start[k] < end)
+        k++;
+    return k;
+}
+
+/* Reserve for a blocked job: earliest start and GPUs. */
+static int reserve(struct pass *ps, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    gs_time dur = job_dur(eng, job), start;
+    int rc = gs_profile_earliest(eng->profile, eng->cl, ps->now, &req, eng->pol.strategy, dur,
+                                 &start, &eng->scratch);
+    if (rc < 0)
+        return rc;
+    if (gs_profile_reserve(eng->profile, &eng->scratch, start, gs_time_add(start, dur)) < 0)
+        return GS_ENOMEM;
+    if (ps->nres < (int)(sizeof ps->res_start / sizeof ps->res_start[0])) {
+        int i = ps->nres++;
+        while (i > 0 && ps->res_start[i - 1] > start) {
+            ps->res_start[i] = ps->res_start[i - 1];
+            i--;
+        }
+        ps->res_start[i] = start;
+    }
+    ps->view_k = -1;
+    struct gs_event ev = { GS_EV_RESERVE, ps->now, job, &eng->scratch, start, 0 };
+    gs_eng_emit(eng, &ev);
+    return 0;
+}
+
+/* A job that fits now but only if reservations are ignored waits with reason
+ * `reservation`; one that does not fit the idle GPUs at all with
+ * `resources`. */
+static int classify_failure(struct pass *ps, int job, gs_time dur)
+{
+    struct gs_engine *eng = ps->eng;
+    struct job *j = &eng->jobs[job];
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0;
+    j->reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
+    memo_fail(ps, j, dur, live);
+    return GS_ENOSPC;
+}
+
+/* Shared (fractional) jobs use the live state and simply stay off any GPU a
+ * reservation holds. */
+static int try_shared(struct pass *ps, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    if (gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0) {
+        eng->jobs[job].reason = GS_WAIT_RESOURCES;
+        return GS_ENOSPC;
+    }
+    const struct gs_alloc_part *pt = &eng->scratch.parts[0];
+    if (gs_profile_reserved_mask(eng->profile, pt->node) & pt->mask) {
+        eng->jobs[job].reason = GS_WAIT_RESERVATION;
+        return GS_ENOSPC;
+    }
+    return gs_eng_try_start(eng, job, ps->now, NULL, 1);
+}
+
+/* A job behind the blocked one: start now only on GPUs that no reservation
+ * overlapping [now, now + estimate) holds. */
+static int try_backfill(struct pass *ps, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    struct job *j = &eng->jobs[job];
+    gs_time dur = job_dur(eng, job);
+    int reason;
+    if (memo_doomed(ps, j, dur, &reason)) {
+        j->reason = (int8_t)reason;
+        return GS_ENOSPC;
+    }
+    if (j->milli < GS_MILLI_GPU)
+        return try_shared(ps, job);
+    int k = overlapping(ps, dur);
+    if (ps->view_k != k) {
+        gs_profile_view_now(eng->profile, eng->cl, ps->now, dur, eng->view);
+        ps->view_k = k;
+    }
+    int rc = gs_eng_try_start(eng, job, ps->now, eng->view, 1);
+    if (rc == 0) {
+        const struct gs_alloc *a = &eng->scratch;
+        for (int i = 0; i < a->nparts; i++)
+            eng->view[a->parts[i].node] &= ~a->parts[i].mask;
+        return 0;
+    }
+    return rc == GS_ENOSPC ? classify_failure(ps, job, dur) : rc;
+}
+
+static int plan(struct pass *ps, int job)
+{
+    if (ps->nres >= ps->max_res)
+        return 0;
+    int rc = reserve(ps, job);
+    if (rc == GS_ENOSPC)
+        ps->plan_failed = 1; /* cannot be planned: backfilling could starve it */
+    return rc == GS_ENOMEM ? rc : 0;
+}
+
+static int try_job(struct pass *ps, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    struct job *j = &eng->jobs[job];
+    if (!gs_eng_quota_ok(eng, job)) {
+        j->reason = GS_WAIT_QUOTA;
+        return GS_ENOSPC;
+    }
+    if (ps->plan_failed || (ps->blocked && ps->max_res == 0)) {
+        j->reason = GS_WAIT_PRIORITY;
+        return GS_ENOSPC;
+    }
+    int rc = ps->blocked ? try_backfill(ps, job) : gs_eng_try_start(eng, job, ps->now, NULL, 0);
+    if (rc != GS_ENOSPC)
+        return rc;
+    if (!ps->blocked) {
+        j->reason = GS_WAIT_RESOURCES;
+        memo_fail(ps, j, 0, 1);
+        ps->blocked = 1;
+    }
+    rc = plan(ps, job);
+    return rc < 0 ? rc : GS_ENOSPC;
+}
+
+int gs_queue_pass(struct gs_engine *eng, gs_time now)
+{
+    int n = build_order(eng, now);
+    if (n < 0)
+        return n;
+    struct pass ps; /* not zero-initialised as a whole: res_start is large */
+    ps.eng = eng;
+    ps.now = now;
+    ps.max_res = 0;
+    ps.blocked = ps.plan_failed = 0;
+    ps.view_k = -1;
+    ps.nres = 0;
+    for (int g = 0; g <= MEMO_MAX_GPUS; g++)
+        ps.fail_live[g] = ps.fail_view[g] = GS_TIME_INF;
+    if (eng->backfill == GS_BACKFILL_EASY)
+        ps.max_res = 1;
+    else if (eng->backfill == GS_BACKFILL_CONSERVATIVE)
+        ps.max_res = eng->pol.reservations;
+    gs_profile_clear(eng->profile);
+    int started = 0;
+    for (int i = 0; i < n; i++) {
+        int rc = try_job(&ps, eng->order[i].job);
+        if (rc == 0)
+            started++;
+        else if (rc != GS_ENOSPC)
+            return rc;
+    }
+    return started;
+}

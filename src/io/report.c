@@ -1,0 +1,218 @@
+/* report.c - summary JSON/text and the jobs/timeline CSV files. */
+#include "io/report.h"
+
+#include <string.h>
+
+void gs_report_fmt_sec(char *buf, size_t n, double sec)
+{
+    snprintf(buf, n, "%.3f", sec);
+    char *dot = strchr(buf, '.');
+    if (!dot)
+        return;
+    char *end = buf + strlen(buf) - 1;
+    while (end > dot && *end == '0')
+        *end-- = '\0';
+    if (end == dot)
+        *end = '\0';
+}
+
+json_t *gs_report_pctl_json(const struct gs_pctl *p)
+{
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)p->n, "p50", p->p50,
+                     "p90", p->p90, "p99", p->p99, "mean", p->mean, "max", p->max);
+}
+
+static json_t *by_size_json(const struct gs_summary *s)
+{
+    json_t *o = json_object();
+    for (int c = 0; o && c < GS_SIZE_CLASSES; c++)
+        json_object_set_new(o, gs_size_class_name(c), gs_report_pctl_json(&s->wait_by_size[c]));
+    return o;
+}
+
+static json_t *by_team_json(const struct gs_summary *s)
+{
+    json_t *o = json_object();
+    for (int t = 0; o && t < s->nteams; t++)
+        json_object_set_new(o, s->teams[t].team, gs_report_pctl_json(&s->teams[t].wait));
+    return o;
+}
+
+static json_t *sched_json(const struct gs_summary *s)
+{
+    return json_pack("{s:i, s:f, s:f, s:{s:I, s:f, s:f, s:f, s:f}}", "k", s->sched.k, "mean",
+                     s->sched.mean, "share_ge1", s->sched.share_ge1, "windows", "count",
+                     (json_int_t)s->sched.windows, "mean", s->sched.win_mean, "p50",
+                     s->sched.win_p50, "p90", s->sched.win_p90, "max", s->sched.win_max);
+}
+
+static json_t *policy_json(const struct gs_policy *p)
+{
+    return json_pack("{s:s, s:s, s:s, s:s}", "queue", gs_policy_queue_name(p->queue_policy),
+                     "placement", gs_policy_strategy_name(p->strategy), "backfill",
+                     gs_policy_backfill_name(gs_policy_backfill_mode(p)), "duration_estimate",
+                     gs_policy_estimate_name(p->estimate));
+}
+
+json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_policy *pol)
+{
+    json_t *o = json_pack(
+        "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:f, s:f, s:f}}", "jobs",
+        (json_int_t)s->jobs, "completed", (json_int_t)s->completed, "killed",
+        (json_int_t)s->killed, "cancelled", (json_int_t)s->cancelled, "rejected",
+        (json_int_t)s->rejected, "unfinished", (json_int_t)s->unfinished, "backfilled",
+        (json_int_t)s->backfilled, "gpus", (json_int_t)s->gpus, "span", "start",
+        gs_time_to_sec(s->span_start), "end", gs_time_to_sec(s->span_end), "seconds",
+        gs_time_to_sec(s->span_end - s->span_start));
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "wait", gs_report_pctl_json(&s->wait));
+    json_object_set_new(o, "wait_by_size", by_size_json(s));
+    json_object_set_new(o, "wait_by_team", by_team_json(s));
+    json_object_set_new(o, "jct", gs_report_pctl_json(&s->jct));
+    json_object_set_new(o, "util_alloc", json_real(s->util_alloc));
+    json_object_set_new(o, "util_effective", json_real(s->util_effective));
+    if (!s->util_effective_modelled)
+        json_object_set_new(o, "util_effective_note",
+                            json_string("equals util_alloc: no slow-down, checkpoint or "
+                                        "preemption loss is modelled in this run"));
+    json_object_set_new(o, "jobs_per_gpu_day", json_real(s->jobs_per_gpu_day));
+    json_object_set_new(o, "schedulability", sched_json(s));
+    json_object_set_new(o, "fragmentation",
+                        json_pack("{s:f, s:f, s:f}", "count", s->frag.count, "topology",
+                                  s->frag.topology, "memory", s->frag.memory));
+    json_object_set_new(o, "estimate_accuracy",
+                        json_pack("{s:I, s:f, s:f, s:f}", "jobs", (json_int_t)s->estimate.n,
+                                  "ratio_p50", s->estimate.ratio_p50, "ratio_p90",
+                                  s->estimate.ratio_p90, "underestimated",
+                                  s->estimate.under_share));
+    if (pol)
+        json_object_set_new(o, "policy", policy_json(pol));
+    return o;
+}
+
+static void fmt_dur(char *buf, size_t n, double sec)
+{
+    if (sec < 60)
+        snprintf(buf, n, "%.0fs", sec);
+    else if (sec < 3600)
+        snprintf(buf, n, "%.1fm", sec / 60);
+    else
+        snprintf(buf, n, "%.2fh", sec / 3600);
+}
+
+static void pctl_row(FILE *f, const char *label, const struct gs_pctl *p)
+{
+    char a[16], b[16], c[16], d[16], e[16];
+    fmt_dur(a, sizeof a, p->p50);
+    fmt_dur(b, sizeof b, p->p90);
+    fmt_dur(c, sizeof c, p->p99);
+    fmt_dur(d, sizeof d, p->mean);
+    fmt_dur(e, sizeof e, p->max);
+    fprintf(f, "  %-12s %8lld %9s %9s %9s %9s %9s\n", label, (long long)p->n, a, b, c, d, e);
+}
+
+void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs_policy *pol)
+{
+    if (pol)
+        fprintf(f, "policy: queue=%s placement=%s backfill=%s estimate=%s\n",
+                gs_policy_queue_name(pol->queue_policy), gs_policy_strategy_name(pol->strategy),
+                gs_policy_backfill_name(gs_policy_backfill_mode(pol)), gs_policy_estimate_name(pol->estimate));
+    fprintf(f, "jobs: %lld (completed %lld, killed %lld, rejected %lld, unfinished %lld)"
+               " on %lld GPUs over %.2f h\n",
+            (long long)s->jobs, (long long)s->completed, (long long)s->killed,
+            (long long)s->rejected, (long long)s->unfinished, (long long)s->gpus,
+            gs_time_to_sec(s->span_end - s->span_start) / 3600);
+    fprintf(f, "\nqueue wait       %8s %9s %9s %9s %9s %9s\n", "jobs", "p50", "p90", "p99",
+            "mean", "max");
+    pctl_row(f, "all", &s->wait);
+    for (int c = 0; c < GS_SIZE_CLASSES; c++) {
+        char label[24];
+        snprintf(label, sizeof label, "%s GPU", gs_size_class_name(c));
+        if (s->wait_by_size[c].n)
+            pctl_row(f, label, &s->wait_by_size[c]);
+    }
+    for (int t = 0; t < s->nteams; t++)
+        pctl_row(f, s->teams[t].team, &s->teams[t].wait);
+    pctl_row(f, "jct", &s->jct);
+    fprintf(f, "\nutilization: util_alloc %.1f%%, util_effective %.1f%%%s,"
+               " jobs_per_gpu_day %.3f\n",
+            100 * s->util_alloc, 100 * s->util_effective,
+            s->util_effective_modelled ? "" : " (= util_alloc: slow-downs not modelled)",
+            s->jobs_per_gpu_day);
+    fprintf(f, "schedulability S_%d: mean %.2f, S>=1 %.1f%% of the time, %lld windows"
+               " (mean %.2f h, longest %.2f h)\n",
+            s->sched.k, s->sched.mean, 100 * s->sched.share_ge1, (long long)s->sched.windows,
+            s->sched.win_mean / 3600, s->sched.win_max / 3600);
+    fprintf(f, "fragmentation (mean idle GPUs unusable by a %d-GPU job): count %.1f,"
+               " topology %.1f, memory %.1f\n",
+            s->sched.k, s->frag.count, s->frag.topology, s->frag.memory);
+    if (s->backfilled || s->killed)
+        fprintf(f, "backfilled jobs: %lld, killed at the runtime cap: %lld\n",
+                (long long)s->backfilled, (long long)s->killed);
+    if (s->estimate.n)
+        fprintf(f, "estimates: %lld jobs, estimate/actual p50 %.2f p90 %.2f,"
+                   " underestimated %.1f%%\n",
+                (long long)s->estimate.n, s->estimate.ratio_p50, s->estimate.ratio_p90,
+                100 * s->estimate.under_share);
+}
+
+static void write_placement(FILE *f, const struct gs_engine *eng, int job)
+{
+    struct gs_alloc a;
+    if (gs_engine_job_alloc(eng, job, &a) < 0)
+        return;
+    const struct gs_cluster *cl = gs_engine_cluster(eng);
+    int first = 1;
+    for (int i = 0; i < a.nparts; i++) {
+        for (uint64_t m = a.parts[i].mask; m; m &= m - 1) {
+            fprintf(f, "%s%s:%d", first ? "" : " ", gs_cluster_node_name(cl, a.parts[i].node),
+                    __builtin_ctzll(m));
+            first = 0;
+        }
+    }
+}
+
+static const char *state_name(int state)
+{
+    static const char *const names[] = { "pending", "running", "done", "killed",
+                                         "cancelled", "rejected" };
+    return state >= 0 && state <= GS_JOB_REJECTED ? names[state] : "?";
+}
+
+int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
+{
+    fprintf(f, "id,submit,start,end,wait,gpus,placement,state,team\n");
+    for (int j = 0; j < gs_engine_job_count(eng); j++) {
+        struct gs_job_info ji;
+        gs_engine_job_info(eng, j, &ji);
+        char sub[32], st[32] = "", en[32] = "", wa[32] = "";
+        gs_report_fmt_sec(sub, sizeof sub, gs_time_to_sec(ji.submit));
+        if (ji.first_start != GS_TIME_NONE) {
+            gs_report_fmt_sec(st, sizeof st, gs_time_to_sec(ji.first_start));
+            gs_report_fmt_sec(wa, sizeof wa, gs_time_to_sec(ji.first_start - ji.submit));
+        }
+        if (ji.end != GS_TIME_NONE)
+            gs_report_fmt_sec(en, sizeof en, gs_time_to_sec(ji.end));
+        fprintf(f, "%s,%s,%s,%s,%s,%d,", ji.id, sub, st, en, wa, ji.gpus);
+        write_placement(f, eng, j);
+        fprintf(f, ",%s,%s\n", state_name(ji.state), ji.team);
+    }
+    return ferror(f) ? GS_EIO : 0;
+}
+
+void gs_report_timeline_header(FILE *f)
+{
+    fprintf(f, "time,allocated_gpus,free_gpus,sched,fragmented_gpus,pending,running\n");
+}
+
+void gs_report_timeline_row(FILE *f, const struct gs_sim_tick *t)
+{
+    const struct gs_cluster_stats *s = t->stats;
+    char tb[32], ab[32];
+    gs_report_fmt_sec(tb, sizeof tb, gs_time_to_sec(t->time));
+    gs_report_fmt_sec(ab, sizeof ab, (double)s->used_milli / GS_MILLI_GPU);
+    fprintf(f, "%s,%s,%lld,%lld,%lld,%d,%d\n", tb, ab, (long long)s->idle_gpus,
+            (long long)s->sched, (long long)(s->frag_count + s->frag_topology), t->pending,
+            t->running);
+}

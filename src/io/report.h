@@ -1,0 +1,40 @@
+/* report.h - render simulation results: the summary as JSON (metric names of
+ * DESIGN.md section 4) or as a readable table, and the per-job and timeline
+ * CSV files of `gpusched sim --out`.
+ */
+#ifndef GS_IO_REPORT_H
+#define GS_IO_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "core/engine.h"
+#include "core/metrics.h"
+#include "core/policy.h"
+#include "sim/sim.h"
+
+/* The summary as a new JSON object (caller decrefs), or NULL on allocation
+ * failure.  `pol` (optional) adds a "policy" object naming the settings. */
+json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_policy *pol);
+
+/* JSON object of one percentile set {n, p50, p90, p99, mean, max}. */
+json_t *gs_report_pctl_json(const struct gs_pctl *p);
+
+/* Print the summary as a human-readable table to `f`. */
+void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs_policy *pol);
+
+/* Write jobs.csv: id, submit, start, end, wait, gpus, placement (node:gpu
+ * list separated by spaces), state, team.  Times in seconds.  Returns 0 or
+ * GS_EIO. */
+int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng);
+
+/* Timeline writer for gs_sim_opts.on_tick: one CSV row per step:
+ * time, allocated GPUs (share-weighted), free GPUs, S_k, fragmented GPUs,
+ * pending, running.  Call gs_report_timeline_header first. */
+void gs_report_timeline_header(FILE *f);
+void gs_report_timeline_row(FILE *f, const struct gs_sim_tick *t);
+
+/* Write a seconds value compactly ("12", "0.5", "1234.125"). */
+void gs_report_fmt_sec(char *buf, size_t n, double sec);
+
+#endif

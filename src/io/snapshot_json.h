@@ -1,0 +1,42 @@
+/* snapshot_json.h - read a cluster snapshot for `gpusched frag`
+ * (DESIGN.md section 3):
+ *
+ *   { "time": 0,
+ *     "busy": { "node-1": [0, 1, 2], "node-4": [{"gpu": 3, "share": 0.5, "mem_gb": 40}] },
+ *     "queue": [ { "id": "big", "gpus": 8, "team": "a" } ] }
+ *
+ * Busy GPUs are allocated on the given cluster.  Queue entries use the trace
+ * columns as keys (numbers or strings).  Errors name the file and the JSON
+ * path ("s.json: busy.node-9: no such node in the cluster").
+ */
+#ifndef GS_IO_SNAPSHOT_JSON_H
+#define GS_IO_SNAPSHOT_JSON_H
+
+#include <stddef.h>
+
+#include "core/cluster.h"
+#include "core/error.h"
+#include "core/types.h"
+#include "sim/trace.h"
+
+struct gs_snapshot {
+    gs_time time;
+    struct gs_trace *queue;   /* owned; empty when the snapshot has none */
+};
+
+/* Parse JSON text and mark its busy GPUs on `cl` (sealed, all idle).  On
+ * success fills `out` (free with gs_snapshot_fini) and returns 0; on error
+ * returns a negative code with `err` set and leaves nothing to free (the
+ * cluster may be partly marked and should be discarded). */
+int gs_snapshot_parse_json(const char *text, size_t len, const char *name,
+                           struct gs_cluster *cl, struct gs_snapshot *out,
+                           struct gs_error *err);
+
+/* Read and parse the file at `path` (GS_EIO if it cannot be read). */
+int gs_snapshot_load_json(const char *path, struct gs_cluster *cl, struct gs_snapshot *out,
+                          struct gs_error *err);
+
+/* Free what `s` owns; NULL is a no-op. */
+void gs_snapshot_fini(struct gs_snapshot *s);
+
+#endif

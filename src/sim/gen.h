@@ -1,0 +1,51 @@
+/* gen.h - seeded synthetic workload generator (for examples, tests and
+ * benchmarks).
+ *
+ * Jobs come from a set of job templates (a user running the same job again
+ * and again, which is what history-based estimates exploit).  Each template
+ * has a GPU count drawn from the size mix, a team, a user, a name and a
+ * log-normal run-time distribution around its own median.  Arrivals are a
+ * Poisson process whose rate makes the offered load (GPU-seconds asked per
+ * second / cluster GPUs) equal to `load`.  Users declare a time limit that
+ * over-estimates the run time by a log-normal factor (median 3x), rounded up
+ * to 10 minutes.  Same options and seed, same trace, on every machine.
+ */
+#ifndef GS_SIM_GEN_H
+#define GS_SIM_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cluster.h"
+#include "core/error.h"
+#include "sim/trace.h"
+
+#define GS_GEN_MAX_SIZES 8
+
+struct gs_gen_opts {
+    size_t jobs;
+    uint64_t seed;
+    double load;                  /* offered load, (0, 10] */
+    int teams;                    /* >= 1 */
+    int templates;                /* distinct (user, name) job kinds, >= 1 */
+    int nsizes;                   /* size mix: GPU counts and weights */
+    int sizes[GS_GEN_MAX_SIZES];
+    double weights[GS_GEN_MAX_SIZES];
+    double median_s[GS_GEN_MAX_SIZES]; /* median run time per size, seconds */
+    double sigma;                 /* log-normal sigma within a template */
+    double template_sigma;        /* spread of template medians around median_s */
+};
+
+/* Defaults: 1000 jobs, seed 1, load 0.8, 4 teams, 48 templates, size mix
+ * 1:50%, 2:25%, 4:10%, 8:15% with medians 30m, 45m, 1h, 3h, sigma 0.6,
+ * template spread 0.8. */
+void gs_gen_defaults(struct gs_gen_opts *o);
+
+/* Generate `o->jobs` jobs for cluster `cl` into the empty trace `out`.
+ * Sizes larger than the cluster's largest node are dropped from the mix.
+ * Returns 0, GS_EINVAL (bad options, message names the option) or
+ * GS_ENOMEM. */
+int gs_gen_workload(const struct gs_cluster *cl, const struct gs_gen_opts *o,
+                    struct gs_trace *out, struct gs_error *err);
+
+#endif

@@ -1,0 +1,241 @@
+/* sim.c - discrete-event replay of a trace through the engine. */
+#include "sim/sim.h"
+#include "core/alloc.h"
+
+#include <string.h>
+
+struct finish_ev {
+    gs_time time;
+    uint64_t seq;
+    int job;            /* engine handle */
+    uint32_t gen;       /* run generation; stale if the job restarted/ended */
+};
+
+struct sim {
+    const struct gs_trace *tr;
+    const struct gs_sim_opts *opts;
+    struct gs_engine *eng;
+    size_t *trace_of;   /* engine handle -> trace index */
+    uint32_t *gen;      /* engine handle -> current run generation */
+    size_t njobs;
+    struct finish_ev *heap;
+    size_t nheap, heap_cap;
+    uint64_t seq;
+    int failed;         /* GS_ENOMEM inside the observer */
+};
+
+static int ev_less(const struct finish_ev *a, const struct finish_ev *b)
+{
+    return a->time != b->time ? a->time < b->time : a->seq < b->seq;
+}
+
+static int heap_push(struct sim *s, struct finish_ev ev)
+{
+    if (gs_grow((void **)&s->heap, &s->heap_cap, s->nheap + 1, sizeof *s->heap))
+        return GS_ENOMEM;
+    size_t i = s->nheap++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!ev_less(&ev, &s->heap[p]))
+            break;
+        s->heap[i] = s->heap[p];
+        i = p;
+    }
+    s->heap[i] = ev;
+    return 0;
+}
+
+static struct finish_ev heap_pop(struct sim *s)
+{
+    struct finish_ev top = s->heap[0], last = s->heap[--s->nheap];
+    size_t i = 0, n = s->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
+            c++;
+        if (!ev_less(&s->heap[c], &last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+static gs_time oracle_estimate(void *arg, const struct gs_engine *eng, int job)
+{
+    (void)eng;
+    const struct sim *s = arg;
+    return gs_trace_duration(s->tr, s->trace_of[job]);
+}
+
+static void on_event(void *arg, const struct gs_event *ev)
+{
+    struct sim *s = arg;
+    if (ev->kind == GS_EV_START) {
+        s->gen[ev->job]++;
+        gs_time dur = gs_trace_duration(s->tr, s->trace_of[ev->job]);
+        struct finish_ev fe = { gs_time_add(ev->time, dur), s->seq++, ev->job,
+                                s->gen[ev->job] };
+        if (heap_push(s, fe) < 0)
+            s->failed = GS_ENOMEM;
+    } else if (ev->kind == GS_EV_KILL || ev->kind == GS_EV_CANCEL) {
+        s->gen[ev->job]++; /* its pending finish event is now stale */
+    }
+    if (s->opts && s->opts->on_event)
+        s->opts->on_event(s->opts->arg, ev);
+}
+
+static int submit_job(struct sim *s, size_t ti, gs_time now, struct gs_error *err)
+{
+    const struct gs_job_spec *spec = gs_trace_job(s->tr, ti);
+    if (gs_trace_duration(s->tr, ti) == GS_TIME_NONE || gs_trace_duration(s->tr, ti) < 0)
+        return gs_errorf(err, GS_EINVAL, "job %s: no duration", spec->id);
+    /* the handle the engine will assign is the next in sequence */
+    s->trace_of[s->njobs] = ti;
+    s->gen[s->njobs] = 0;
+    int h = gs_engine_submit(s->eng, now, spec, err);
+    if (h < 0)
+        return h;
+    s->njobs++;
+    return 0;
+}
+
+static void tick(struct sim *s, gs_time now)
+{
+    if (!s->opts || !s->opts->on_tick)
+        return;
+    struct gs_cluster_stats st = gs_cluster_stats(gs_engine_cluster(s->eng));
+    struct gs_sim_tick t = { now, &st, gs_engine_pending_count(s->eng),
+                             gs_engine_running_count(s->eng) };
+    s->opts->on_tick(s->opts->arg, &t);
+}
+
+/* Earliest pending instant: a submission, a finish, or an engine wakeup. */
+static gs_time next_time(const struct sim *s, const size_t *order, size_t next, gs_time wake)
+{
+    gs_time t = wake;
+    if (next < gs_trace_count(s->tr)) {
+        gs_time sub = gs_trace_job(s->tr, order[next])->submit;
+        if (sub < t)
+            t = sub;
+    }
+    if (s->nheap && s->heap[0].time < t)
+        t = s->heap[0].time;
+    return t;
+}
+
+static int apply_finishes(struct sim *s, gs_time t, int64_t *events, struct gs_error *err)
+{
+    while (s->nheap && s->heap[0].time == t) {
+        struct finish_ev ev = heap_pop(s);
+        if (ev.gen != s->gen[ev.job])
+            continue;
+        int rc = gs_engine_finish(s->eng, t, ev.job, err);
+        if (rc < 0)
+            return rc;
+        (*events)++;
+    }
+    return 0;
+}
+
+static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_error *err)
+{
+    if (s->failed)
+        return gs_errorf(err, s->failed, "out of memory in the simulator");
+    if (s->opts && s->opts->check && gs_cluster_check(gs_engine_cluster(s->eng), err) < 0)
+        return GS_ESTATE;
+    struct gs_cluster_stats st = gs_cluster_stats(gs_engine_cluster(s->eng));
+    if (gs_metrics_sample(m, t, &st) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    tick(s, t);
+    return 0;
+}
+
+static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order,
+                    struct gs_sim_result *out, struct gs_error *err)
+{
+    size_t next = 0, n = gs_trace_count(s->tr);
+    gs_time wake = GS_TIME_INF, last = 0;
+    int rc = 0;
+    for (gs_time t; rc == 0 && (t = next_time(s, order, next, wake)) != GS_TIME_INF;) {
+        rc = apply_finishes(s, t, &out->events, err);
+        while (rc == 0 && next < n && gs_trace_job(s->tr, order[next])->submit == t) {
+            rc = submit_job(s, order[next++], t, err);
+            out->events++;
+        }
+        if (rc == 0)
+            rc = gs_engine_step(s->eng, t, err);
+        if (rc >= 0)
+            rc = after_step(s, m, t, err);
+        out->steps++;
+        wake = gs_engine_next_wakeup(s->eng, t);
+        last = t;
+    }
+    if (rc == 0 && gs_metrics_close(m, last) < 0)
+        rc = gs_errorf(err, GS_ENOMEM, "out of memory");
+    return rc;
+}
+
+static int setup(struct sim *s, const struct gs_cluster *cl, const struct gs_policy *pol,
+                 struct gs_error *err)
+{
+    size_t n = gs_trace_count(s->tr);
+    s->eng = gs_engine_create(cl, pol, err);
+    if (!s->eng)
+        return err ? err->code : GS_EINVAL;
+    s->trace_of = gs_calloc(n ? n : 1, sizeof *s->trace_of);
+    s->gen = gs_calloc(n ? n : 1, sizeof *s->gen);
+    if (!s->trace_of || !s->gen)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    gs_engine_set_observer(s->eng, on_event, s);
+    if (pol->estimate == GS_EST_ORACLE) {
+        struct gs_estimator est = { "oracle", oracle_estimate, NULL, s };
+        gs_engine_set_estimator(s->eng, &est);
+    }
+    return 0;
+}
+
+int gs_sim_run(const struct gs_cluster *cl, const struct gs_policy *pol,
+               const struct gs_trace *tr, const struct gs_sim_opts *opts,
+               struct gs_sim_result *out, struct gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct sim s = { 0 };
+    s.tr = tr;
+    s.opts = opts;
+    struct gs_metrics *m = gs_metrics_create();
+    size_t *order = gs_trace_order(tr);
+    int rc = 0;
+    if (!m || (!order && gs_trace_count(tr) > 0))
+        rc = gs_errorf(err, GS_ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = setup(&s, cl, pol, err);
+    if (rc == 0)
+        rc = run_loop(&s, m, order, out, err);
+    if (rc == 0 && gs_summary_build(&out->summary, m, s.eng) < 0)
+        rc = gs_errorf(err, GS_ENOMEM, "out of memory");
+    if (rc == 0) {
+        out->engine = s.eng;
+        s.eng = NULL;
+    }
+    gs_engine_destroy(s.eng);
+    gs_free(s.trace_of);
+    gs_free(s.gen);
+    gs_free(s.heap);
+    gs_free(order);
+    gs_metrics_destroy(m);
+    return rc < 0 ? rc : 0;
+}
+
+void gs_sim_result_fini(struct gs_sim_result *r)
+{
+    if (!r)
+        return;
+    gs_summary_fini(&r->summary);
+    gs_engine_destroy(r->engine);
+    r->engine = NULL;
+}
