@@ -12,6 +12,7 @@ struct command {
 static const struct command commands[] = {
     { "sim", cmd_sim, "replay a job trace on a cluster under a policy and report metrics" },
     { "frag", cmd_frag, "schedulability and fragmentation of one cluster snapshot" },
+    { "compare", cmd_compare, "run several policies on one trace, one table" },
     { "gen", cmd_gen, "generate a seeded synthetic workload trace" },
 };
 

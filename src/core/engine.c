@@ -79,6 +79,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->jobs);
     gs_free(eng->pending);
     gs_free(eng->running);
+    gs_free(eng->prog);
     gs_free(eng->parts);
     gs_free(eng->scratch.parts);
     gs_free(eng->team_milli);
@@ -320,7 +321,14 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
     eng->nparts += (size_t)a->nparts;
     j->run_pos = (int)eng->nrunning;
-    eng->running[eng->nrunning++] = job;
+    eng->running[eng->nrunning] = job;
+    gs_time restore = 0;
+    if (j->runs > 0)
+        restore = j->restore_cost >= 0 ? j->restore_cost : 0;
+    gs_progress_start(&eng->prog[eng->nrunning], now, j->saved, j->ckpt_interval, j->ckpt_cost,
+                      restore, GS_RATE_FULL);
+    eng->nrunning++;
+    j->runs++;
     j->state = GS_JOB_RUNNING;
     j->reason = GS_WAIT_NONE;
     j->start = now;
@@ -339,6 +347,7 @@ int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
                 sizeof *eng->parts) ||
         gs_grow((void **)&eng->running, &eng->running_cap, eng->nrunning + 1,
                 sizeof *eng->running) ||
+        gs_grow((void **)&eng->prog, &eng->prog_cap, eng->nrunning + 1, sizeof *eng->prog) ||
         gs_grow((void **)&eng->dl, &eng->dl_cap, eng->ndl + 1, sizeof *eng->dl))
         return GS_ENOMEM;
     return 0;
@@ -364,8 +373,12 @@ int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t
     gs_eng_leave_pending(eng, job);
     gs_eng_mark_running(eng, job, now, a);
     j->backfilled = (int8_t)backfilled;
+    int rate = gs_eng_rate(eng, job);
+    if (rate != GS_RATE_FULL)
+        gs_progress_set_rate(&eng->prog[j->run_pos], now, rate);
     struct gs_event ev = { GS_EV_START, now, job, a, j->deadline, backfilled };
     gs_eng_emit(eng, &ev);
+    gs_eng_update_rates(eng, now, a);
     return 0;
 }
 
@@ -379,13 +392,22 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
         gs_profile_vacate(eng->profile, eng->cl, &a);
     }
     int pos = j->run_pos;
+    struct gs_progress *pr = &eng->prog[pos];
+    gs_progress_advance(pr, now);
+    j->ckpt_wall += pr->ckpt_wall;
+    j->restore_wall += pr->restore_wall;
+    j->work = gs_progress_work(pr);
+    j->saved = gs_progress_saved(pr);
     int last = eng->running[--eng->nrunning];
     eng->running[pos] = last;
+    eng->prog[pos] = eng->prog[eng->nrunning];
     eng->jobs[last].run_pos = pos;
     j->run_pos = -1;
     j->state = (int8_t)state;
     j->end = now;
     eng->team_milli[j->team] -= (int64_t)j->gpus * j->milli;
+    if (a.nparts > 0)
+        gs_eng_update_rates(eng, now, &a);
 }
 
 static int check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)

@@ -33,6 +33,8 @@ enum gs_event_kind {
     GS_EV_CANCEL,     /* job cancelled */
     GS_EV_REJECT,     /* job can never fit; it will not be queued */
     GS_EV_RESERVE,    /* `job` holds a reservation of `alloc` from `until` */
+    GS_EV_RATE,       /* running job's speed changed: its finish time moves */
+    GS_EV_PREEMPT,    /* running job stopped and requeued */
 };
 
 struct gs_event {
@@ -74,6 +76,11 @@ struct gs_job_info {
     gs_time time_limit;
     gs_time estimate;         /* estimate used at its start, GS_TIME_NONE if none */
     int backfilled;           /* started ahead of a reservation */
+    int runs;                 /* times started (> 1 after preemption) */
+    gs_time work;             /* useful work credited (ms at full speed) */
+    gs_time lost;             /* work lost to preemption and redone (ms) */
+    gs_time ckpt_wall;        /* wall time spent writing checkpoints (ms) */
+    gs_time restore_wall;     /* wall time spent restoring (ms) */
 };
 
 /* Create an engine for a sealed cluster and a policy; both are copied, so
@@ -151,6 +158,11 @@ int gs_engine_job_alloc(const struct gs_engine *eng, int job, struct gs_alloc *o
 int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
                           const struct gs_job_info *info, const struct gs_alloc *alloc,
                           struct gs_error *err);
+
+/* When running job `job` will have done `total_ms` of work if its speed
+ * does not change (the simulator passes the true duration; the engine never
+ * stores it).  Returns 0 and sets *end, or GS_ESTATE when not running. */
+int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs_time *end);
 
 /* Time of the most recent engine call (the engine's notion of now). */
 gs_time gs_engine_now(const struct gs_engine *eng);

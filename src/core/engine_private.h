@@ -9,6 +9,7 @@
 #include "core/place.h"
 #include "core/estimate.h"
 #include "core/profile.h"
+#include "core/progress.h"
 #include "core/strtab.h"
 
 #include <stddef.h>
@@ -21,6 +22,11 @@ struct job {
     gs_time deadline;           /* runtime-cap kill time, GS_TIME_INF = none */
     int64_t mem_mib, cpu_milli, host_mem_mib;
     int64_t alloc_mem;          /* per-GPU memory actually taken */
+    gs_time saved;              /* work (ms) protected by checkpoints, kept across runs */
+    gs_time work;               /* useful work (ms) credited so far */
+    gs_time lost;               /* work (ms) lost to preemption and redone */
+    gs_time ckpt_wall, restore_wall; /* wall ms spent checkpointing / restoring */
+    int runs;                   /* number of starts */
     int gpus, milli, priority;
     int team, user, name, queue; /* ids in eng->strs */
     int gpu_type;               /* -1 = any */
@@ -65,7 +71,8 @@ struct gs_engine {
     size_t pending_gone;        /* entries in [phead, ptail) no longer pending */
     size_t npending;            /* live pending jobs */
     int *running;
-    size_t nrunning, running_cap;
+    struct gs_progress *prog;   /* parallel to running[]: progress of each run */
+    size_t nrunning, running_cap, prog_cap;
     struct gs_alloc_part *parts;
     size_t nparts, parts_cap;
     struct gs_alloc scratch;    /* parts for up to one per node */
@@ -136,6 +143,17 @@ void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now);
 
 /* Earliest pending runtime-cap deadline, GS_TIME_INF if none. (caps.c) */
 gs_time gs_eng_next_deadline(const struct gs_engine *eng);
+
+/* Speed of `job` on its current GPUs, per mille of full speed (slow-downs
+ * from cross-domain placement and GPU sharing).  (rate.c) */
+int gs_eng_rate(const struct gs_engine *eng, int job);
+
+/* After GPUs of `a` changed hands at `now`, recompute the rates of the
+ * running jobs that share them and report changes (GS_EV_RATE).  (rate.c) */
+void gs_eng_update_rates(struct gs_engine *eng, gs_time now, const struct gs_alloc *a);
+
+/* Progress of a running job (NULL if it is not running). */
+struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job);
 
 /* Mark `job` as no longer pending (started, cancelled); the queue array is
  * compacted lazily by gs_eng_compact_pending. */

@@ -43,7 +43,34 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
     out->time_limit = j->time_limit;
     out->estimate = j->estimate;
     out->backfilled = j->backfilled;
+    out->runs = j->runs;
+    out->work = j->work;
+    out->lost = j->lost;
+    out->ckpt_wall = j->ckpt_wall;
+    out->restore_wall = j->restore_wall;
+    if (j->state == GS_JOB_RUNNING) {
+        /* include the current run, as of the engine's last call */
+        struct gs_progress pr = eng->prog[j->run_pos];
+        gs_progress_advance(&pr, eng->now);
+        out->work = gs_progress_work(&pr);
+        out->ckpt_wall += pr.ckpt_wall;
+        out->restore_wall += pr.restore_wall;
+    }
     return 0;
+}
+
+int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs_time *end)
+{
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].state != GS_JOB_RUNNING)
+        return GS_ESTATE;
+    *end = gs_progress_eta(&eng->prog[eng->jobs[job].run_pos], total_ms);
+    return 0;
+}
+
+struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job)
+{
+    const struct job *j = &eng->jobs[job];
+    return j->state == GS_JOB_RUNNING ? &eng->prog[j->run_pos] : NULL;
 }
 
 int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec *out)

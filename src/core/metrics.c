@@ -181,6 +181,18 @@ static void estimate_figures(struct gs_summary *out, struct gs_dvec *ratios, int
     out->estimate.under_share = p.n ? (double)under / (double)p.n : 0;
 }
 
+/* Useful GPU-ms of a job: the work it keeps (all of it when it completed,
+ * what its checkpoints protect otherwise) times its GPU share.  Work lost
+ * to preemption, checkpoint and restore time, slow-downs and the work of
+ * jobs killed at the runtime cap are not useful. */
+static double useful_gpu_ms(const struct gs_job_info *ji)
+{
+    double share = (double)ji->gpus * ji->milli / GS_MILLI_GPU;
+    if (ji->state == GS_JOB_DONE)
+        return share * (double)ji->work;
+    return 0;
+}
+
 static int job_waits(struct gs_summary *out, const struct gs_engine *eng)
 {
     struct gs_dvec wait = { 0 }, jct = { 0 }, by[GS_SIZE_CLASSES] = { { 0 } }, ratios = { 0 };
@@ -190,6 +202,7 @@ static int job_waits(struct gs_summary *out, const struct gs_engine *eng)
         struct gs_job_info ji;
         gs_engine_job_info(eng, j, &ji);
         count_state(out, &ji);
+        out->useful_gpu_ms += useful_gpu_ms(&ji);
         if (ji.first_start != GS_TIME_NONE) {
             double w = gs_time_to_sec(ji.first_start - ji.submit);
             rc = gs_dvec_push(&wait, w);
@@ -224,7 +237,7 @@ static void time_figures(struct gs_summary *out, const struct gs_metrics *m)
     if (span_ms <= 0 || gpus <= 0)
         return;
     out->util_alloc = m->used_milli_ms / GS_MILLI_GPU / (gpus * span_ms);
-    out->util_effective = out->util_alloc;
+    out->util_effective = out->useful_gpu_ms / (gpus * span_ms);
     out->jobs_per_gpu_day = (double)out->completed / (gpus * span_ms / 86400000.0);
     out->sched.mean = m->sched_ms / span_ms;
     out->sched.share_ge1 = m->ge1_ms / span_ms;

@@ -32,7 +32,8 @@ struct gs_summary {
     int nteams;
     double util_alloc;
     double util_effective;
-    int util_effective_modelled;      /* 0: equals util_alloc (no slow-downs) */
+    int util_effective_modelled;      /* 0: slow-downs are not modelled */
+    double useful_gpu_ms;             /* numerator of util_effective */
     double jobs_per_gpu_day;
     struct {
         int k;

@@ -74,8 +74,9 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
     json_object_set_new(o, "util_effective", json_real(s->util_effective));
     if (!s->util_effective_modelled)
         json_object_set_new(o, "util_effective_note",
-                            json_string("equals util_alloc: no slow-down, checkpoint or "
-                                        "preemption loss is modelled in this run"));
+                            json_string("useful work of completed jobs; checkpoint time, "
+                                        "lost and killed work are excluded, but slow-downs "
+                                        "from placement and GPU sharing are not modelled yet"));
     json_object_set_new(o, "jobs_per_gpu_day", json_real(s->jobs_per_gpu_day));
     json_object_set_new(o, "schedulability", sched_json(s));
     json_object_set_new(o, "fragmentation",
@@ -138,7 +139,7 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
     fprintf(f, "\nutilization: util_alloc %.1f%%, util_effective %.1f%%%s,"
                " jobs_per_gpu_day %.3f\n",
             100 * s->util_alloc, 100 * s->util_effective,
-            s->util_effective_modelled ? "" : " (= util_alloc: slow-downs not modelled)",
+            s->util_effective_modelled ? "" : " (slow-downs not modelled)",
             s->jobs_per_gpu_day);
     fprintf(f, "schedulability S_%d: mean %.2f, S>=1 %.1f%% of the time, %lld windows"
                " (mean %.2f h, longest %.2f h)\n",

@@ -75,14 +75,17 @@ static gs_time oracle_estimate(void *arg, const struct gs_engine *eng, int job)
 static void on_event(void *arg, const struct gs_event *ev)
 {
     struct sim *s = arg;
-    if (ev->kind == GS_EV_START) {
+    if (ev->kind == GS_EV_START || ev->kind == GS_EV_RATE) {
+        /* (re)schedule the finish: when the job's work reaches its duration */
         s->gen[ev->job]++;
-        gs_time dur = gs_trace_duration(s->tr, s->trace_of[ev->job]);
-        struct finish_ev fe = { gs_time_add(ev->time, dur), s->seq++, ev->job,
-                                s->gen[ev->job] };
+        gs_time dur = gs_trace_duration(s->tr, s->trace_of[ev->job]), end;
+        if (gs_engine_job_eta(s->eng, ev->job, dur, &end) < 0)
+            end = gs_time_add(ev->time, dur);
+        struct finish_ev fe = { end, s->seq++, ev->job, s->gen[ev->job] };
         if (heap_push(s, fe) < 0)
             s->failed = GS_ENOMEM;
-    } else if (ev->kind == GS_EV_KILL || ev->kind == GS_EV_CANCEL) {
+    } else if (ev->kind == GS_EV_KILL || ev->kind == GS_EV_CANCEL ||
+               ev->kind == GS_EV_PREEMPT) {
         s->gen[ev->job]++; /* its pending finish event is now stale */
     }
     if (s->opts && s->opts->on_event)

@@ -1,0 +1,157 @@
+/* cmd_compare.c - `gpusched compare`: several policies on one trace. */
+#include "cli/cli.h"
+#include "io/report.h"
+#include "sim/sim.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <string.h>
+
+#define MAX_POLICIES 32
+
+static const char *const compare_help =
+    "usage: gpusched compare --cluster C.yaml --trace T.csv --policy A.yaml\n"
+    "                        --policy B.yaml ... [--json]\n"
+    "\n"
+    "Run every policy on the same trace and print one table: queue-wait p50/p90/p99\n"
+    "overall and per size class, util_alloc, schedulability, jobs_per_gpu_day, the\n"
+    "number of backfilled jobs and the accuracy of the duration estimates\n"
+    "(median and p90 of estimate/actual, share underestimated).\n";
+
+struct run {
+    const char *path;
+    char name[64];
+    struct gs_policy pol;
+    struct gs_summary sum;
+    int ok;
+};
+
+static void policy_name(const char *path, char *out, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(out, n, "%s", base);
+    char *dot = strrchr(out, '.');
+    if (dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0))
+        *dot = '\0';
+}
+
+static int run_one(struct run *r, const struct gs_cluster *cl, const struct gs_trace *tr)
+{
+    struct gs_sim_result res;
+    struct gs_error err = { 0 };
+    if (gs_sim_run(cl, &r->pol, tr, NULL, &res, &err) < 0)
+        return cli_failf("compare", 1, "%s: %s", r->path, err.msg);
+    r->sum = res.summary;
+    res.summary.teams = NULL; /* moved into r->sum */
+    res.summary.nteams = 0;
+    gs_sim_result_fini(&res);
+    r->ok = 1;
+    return 0;
+}
+
+static void print_table(const struct run *runs, int n)
+{
+    printf("%-22s %9s %9s %9s %7s %7s %7s %8s %9s %15s\n", "policy", "wait p50", "p90", "p99",
+           "alloc", "S_k", "S>=1", "jobs/GPU", "backfill", "est/act p50/p90");
+    for (int i = 0; i < n; i++) {
+        const struct gs_summary *s = &runs[i].sum;
+        printf("%-22.22s %8.0fs %8.0fs %8.0fs %6.1f%% %7.2f %6.1f%% %8.3f %9lld %7.2f/%-7.2f\n",
+               runs[i].name, s->wait.p50, s->wait.p90, s->wait.p99, 100 * s->util_alloc,
+               s->sched.mean, 100 * s->sched.share_ge1, s->jobs_per_gpu_day,
+               (long long)s->backfilled, s->estimate.ratio_p50, s->estimate.ratio_p90);
+    }
+    printf("\nqueue wait by size class (seconds, p50 / p90 / p99)\n%-22s", "policy");
+    for (int c = 0; c < GS_SIZE_CLASSES; c++)
+        printf(" %26s", gs_size_class_name(c));
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        printf("%-22.22s", runs[i].name);
+        for (int c = 0; c < GS_SIZE_CLASSES; c++) {
+            const struct gs_pctl *p = &runs[i].sum.wait_by_size[c];
+            char cell[64];
+            if (p->n)
+                snprintf(cell, sizeof cell, "%.0f / %.0f / %.0f", p->p50, p->p90, p->p99);
+            else
+                snprintf(cell, sizeof cell, "-");
+            printf(" %26s", cell);
+        }
+        printf("\n");
+    }
+}
+
+static json_t *runs_json(const struct run *runs, int n)
+{
+    json_t *arr = json_array();
+    for (int i = 0; arr && i < n; i++) {
+        json_t *o = gs_report_summary_json(&runs[i].sum, &runs[i].pol);
+        if (o)
+            json_object_set_new(o, "name", json_string(runs[i].name));
+        json_array_append_new(arr, o);
+    }
+    return json_pack("{s:o}", "policies", arr);
+}
+
+static int parse_args(int argc, char **argv, const char **cluster, const char **trace,
+                      struct run *runs, int *n, int *json)
+{
+    static const struct option opts[] = {
+        { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
+        { "policy", required_argument, NULL, 'p' },  { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': *cluster = optarg; break;
+        case 't': *trace = optarg; break;
+        case 'p':
+            if (*n == MAX_POLICIES)
+                return cli_failf("compare", 2, "at most %d policies", MAX_POLICIES);
+            runs[(*n)++].path = optarg;
+            break;
+        case 'j': *json = 1; break;
+        case 'h': fputs(compare_help, stdout); return 0;
+        default: fputs(compare_help, stderr); return 2;
+        }
+    }
+    if (optind < argc)
+        return cli_failf("compare", 2, "unexpected argument '%s'", argv[optind]);
+    if (!*cluster || !*trace || *n == 0)
+        return cli_failf("compare", 2, "--cluster, --trace and --policy are required");
+    return -1;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    static struct run runs[MAX_POLICIES];
+    const char *cluster = NULL, *trace = NULL;
+    int n = 0, json = 0, loaded = 0;
+    memset(runs, 0, sizeof runs);
+    int st = parse_args(argc, argv, &cluster, &trace, runs, &n, &json);
+    if (st >= 0)
+        return st;
+    struct gs_cluster *cl = cli_load_cluster("compare", cluster);
+    struct gs_trace *tr = cl ? cli_load_trace("compare", trace, 1) : NULL;
+    int status = tr ? 0 : 1;
+    for (; status == 0 && loaded < n; loaded++) {
+        policy_name(runs[loaded].path, runs[loaded].name, sizeof runs[loaded].name);
+        if (cli_load_policy("compare", runs[loaded].path, &runs[loaded].pol) < 0)
+            status = 1;
+    }
+    for (int i = 0; status == 0 && i < n; i++)
+        status = run_one(&runs[i], cl, tr);
+    if (status == 0 && json)
+        cli_print_json(runs_json(runs, n));
+    else if (status == 0)
+        print_table(runs, n);
+    for (int i = 0; i < n; i++) {
+        if (i < loaded)
+            gs_policy_fini(&runs[i].pol);
+        gs_summary_fini(&runs[i].sum);
+    }
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+    return status;
+}

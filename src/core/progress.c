@@ -1,0 +1,129 @@
+/* progress.c - phase arithmetic for running jobs (see progress.h). */
+#include "core/progress.h"
+
+#define UNITS 1000 /* work units per ms of work */
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return a <= 0 ? 0 : (a + b - 1) / b;
+}
+
+void gs_progress_start(struct gs_progress *p, gs_time now, gs_time saved_ms, gs_time interval,
+                       gs_time cost, gs_time restore_ms, int rate)
+{
+    p->t = now;
+    p->work = p->saved = p->run_start = saved_ms * UNITS;
+    p->interval = interval > 0 ? interval : 0;
+    p->cost = cost > 0 ? cost : 0;
+    p->rate = rate >= 1 && rate <= GS_RATE_FULL ? rate : GS_RATE_FULL;
+    p->ckpt_wall = p->restore_wall = 0;
+    if (restore_ms > 0) {
+        p->phase = GS_PHASE_RESTORE;
+        p->phase_end = now + restore_ms;
+    } else {
+        p->phase = GS_PHASE_COMPUTE;
+        p->phase_end = now;
+    }
+}
+
+/* Next checkpoint boundary strictly above `work`, in work units. */
+static int64_t next_boundary(const struct gs_progress *p, int64_t work)
+{
+    int64_t iu = p->interval * UNITS;
+    return (work / iu + 1) * iu;
+}
+
+/* Finish a RESTORE or CKPT phase that ends by `now`; returns 1 if the
+ * snapshot moved, 0 if the phase continues past now (snapshot at now). */
+static int step_pause(struct gs_progress *p, gs_time now)
+{
+    gs_time end = p->phase_end < now ? p->phase_end : now;
+    gs_time dt = end - p->t;
+    if (p->phase == GS_PHASE_CKPT)
+        p->ckpt_wall += dt;
+    else
+        p->restore_wall += dt;
+    p->t = end;
+    if (end < p->phase_end)
+        return 0;
+    if (p->phase == GS_PHASE_CKPT)
+        p->saved = p->work;
+    p->phase = GS_PHASE_COMPUTE;
+    return 1;
+}
+
+void gs_progress_advance(struct gs_progress *p, gs_time now)
+{
+    while (p->t < now) {
+        if (p->phase != GS_PHASE_COMPUTE) {
+            if (!step_pause(p, now))
+                return;
+            continue;
+        }
+        if (p->interval == 0) {
+            p->work += (now - p->t) * p->rate;
+            p->t = now;
+            return;
+        }
+        int64_t iu = p->interval * UNITS;
+        /* whole cycles from a boundary: compute I then checkpoint C */
+        if (p->work % iu == 0) {
+            gs_time cycle = ceil_div(iu, p->rate) + p->cost;
+            int64_t k = cycle > 0 ? (now - p->t) / cycle : 0;
+            if (k > 0) {
+                p->work += k * iu;
+                p->saved = p->work;
+                p->ckpt_wall += k * p->cost;
+                p->t += k * cycle;
+                continue;
+            }
+        }
+        int64_t b = next_boundary(p, p->work);
+        gs_time to_b = ceil_div(b - p->work, p->rate);
+        if (p->t + to_b > now) {
+            p->work += (now - p->t) * p->rate;
+            p->t = now;
+            return;
+        }
+        p->work = b;
+        p->t += to_b;
+        p->phase = GS_PHASE_CKPT;
+        p->phase_end = p->t + p->cost;
+    }
+}
+
+void gs_progress_set_rate(struct gs_progress *p, gs_time now, int rate)
+{
+    gs_progress_advance(p, now);
+    p->rate = rate >= 1 && rate <= GS_RATE_FULL ? rate : GS_RATE_FULL;
+}
+
+gs_time gs_progress_eta(const struct gs_progress *p, gs_time total_ms)
+{
+    int64_t total = total_ms * UNITS, work = p->work;
+    gs_time t = p->t;
+    if (work >= total)
+        return t;
+    if (p->phase != GS_PHASE_COMPUTE)
+        t = p->phase_end;
+    if (p->interval == 0)
+        return t + ceil_div(total - work, p->rate);
+    int64_t iu = p->interval * UNITS;
+    int64_t b = next_boundary(p, work);
+    if (b >= total)
+        return t + ceil_div(total - work, p->rate);
+    /* to the first boundary, its checkpoint, then whole cycles, then the
+     * last piece (no checkpoint after the final piece of work) */
+    t += ceil_div(b - work, p->rate) + p->cost;
+    int64_t cycles = (total - 1 - b) / iu; /* boundaries strictly inside (b, total) */
+    t += cycles * (ceil_div(iu, p->rate) + p->cost);
+    return t + ceil_div(total - (b + cycles * iu), p->rate);
+}
+
+gs_time gs_progress_work(const struct gs_progress *p) { return p->work / UNITS; }
+gs_time gs_progress_saved(const struct gs_progress *p) { return p->saved / UNITS; }
+
+gs_time gs_progress_at_risk(const struct gs_progress *p)
+{
+    return (p->work - p->saved) / UNITS;
+}

@@ -1,0 +1,68 @@
+/* progress.h - how a running job turns wall time into work.
+ *
+ * Work is measured in milliseconds of full-speed compute (a job's
+ * `duration` in the trace is its total work).  During a run the job is in
+ * one of three phases:
+ *   RESTORE  - paying its restore cost after a restart (no progress),
+ *   COMPUTE  - progressing at `rate` per mille of full speed (slow-downs from
+ *              cross-domain placement or sharing interference lower it),
+ *   CKPT     - writing a checkpoint (no progress).
+ * A job with checkpoint interval I writes a checkpoint each time its total
+ * work reaches a multiple of I (not after its final piece of work); the
+ * checkpoint takes C of wall time and protects the work done so far when
+ * it completes.  A checkpoint in progress protects nothing.
+ *
+ * Internally work is kept in milli-milliseconds ("work units", 1/1000 ms)
+ * so that rate x time is exact in integers; every figure the API returns
+ * is in milliseconds.  Pure arithmetic: no clock, no allocation.
+ */
+#ifndef GS_CORE_PROGRESS_H
+#define GS_CORE_PROGRESS_H
+
+#include <stdint.h>
+
+#include "core/types.h"
+
+enum gs_phase { GS_PHASE_RESTORE, GS_PHASE_COMPUTE, GS_PHASE_CKPT };
+
+#define GS_RATE_FULL 1000
+
+struct gs_progress {
+    gs_time t;            /* time of this snapshot */
+    int64_t work;         /* work units done at t (all runs) */
+    int64_t saved;        /* work units protected by the last checkpoint */
+    int64_t run_start;    /* work units at the start of this run */
+    int phase;            /* enum gs_phase */
+    gs_time phase_end;    /* RESTORE/CKPT: when the phase ends */
+    int rate;             /* per mille of full speed, 1..1000 */
+    gs_time interval;     /* checkpoint interval (ms of work), 0 = none */
+    gs_time cost;         /* checkpoint wall time (ms) */
+    gs_time ckpt_wall;    /* wall ms spent checkpointing in this run */
+    gs_time restore_wall; /* wall ms spent restoring in this run */
+};
+
+/* Begin a run at `now` from `saved_ms` of protected work (0 for a first
+ * start), paying `restore_ms` first when restarting. */
+void gs_progress_start(struct gs_progress *p, gs_time now, gs_time saved_ms, gs_time interval,
+                       gs_time cost, gs_time restore_ms, int rate);
+
+/* Move the snapshot forward to `now` (>= p->t), completing phases and
+ * checkpoints on the way. */
+void gs_progress_advance(struct gs_progress *p, gs_time now);
+
+/* Change the rate from `now` on (advances first).  rate in 1..1000. */
+void gs_progress_set_rate(struct gs_progress *p, gs_time now, int rate);
+
+/* Wall time at which the job's work reaches `total_ms`, if nothing changes
+ * after the snapshot; p->t when it already has. */
+gs_time gs_progress_eta(const struct gs_progress *p, gs_time total_ms);
+
+/* Work done (ms, rounded down) and work protected by checkpoints. */
+gs_time gs_progress_work(const struct gs_progress *p);
+gs_time gs_progress_saved(const struct gs_progress *p);
+
+/* Work (ms) that would be lost if the run stopped now without a final
+ * checkpoint: work since the last completed checkpoint. */
+gs_time gs_progress_at_risk(const struct gs_progress *p);
+
+#endif
