@@ -214,6 +214,7 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->gpu_type = j->gpu_type;
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
+    req->nodes_allowed = NULL;
 }
 
 static int job_possible(struct gs_engine *eng, int job)

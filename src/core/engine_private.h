@@ -155,6 +155,15 @@ void gs_eng_update_rates(struct gs_engine *eng, gs_time now, const struct gs_all
 /* Progress of a running job (NULL if it is not running). */
 struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job);
 
+/* A pending job could not start at `now`: the preemption policy may free
+ * GPUs for it by stopping other jobs and start it.  Returns 0 when the job
+ * was started, GS_ENOSPC when not, GS_ENOMEM.  (preempt.c) */
+int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now);
+
+/* End of a pass at `now`: account every pending job's waiting time to its
+ * current reason.  (diagnose.c) */
+void gs_eng_account_waits(struct gs_engine *eng, gs_time now);
+
 /* Mark `job` as no longer pending (started, cancelled); the queue array is
  * compacted lazily by gs_eng_compact_pending. */
 void gs_eng_leave_pending(struct gs_engine *eng, int job);

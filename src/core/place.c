@@ -46,6 +46,8 @@ static int node_ok(const struct ctx *c, int node)
     const struct gs_request *r = c->req;
     if (r->gpu_type >= 0 && gs_cluster_node_gpu_type(c->cl, node) != r->gpu_type)
         return 0;
+    if (r->nodes_allowed && !r->nodes_allowed[node])
+        return 0;
     int64_t cpu = gs_cluster_node_cpu(c->cl, node), mem = gs_cluster_node_mem(c->cl, node);
     int64_t cpu_used = c->view ? 0 : gs_cluster_node_cpu_used(c->cl, node);
     int64_t mem_used = c->view ? 0 : gs_cluster_node_mem_used(c->cl, node);

@@ -29,6 +29,7 @@ struct gs_request {
     int gpu_type;           /* required type index, -1 = any */
     int64_t cpu_milli;      /* host resources on the (first) node */
     int64_t host_mem_mib;
+    const unsigned char *nodes_allowed; /* per node 1 = usable (partitions), NULL = all */
 };
 
 /* Find GPUs for `req` under `strategy` (enum gs_strategy) and write them to

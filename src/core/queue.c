@@ -284,8 +284,13 @@ static int try_job(struct pass *ps, int job)
         return GS_ENOSPC;
     }
     int rc = ps->blocked ? try_backfill(ps, job) : gs_eng_try_start(eng, job, ps->now, NULL, 0);
-    if (rc != GS_ENOSPC)
+    if (rc == GS_ENOSPC)
+        rc = gs_eng_try_preempt(eng, job, ps->now);
+    if (rc != GS_ENOSPC) {
+        if (rc == 0)
+            ps->view_k = -1; /* GPUs changed hands: cached view is stale */
         return rc;
+    }
     if (!ps->blocked) {
         j->reason = GS_WAIT_RESOURCES;
         memo_fail(ps, j, 0, 1);
@@ -322,5 +327,6 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         else if (rc != GS_ENOSPC)
             return rc;
     }
+    gs_eng_account_waits(eng, now);
     return started;
 }
