@@ -25,7 +25,7 @@ ifeq ($(SAN),1)
   LDSAN := -fsanitize=address,undefined
 else ifeq ($(RELEASE),1)
   VARIANT := release
-  OPT := -O2 -g -DNDEBUG
+  OPT := -O2 -g -DNDEBUG $(if $(filter x86_64,$(shell uname -m)),-march=x86-64-v2)
 else
   VARIANT := debug
   OPT := -O2 -g
@@ -90,7 +90,7 @@ $(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< $(LIB) $(LDSAN) -lcmocka $(LIBS)
 
-$(B)/bench/%: bench/%.c $(LIB)
+$(B)/bench/%: bench/%.c bench/bench_util.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< $(LIB) $(LDSAN) $(LIBS)
 

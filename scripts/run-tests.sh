@@ -53,7 +53,24 @@ run_variant() { # $1 = debug|san, $2 = make flags
     count "$LOG/fuzz-$v.tap" "fuzz $v"
 }
 
+static_checks() {
+    echo "== static checks"
+    : >"$LOG/static.tap"
+    i=0
+    for chk in check-layering headers-check; do
+        i=$((i + 1))
+        if make --no-print-directory "$chk" >"$LOG/$chk.log" 2>&1; then
+            echo "ok $i - $chk" >>"$LOG/static.tap"
+        else
+            cat "$LOG/$chk.log"
+            echo "not ok $i - $chk" >>"$LOG/static.tap"
+        fi
+    done
+    count "$LOG/static.tap" "static"
+}
+
 run_variant debug ""
+static_checks
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     run_variant san "SAN=1"

@@ -15,6 +15,7 @@ int cmd_sim(int argc, char **argv);
 int cmd_frag(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Print "gpusched CMD: message" to stderr; returns 1. */
 int cli_fail(const char *cmd, const struct gs_error *err);

@@ -14,6 +14,7 @@ static const struct command commands[] = {
     { "frag", cmd_frag, "schedulability and fragmentation of one cluster snapshot" },
     { "compare", cmd_compare, "run several policies on one trace, one table" },
     { "gen", cmd_gen, "generate a seeded synthetic workload trace" },
+    { "import", cmd_import, "convert a public trace (AAIC, ...) into the native trace format" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -175,12 +175,15 @@ int gs_cluster_add_node(struct gs_cluster *cl, const struct gs_node_spec *s,
         return rc;
     if (gs_strtab_find(cl->names, s->name) >= 0)
         return gs_errorf(err, GS_EEXIST, "node '%s' defined twice", s->name);
-    if (gs_grow((void **)&cl->nodes, &cl->nodes_cap, cl->nnodes + 1, sizeof *cl->nodes))
-        return gs_errorf(err, GS_ENOMEM, "out of memory");
-    int id = gs_strtab_intern(cl->names, s->name);
+    /* the node name is interned last: a failure before it leaves no trace
+     * that would make a retry look like a duplicate */
     int rack = intern_label(cl, s->rack);
     int mdom = intern_label(cl, s->mdomain);
-    if (id < 0 || (s->rack && *s->rack && rack < 0) || (s->mdomain && *s->mdomain && mdom < 0))
+    if ((s->rack && *s->rack && rack < 0) || (s->mdomain && *s->mdomain && mdom < 0) ||
+        gs_grow((void **)&cl->nodes, &cl->nodes_cap, cl->nnodes + 1, sizeof *cl->nodes))
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    int id = gs_strtab_intern(cl->names, s->name);
+    if (id < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     struct node *n = &cl->nodes[cl->nnodes];
     memset(n, 0, sizeof *n);
@@ -298,8 +301,17 @@ int gs_cluster_seal(struct gs_cluster *cl, int k, struct gs_error *err)
         cl->mem = gs_calloc((size_t)cl->ngpus, sizeof *cl->mem);
         cl->users = gs_calloc((size_t)cl->ngpus, sizeof *cl->users);
         cl->full = gs_calloc(cl->nnodes, sizeof *cl->full);
-        if (!cl->milli || !cl->mem || !cl->users || !cl->full)
+        if (!cl->milli || !cl->mem || !cl->users || !cl->full) {
+            gs_free(cl->milli);
+            gs_free(cl->mem);
+            gs_free(cl->users);
+            gs_free(cl->full);
+            cl->milli = NULL;
+            cl->mem = NULL;
+            cl->users = NULL;
+            cl->full = NULL;
             return gs_errorf(err, GS_ENOMEM, "out of memory");
+        }
         for (size_t i = 0; i < cl->nnodes; i++)
             cl->full[i] = low_mask(cl->nodes[i].gpus);
     } else {

@@ -114,6 +114,28 @@ gs_time gs_eng_estimate(const struct gs_engine *eng, int job)
     return eng->est.estimate ? eng->est.estimate(eng->est.arg, eng, job) : GS_TIME_NONE;
 }
 
+/* Non-negative fields of a spec, by trace column name. */
+static int check_nonneg(const struct gs_job_spec *s, struct gs_error *err)
+{
+    const struct {
+        const char *name;
+        int64_t v;
+        int64_t min;
+    } f[] = {
+        { "time_limit", s->time_limit, 0 },
+        { "checkpoint_interval", s->ckpt_interval, 0 },
+        { "checkpoint_cost", s->ckpt_cost, 0 },
+        { "restore_cost", s->restore_cost, -1 },
+        { "cpu", s->cpu_milli, 0 },
+        { "host_mem_gb", s->host_mem_mib, 0 },
+        { "gpu_mem_gb", s->mem_mib, -1 },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].v < f[i].min)
+            return gs_errorf(err, GS_EINVAL, "job %s: %s must be >= 0", s->id, f[i].name);
+    return 0;
+}
+
 int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error *err)
 {
     if (!s->id || !*s->id)
@@ -126,16 +148,11 @@ int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error 
         return gs_errorf(err, GS_EINVAL, "job %s: gpu_share must be in (0, 1]", s->id);
     if (s->milli < GS_MILLI_GPU && s->gpus > 1)
         return gs_errorf(err, GS_EINVAL, "job %s: gpu_share < 1 needs gpus = 1", s->id);
-    if (s->mem_mib < -1)
-        return gs_errorf(err, GS_EINVAL, "job %s: gpu_mem_gb must be >= 0", s->id);
     if (s->topology < GS_TOPO_AUTO || s->topology > GS_TOPO_ANY)
         return gs_errorf(err, GS_EINVAL, "job %s: bad topology", s->id);
     if (s->klass != GS_CLASS_TRAIN && s->klass != GS_CLASS_INFER)
         return gs_errorf(err, GS_EINVAL, "job %s: class must be train or infer", s->id);
-    if (s->time_limit < 0 || s->ckpt_interval < 0 || s->ckpt_cost < 0 ||
-        s->restore_cost < -1 || s->cpu_milli < 0 || s->host_mem_mib < 0)
-        return gs_errorf(err, GS_EINVAL, "job %s: negative time or resource", s->id);
-    return 0;
+    return check_nonneg(s, err);
 }
 
 /* Intern an optional string with a default; returns id or GS_ENOMEM. */
@@ -144,28 +161,30 @@ static int intern_or(struct gs_engine *eng, const char *s, const char *dflt)
     return gs_strtab_intern(eng->strs, s && *s ? s : dflt);
 }
 
-static int grow_teams(struct gs_engine *eng, int id)
+/* Per-string-id team tables: GPUs held and the quota (resolved by name,
+ * so a team first seen late still gets its quota). */
+static int grow_teams(struct gs_engine *eng, int team)
 {
-    size_t old = eng->teams_cap;
-    if ((size_t)id < old)
-        return 0;
-    size_t ncap = old ? old : 8;
-    while (ncap <= (size_t)id)
-        ncap *= 2;
-    int64_t *m = gs_realloc(eng->team_milli, ncap * sizeof *m);
-    if (!m)
-        return GS_ENOMEM;
-    eng->team_milli = m;
-    int *q = gs_realloc(eng->team_quota, ncap * sizeof *q);
-    if (!q)
-        return GS_ENOMEM;
-    eng->team_quota = q;
-    for (size_t i = old; i < ncap; i++) {
-        eng->team_milli[i] = 0;
-        const char *name = gs_strtab_name(eng->strs, (int)i);
-        eng->team_quota[i] = name ? gs_policy_quota(&eng->pol, name) : -1;
+    size_t old = eng->teams_cap, need = (size_t)gs_strtab_count(eng->strs);
+    if (need > old) {
+        size_t ncap = old ? old : 8;
+        while (ncap < need)
+            ncap *= 2;
+        int64_t *m = gs_realloc(eng->team_milli, ncap * sizeof *m);
+        if (!m)
+            return GS_ENOMEM;
+        eng->team_milli = m;
+        int *q = gs_realloc(eng->team_quota, ncap * sizeof *q);
+        if (!q)
+            return GS_ENOMEM;
+        eng->team_quota = q;
+        for (size_t i = old; i < ncap; i++) {
+            eng->team_milli[i] = 0;
+            eng->team_quota[i] = -1;
+        }
+        eng->teams_cap = ncap;
     }
-    eng->teams_cap = ncap;
+    eng->team_quota[team] = gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team));
     return 0;
 }
 
@@ -201,7 +220,7 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->queue = intern_or(eng, s->queue, "");
     if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0)
         return GS_ENOMEM;
-    return grow_teams(eng, gs_strtab_count(eng->strs));
+    return grow_teams(eng, j->team);
 }
 
 void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req)

@@ -50,9 +50,10 @@ static int close_window(struct gs_metrics *m, gs_time t)
 {
     if (m->window_start == GS_TIME_NONE)
         return 0;
-    int rc = gs_dvec_push(&m->windows, gs_time_to_sec(t - m->window_start));
+    gs_time len = t - m->window_start;
     m->window_start = GS_TIME_NONE;
-    return rc;
+    /* a window of no length (S_k >= 1 only at an instant) is not a window */
+    return len > 0 ? gs_dvec_push(&m->windows, gs_time_to_sec(len)) : 0;
 }
 
 int gs_metrics_sample(struct gs_metrics *m, gs_time now, const struct gs_cluster_stats *s)
@@ -143,13 +144,15 @@ static int team_waits(struct gs_summary *out, const struct gs_engine *eng)
     }
     for (int t = 0; t < nt; t++) {
         if (rc == 0) {
-            out->teams[t].team = names[t];
+            out->teams[t].team = gs_strdup(names[t]);
+            if (!out->teams[t].team)
+                rc = GS_ENOMEM;
             gs_pctl_compute(&out->teams[t].wait, per[t].v, per[t].n);
         }
         gs_dvec_fini(&per[t]);
     }
-    if (rc == 0)
-        out->nteams = nt;
+    if (out->teams)
+        out->nteams = nt; /* fini frees whatever names were copied */
     gs_free(per);
     gs_free(names);
     return rc;
@@ -287,6 +290,8 @@ void gs_summary_fini(struct gs_summary *s)
 {
     if (!s)
         return;
+    for (int t = 0; t < s->nteams; t++)
+        gs_free((char *)s->teams[t].team);
     gs_free(s->teams);
     s->teams = NULL;
     s->nteams = 0;

@@ -17,7 +17,7 @@
 struct gs_metrics;
 
 struct gs_team_wait {
-    const char *team;          /* borrowed from the engine */
+    const char *team;          /* owned copy */
     struct gs_pctl wait;
 };
 

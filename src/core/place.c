@@ -48,6 +48,9 @@ static int node_ok(const struct ctx *c, int node)
         return 0;
     if (r->nodes_allowed && !r->nodes_allowed[node])
         return 0;
+    if (r->mem_mib > 0 &&
+        gs_cluster_gpu_type_mem(c->cl, gs_cluster_node_gpu_type(c->cl, node)) < r->mem_mib)
+        return 0; /* the job needs more memory per GPU than this node's GPUs have */
     int64_t cpu = gs_cluster_node_cpu(c->cl, node), mem = gs_cluster_node_mem(c->cl, node);
     int64_t cpu_used = c->view ? 0 : gs_cluster_node_cpu_used(c->cl, node);
     int64_t mem_used = c->view ? 0 : gs_cluster_node_mem_used(c->cl, node);

@@ -320,7 +320,9 @@ static int earliest_domain(struct gs_profile *p, const struct gs_cluster *cl, gs
     for (int n = 0; n < p->nnodes; n++) {
         if (gs_cluster_node_gpus(cl, n) < g ||
             (req->gpu_type >= 0 && gs_cluster_node_gpu_type(cl, n) != req->gpu_type) ||
-            (req->nodes_allowed && !req->nodes_allowed[n]))
+            (req->nodes_allowed && !req->nodes_allowed[n]) ||
+            (req->mem_mib > 0 &&
+             gs_cluster_gpu_type_mem(cl, gs_cluster_node_gpu_type(cl, n)) < req->mem_mib))
             continue;
         for (int d = 0; d < gs_cluster_node_domains(cl, n); d++) {
             uint64_t dm = gs_cluster_domain_mask(cl, n, d), got = 0;

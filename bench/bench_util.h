@@ -1,0 +1,52 @@
+/* bench_util.h - shared helpers for the benchmarks (speedtest1 style:
+ * numbered cases, per-case ms, a decision hash, TOTAL). */
+#ifndef GS_BENCH_UTIL_H
+#define GS_BENCH_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "core/cluster.h"
+
+static inline double bench_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* FNV-1a over a 64-bit value, for decision hashes. */
+static inline uint64_t bench_hash(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* A cluster of `nodes` x 8 GPUs, one NVLink domain each, sealed. */
+static inline struct gs_cluster *bench_cluster(int nodes)
+{
+    struct gs_error err = { 0 };
+    struct gs_cluster *cl = gs_cluster_create();
+    int t = gs_cluster_add_gpu_type(cl, "H100-80G", 80 * 1024, &err);
+    for (int i = 0; i < nodes; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "node-%d", i + 1);
+        struct gs_node_spec s = { 0 };
+        s.name = name;
+        s.gpus = 8;
+        s.gpu_type = t;
+        gs_cluster_add_node(cl, &s, &err);
+    }
+    if (gs_cluster_seal(cl, 0, &err) < 0) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        gs_cluster_destroy(cl);
+        return NULL;
+    }
+    return cl;
+}
+
+#endif
