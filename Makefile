@@ -127,7 +127,7 @@ check-layering: $(CORE_OBJ)
 
 headers-check:
 	@for h in src/*/*.h; do \
-	  printf '#include "%s"\n' "$${h#src/}" | $(CC) $(BASE_CFLAGS) $(POSIX) -x c -fsyntax-only - \
+	  printf '#include "%s"\n' "$${h#src/}" | $(CC) -std=c11 $(WARN) -Isrc $(POSIX) -x c -fsyntax-only - \
 	  || { echo "header not self-contained: $$h"; exit 1; }; done; echo "headers ok"
 
 lint:

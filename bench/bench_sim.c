@@ -7,7 +7,8 @@
  * placement) - so the table shows what scheduling costs on top of the event
  * loop.  Usage: bench_sim [--size small|full] [--case N]
  */
-#include "bench/bench_util.h"
+#define _DEFAULT_SOURCE
+#include "bench_util.h"
 #include "core/alloc.h"
 #include "core/policy.h"
 #include "sim/gen.h"

@@ -426,6 +426,7 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     j->state = (int8_t)state;
     j->end = now;
     eng->team_milli[j->team] -= (int64_t)j->gpus * j->milli;
+    eng->releases++;
     if (a.nparts > 0)
         gs_eng_update_rates(eng, now, &a);
 }

@@ -87,6 +87,9 @@ struct gs_engine {
     size_t order_cap;
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
     size_t ndl, dl_cap;
+    uint64_t releases;          /* GPU releases so far (stop_running) */
+    uint64_t pass_releases;     /* `releases` at the end of the last pass */
+    int pass_blocked;           /* the last pass ended at a blocked job */
     gs_observer_fn observer;
     void *observer_arg;
     struct gs_estimator est;
