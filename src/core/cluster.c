@@ -286,7 +286,10 @@ static void account_node(struct gs_cluster *cl, struct node *n, int node, int si
     cl->idle_gpus += sign * idle;
     cl->sched_nodes += sign * n->sched;
     cl->frag_topo += sign * n->frag_topo;
-    if (n->gpus < cl->k && n->gpus > 0 && idle == n->gpus)
+    /* nodes smaller than k pool their GPUs only when k is larger than every
+     * node: then jobs span whole nodes; otherwise the topology rule keeps a
+     * k-GPU job on one node and small nodes cannot serve it */
+    if (n->gpus < cl->k && n->gpus > 0 && idle == n->gpus && cl->k > cl->max_node)
         cl->whole_idle_small += sign * n->gpus;
 }
 

@@ -44,12 +44,13 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     eng->scratch.parts = gs_calloc((size_t)n, sizeof *eng->scratch.parts);
     eng->scratch.cap = n;
     eng->view = gs_calloc((size_t)n, sizeof *eng->view);
+    eng->diag = gs_eng_diag_create(n);
     eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
     if (!eng->cl || !eng->ids || !eng->strs || !eng->scratch.parts || !eng->view ||
-        !eng->profile || gs_policy_copy(&eng->pol, pol) < 0)
+        !eng->profile || !eng->diag || gs_policy_copy(&eng->pol, pol) < 0)
         goto nomem;
     eng->backfill = gs_policy_backfill_mode(pol);
-    if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0) {
+    if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0 || gs_eng_preempt_init(eng, err) < 0) {
         gs_engine_destroy(eng);
         return NULL;
     }
@@ -88,7 +89,9 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->order);
     gs_free(eng->dl);
     gs_profile_destroy(eng->profile);
+    gs_eng_diag_destroy(eng->diag);
     gs_history_destroy(eng->hist);
+    gs_eng_preempt_fini(eng);
     gs_free(eng);
 }
 
@@ -105,6 +108,8 @@ void gs_engine_set_estimator(struct gs_engine *eng, const struct gs_estimator *e
 
 void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev)
 {
+    if (ev->kind == GS_EV_RESERVE)
+        gs_eng_note_reserve(eng, ev->job, ev->until);
     if (eng->observer)
         eng->observer(eng->observer_arg, ev);
 }
@@ -233,7 +238,7 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->gpu_type = j->gpu_type;
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
-    req->nodes_allowed = NULL;
+    req->nodes_allowed = gs_eng_part_nodes(eng, job);
 }
 
 static int job_possible(struct gs_engine *eng, int job)
@@ -280,7 +285,7 @@ int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spe
     if (job < 0)
         return job;
     eng->now = now;
-    if (!job_possible(eng, job)) {
+    if (gs_eng_part_assign(eng, job) < 0 || !job_possible(eng, job)) {
         eng->jobs[job].state = GS_JOB_REJECTED;
         eng->jobs[job].end = now;
         struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };
@@ -344,7 +349,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     eng->running[eng->nrunning] = job;
     gs_time restore = 0;
     if (j->runs > 0)
-        restore = j->restore_cost >= 0 ? j->restore_cost : 0;
+        restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
     gs_progress_start(&eng->prog[eng->nrunning], now, j->saved, j->ckpt_interval, j->ckpt_cost,
                       restore, GS_RATE_FULL);
     eng->nrunning++;
@@ -359,6 +364,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     gs_profile_occupy(eng->profile, a, until);
     j->deadline = gs_eng_deadline(eng, job);
     eng->team_milli[j->team] += (int64_t)j->gpus * j->milli;
+    gs_eng_pre_started(eng, job);
 }
 
 int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
@@ -427,6 +433,7 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     j->end = now;
     eng->team_milli[j->team] -= (int64_t)j->gpus * j->milli;
     eng->releases++;
+    gs_eng_pre_stopped(eng, job);
     if (a.nparts > 0)
         gs_eng_update_rates(eng, now, &a);
 }
@@ -475,6 +482,7 @@ int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_erro
         j->state = GS_JOB_CANCELLED;
         j->end = now;
         gs_eng_leave_pending(eng, job);
+        eng->pass_blocked = 0; /* it may have been the blocked head */
     }
     struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
     gs_eng_emit(eng, &ev);
@@ -487,6 +495,8 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
     if (rc < 0)
         return rc;
     gs_eng_enforce_caps(eng, now);
+    if (gs_eng_preempt_step(eng, now) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory in preemption");
     rc = gs_queue_pass(eng, now);
     gs_eng_compact_pending(eng);
     if (rc < 0)
@@ -497,6 +507,9 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
 gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
 {
     gs_time t = gs_eng_next_deadline(eng);
+    gs_time p = gs_eng_preempt_wakeup(eng);
+    if (p < t)
+        t = p;
     int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;
     if (aging && eng->npending > 0 && eng->pol.pass_interval > 0) {
         gs_time tick = gs_time_add(now, eng->pol.pass_interval);

@@ -27,6 +27,8 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
     int rc = gs_eng_check_spec(spec, now, err);
     if (rc < 0)
         return rc;
+    if (gs_engine_job_find(eng, spec->id) >= 0)
+        return gs_errorf(err, GS_EEXIST, "job %s: id already used", spec->id);
     int running = info->state == GS_JOB_RUNNING;
     if (running) {
         if (!alloc || info->start == GS_TIME_NONE)
@@ -45,6 +47,7 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
     if (job < 0)
         return job;
     struct job *j = &eng->jobs[job];
+    gs_eng_part_assign(eng, job); /* no partition: it runs unconstrained */
     eng->pending[eng->ptail++] = job; /* every job enters via the queue */
     eng->npending++;
     if (running) {
