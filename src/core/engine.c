@@ -25,6 +25,8 @@ static int check_policy(const struct gs_policy *p, struct gs_error *err)
 
 
 
+static int grow_teams(struct gs_engine *eng, int team);
+
 struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_policy *pol,
                                    struct gs_error *err)
 {
@@ -53,6 +55,13 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0 || gs_eng_preempt_init(eng, err) < 0) {
         gs_engine_destroy(eng);
         return NULL;
+    }
+    /* teams with a quota exist from the start, so their idle quota can be
+     * lent before they submit anything */
+    for (int i = 0; i < pol->nquotas; i++) {
+        int team = gs_strtab_intern(eng->strs, pol->quotas[i].team);
+        if (team < 0 || grow_teams(eng, team) < 0)
+            goto nomem;
     }
     eng->est = (struct gs_estimator){ "user", user_estimate, NULL, NULL };
     if (pol->estimate == GS_EST_HISTORY) {

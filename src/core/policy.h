@@ -23,6 +23,30 @@ enum gs_sharing { GS_SHARING_EXCLUSIVE, GS_SHARING_SHARED };
 enum gs_quota_mode { GS_QUOTA_STRICT, GS_QUOTA_BORROW };
 /* Job topology requirement (trace column `topology`, or placement.topology). */
 enum gs_topo { GS_TOPO_AUTO, GS_TOPO_DOMAIN, GS_TOPO_NODE, GS_TOPO_ANY };
+/* How a running job is preempted (docs/preemption.md).  INHERIT: a class or
+ * partition setting that defers to the next level. */
+enum gs_preempt_mode {
+    GS_PREEMPT_INHERIT = -1,
+    GS_PREEMPT_NONE,          /* never preempted */
+    GS_PREEMPT_CHECKPOINT,    /* loses work since its last checkpoint; grace applies */
+    GS_PREEMPT_IMMEDIATE,     /* stopped at once, no grace */
+};
+enum gs_over_cap { GS_OVER_CAP_KILL, GS_OVER_CAP_PREEMPT };
+
+/* One entry of `partitions:` (a list).  A partition is bound to nodes
+ * (`nodes`) or is a GPU quota in the pool of unbound nodes (`gpus` or
+ * `share`); see docs/preemption.md. */
+struct gs_partition {
+    char *name;                   /* owned; "" = unnamed */
+    char **nodes;                 /* owned node names or ranges ("node-[1-2]") */
+    int nnodes;
+    int gpus;                     /* quota in GPUs, -1 = unset */
+    double share;                 /* quota as a share of the cluster's GPUs, 0 = unset */
+    int classes;                  /* bit (1 << enum gs_job_class) per allowed class, 0 = all */
+    int granularity;              /* enum gs_sharing, -1 = as the job asks */
+    int preempt_mode;             /* enum gs_preempt_mode of its jobs */
+    int borrow;                   /* its jobs may use other partitions' idle quota */
+};
 
 struct gs_quota {
     char *team;       /* owned */
@@ -43,13 +67,27 @@ struct gs_policy {
     int estimate_quantile;        /* 50 or 90 */
     gs_time runtime_cap;          /* GS_TIME_INF = none */
     double runtime_cap_factor;    /* > 0: cap = factor x estimate */
-    gs_time pass_interval;        /* priority policies: pass at least this often */
+    gs_time pass_interval;        /* priority policies with aging_rate > 0: pass at
+                                     least this often while jobs wait */
     /* placement */
     int strategy;                 /* enum gs_strategy */
     int sharing;                  /* enum gs_sharing */
     int topology;                 /* enum gs_topo: cluster-wide default */
     /* metrics */
     int sched_k;                  /* S_k job size, 0 = largest domain */
+    /* preemption (preempt.c) */
+    int preempt_mode;             /* enum gs_preempt_mode, default none */
+    int preempt_class[2];         /* per enum gs_job_class, INHERIT = preempt_mode */
+    gs_time grace;                /* notice period to checkpoint before stopping */
+    gs_time min_runtime;          /* never preempt a run younger than this */
+    gs_time restore_cost;         /* default restore cost of a restart */
+    int priority_gap;             /* preempt jobs this much less urgent, 0 = never */
+    int quota_reclaim;            /* a team within quota preempts borrowed GPUs */
+    int over_cap;                 /* enum gs_over_cap: past the runtime cap */
+    gs_time slo_wait;             /* inference SLO: start within this */
+    /* partitions (partition.c) */
+    struct gs_partition *partitions; /* owned array */
+    int npartitions;
 };
 
 /* Fill `p` with the documented defaults (see docs/policy.md). */
@@ -77,6 +115,22 @@ int gs_policy_is_map(const char *path);
 
 /* Whether `path` is a known section (a prefix of some key). */
 int gs_policy_is_section(const char *path);
+
+/* Whether `path` is a list of mappings ("partitions"): a reader calls
+ * gs_policy_list_add() for each item, then sets the item's keys as
+ * path.key.  Returns 1 or 0. */
+int gs_policy_is_list(const char *path);
+
+/* Whether the key at `path` takes several values (a YAML sequence of
+ * scalars such as partitions.nodes): each is passed to gs_policy_set. */
+int gs_policy_is_multi(const char *path);
+
+/* Start a new item of the list at `path`.  Returns 0, GS_ENOENT (not a
+ * list), GS_ERANGE (too many items) or GS_ENOMEM. */
+int gs_policy_list_add(struct gs_policy *p, const char *path, struct gs_error *err);
+
+/* Name of a preemption mode ("none", "checkpoint", "immediate"). */
+const char *gs_policy_preempt_name(int mode);
 
 /* Parse a duration: a non-negative number with an optional unit s, m, h or
  * d (no unit = seconds), e.g. "30m", "1.5h", "90".  Returns 0 and stores
