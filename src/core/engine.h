@@ -35,6 +35,8 @@ enum gs_event_kind {
     GS_EV_RESERVE,    /* `job` holds a reservation of `alloc` from `until` */
     GS_EV_RATE,       /* running job's speed changed: its finish time moves */
     GS_EV_PREEMPT,    /* running job stopped and requeued */
+    GS_EV_DRAIN,      /* running job told to checkpoint now and stop when saved,
+                         at `until` (preemption with a grace period) */
 };
 
 struct gs_event {
@@ -81,6 +83,7 @@ struct gs_job_info {
     gs_time lost;             /* work lost to preemption and redone (ms) */
     gs_time ckpt_wall;        /* wall time spent writing checkpoints (ms) */
     gs_time restore_wall;     /* wall time spent restoring (ms) */
+    int preemptions;          /* times preempted */
 };
 
 /* Create an engine for a sealed cluster and a policy; both are copied, so
@@ -163,6 +166,10 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
  * does not change (the simulator passes the true duration; the engine never
  * stores it).  Returns 0 and sets *end, or GS_ESTATE when not running. */
 int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs_time *end);
+
+/* Name of the partition `job` belongs to ("" if unnamed), or NULL when the
+ * policy has no partitions (or no such job).  Borrowed from the engine. */
+const char *gs_engine_partition_name(const struct gs_engine *eng, int job);
 
 /* Time of the most recent engine call (the engine's notion of now). */
 gs_time gs_engine_now(const struct gs_engine *eng);

@@ -27,6 +27,9 @@ struct job {
     gs_time lost;               /* work (ms) lost to preemption and redone */
     gs_time ckpt_wall, restore_wall; /* wall ms spent checkpointing / restoring */
     int runs;                   /* number of starts */
+    int preemptions;            /* times preempted (drain.c) */
+    int8_t part;                /* partition index + 1, 0 = none (partition.c) */
+    int8_t draining;            /* told to checkpoint and stop (drain.c) */
     int gpus, milli, priority;
     int team, user, name, queue; /* ids in eng->strs */
     int gpu_type;               /* -1 = any */
@@ -45,6 +48,7 @@ enum gs_wait_reason {
     GS_WAIT_QUOTA,              /* team at its quota */
     GS_WAIT_PRIORITY,           /* behind a blocked job of higher rank */
     GS_WAIT_RESERVATION,        /* fits, but only on GPUs held for a reservation */
+    GS_WAIT_PARTITION,          /* its partition is at its quota (partition.c) */
 };
 
 struct deadline {
@@ -93,6 +97,7 @@ struct gs_engine {
     gs_observer_fn observer;
     void *observer_arg;
     struct gs_estimator est;
+    struct gs_preempt *pre;     /* preemption and partitions (preempt_private.h) */
     gs_time now;
 };
 
@@ -160,8 +165,49 @@ struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job);
 
 /* A pending job could not start at `now`: the preemption policy may free
  * GPUs for it by stopping other jobs and start it.  Returns 0 when the job
- * was started, GS_ENOSPC when not, GS_ENOMEM.  (preempt.c) */
+ * was started, GS_ENOSPC when nothing changed, 1 when GPUs changed hands
+ * but the job did not start (it waits for victims that are checkpointing:
+ * the pass's caches are stale), GS_ENOMEM.  (preempt.c) */
 int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now);
+
+/* Preemption and partition state of a new engine (eng->pre): resolves the
+ * policy's partitions against the cluster.  Returns 0, GS_EINVAL (message
+ * names the partition) or GS_ENOMEM; the engine then frees with
+ * gs_eng_preempt_fini (NULL-safe).  (preempt.c) */
+int gs_eng_preempt_init(struct gs_engine *eng, struct gs_error *err);
+void gs_eng_preempt_fini(struct gs_engine *eng);
+
+/* Put a new job in its partition (and give a fractional job a whole GPU in
+ * an exclusive one).  Returns 0, or GS_ENOENT when partitions are set and
+ * none takes the job's class (it is rejected).  (partition.c) */
+int gs_eng_part_assign(struct gs_engine *eng, int job);
+
+/* Nodes the job's partition allows (for gs_request.nodes_allowed), NULL =
+ * every node.  (partition.c) */
+const unsigned char *gs_eng_part_nodes(const struct gs_engine *eng, int job);
+
+/* Add (sign +1) or remove (-1) a job's GPUs from its partition's usage.
+ * (partition.c) */
+void gs_eng_part_account(struct gs_engine *eng, int job, int sign);
+
+/* Whether starting `job` keeps its quota partition within its quota (or it
+ * may borrow the rest).  1 without a quota.  (partition.c) */
+int gs_eng_part_quota_ok(const struct gs_engine *eng, int job);
+
+/* A job started / stopped running: partition usage, and GPUs held for a
+ * job waiting on draining victims.  Called from mark_running and
+ * stop_running.  (drain.c) */
+void gs_eng_pre_started(struct gs_engine *eng, int job);
+void gs_eng_pre_stopped(struct gs_engine *eng, int job);
+
+/* Start of a step at `now`: stop victims whose grace checkpoint completed
+ * and start the jobs waiting for them.  Returns 0 or GS_ENOMEM.  (drain.c) */
+int gs_eng_preempt_step(struct gs_engine *eng, gs_time now);
+
+/* Earliest time the preemption state wants a step (a drain completing, a
+ * candidate victim passing min_runtime), GS_TIME_INF if none.  (drain.c) */
+gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng);
+
 
 /* End of a pass at `now`: account every pending job's waiting time to its
  * current reason.  (diagnose.c) */

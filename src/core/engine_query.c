@@ -48,6 +48,7 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
     out->lost = j->lost;
     out->ckpt_wall = j->ckpt_wall;
     out->restore_wall = j->restore_wall;
+    out->preemptions = j->preemptions;
     if (j->state == GS_JOB_RUNNING) {
         /* include the current run, as of the engine's last call */
         struct gs_progress pr = eng->prog[j->run_pos];

@@ -1,6 +1,7 @@
 /* policy.c - policy defaults, the declared key table and value parsing. */
 #include "core/policy.h"
 #include "core/alloc.h"
+#include "core/policy_private.h"
 
 #include <errno.h>
 #include <math.h>
@@ -32,6 +33,13 @@ static const char *const strategy_names[] = { "pack", "spread", "topo", "frag", 
 static const char *const sharing_names[] = { "exclusive", "shared", NULL };
 static const char *const quota_mode_names[] = { "strict", "borrow", NULL };
 static const char *const topo_names[] = { "auto", "domain", "node", "any", NULL };
+static const char *const pmode_names[] = { "none", "checkpoint", "immediate", NULL };
+static const char *const pmode_class_names[] = { "inherit", "none", "checkpoint",
+                                                 "immediate", NULL };
+static const int pmode_class_values[] = { GS_PREEMPT_INHERIT, GS_PREEMPT_NONE,
+                                          GS_PREEMPT_CHECKPOINT, GS_PREEMPT_IMMEDIATE };
+static const char *const bool_names[] = { "false", "true", NULL };
+static const char *const over_cap_names[] = { "kill", "preempt", NULL };
 
 #define OFF(f) offsetof(struct gs_policy, f)
 
@@ -55,6 +63,19 @@ static const struct key keys[] = {
     { "placement.sharing", K_ENUM, OFF(sharing), sharing_names, NULL, 0, 0, 1 },
     { "placement.topology", K_ENUM, OFF(topology), topo_names, NULL, 0, 0, 1 },
     { "metrics.k", K_INT, OFF(sched_k), NULL, NULL, 0, 4096, 1 },
+    /* preemption (issue 5; docs/preemption.md) */
+    { "preemption.mode", K_ENUM, OFF(preempt_mode), pmode_names, NULL, 0, 0, 1 },
+    { "preemption.train_mode", K_ENUM, OFF(preempt_class[0]), pmode_class_names,
+      pmode_class_values, 0, 0, 1 },
+    { "preemption.infer_mode", K_ENUM, OFF(preempt_class[1]), pmode_class_names,
+      pmode_class_values, 0, 0, 1 },
+    { "preemption.grace", K_DURATION, OFF(grace), NULL, NULL, 0, 0, 1 },
+    { "preemption.min_runtime", K_DURATION, OFF(min_runtime), NULL, NULL, 0, 0, 1 },
+    { "preemption.restore_cost", K_DURATION, OFF(restore_cost), NULL, NULL, 0, 0, 1 },
+    { "preemption.priority_gap", K_INT, OFF(priority_gap), NULL, NULL, 0, 1e9, 1 },
+    { "preemption.quota_reclaim", K_ENUM, OFF(quota_reclaim), bool_names, NULL, 0, 0, 1 },
+    { "preemption.over_cap", K_ENUM, OFF(over_cap), over_cap_names, NULL, 0, 0, 1 },
+    { "inference.slo_wait", K_DURATION, OFF(slo_wait), NULL, NULL, 0, 0, 1 },
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -77,6 +98,12 @@ void gs_policy_init(struct gs_policy *p)
     p->sharing = GS_SHARING_SHARED;
     p->topology = GS_TOPO_AUTO;
     p->sched_k = 0;
+    p->preempt_mode = GS_PREEMPT_NONE;
+    p->preempt_class[0] = p->preempt_class[1] = GS_PREEMPT_INHERIT;
+    p->priority_gap = 1;
+    p->quota_reclaim = 1;
+    p->over_cap = GS_OVER_CAP_KILL;
+    p->slo_wait = 30 * GS_MS_PER_SEC;
 }
 
 void gs_policy_fini(struct gs_policy *p)
@@ -88,6 +115,7 @@ void gs_policy_fini(struct gs_policy *p)
     gs_free(p->quotas);
     p->quotas = NULL;
     p->nquotas = 0;
+    gs_policy_part_fini(p);
 }
 
 int gs_policy_copy(struct gs_policy *dst, const struct gs_policy *src)
@@ -95,6 +123,10 @@ int gs_policy_copy(struct gs_policy *dst, const struct gs_policy *src)
     *dst = *src;
     dst->quotas = NULL;
     dst->nquotas = 0;
+    dst->partitions = NULL;
+    dst->npartitions = 0;
+    if (gs_policy_part_copy(dst, src) < 0)
+        return GS_ENOMEM;
     if (src->nquotas == 0)
         return 0;
     dst->quotas = gs_calloc((size_t)src->nquotas, sizeof *dst->quotas);
@@ -265,6 +297,8 @@ int gs_policy_set(struct gs_policy *p, const char *path, const char *value,
                   struct gs_error *err)
 {
     const char *rest = NULL;
+    if (gs_policy_part_key(path))
+        return gs_policy_part_set(p, path, value, err);
     const struct key *k = find_key(path, &rest);
     if (!k)
         return gs_errorf(err, GS_ENOENT, "unknown policy key '%s'", path);
@@ -312,6 +346,7 @@ static const char *enum_name(const char *const *names, int v)
 }
 
 const char *gs_policy_queue_name(int v) { return enum_name(queue_names, v); }
+const char *gs_policy_preempt_name(int v) { return enum_name(pmode_names, v); }
 const char *gs_policy_strategy_name(int v) { return enum_name(strategy_names, v); }
 const char *gs_policy_estimate_name(int v) { return enum_name(estimate_names, v); }
 

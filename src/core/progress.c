@@ -127,3 +127,27 @@ gs_time gs_progress_at_risk(const struct gs_progress *p)
 {
     return (p->work - p->saved) / UNITS;
 }
+
+gs_time gs_progress_save_time(const struct gs_progress *p)
+{
+    if (p->interval == 0)
+        return GS_TIME_NONE;
+    if (p->phase == GS_PHASE_CKPT)
+        return p->phase_end - p->t;
+    if (p->phase == GS_PHASE_RESTORE || p->work / UNITS == p->saved / UNITS)
+        return 0;
+    return p->cost;
+}
+
+gs_time gs_progress_save_now(struct gs_progress *p, gs_time now)
+{
+    gs_progress_advance(p, now);
+    gs_time dt = gs_progress_save_time(p);
+    if (dt == GS_TIME_NONE)
+        return GS_TIME_NONE;
+    if (p->phase == GS_PHASE_COMPUTE && dt > 0) {
+        p->phase = GS_PHASE_CKPT;
+        p->phase_end = now + dt;
+    }
+    return now + dt;
+}

@@ -65,4 +65,18 @@ gs_time gs_progress_saved(const struct gs_progress *p);
  * checkpoint: work since the last completed checkpoint. */
 gs_time gs_progress_at_risk(const struct gs_progress *p);
 
+/* How long from the snapshot until all work done is protected if the job
+ * is told to checkpoint now (preemption with grace): 0 when nothing is at
+ * risk (or restoring), the rest of a checkpoint already being written, else
+ * the checkpoint cost.  GS_TIME_NONE when the job cannot checkpoint
+ * (interval 0). */
+gs_time gs_progress_save_time(const struct gs_progress *p);
+
+/* Tell the job at `now` (advances first) to checkpoint at once: unless a
+ * checkpoint is already being written or nothing is at risk, a checkpoint
+ * phase of the job's cost starts now.  Returns the time its work is all
+ * protected (now + gs_progress_save_time), or GS_TIME_NONE (and changes
+ * nothing else) when the job cannot checkpoint. */
+gs_time gs_progress_save_now(struct gs_progress *p, gs_time now);
+
 #endif

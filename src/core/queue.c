@@ -261,6 +261,14 @@ static int try_backfill(struct pass *ps, int job)
     return rc == GS_ENOSPC ? classify_failure(ps, job, dur) : rc;
 }
 
+/* GPUs were freed mid-pass (preemption): drop the memo and cached view. */
+static void forget(struct pass *ps)
+{
+    ps->view_k = -1;
+    for (int g = 0; g <= MEMO_MAX_GPUS; g++)
+        ps->fail_live[g] = ps->fail_view[g] = GS_TIME_INF;
+}
+
 static int plan(struct pass *ps, int job)
 {
     if (ps->nres >= ps->max_res)
@@ -275,6 +283,10 @@ static int try_job(struct pass *ps, int job)
 {
     struct gs_engine *eng = ps->eng;
     struct job *j = &eng->jobs[job];
+    if (!gs_eng_part_quota_ok(eng, job)) {
+        j->reason = GS_WAIT_PARTITION;
+        return GS_ENOSPC;
+    }
     if (!gs_eng_quota_ok(eng, job)) {
         j->reason = GS_WAIT_QUOTA;
         return GS_ENOSPC;
@@ -284,8 +296,13 @@ static int try_job(struct pass *ps, int job)
         return GS_ENOSPC;
     }
     int rc = ps->blocked ? try_backfill(ps, job) : gs_eng_try_start(eng, job, ps->now, NULL, 0);
-    if (rc == GS_ENOSPC)
+    if (rc == GS_ENOSPC) {
         rc = gs_eng_try_preempt(eng, job, ps->now);
+        if (rc >= 0)
+            forget(ps); /* victims stopped: what failed before may fit now */
+        if (rc == 1)
+            rc = GS_ENOSPC; /* it waits for victims that are checkpointing */
+    }
     if (rc != GS_ENOSPC) {
         if (rc == 0)
             ps->view_k = -1; /* GPUs changed hands: cached view is stale */

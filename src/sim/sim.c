@@ -75,7 +75,7 @@ static gs_time oracle_estimate(void *arg, const struct gs_engine *eng, int job)
 static void on_event(void *arg, const struct gs_event *ev)
 {
     struct sim *s = arg;
-    if (ev->kind == GS_EV_START || ev->kind == GS_EV_RATE) {
+    if (ev->kind == GS_EV_START || ev->kind == GS_EV_RATE || ev->kind == GS_EV_DRAIN) {
         /* (re)schedule the finish: when the job's work reaches its duration */
         s->gen[ev->job]++;
         gs_time dur = gs_trace_duration(s->tr, s->trace_of[ev->job]), end;
