@@ -56,10 +56,297 @@ static void test_issue_example(void **state)
     gs_cluster_destroy(cl);
 }
 
+
+/* Run `rows` on cluster `desc` under the policy pairs `kv`; the caller
+ * finishes with pdone(). */
+struct prun {
+    struct gs_cluster *cl;
+    struct gs_policy pol;
+    struct gs_trace *tr;
+    struct recorder rec;
+    struct gs_sim_result res;
+};
+
+static void prun(struct prun *r, const char *desc, const char *const *kv,
+                 const struct pjob *rows, size_t n)
+{
+    r->cl = cluster_of(desc);
+    ppolicy(&r->pol, kv);
+    r->tr = ptrace(rows, n);
+    psim(r->cl, &r->pol, r->tr, &r->rec, &r->res);
+}
+
+static void pdone(struct prun *r)
+{
+    gs_sim_result_fini(&r->res);
+    gs_trace_destroy(r->tr);
+    gs_policy_fini(&r->pol);
+    gs_cluster_destroy(r->cl);
+}
+
+/* Loss accounting under each way of stopping a job between checkpoints.
+ * A: 8 GPUs, 1000 s of work, I = 100, C = 10, from t = 0; B (prio 10,
+ * 8 GPUs, 100 s) arrives at 150.  At 150 A has checkpointed at work 100
+ * (t 100-110) and computed 110-150: work 140, saved 100, 40 s at risk.
+ *  immediate, grace 30 (ignored): stops at 150, loses 40.  B 150-250.
+ *    Restarts at 250, restore 5 s (policy default): 250-255, then 900 s of
+ *    work from 100 with checkpoints at 200..900 (8 x 10): ends
+ *    255 + 900 + 80 = 1235.  ckpt 10 + 80 = 90 s.
+ *  checkpoint, grace 30: drains - checkpoints 150-160 (saved 140), stops at
+ *    160 losing nothing.  B 160-260.  A from 140 at 260 + 5 restore: 860 s
+ *    with checkpoints at 200..900 (8): ends 265 + 860 + 80 = 1205.  ckpt
+ *    10 + 10 + 80 = 100 s.
+ *  checkpoint, grace 5 (< C): cannot save in time, stops at 150 like
+ *    immediate: ends 1235, loses 40.
+ *  checkpoint, no grace: the same.
+ *  no checkpoint support (I = 0), grace 30: stops at 150, loses all 150 s;
+ *    B 150-250; A from 0 at 250 + 5: ends 255 + 1000 = 1255. */
+static void test_loss_accounting(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mode, *grace;
+        double ckpt_i;
+        double preempt_at, b_start, a_end, lost, ckpt;
+    } rows[] = {
+        { "immediate", "30s", 100, 150, 150, 1235, 40, 90 },
+        { "checkpoint", "30s", 100, 160, 160, 1205, 0, 100 },
+        { "checkpoint", "5s", 100, 150, 150, 1235, 40, 90 },
+        { "checkpoint", "0", 100, 150, 150, 1235, 40, 90 },
+        { "checkpoint", "30s", 0, 150, 150, 1255, 150, 0 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct pjob jobs[] = {
+            { .id = "A", .gpus = 8, .dur_s = 1000, .ckpt_i = rows[i].ckpt_i, .ckpt_c = 10 },
+            { .id = "B", .submit_s = 150, .gpus = 8, .dur_s = 100, .prio = 10 },
+        };
+        const char *kv[] = { "preemption.mode", rows[i].mode, "preemption.grace",
+                             rows[i].grace, "preemption.restore_cost", "5s", NULL };
+        struct prun r;
+        prun(&r, "n1:8", kv, jobs, 2);
+        passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "A", SEC(rows[i].preempt_at));
+        passert_at(&r.rec, r.res.engine, GS_EV_START, "B", SEC(rows[i].b_start));
+        passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "A", SEC(rows[i].a_end));
+        int drains = pcount(&r.rec, r.res.engine, GS_EV_DRAIN, "A");
+        assert_int_equal(drains, rows[i].preempt_at != 150);
+        struct gs_job_info a = job_named(r.res.engine, "A");
+        if (a.lost != SEC(rows[i].lost) || a.ckpt_wall != SEC(rows[i].ckpt))
+            fail_msg("row %zu: lost %lld ckpt %lld", i, (long long)a.lost,
+                     (long long)a.ckpt_wall);
+        assert_int_equal(a.restore_wall, SEC(5));
+        assert_int_equal(a.preemptions, 1);
+        assert_int_equal(a.submit, 0); /* requeued with its original submit time */
+        pdone(&r);
+    }
+}
+
+/* A victim preempted just after a checkpoint loses less than a new
+ * checkpoint would cost, so even with a grace period it stops at once.
+ * A (I = 100, C = 10): checkpoint t 100-110, computes 110-115: 5 s at
+ * risk < C = 10.  B arrives at 115: A stops at 115 losing 5 s. */
+static void test_cheaper_to_lose_than_save(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "A", .gpus = 8, .dur_s = 1000, .ckpt_i = 100, .ckpt_c = 10 },
+        { .id = "B", .submit_s = 115, .gpus = 8, .dur_s = 100, .prio = 10 },
+    };
+    const char *kv[] = { "preemption.mode", "checkpoint", "preemption.grace", "1m", NULL };
+    struct prun r;
+    prun(&r, "n1:8", kv, jobs, 2);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "A", SEC(115));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_DRAIN, NULL), 0);
+    assert_int_equal(job_named(r.res.engine, "A").lost, SEC(5));
+    pdone(&r);
+}
+
+/* While a victim checkpoints, the GPUs the waiting job will use are held
+ * for it.  n1:8.  X (4 GPUs, I = 100, C = 20) and Y (4 GPUs, cannot
+ * checkpoint) start at 0.  W (8 GPUs, prio 10) and Z (4 GPUs, prio 0)
+ * arrive at 150; grace 60 s.  X at 150: checkpoint 100-120, computing
+ * since 120: 30 s at risk > C = 20, so it drains until 170.  Y stops at
+ * 150 (loses 150 s).  Y's 4 GPUs are held for W, so Z does not start on
+ * them.  At 170 X stops (loses nothing) and W starts on all 8 GPUs. */
+static void test_grace_holds_gpus(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "X", .gpus = 4, .dur_s = 1000, .ckpt_i = 100, .ckpt_c = 20 },
+        { .id = "Y", .gpus = 4, .dur_s = 1000 },
+        { .id = "W", .submit_s = 150, .gpus = 8, .dur_s = 100, .prio = 10 },
+        { .id = "Z", .submit_s = 150, .gpus = 4, .dur_s = 100 },
+    };
+    const char *kv[] = { "queue.policy", "priority", "preemption.mode", "checkpoint",
+                         "preemption.grace", "60s", NULL };
+    struct prun r;
+    prun(&r, "n1:8", kv, jobs, 4);
+    passert_at(&r.rec, r.res.engine, GS_EV_DRAIN, "X", SEC(150));
+    assert_int_equal(r.rec.ev[pfind(&r.rec, r.res.engine, 0, GS_EV_DRAIN, "X")].until,
+                     SEC(170));
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "Y", SEC(150));
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "X", SEC(170));
+    passert_at(&r.rec, r.res.engine, GS_EV_START, "W", SEC(170));
+    assert_true(job_named(r.res.engine, "Z").first_start >= SEC(270));
+    assert_int_equal(job_named(r.res.engine, "X").lost, 0);
+    assert_int_equal(job_named(r.res.engine, "Y").lost, SEC(150));
+    pdone(&r);
+}
+
+/* The cheapest victim is not the lowest-priority one.  n1:4 n2:4.
+ * L (prio 0, 4 GPUs, no checkpoints) lands on n1, M (prio 5, 4 GPUs,
+ * I = 100, C = 1) on n2, both at 0.  W (prio 10, 4 GPUs) arrives at 1000.
+ * L would lose 1000 s x 4 GPUs.  M runs cycles of 101 s: 9 by 909 (saved
+ * 900), then computes 909-1000: 91 s x 4 GPUs at risk.  M is preempted;
+ * W starts on n2. */
+static void test_cheapest_not_lowest_priority(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "L", .gpus = 4, .dur_s = 5000 },
+        { .id = "M", .gpus = 4, .dur_s = 5000, .prio = 5, .ckpt_i = 100, .ckpt_c = 1 },
+        { .id = "W", .submit_s = 1000, .gpus = 4, .dur_s = 100, .prio = 10 },
+    };
+    const char *kv[] = { "preemption.mode", "checkpoint", NULL };
+    struct prun r;
+    prun(&r, "n1:4 n2:4", kv, jobs, 3);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "M", SEC(1000));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, "L"), 0);
+    int w = pfind(&r.rec, r.res.engine, 0, GS_EV_START, "W");
+    assert_int_equal(r.rec.ev[w].time, SEC(1000));
+    assert_int_equal(r.rec.ev[w].parts[0].node, node_of(r.cl, "n2"));
+    assert_int_equal(job_named(r.res.engine, "M").lost, SEC(91));
+    pdone(&r);
+}
+
+/* Two cheap victims beat one expensive one inside a domain.  n1:5.
+ * E (prio 0, 2 GPUs, no checkpoints, from 0), C1 and C2 (prio 0, 1 GPU
+ * each, I = 10, C = 1, from 0).  One GPU idle.  W (prio 10, 3 GPUs)
+ * arrives at 100: needs 2 more.  Options: E (100 s x 2 = 200
+ * GPU-s) or C1 + C2 (cycles of 11 s: 9 by 99, 1 s at risk each = 2 GPU-s).
+ * C1 and C2 are preempted. */
+static void test_cheapest_set(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "E", .gpus = 2, .dur_s = 5000 },
+        { .id = "C1", .gpus = 1, .dur_s = 5000, .ckpt_i = 10, .ckpt_c = 1 },
+        { .id = "C2", .gpus = 1, .dur_s = 5000, .ckpt_i = 10, .ckpt_c = 1 },
+        { .id = "W", .submit_s = 100, .gpus = 3, .dur_s = 100, .prio = 10 },
+    };
+    const char *kv[] = { "preemption.mode", "checkpoint", NULL };
+    struct prun r;
+    prun(&r, "n1:5", kv, jobs, 4);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "C1", SEC(100));
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "C2", SEC(100));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, "E"), 0);
+    passert_at(&r.rec, r.res.engine, GS_EV_START, "W", SEC(100));
+    assert_int_equal(job_named(r.res.engine, "C1").lost, SEC(1));
+    pdone(&r);
+}
+
+/* Refused: the preemptible jobs free enough GPUs in count but not one
+ * whole NVLink domain.  n1:4 n2:4 (one 4-GPU domain each).  a (prio 0) and
+ * b (prio 20) take 2 GPUs each on n1; c (prio 0) and d (prio 20) on n2
+ * (FIFO, pack: in submission order).
+ * W (prio 10, 4 GPUs) at 100 may preempt a and c (4 GPUs) but no domain
+ * would be whole: nothing is preempted and W waits until b ends at 500
+ * (n1: a's 2 + b's 2). */
+static void test_refused_no_whole_domain(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "a", .gpus = 2, .dur_s = 1000 },
+        { .id = "b", .gpus = 2, .dur_s = 500, .prio = 20 },
+        { .id = "c", .gpus = 2, .dur_s = 1000 },
+        { .id = "d", .gpus = 2, .dur_s = 2000, .prio = 20 },
+        { .id = "W", .submit_s = 100, .gpus = 4, .dur_s = 100, .prio = 10 },
+    };
+    const char *kv[] = { "preemption.mode", "immediate", NULL };
+    struct prun r;
+    prun(&r, "n1:4 n2:4", kv, jobs, 5);
+    assert_int_equal(pfind(&r.rec, r.res.engine, 0, GS_EV_START, "a") >= 0, 1);
+    /* at 100 nothing may be preempted */
+    for (int i = 0; i < r.rec.n; i++)
+        if (r.rec.ev[i].kind == GS_EV_PREEMPT)
+            assert_true(r.rec.ev[i].time >= SEC(500));
+    /* at 500 b ends: n1 has b's 2 idle and a's 2 preemptible: a goes */
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "a", SEC(500));
+    passert_at(&r.rec, r.res.engine, GS_EV_START, "W", SEC(500));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, "c"), 0);
+    pdone(&r);
+}
+
+/* min_runtime: a run younger than it is never preempted; the engine wakes
+ * when it comes of age (FIFO has no aging ticks).  A (8 GPUs, no
+ * checkpoints) from 0, B (prio 10) at 100, min_runtime 300 s: A is
+ * preempted at 300 losing 300 s. */
+static void test_min_runtime(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "A", .gpus = 8, .dur_s = 1000 },
+        { .id = "B", .submit_s = 100, .gpus = 8, .dur_s = 100, .prio = 10 },
+    };
+    const char *kv[] = { "preemption.mode", "immediate", "preemption.min_runtime", "5m", NULL };
+    struct prun r;
+    prun(&r, "n1:8", kv, jobs, 2);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "A", SEC(300));
+    passert_at(&r.rec, r.res.engine, GS_EV_START, "B", SEC(300));
+    assert_int_equal(job_named(r.res.engine, "A").lost, SEC(300));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "A", SEC(1400));
+    pdone(&r);
+}
+
+/* Rights: the priority gap; mode none; quota reclaim of borrowed GPUs.
+ * n1:8, A (8 GPUs, team b) from 0, B (8 GPUs, team a) at 100.
+ *  gap 5, prio 4 vs 0: no right, B waits for A (1000).
+ *  gap 5, prio 5: preempted at 100.
+ *  mode none: never.
+ *  quotas a: 4, b: 4, borrow; A of team b holds 8 (4 borrowed); B asks 4
+ *    within team a's quota, equal priority: reclaim at 100. */
+static void test_rights(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mode, *gap;
+        int prio, bgpus, quota;
+        double b_start;
+    } rows[] = {
+        { "immediate", "5", 4, 8, 0, 1000 },
+        { "immediate", "5", 5, 8, 0, 100 },
+        { "none", "1", 10, 8, 0, 1000 },
+        { "immediate", "0", 0, 4, 1, 100 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct pjob jobs[] = {
+            { .id = "A", .gpus = 8, .dur_s = 1000, .team = "b" },
+            { .id = "B", .submit_s = 100, .gpus = rows[i].bgpus, .dur_s = 100,
+              .prio = rows[i].prio, .team = "a" },
+        };
+        const char *kv[] = { "preemption.mode", rows[i].mode, "preemption.priority_gap",
+                             rows[i].gap, rows[i].quota ? "queue.quota.a" : NULL, "4",
+                             "queue.quota.b", "4", "queue.quota_mode", "borrow", NULL };
+        struct prun r;
+        prun(&r, "n1:8", kv, jobs, 2);
+        if (job_named(r.res.engine, "B").first_start != SEC(rows[i].b_start))
+            fail_msg("row %zu: B started at %lld", i,
+                     (long long)job_named(r.res.engine, "B").first_start);
+        pdone(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_issue_example),
+        cmocka_unit_test(test_loss_accounting),
+        cmocka_unit_test(test_cheaper_to_lose_than_save),
+        cmocka_unit_test(test_grace_holds_gpus),
+        cmocka_unit_test(test_cheapest_not_lowest_priority),
+        cmocka_unit_test(test_cheapest_set),
+        cmocka_unit_test(test_refused_no_whole_domain),
+        cmocka_unit_test(test_min_runtime),
+        cmocka_unit_test(test_rights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
