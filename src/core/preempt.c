@@ -125,6 +125,7 @@ void gs_eng_preempt_fini(struct gs_engine *eng)
     gs_free(pre->items);
     gs_free(pre->view);
     gs_free(pre->hold_part);
+    gs_free(pre->victims);
     gs_free(pre);
     eng->pre = NULL;
 }
