@@ -1,6 +1,7 @@
 /* cmd_compare.c - `gpusched compare`: several policies on one trace. */
 #include "cli/cli.h"
 #include "io/report.h"
+#include "io/report_preempt.h"
 #include "sim/sim.h"
 
 #include <getopt.h>
@@ -45,6 +46,8 @@ static int run_one(struct run *r, const struct gs_cluster *cl, const struct gs_t
     r->sum = res.summary;
     res.summary.teams = NULL; /* moved into r->sum */
     res.summary.nteams = 0;
+    res.summary.pre.teams = NULL;
+    res.summary.pre.nteams = 0;
     gs_sim_result_fini(&res);
     r->ok = 1;
     return 0;
@@ -78,6 +81,21 @@ static void print_table(const struct run *runs, int n)
         }
         printf("\n");
     }
+}
+
+/* Inference SLO, training waits and preemption cost, when any run has
+ * something to say there. */
+static void print_class_table(const struct run *runs, int n)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++)
+        any |= gs_report_preempt_relevant(&runs[i].sum);
+    if (!any)
+        return;
+    printf("\ninference SLO, training waits and preemption cost\n");
+    gs_report_class_header(stdout);
+    for (int i = 0; i < n; i++)
+        gs_report_class_row(stdout, runs[i].name, &runs[i].sum);
 }
 
 static json_t *runs_json(const struct run *runs, int n)
@@ -144,8 +162,10 @@ int cmd_compare(int argc, char **argv)
         status = run_one(&runs[i], cl, tr);
     if (status == 0 && json)
         cli_print_json(runs_json(runs, n));
-    else if (status == 0)
+    else if (status == 0) {
         print_table(runs, n);
+        print_class_table(runs, n);
+    }
     for (int i = 0; i < n; i++) {
         if (i < loaded)
             gs_policy_fini(&runs[i].pol);

@@ -275,6 +275,8 @@ int gs_summary_build(struct gs_summary *out, const struct gs_metrics *m,
     int rc = job_waits(out, eng);
     if (rc == 0)
         rc = team_waits(out, eng);
+    if (rc == 0)
+        rc = gs_preempt_summary_build(&out->pre, eng);
     if (rc < 0) {
         gs_summary_fini(out);
         return GS_ENOMEM;
@@ -295,4 +297,5 @@ void gs_summary_fini(struct gs_summary *s)
     gs_free(s->teams);
     s->teams = NULL;
     s->nteams = 0;
+    gs_preempt_summary_fini(&s->pre);
 }

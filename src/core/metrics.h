@@ -12,6 +12,7 @@
 
 #include "core/cluster.h"
 #include "core/engine.h"
+#include "core/preempt_metrics.h"
 #include "core/stats.h"
 
 struct gs_metrics;
@@ -49,6 +50,7 @@ struct gs_summary {
         double ratio_p50, ratio_p90;  /* estimate / actual run time */
         double under_share;           /* share with estimate < actual */
     } estimate;
+    struct gs_preempt_summary pre;    /* preemptions, classes, SLO (owned) */
 };
 
 /* Create an accumulator; NULL on allocation failure. */
