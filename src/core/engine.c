@@ -46,9 +46,11 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     eng->scratch.parts = gs_calloc((size_t)n, sizeof *eng->scratch.parts);
     eng->scratch.cap = n;
     eng->view = gs_calloc((size_t)n, sizeof *eng->view);
+    eng->blocked = gs_calloc((size_t)n, sizeof *eng->blocked);
     eng->diag = gs_eng_diag_create(n);
     eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
     if (!eng->cl || !eng->ids || !eng->strs || !eng->scratch.parts || !eng->view ||
+        !eng->blocked ||
         !eng->profile || !eng->diag || gs_policy_copy(&eng->pol, pol) < 0)
         goto nomem;
     eng->backfill = gs_policy_backfill_mode(pol);
@@ -95,6 +97,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->team_milli);
     gs_free(eng->team_quota);
     gs_free(eng->view);
+    gs_free(eng->blocked);
     gs_free(eng->order);
     gs_free(eng->dl);
     gs_profile_destroy(eng->profile);
@@ -248,6 +251,7 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
     req->nodes_allowed = gs_eng_part_nodes(eng, job);
+    req->blocked = NULL;
 }
 
 static int job_possible(struct gs_engine *eng, int job)
@@ -391,16 +395,22 @@ int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
 int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
                      int backfilled)
 {
-    struct job *j = &eng->jobs[job];
     struct gs_alloc *a = &eng->scratch;
     a->nparts = 0;
-    if (j->gpus > 0) {
+    if (eng->jobs[job].gpus > 0) {
         struct gs_request req;
         gs_eng_request(eng, job, &req);
         int rc = gs_place(eng->cl, view, &req, eng->pol.strategy, a, NULL);
         if (rc < 0)
             return rc;
     }
+    return gs_eng_start_placed(eng, job, now, backfilled);
+}
+
+int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled)
+{
+    struct job *j = &eng->jobs[job];
+    struct gs_alloc *a = &eng->scratch;
     if (gs_eng_reserve_pools(eng, a->nparts) < 0)
         return GS_ENOMEM;
     if (a->nparts > 0 && gs_cluster_alloc(eng->cl, a, NULL) < 0)

@@ -87,6 +87,7 @@ struct gs_engine {
     struct gs_history *hist;    /* from_history estimator state, or NULL */
     int backfill;               /* resolved enum gs_backfill */
     uint64_t *view;             /* scratch: one mask per node */
+    uint64_t *blocked;          /* scratch: one mask per node */
     struct order_key *order;    /* scratch: pass order */
     size_t order_cap;
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
@@ -98,6 +99,7 @@ struct gs_engine {
     void *observer_arg;
     struct gs_estimator est;
     struct gs_preempt *pre;     /* preemption and partitions (preempt_private.h) */
+    struct gs_diag_state *diag; /* wait reasons and accounting (diagnose.c) */
     gs_time now;
 };
 
@@ -208,10 +210,25 @@ int gs_eng_preempt_step(struct gs_engine *eng, gs_time now);
  * candidate victim passing min_runtime), GS_TIME_INF if none.  (drain.c) */
 gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng);
 
+/* End of a pass at `now`: give every pending job its reason code and
+ * account waiting time to codes.  `full` = 0 when the pass was skipped
+ * because nothing could change (only new jobs are looked at).  Returns 0 or
+ * GS_ENOMEM.  (diagnose.c) */
+int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full);
 
-/* End of a pass at `now`: account every pending job's waiting time to its
- * current reason.  (diagnose.c) */
-void gs_eng_account_waits(struct gs_engine *eng, gs_time now);
+/* The diagnosis state of an engine with `nnodes` nodes: NULL on allocation
+ * failure; destroy (NULL is a no-op).  (diagnose.c) */
+struct gs_diag_state *gs_eng_diag_create(int nnodes);
+void gs_eng_diag_destroy(struct gs_diag_state *ds);
+
+/* The pass reserved GPUs for `job` from `start` (called from gs_eng_emit;
+ * explanations only, never affects scheduling).  (diagnose.c) */
+void gs_eng_note_reserve(struct gs_engine *eng, int job, gs_time start);
+
+/* Start `job` on the placement already in eng->scratch (from gs_place):
+ * takes the GPUs, records the run and reports GS_EV_START.  Returns 0,
+ * GS_ENOSPC (the GPUs are not free after all) or GS_ENOMEM. */
+int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled);
 
 /* Mark `job` as no longer pending (started, cancelled); the queue array is
  * compacted lazily by gs_eng_compact_pending. */

@@ -37,7 +37,8 @@ static uint64_t take_low(uint64_t m, int n)
 
 static uint64_t idle_of(const struct ctx *c, int node)
 {
-    return c->view ? c->view[node] : gs_cluster_idle_mask(c->cl, node);
+    uint64_t m = c->view ? c->view[node] : gs_cluster_idle_mask(c->cl, node);
+    return c->req->blocked ? m & ~c->req->blocked[node] : m;
 }
 
 /* GPU type and host resources allow `node` at all. */
@@ -279,6 +280,8 @@ static int place_shared(struct ctx *c)
         for (int g = 0; g < gs_cluster_node_gpus(c->cl, n); g++) {
             int view_idle = (int)((idle >> g) & 1);
             if (c->view && !view_idle)
+                continue;
+            if (r->blocked && ((r->blocked[n] >> g) & 1))
                 continue;
             int fm = GS_MILLI_GPU - (c->view ? 0 : gs_cluster_gpu_used_milli(c->cl, n, g));
             int64_t fmem = cap - (c->view ? 0 : gs_cluster_gpu_used_mem(c->cl, n, g));

@@ -30,6 +30,7 @@ struct gs_request {
     int64_t cpu_milli;      /* host resources on the (first) node */
     int64_t host_mem_mib;
     const unsigned char *nodes_allowed; /* per node 1 = usable (partitions), NULL = all */
+    const uint64_t *blocked;  /* per node: GPUs that must not be used (reserved), NULL = none */
 };
 
 /* Find GPUs for `req` under `strategy` (enum gs_strategy) and write them to

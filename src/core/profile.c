@@ -185,6 +185,12 @@ void gs_profile_view_now(const struct gs_profile *p, const struct gs_cluster *cl
         view[n] = gs_cluster_idle_mask(cl, n) & ~reserved_mask(p, n, now, dur);
 }
 
+uint64_t gs_profile_reserved_in(const struct gs_profile *p, int node, gs_time now,
+                                gs_time dur)
+{
+    return reserved_mask(p, node, now, dur);
+}
+
 uint64_t gs_profile_reserved_mask(const struct gs_profile *p, int node)
 {
     return p->resv_any[node];

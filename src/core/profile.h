@@ -59,6 +59,10 @@ int gs_profile_earliest(struct gs_profile *p, const struct gs_cluster *cl, gs_ti
 void gs_profile_view_now(const struct gs_profile *p, const struct gs_cluster *cl, gs_time now,
                          gs_time dur, uint64_t *view);
 
+/* GPUs of `node` held by reservations overlapping [now, now + dur). */
+uint64_t gs_profile_reserved_in(const struct gs_profile *p, int node, gs_time now,
+                                gs_time dur);
+
 /* GPUs of `node` held by any reservation. */
 uint64_t gs_profile_reserved_mask(const struct gs_profile *p, int node);
 

@@ -137,7 +137,7 @@ static int memo_doomed(const struct pass *ps, const struct job *j, gs_time dur, 
             *reason = GS_WAIT_RESOURCES;
             return 1;
         }
-        if (ps->fail_view[g] <= dur) {
+        if (ps->fail_view[g] != GS_TIME_INF && ps->fail_view[g] <= dur) {
             *reason = GS_WAIT_RESERVATION;
             return 1;
         }
@@ -213,23 +213,24 @@ static int classify_failure(struct pass *ps, int job, gs_time dur)
     return GS_ENOSPC;
 }
 
-/* Shared (fractional) jobs use the live state and simply stay off any GPU a
- * reservation holds. */
-static int try_shared(struct pass *ps, int job)
+/* Shared (fractional) jobs use the live state (a partly used GPU may take
+ * them) but stay off GPUs that a reservation overlapping [now, now + dur)
+ * holds. */
+static int try_shared(struct pass *ps, int job, gs_time dur)
 {
     struct gs_engine *eng = ps->eng;
+    for (int n = 0; n < gs_cluster_node_count(eng->cl); n++)
+        eng->blocked[n] = gs_profile_reserved_in(eng->profile, n, ps->now, dur);
     struct gs_request req;
     gs_eng_request(eng, job, &req);
+    req.blocked = eng->blocked;
     if (gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0) {
-        eng->jobs[job].reason = GS_WAIT_RESOURCES;
+        req.blocked = NULL;
+        int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0;
+        eng->jobs[job].reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
         return GS_ENOSPC;
     }
-    const struct gs_alloc_part *pt = &eng->scratch.parts[0];
-    if (gs_profile_reserved_mask(eng->profile, pt->node) & pt->mask) {
-        eng->jobs[job].reason = GS_WAIT_RESERVATION;
-        return GS_ENOSPC;
-    }
-    return gs_eng_try_start(eng, job, ps->now, NULL, 1);
+    return gs_eng_start_placed(eng, job, ps->now, 1);
 }
 
 /* A job behind the blocked one: start now only on GPUs that no reservation
@@ -245,7 +246,7 @@ static int try_backfill(struct pass *ps, int job)
         return GS_ENOSPC;
     }
     if (j->milli < GS_MILLI_GPU)
-        return try_shared(ps, job);
+        return try_shared(ps, job, dur);
     int k = overlapping(ps, dur);
     if (ps->view_k != k) {
         gs_profile_view_now(eng->profile, eng->cl, ps->now, dur, eng->view);
@@ -329,10 +330,8 @@ static int nothing_can_change(const struct gs_engine *eng)
 
 int gs_queue_pass(struct gs_engine *eng, gs_time now)
 {
-    if (nothing_can_change(eng)) {
-        gs_eng_account_waits(eng, now);
-        return 0;
-    }
+    if (nothing_can_change(eng))
+        return gs_eng_account_waits(eng, now, 0);
     int n = build_order(eng, now);
     if (n < 0)
         return n;
@@ -360,6 +359,6 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     }
     eng->pass_blocked = ps.blocked;
     eng->pass_releases = eng->releases;
-    gs_eng_account_waits(eng, now);
-    return started;
+    int rc = gs_eng_account_waits(eng, now, 1);
+    return rc < 0 ? rc : started;
 }

@@ -92,7 +92,7 @@ struct ask {
 
 static void check_ask(const struct pfix *f, const struct ask *a, const char *what, size_t row)
 {
-    struct gs_request req = { a->gpus, GS_MILLI_GPU, -1, a->topology, -1, 0, 0, NULL };
+    struct gs_request req = { a->gpus, GS_MILLI_GPU, -1, a->topology, -1, 0, 0, NULL, NULL };
     struct gs_alloc_part parts[MAXN];
     struct gs_alloc out = { 0, MAXN, parts, 0, 0, 0, 0 };
     gs_time start = -1;
@@ -296,7 +296,7 @@ static void test_earliest_is_pure(void **state)
     check_ask(&f, &a, "pure", 0);
     check_ask(&f, &a, "pure", 1);
     assert_int_equal(gs_profile_reservations(f.p), 0);
-    struct gs_request bad = { 0, GS_MILLI_GPU, -1, AUTO, -1, 0, 0, NULL };
+    struct gs_request bad = { 0, GS_MILLI_GPU, -1, AUTO, -1, 0, 0, NULL, NULL };
     struct gs_alloc_part parts[MAXN];
     struct gs_alloc out = { 0, MAXN, parts, 0, 0, 0, 0 };
     gs_time start;
