@@ -192,6 +192,12 @@ const unsigned char *gs_eng_part_nodes(const struct gs_engine *eng, int job);
  * (partition.c) */
 void gs_eng_part_account(struct gs_engine *eng, int job, int sign);
 
+/* The job's queue group as a bit: its partition's (bit 0 without
+ * partitions).  Head-of-line blocking in the queue pass holds within a
+ * group only, so a blocked training job does not hold inference back.
+ * (partition.c) */
+uint64_t gs_eng_queue_group(const struct gs_engine *eng, int job);
+
 /* Whether starting `job` keeps its quota partition within its quota (or it
  * may borrow the rest).  1 without a quota.  (partition.c) */
 int gs_eng_part_quota_ok(const struct gs_engine *eng, int job);

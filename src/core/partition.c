@@ -238,6 +238,11 @@ const unsigned char *gs_eng_part_nodes(const struct gs_engine *eng, int job)
     return p > 0 ? eng->pre->parts[p - 1].allowed : NULL;
 }
 
+uint64_t gs_eng_queue_group(const struct gs_engine *eng, int job)
+{
+    return 1ULL << (eng->jobs[job].part % 64);
+}
+
 void gs_eng_part_account(struct gs_engine *eng, int job, int sign)
 {
     const struct job *j = &eng->jobs[job];

@@ -113,6 +113,8 @@ struct pass {
     int max_res;
     int blocked;                /* some job could not start: others are behind it */
     int plan_failed;            /* the blocked job could not be planned */
+    uint64_t blocked_in;        /* queue groups (partitions) with a blocked job */
+    uint64_t failed_in;         /* ... and with a job that could not be planned */
     gs_time fail_live[MEMO_MAX_GPUS + 1];  /* any estimate: does not fit idle GPUs */
     gs_time fail_view[MEMO_MAX_GPUS + 1];  /* min estimate that did not fit the view */
     int view_k;                 /* reservations folded into eng->view, -1 = none */
@@ -124,7 +126,7 @@ static int plain(const struct gs_engine *eng, const struct job *j)
 {
     return j->milli == GS_MILLI_GPU && j->gpu_type == -1 && j->topology == eng->pol.topology &&
            j->gpus >= 1 && j->gpus <= MEMO_MAX_GPUS && j->cpu_milli == 0 &&
-           j->host_mem_mib == 0;
+           j->host_mem_mib == 0 && !gs_eng_part_nodes(eng, (int)(j - eng->jobs));
 }
 
 /* Whether the memo already proves `j` (estimate `dur`) cannot start. */
@@ -275,8 +277,10 @@ static int plan(struct pass *ps, int job)
     if (ps->nres >= ps->max_res)
         return 0;
     int rc = reserve(ps, job);
-    if (rc == GS_ENOSPC)
+    if (rc == GS_ENOSPC) {
         ps->plan_failed = 1; /* cannot be planned: backfilling could starve it */
+        ps->failed_in |= gs_eng_queue_group(ps->eng, job);
+    }
     return rc == GS_ENOMEM ? rc : 0;
 }
 
@@ -292,7 +296,9 @@ static int try_job(struct pass *ps, int job)
         j->reason = GS_WAIT_QUOTA;
         return GS_ENOSPC;
     }
-    if (ps->plan_failed || (ps->blocked && ps->max_res == 0)) {
+    /* head-of-line blocking holds within a queue group (partition) only */
+    uint64_t grp = gs_eng_queue_group(eng, job);
+    if ((ps->failed_in & grp) || ((ps->blocked_in & grp) && ps->max_res == 0)) {
         j->reason = GS_WAIT_PRIORITY;
         return GS_ENOSPC;
     }
@@ -309,10 +315,11 @@ static int try_job(struct pass *ps, int job)
             ps->view_k = -1; /* GPUs changed hands: cached view is stale */
         return rc;
     }
-    if (!ps->blocked) {
+    if (!(ps->blocked_in & grp)) {
         j->reason = GS_WAIT_RESOURCES;
         memo_fail(ps, j, 0, 1);
         ps->blocked = 1;
+        ps->blocked_in |= grp;
     }
     rc = plan(ps, job);
     return rc < 0 ? rc : GS_ENOSPC;
@@ -340,6 +347,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     ps.now = now;
     ps.max_res = 0;
     ps.blocked = ps.plan_failed = 0;
+    ps.blocked_in = ps.failed_in = 0;
     ps.view_k = -1;
     ps.nres = 0;
     for (int g = 0; g <= MEMO_MAX_GPUS; g++)
@@ -357,7 +365,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         else if (rc != GS_ENOSPC)
             return rc;
     }
-    eng->pass_blocked = ps.blocked;
+    eng->pass_blocked = ps.blocked && eng->pol.npartitions == 0; /* one queue group */
     eng->pass_releases = eng->releases;
     int rc = gs_eng_account_waits(eng, now, 1);
     return rc < 0 ? rc : started;
