@@ -1,51 +1,9 @@
 /* cluster.c - cluster model and incremental schedulability bookkeeping. */
 #include "core/cluster.h"
 #include "core/alloc.h"
-#include "core/strtab.h"
+#include "core/cluster_private.h"
 
 #include <string.h>
-
-struct gpu_type {
-    char name[GS_NAME_MAX];
-    int64_t mem_mib;
-};
-
-struct node {
-    int gpus;
-    int first_gpu;
-    int type;
-    int ndom;
-    uint64_t dom_mask[GS_MAX_NODE_DOMAINS];
-    int rack, mdomain;
-    int64_t cpu, mem;           /* capacity, 0 = not modelled */
-    int64_t cpu_used, mem_used;
-    uint64_t idle;              /* GPUs with no allocation */
-    int sched;                  /* S_k contribution (k <= gpus) */
-    int frag_topo;              /* topology fragmentation contribution */
-};
-
-struct gs_cluster {
-    struct gpu_type *types;
-    size_t ntypes, types_cap;
-    struct node *nodes;
-    size_t nnodes, nodes_cap;
-    struct gs_strtab *names;    /* node names, id == node index */
-    struct gs_strtab *labels;   /* rack and mdomain labels */
-    int64_t ngpus;
-    int max_domain, max_node;
-    int sealed;
-    int k;
-    /* per GPU (global index) */
-    int32_t *milli;
-    int64_t *mem;
-    int32_t *users;
-    uint64_t *full;             /* per node: all GPUs */
-    /* incremental stats */
-    int64_t idle_gpus, used_milli;
-    int64_t sched_nodes;        /* sum of node sched for nodes with gpus >= k */
-    int64_t whole_idle_small;   /* GPUs of fully idle nodes with gpus < k */
-    int64_t frag_topo;
-};
 
 static int popcount64(uint64_t x)
 {
@@ -83,6 +41,7 @@ void gs_cluster_destroy(struct gs_cluster *cl)
     gs_free(cl->mem);
     gs_free(cl->users);
     gs_free(cl->full);
+    gs_free(cl->mig);
     gs_free(cl);
 }
 
@@ -102,7 +61,21 @@ int gs_cluster_add_gpu_type(struct gs_cluster *cl, const char *name,
     memset(t, 0, sizeof *t);
     strcpy(t->name, name);
     t->mem_mib = mem_mib;
+    t->mig_model = -1;
     return (int)cl->ntypes++;
+}
+
+int gs_cluster_set_gpu_type_mig(struct gs_cluster *cl, int type, int model)
+{
+    if (type < 0 || (size_t)type >= cl->ntypes || model < -1 || model >= GS_MIG_MODELS)
+        return GS_EINVAL;
+    cl->types[type].mig_model = model;
+    return 0;
+}
+
+int gs_cluster_gpu_type_mig(const struct gs_cluster *cl, int type)
+{
+    return type >= 0 && (size_t)type < cl->ntypes ? cl->types[type].mig_model : -1;
 }
 
 int gs_cluster_find_gpu_type(const struct gs_cluster *cl, const char *name)
@@ -268,7 +241,7 @@ int gs_cluster_node_sched(const struct gs_cluster *cl, int node, uint64_t idle, 
 }
 
 /* Remove (sign -1) or add (sign +1) a node's contribution to the stats. */
-static void account_node(struct gs_cluster *cl, struct node *n, int node, int sign)
+void gs_cl_account_node(struct gs_cluster *cl, struct node *n, int node, int sign)
 {
     int idle = popcount64(n->idle);
     if (sign > 0) {
@@ -319,12 +292,12 @@ int gs_cluster_seal(struct gs_cluster *cl, int k, struct gs_error *err)
             cl->full[i] = low_mask(cl->nodes[i].gpus);
     } else {
         for (size_t i = 0; i < cl->nnodes; i++)
-            account_node(cl, &cl->nodes[i], (int)i, -1);
+            gs_cl_account_node(cl, &cl->nodes[i], (int)i, -1);
     }
     cl->sealed = 1;
     cl->k = k ? k : cl->max_domain;
     for (size_t i = 0; i < cl->nnodes; i++)
-        account_node(cl, &cl->nodes[i], (int)i, +1);
+        gs_cl_account_node(cl, &cl->nodes[i], (int)i, +1);
     return 0;
 }
 
@@ -369,8 +342,10 @@ struct gs_cluster *gs_cluster_clone(const struct gs_cluster *cl)
     c->mem = dup_array(cl->mem, g, sizeof *cl->mem);
     c->users = dup_array(cl->users, g, sizeof *cl->users);
     c->full = dup_array(cl->full, cl->sealed ? cl->nnodes : 0, sizeof *cl->full);
+    c->mig = cl->mig ? dup_array(cl->mig, g, sizeof *cl->mig) : NULL;
     if ((cl->ntypes && !c->types) || (cl->nnodes && !c->nodes) || !c->names ||
-        !c->labels || (g && (!c->milli || !c->mem || !c->users || !c->full))) {
+        !c->labels || (g && (!c->milli || !c->mem || !c->users || !c->full)) ||
+        (cl->mig && !c->mig)) {
         gs_cluster_destroy(c);
         return NULL;
     }
@@ -452,6 +427,9 @@ static int check_part(const struct gs_cluster *cl, const struct gs_alloc *a,
     const char *name = gs_cluster_node_name(cl, p->node);
     if (p->mask == 0 || (p->mask & ~low_mask(n->gpus)))
         return gs_errorf(err, GS_EINVAL, "allocation names GPUs %s has not got", name);
+    if (!a->mig_slot && (p->mask & n->mig_mask))
+        return gs_errorf(err, GS_ENOSPC, "%s:%d is in MIG mode", name,
+                         __builtin_ctzll(p->mask & n->mig_mask));
     int64_t cap = cl->types[n->type].mem_mib;
     for (uint64_t m = p->mask; m; m &= m - 1) {
         int g = __builtin_ctzll(m);
@@ -481,6 +459,11 @@ int gs_cluster_can_alloc(const struct gs_cluster *cl, const struct gs_alloc *a,
         if (rc < 0)
             return rc;
     }
+    if (a->mig_slot || a->mig_reconf) {
+        int rc = gs_cl_mig_check(cl, a, err);
+        if (rc < 0)
+            return rc;
+    }
     const struct node *n = &cl->nodes[a->parts[0].node];
     if ((n->cpu && n->cpu_used + a->cpu_milli > n->cpu) ||
         (n->mem && n->mem_used + a->host_mem_mib > n->mem))
@@ -489,26 +472,37 @@ int gs_cluster_can_alloc(const struct gs_cluster *cl, const struct gs_alloc *a,
     return 0;
 }
 
+/* A GPU that is partly used: some share on it, but not all, not MIG. */
+static int is_shared(const struct gs_cluster *cl, const struct node *n, int g)
+{
+    int gi = n->first_gpu + g;
+    return cl->users[gi] > 0 && cl->milli[gi] < GS_MILLI_GPU && !(n->mig_mask >> g & 1);
+}
+
 /* Apply (sign +1) or undo (sign -1) an allocation that is known to be valid. */
 static void apply(struct gs_cluster *cl, const struct gs_alloc *a, int sign)
 {
+    if (a->mig_slot)
+        gs_cl_mig_apply(cl, a, sign);
     for (int i = 0; i < a->nparts; i++) {
         const struct gs_alloc_part *p = &a->parts[i];
         struct node *n = &cl->nodes[p->node];
-        account_node(cl, n, p->node, -1);
+        gs_cl_account_node(cl, n, p->node, -1);
         for (uint64_t m = p->mask; m; m &= m - 1) {
             int g = __builtin_ctzll(m);
             int gi = n->first_gpu + g;
+            cl->shared_gpus -= is_shared(cl, n, g);
             cl->milli[gi] += sign * a->milli;
             cl->mem[gi] += sign * a->mem_mib;
             cl->users[gi] += sign;
-            if (cl->users[gi] == 0)
+            if (cl->users[gi] == 0 && !(n->mig_mask >> g & 1))
                 n->idle |= 1ULL << g;
             else
                 n->idle &= ~(1ULL << g);
+            cl->shared_gpus += is_shared(cl, n, g);
         }
         cl->used_milli += sign * (int64_t)a->milli * popcount64(p->mask);
-        account_node(cl, n, p->node, +1);
+        gs_cl_account_node(cl, n, p->node, +1);
     }
     struct node *n0 = &cl->nodes[a->parts[0].node];
     n0->cpu_used += sign * a->cpu_milli;
@@ -534,13 +528,19 @@ int gs_cluster_release(struct gs_cluster *cl, const struct gs_alloc *a, struct g
             return gs_errorf(err, GS_ESTATE, "release names an unknown node");
         const struct node *n = &cl->nodes[p->node];
         for (uint64_t m = p->mask; m; m &= m - 1) {
-            int gi = n->first_gpu + __builtin_ctzll(m);
-            if (cl->users[gi] <= 0 || cl->milli[gi] < a->milli || cl->mem[gi] < a->mem_mib)
+            int g = __builtin_ctzll(m), gi = n->first_gpu + g;
+            int mig_ok = !a->mig_slot ||
+                         (cl->mig && a->mig_slot <= cl->mig[gi].l.n &&
+                          (cl->mig[gi].busy >> (a->mig_slot - 1) & 1));
+            if (cl->users[gi] <= 0 || cl->milli[gi] < a->milli || cl->mem[gi] < a->mem_mib ||
+                !mig_ok)
                 return gs_errorf(err, GS_ESTATE, "release of %s:%d, which is not allocated",
-                                 gs_cluster_node_name(cl, p->node), __builtin_ctzll(m));
+                                 gs_cluster_node_name(cl, p->node), g);
         }
     }
-    apply(cl, a, -1);
+    struct gs_alloc undo = *a;
+    undo.mig_reconf = 0; /* a release never repartitions */
+    apply(cl, &undo, -1);
     return 0;
 }
 
@@ -555,7 +555,34 @@ struct gs_cluster_stats gs_cluster_stats(const struct gs_cluster *cl)
     int64_t frag = cl->idle_gpus - (int64_t)cl->k * s.sched;
     s.frag_topology = cl->frag_topo;
     s.frag_count = frag - cl->frag_topo;
+    s.shared_gpus = cl->shared_gpus;
+    s.mig_gpus = cl->mig_gpus;
+    s.mig_free_compute = (int64_t)GS_MIG_COMPUTE * cl->mig_gpus - cl->mig_busy_compute;
     return s;
+}
+
+/* Per-GPU invariants; adds the GPU's share to *used and partial GPUs to
+ * *shared. */
+static int check_gpus(const struct gs_cluster *cl, int64_t *used, int64_t *shared,
+                      struct gs_error *err)
+{
+    for (size_t i = 0; i < cl->nnodes; i++) {
+        const struct node *n = &cl->nodes[i];
+        int64_t cap = n->gpus ? cl->types[n->type].mem_mib : 0;
+        for (int g = 0; g < n->gpus; g++) {
+            int gi = n->first_gpu + g;
+            int idle = (n->idle >> g) & 1, mig = (n->mig_mask >> g) & 1;
+            *used += cl->milli[gi];
+            *shared += is_shared(cl, n, g);
+            if (cl->milli[gi] < 0 || cl->milli[gi] > GS_MILLI_GPU || cl->mem[gi] < 0 ||
+                cl->mem[gi] > cap || cl->users[gi] < 0 ||
+                idle != (cl->users[gi] == 0 && !mig) ||
+                (mig && cl->users[gi] != popcount64(cl->mig[gi].busy)))
+                return gs_errorf(err, GS_ESTATE, "GPU %s:%d state inconsistent",
+                                 gs_cluster_node_name(cl, (int)i), g);
+        }
+    }
+    return 0;
 }
 
 int gs_cluster_check(const struct gs_cluster *cl, struct gs_error *err)
@@ -565,30 +592,20 @@ int gs_cluster_check(const struct gs_cluster *cl, struct gs_error *err)
     struct gs_cluster *fresh = gs_cluster_clone(cl);
     if (!fresh)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
-    int64_t used = 0;
-    int rc = 0;
-    for (size_t i = 0; i < cl->nnodes && rc == 0; i++) {
-        const struct node *n = &cl->nodes[i];
-        int64_t cap = n->gpus ? cl->types[n->type].mem_mib : 0;
-        for (int g = 0; g < n->gpus && rc == 0; g++) {
-            int gi = n->first_gpu + g;
-            int idle = (n->idle >> g) & 1;
-            used += cl->milli[gi];
-            if (cl->milli[gi] < 0 || cl->milli[gi] > GS_MILLI_GPU || cl->mem[gi] < 0 ||
-                cl->mem[gi] > cap || cl->users[gi] < 0 || idle != (cl->users[gi] == 0))
-                rc = gs_errorf(err, GS_ESTATE, "GPU %s:%d state inconsistent",
-                               gs_cluster_node_name(cl, (int)i), g);
-        }
-    }
+    int64_t used = 0, shared = 0, mig_gpus = 0, mig_busy = 0;
+    int rc = check_gpus(cl, &used, &shared, err);
     if (rc == 0) {
         /* recount the incremental statistics from scratch */
         fresh->idle_gpus = fresh->sched_nodes = fresh->whole_idle_small = fresh->frag_topo = 0;
         for (size_t i = 0; i < fresh->nnodes; i++)
-            account_node(fresh, &fresh->nodes[i], (int)i, +1);
+            gs_cl_account_node(fresh, &fresh->nodes[i], (int)i, +1);
+        gs_cl_mig_recount(cl, &mig_gpus, &mig_busy);
         struct gs_cluster_stats a = gs_cluster_stats(cl), b = gs_cluster_stats(fresh);
         if (used != cl->used_milli || a.k != b.k || a.idle_gpus != b.idle_gpus ||
             a.used_milli != b.used_milli || a.sched != b.sched ||
-            a.frag_count != b.frag_count || a.frag_topology != b.frag_topology)
+            a.frag_count != b.frag_count || a.frag_topology != b.frag_topology ||
+            shared != cl->shared_gpus || mig_gpus != cl->mig_gpus ||
+            mig_busy != cl->mig_busy_compute)
             rc = gs_errorf(err, GS_ESTATE, "incremental statistics drifted");
     }
     gs_cluster_destroy(fresh);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/mig.h"
 #include "core/types.h"
 
 #define GS_MAX_NODE_GPUS 64
@@ -45,7 +46,14 @@ struct gs_alloc_part {
 
 /* A set of GPUs given to one job.  Every GPU of the allocation receives the
  * same share (`milli`, 1000 = the whole GPU) and `mem_mib` of its memory.
- * `parts` is caller-owned storage for up to `cap` parts. */
+ * `parts` is caller-owned storage for up to `cap` parts.
+ *
+ * A MIG allocation names one GPU (one part, one bit) in MIG mode and
+ * `mig_slot` = 1 + the index of a free instance of its layout; `milli` and
+ * `mem_mib` must be the instance's compute share (gs_mig_milli) and its
+ * memory slices' part of the GPU type's memory (memory x slices / 8).
+ * With `mig_reconf` = 1 + a profile id the GPU, which must have no instance
+ * in use, is first repartitioned into gs_mig_layout_homogeneous(profile). */
 struct gs_alloc {
     int nparts;
     int cap;
@@ -54,6 +62,8 @@ struct gs_alloc {
     int64_t mem_mib;
     int64_t cpu_milli;        /* host CPU taken on the first part's node */
     int64_t host_mem_mib;     /* host memory taken on the first part's node */
+    int mig_slot;             /* 1 + MIG instance index; 0 = not MIG */
+    int mig_reconf;           /* 1 + profile to repartition into; 0 = keep */
 };
 
 /* Point-in-time figures, maintained incrementally. */
@@ -65,6 +75,9 @@ struct gs_cluster_stats {
     int64_t sched;            /* S_k: k-GPU jobs placeable at once now */
     int64_t frag_count;       /* idle GPUs unusable by a k-job: count form */
     int64_t frag_topology;    /* ... because of NVLink domain boundaries */
+    int64_t shared_gpus;      /* GPUs partly used (users > 0, share < 1000), not MIG */
+    int64_t mig_gpus;         /* GPUs in MIG mode (never idle whole GPUs) */
+    int64_t mig_free_compute; /* compute slices of MIG GPUs not in busy instances */
 };
 
 /* Create an empty cluster.  NULL on allocation failure.  Destroy with
@@ -78,6 +91,13 @@ void gs_cluster_destroy(struct gs_cluster *cl);
  * GS_EEXIST for a duplicate name, GS_EINVAL for bad values, GS_ENOMEM. */
 int gs_cluster_add_gpu_type(struct gs_cluster *cl, const char *name,
                             int64_t mem_mib, struct gs_error *err);
+
+/* Give GPU type `type` a MIG geometry (enum gs_mig_model, -1 = none; the
+ * default).  Returns 0 or GS_EINVAL. */
+int gs_cluster_set_gpu_type_mig(struct gs_cluster *cl, int type, int model);
+
+/* MIG geometry of a GPU type, -1 = none. */
+int gs_cluster_gpu_type_mig(const struct gs_cluster *cl, int type);
 
 /* Index of GPU type `name`, or GS_ENOENT. */
 int gs_cluster_find_gpu_type(const struct gs_cluster *cl, const char *name);
@@ -137,6 +157,22 @@ int64_t gs_cluster_gpu_used_mem(const struct gs_cluster *cl, int node, int gpu);
 int gs_cluster_gpu_users(const struct gs_cluster *cl, int node, int gpu);
 int64_t gs_cluster_node_cpu_used(const struct gs_cluster *cl, int node);
 int64_t gs_cluster_node_mem_used(const struct gs_cluster *cl, int node);
+
+/* --- MIG ------------------------------------------------------------------ */
+/* Put GPU `gpu` of `node` (sealed cluster) in MIG mode with layout `l`, or
+ * take it out of MIG mode with l = NULL.  The GPU must have nothing on it
+ * and its type a MIG geometry; instances must be valid for it.  Returns 0,
+ * GS_EINVAL (bad GPU, layout or type), GS_ESTATE (GPU in use), GS_ENOMEM. */
+int gs_cluster_set_mig(struct gs_cluster *cl, int node, int gpu,
+                       const struct gs_mig_layout *l, struct gs_error *err);
+
+/* GPUs of `node` in MIG mode (never part of the idle mask). */
+uint64_t gs_cluster_mig_mask(const struct gs_cluster *cl, int node);
+
+/* Layout and busy-instance mask (bit i = instance i in use) of a GPU in
+ * MIG mode; NULL for other GPUs.  Borrowed until the next change. */
+const struct gs_mig_layout *gs_cluster_gpu_mig(const struct gs_cluster *cl, int node, int gpu,
+                                               unsigned *busy);
 
 /* Check that `a` fits the current state (shares, memory, host resources).
  * Returns 0, or GS_ENOSPC / GS_EINVAL with a message naming the GPU. */

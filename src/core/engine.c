@@ -1,6 +1,7 @@
 /* engine.c - job table, submissions, completions and the step entry point.
  * Queue ordering lives in queue.c; placement in place.c. */
 #include "core/engine_private.h"
+#include "core/engine_place.h"
 #include "core/alloc.h"
 
 #include <string.h>
@@ -14,9 +15,6 @@ static gs_time user_estimate(void *arg, const struct gs_engine *eng, int job)
 
 static int check_policy(const struct gs_policy *p, struct gs_error *err)
 {
-    if (p->strategy != GS_PLACE_PACK && p->strategy != GS_PLACE_SPREAD)
-        return gs_errorf(err, GS_ENOTSUP, "placement.strategy %s: not supported yet",
-                         gs_policy_strategy_name(p->strategy));
     if (p->queue_policy == GS_QUEUE_PRIORITY_BACKFILL && p->backfill == GS_BACKFILL_NONE)
         return gs_errorf(err, GS_EINVAL, "queue.backfill: false contradicts queue.policy "
                                          "priority_with_backfill");
@@ -52,6 +50,9 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     if (!eng->cl || !eng->ids || !eng->strs || !eng->scratch.parts || !eng->view ||
         !eng->blocked ||
         !eng->profile || !eng->diag || gs_policy_copy(&eng->pol, pol) < 0)
+        goto nomem;
+    eng->place = gs_eng_place_create(cl, pol);
+    if (!eng->place)
         goto nomem;
     eng->backfill = gs_policy_backfill_mode(pol);
     if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0 || gs_eng_preempt_init(eng, err) < 0) {
@@ -102,6 +103,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->dl);
     gs_profile_destroy(eng->profile);
     gs_eng_diag_destroy(eng->diag);
+    gs_eng_place_destroy(eng->place);
     gs_history_destroy(eng->hist);
     gs_eng_preempt_fini(eng);
     gs_free(eng);
@@ -169,6 +171,12 @@ int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error 
         return gs_errorf(err, GS_EINVAL, "job %s: bad topology", s->id);
     if (s->klass != GS_CLASS_TRAIN && s->klass != GS_CLASS_INFER)
         return gs_errorf(err, GS_EINVAL, "job %s: class must be train or infer", s->id);
+    if (s->mig && *s->mig && gs_mig_profile_find(s->mig) < 0)
+        return gs_errorf(err, GS_EINVAL, "job %s: mig: unknown profile '%.20s'", s->id, s->mig);
+    if (s->mig && *s->mig && s->gpus != 1)
+        return gs_errorf(err, GS_EINVAL, "job %s: a MIG job takes gpus = 1", s->id);
+    if (s->mem_bw < 0 || s->mem_bw > 1000)
+        return gs_errorf(err, GS_EINVAL, "job %s: mem_bw must be in (0, 1]", s->id);
     return check_nonneg(s, err);
 }
 
@@ -226,11 +234,11 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->klass = (int8_t)s->klass;
     j->state = GS_JOB_PENDING;
     j->run_pos = -1;
-    j->gpu_type = -1;
-    if (s->gpu_model && *s->gpu_model) {
-        int t = gs_cluster_find_gpu_type(eng->cl, s->gpu_model);
-        j->gpu_type = t >= 0 ? t : -2; /* -2: no such type, never fits */
-    }
+    /* -2: no such type, never fits; "A|B" allows several types */
+    gs_eng_parse_models(eng->cl, s->gpu_model, &j->gpu_type, &j->gpu_types);
+    j->mig = (int8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
+    j->mem_bw = (int16_t)(s->mem_bw > 0 ? s->mem_bw : 500);
+    j->gpu_next = -1;
     j->team = intern_or(eng, s->team, "default");
     j->user = intern_or(eng, s->user, "-");
     j->name = intern_or(eng, s->name, "-");
@@ -251,6 +259,16 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
     req->nodes_allowed = gs_eng_part_nodes(eng, job);
+    req->gpu_types = j->gpu_types;
+    req->mig = j->mig;
+    req->ctx = gs_eng_place_ctx(eng);
+    if (j->mig) {
+        req->gpus = 1;
+        req->milli = GS_MILLI_GPU;
+    } else if (eng->pol.sharing == GS_SHARING_EXCLUSIVE && req->milli < GS_MILLI_GPU) {
+        req->milli = GS_MILLI_GPU; /* a fractional job still takes a whole GPU alone */
+        req->mem_mib = -1;
+    }
     req->blocked = NULL;
 }
 
@@ -307,6 +325,7 @@ int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spe
     }
     eng->pending[eng->ptail++] = job;
     eng->npending++;
+    gs_eng_place_submit(eng, job);
     return job;
 }
 
@@ -342,10 +361,12 @@ void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct g
     a->nparts = j->nparts;
     a->cap = j->nparts;
     a->parts = eng->parts + j->parts_off;
-    a->milli = j->milli;
+    a->milli = j->alloc_milli;
     a->mem_mib = j->alloc_mem;
     a->cpu_milli = j->cpu_milli;
     a->host_mem_mib = j->host_mem_mib;
+    a->mig_slot = j->mig_slot;
+    a->mig_reconf = 0;
 }
 
 /* Record a placement that has been taken from the cluster (or an empty one
@@ -356,6 +377,8 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     j->parts_off = (uint32_t)eng->nparts;
     j->nparts = (uint16_t)a->nparts;
     j->alloc_mem = a->mem_mib;
+    j->alloc_milli = a->milli;
+    j->mig_slot = (int8_t)a->mig_slot;
     memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
     eng->nparts += (size_t)a->nparts;
     j->run_pos = (int)eng->nrunning;
@@ -363,6 +386,8 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     gs_time restore = 0;
     if (j->runs > 0)
         restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
+    if (a->mig_reconf)
+        restore += eng->pol.mig_drain_cost; /* repartitioning the MIG GPU first */
     gs_progress_start(&eng->prog[eng->nrunning], now, j->saved, j->ckpt_interval, j->ckpt_cost,
                       restore, GS_RATE_FULL);
     eng->nrunning++;
@@ -378,6 +403,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     j->deadline = gs_eng_deadline(eng, job);
     eng->team_milli[j->team] += (int64_t)j->gpus * j->milli;
     gs_eng_pre_started(eng, job);
+    gs_eng_place_started(eng, job);
 }
 
 int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
@@ -431,6 +457,7 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
 {
     struct job *j = &eng->jobs[job];
     struct gs_alloc a;
+    gs_eng_place_stopped(eng, job);
     gs_eng_job_alloc(eng, j, &a);
     if (a.nparts > 0) {
         gs_cluster_release(eng->cl, &a, NULL);
@@ -514,6 +541,7 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
     if (rc < 0)
         return rc;
     gs_eng_enforce_caps(eng, now);
+    gs_eng_place_pass(eng);
     if (gs_eng_preempt_step(eng, now) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory in preemption");
     rc = gs_queue_pass(eng, now);

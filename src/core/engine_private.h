@@ -38,6 +38,13 @@ struct job {
     uint16_t nparts;
     int8_t topology, klass, state, backfilled;
     int8_t reason;              /* enum gs_wait_reason while pending */
+    /* placement (engine_place.c, rate.c) */
+    uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
+    int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
+    int32_t gpu_next;           /* next shared job on the same GPU, -1 = none */
+    int16_t mem_bw;             /* memory-bandwidth intensity, per mille */
+    int8_t mig;                 /* MIG profile id + 1, 0 = none */
+    int8_t mig_slot;            /* MIG instance + 1 of the current run, 0 = none */
 };
 
 /* Why a pending job did not start in the last pass (coarse; issue 6's
@@ -100,6 +107,7 @@ struct gs_engine {
     struct gs_estimator est;
     struct gs_preempt *pre;     /* preemption and partitions (preempt_private.h) */
     struct gs_diag_state *diag; /* wait reasons and accounting (diagnose.c) */
+    struct gs_eng_place *place; /* shapes, GPU index, frag figures (engine_place.c) */
     gs_time now;
 };
 

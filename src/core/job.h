@@ -43,6 +43,8 @@ struct gs_job_spec {
     gs_time restore_cost;    /* -1 = policy default */
     int64_t cpu_milli;       /* host CPU, 0 = not modelled */
     int64_t host_mem_mib;    /* host memory, 0 = not modelled */
+    int mem_bw;              /* memory-bandwidth intensity per mille (1..1000) for
+                                the interference model, 0 = default (500) */
 };
 
 /* Fill `s` with the trace format's defaults (DESIGN.md section 3): one whole

@@ -1,30 +1,26 @@
-/* place.c - placement under the topology rule with pack/spread scoring.
+/* place.c - placement under the topology rule: candidate enumeration and
+ * the pack/spread scores; topo, frag and MIG plug in through
+ * place_private.h.
  *
  * Every placement is a choice among candidate units (an NVLink domain, a
  * node, a GPU for shared jobs).  The strategy turns a candidate into a score
  * (lower is better); the first candidate in node order wins ties, and GPUs
  * inside a unit are taken lowest index first.
  */
-#include "core/place.h"
+#include "core/place_private.h"
 #include "core/policy.h"
 
 #include <limits.h>
 #include <stddef.h>
 
-struct ctx {
-    const struct gs_cluster *cl;
-    const uint64_t *view;         /* NULL = live state */
-    const struct gs_request *req;
-    int strategy;
-    struct gs_alloc *out;
-};
+#define DEFAULT_SCHED_WEIGHT 0.5
 
 static int pc(uint64_t x)
 {
     return __builtin_popcountll(x);
 }
 
-static uint64_t take_low(uint64_t m, int n)
+uint64_t gs_pl_take_low(uint64_t m, int n)
 {
     uint64_t r = 0;
     while (n-- > 0 && m) {
@@ -35,17 +31,25 @@ static uint64_t take_low(uint64_t m, int n)
     return r;
 }
 
-static uint64_t idle_of(const struct ctx *c, int node)
+#define take_low gs_pl_take_low
+#define idle_of gs_pl_idle
+#define node_ok gs_pl_node_ok
+
+uint64_t gs_pl_idle(const struct gs_pctx *c, int node)
 {
-    uint64_t m = c->view ? c->view[node] : gs_cluster_idle_mask(c->cl, node);
+    uint64_t m = c->view ? c->view[node] & ~gs_cluster_mig_mask(c->cl, node)
+                         : gs_cluster_idle_mask(c->cl, node);
     return c->req->blocked ? m & ~c->req->blocked[node] : m;
 }
 
 /* GPU type and host resources allow `node` at all. */
-static int node_ok(const struct ctx *c, int node)
+int gs_pl_node_ok(const struct gs_pctx *c, int node)
 {
     const struct gs_request *r = c->req;
-    if (r->gpu_type >= 0 && gs_cluster_node_gpu_type(c->cl, node) != r->gpu_type)
+    int type = gs_cluster_node_gpu_type(c->cl, node);
+    if (r->gpu_type >= 0 && type != r->gpu_type)
+        return 0;
+    if (r->gpu_types && (type < 0 || type >= 64 || !(r->gpu_types >> type & 1)))
         return 0;
     if (r->nodes_allowed && !r->nodes_allowed[node])
         return 0;
@@ -62,29 +66,44 @@ static int node_ok(const struct ctx *c, int node)
     return 1;
 }
 
-/* Score of giving `gpus` GPUs from a unit with `unit_idle` idle GPUs on a
- * node with `node_idle` idle GPUs.  pack: best fit, fewest idle GPUs left in
- * the unit, then on the node.  spread: most idle node first, then unit. */
-static int64_t score(int strategy, int gpus, int unit_idle, int node_idle)
+/* Score of giving `take` (gpus GPUs) from a unit with `unit_idle` idle GPUs
+ * on a node with `node_idle` idle GPUs.  pack: best fit, fewest idle GPUs
+ * left in the unit, then on the node.  spread: most idle node first, then
+ * unit.  topo and frag: place_topo.c, place_frag.c. */
+static struct gs_pscore score(struct gs_pctx *c, int node, uint64_t take, int unit_idle,
+                              int node_idle)
 {
-    if (strategy == GS_PLACE_SPREAD)
-        return -((int64_t)node_idle * 1024 + unit_idle);
-    return (int64_t)(unit_idle - gpus) * 1024 + (node_idle - gpus);
+    int gpus = pc(take);
+    struct gs_pscore s = { 0, 0 };
+    switch (c->strategy) {
+    case GS_PLACE_SPREAD:
+        s.b = -((int64_t)node_idle * 1024 + unit_idle);
+        return s;
+    case GS_PLACE_TOPO:
+        return gs_topo_score_whole(c, node, take, unit_idle, node_idle);
+    case GS_PLACE_FRAG:
+        return gs_frag_score_whole(c, node, take, unit_idle, node_idle);
+    default:
+        s.b = (int64_t)(unit_idle - gpus) * 1024 + (node_idle - gpus);
+        return s;
+    }
 }
 
-static void emit_one(struct ctx *c, int node, uint64_t mask)
+static void emit_one(struct gs_pctx *c, int node, uint64_t mask)
 {
     c->out->nparts = 1;
     c->out->parts[0].node = node;
     c->out->parts[0].mask = mask;
 }
 
+static const struct gs_pscore WORST = { 1e300, INT64_MAX };
+
 /* All GPUs inside one NVLink domain. */
-static int place_domain(struct ctx *c)
+static int place_domain(struct gs_pctx *c)
 {
     int gpus = c->req->gpus, best_node = -1;
     uint64_t best_mask = 0;
-    int64_t best = INT64_MAX;
+    struct gs_pscore best = WORST;
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         uint64_t idle = idle_of(c, n);
         int ni = pc(idle);
@@ -95,11 +114,12 @@ static int place_domain(struct ctx *c)
             int f = pc(free_d);
             if (f < gpus)
                 continue;
-            int64_t s = score(c->strategy, gpus, f, ni);
-            if (s < best) {
+            uint64_t take = take_low(free_d, gpus);
+            struct gs_pscore s = score(c, n, take, f, ni);
+            if (gs_pscore_less(s, best)) {
                 best = s;
                 best_node = n;
-                best_mask = take_low(free_d, gpus);
+                best_mask = take;
             }
         }
     }
@@ -110,7 +130,7 @@ static int place_domain(struct ctx *c)
 }
 
 /* A mask of `gpus` GPUs on `node` under the requested rule, or 0. */
-static uint64_t node_take(const struct ctx *c, int node, uint64_t idle, int whole_domains)
+static uint64_t node_take(const struct gs_pctx *c, int node, uint64_t idle, int whole_domains)
 {
     int gpus = c->req->gpus;
     if (pc(idle) < gpus)
@@ -131,11 +151,11 @@ static uint64_t node_take(const struct ctx *c, int node, uint64_t idle, int whol
 }
 
 /* All GPUs on one node. */
-static int place_node(struct ctx *c, int whole_domains)
+static int place_node(struct gs_pctx *c, int whole_domains)
 {
     int best_node = -1;
     uint64_t best_mask = 0;
-    int64_t best = INT64_MAX;
+    struct gs_pscore best = WORST;
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         uint64_t idle = idle_of(c, n);
         if (pc(idle) < c->req->gpus || !node_ok(c, n))
@@ -143,8 +163,8 @@ static int place_node(struct ctx *c, int whole_domains)
         uint64_t m = node_take(c, n, idle, whole_domains);
         if (!m)
             continue;
-        int64_t s = score(c->strategy, c->req->gpus, pc(idle), pc(idle));
-        if (s < best) {
+        struct gs_pscore s = score(c, n, m, pc(idle), pc(idle));
+        if (gs_pscore_less(s, best)) {
             best = s;
             best_node = n;
             best_mask = m;
@@ -166,11 +186,11 @@ static int in_alloc(const struct gs_alloc *a, int node)
 
 /* Place the remainder `r` (smaller than a node) on a node not yet in
  * c->out, under the domain or whole-domain rule; appends one part. */
-static int place_remainder(struct ctx *c, int r, int rule_any)
+static int place_remainder(struct gs_pctx *c, int r, int rule_any)
 {
     int best_node = -1;
     uint64_t best_mask = 0;
-    int64_t best = INT64_MAX;
+    struct gs_pscore best = WORST;
     int maxdom = gs_cluster_max_domain(c->cl);
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         uint64_t idle = idle_of(c, n);
@@ -194,8 +214,8 @@ static int place_remainder(struct ctx *c, int r, int rule_any)
         }
         if (!m)
             continue;
-        int64_t s = score(c->strategy, r, unit, ni);
-        if (s < best) {
+        struct gs_pscore s = score(c, n, m, unit, ni);
+        if (gs_pscore_less(s, best)) {
             best = s;
             best_node = n;
             best_mask = m;
@@ -210,8 +230,10 @@ static int place_remainder(struct ctx *c, int r, int rule_any)
 }
 
 /* Larger than a node: whole idle nodes in node order, then the remainder. */
-static int place_multi(struct ctx *c)
+static int place_multi(struct gs_pctx *c)
 {
+    if (c->strategy == GS_PLACE_TOPO || c->strategy == GS_PLACE_FRAG)
+        return gs_topo_place_multi(c);
     int remaining = c->req->gpus;
     c->out->nparts = 0;
     for (int n = 0; n < gs_cluster_node_count(c->cl) && remaining > 0; n++) {
@@ -233,7 +255,7 @@ static int place_multi(struct ctx *c)
 }
 
 /* topology: any - one node if possible, else the most idle nodes first. */
-static int place_any(struct ctx *c)
+static int place_any(struct gs_pctx *c)
 {
     int gpus = c->req->gpus;
     if (gpus <= gs_cluster_max_domain(c->cl) && place_domain(c) == 0)
@@ -262,24 +284,52 @@ static int place_any(struct ctx *c)
     return remaining > 0 ? GS_ENOSPC : 0;
 }
 
+int64_t gs_pl_shared_mem(const struct gs_pctx *c, int node)
+{
+    int64_t cap = gs_cluster_gpu_type_mem(c->cl, gs_cluster_node_gpu_type(c->cl, node));
+    return c->req->mem_mib >= 0 ? c->req->mem_mib : cap * c->req->milli / GS_MILLI_GPU;
+}
+
+/* Score of a shared candidate: GPU `g` of `node` with `fm` free share on a
+ * node with `ni` idle GPUs. */
+static struct gs_pscore score_shared(struct gs_pctx *c, int node, int g, int fm, int ni)
+{
+    struct gs_pscore s = { 0, 0 };
+    switch (c->strategy) {
+    case GS_PLACE_SPREAD:
+        s.b = -((int64_t)fm * 1024 + ni);
+        return s;
+    case GS_PLACE_TOPO:
+        return gs_topo_score_shared(c, node, g, fm);
+    case GS_PLACE_FRAG:
+        return gs_frag_score_shared(c, node, g, fm);
+    default:
+        s.b = (int64_t)(fm - c->req->milli) * 1024 + ni;
+        return s;
+    }
+}
+
 /* A fraction of one GPU: the GPU whose free share fits best (pack) or is
  * largest (spread).  With a view, only GPUs idle in the view count, as if
- * empty. */
-static int place_shared(struct ctx *c)
+ * empty.  GPUs in MIG mode never take shared jobs. */
+static int place_shared(struct gs_pctx *c)
 {
     const struct gs_request *r = c->req;
     int best_node = -1, best_gpu = -1;
-    int64_t best = INT64_MAX, best_mem = 0;
+    struct gs_pscore best = WORST;
+    int64_t best_mem = 0;
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         if (!node_ok(c, n))
             continue;
         int64_t cap = gs_cluster_gpu_type_mem(c->cl, gs_cluster_node_gpu_type(c->cl, n));
-        int64_t need = r->mem_mib >= 0 ? r->mem_mib : cap * r->milli / GS_MILLI_GPU;
-        uint64_t idle = idle_of(c, n);
+        int64_t need = gs_pl_shared_mem(c, n);
+        uint64_t idle = idle_of(c, n), mig = gs_cluster_mig_mask(c->cl, n);
         int ni = pc(idle);
         for (int g = 0; g < gs_cluster_node_gpus(c->cl, n); g++) {
             int view_idle = (int)((idle >> g) & 1);
-            if (c->view && !view_idle)
+            if ((c->view && !view_idle) || (mig >> g & 1))
+                continue;
+            if (r->blocked && ((r->blocked[n] >> g) & 1))
                 continue;
             if (r->blocked && ((r->blocked[n] >> g) & 1))
                 continue;
@@ -287,10 +337,8 @@ static int place_shared(struct ctx *c)
             int64_t fmem = cap - (c->view ? 0 : gs_cluster_gpu_used_mem(c->cl, n, g));
             if (fm < r->milli || fmem < need)
                 continue;
-            int64_t s = c->strategy == GS_PLACE_SPREAD
-                            ? -((int64_t)fm * 1024 + ni)
-                            : (int64_t)(fm - r->milli) * 1024 + ni;
-            if (s < best) {
+            struct gs_pscore s = score_shared(c, n, g, fm, ni);
+            if (gs_pscore_less(s, best)) {
                 best = s;
                 best_node = n;
                 best_gpu = g;
@@ -314,9 +362,52 @@ static int check_request(const struct gs_request *r, const struct gs_alloc *out,
         return gs_errorf(err, GS_EINVAL, "GPU share must be in (0, 1]");
     if (r->milli < GS_MILLI_GPU && r->gpus != 1)
         return gs_errorf(err, GS_EINVAL, "a fractional GPU share needs gpus = 1");
+    if (r->mig && (r->gpus != 1 || r->mig < 0 || r->mig > gs_mig_profile_count()))
+        return gs_errorf(err, GS_EINVAL, "a MIG request takes one instance of a known profile");
     if (!out || out->cap < 1 || !out->parts)
         return gs_errorf(err, GS_EINVAL, "no room for the placement result");
     return 0;
+}
+
+static void setup(struct gs_pctx *c, const struct gs_cluster *cl, const uint64_t *view,
+                  const struct gs_request *req, int strategy, struct gs_alloc *out)
+{
+    c->cl = cl;
+    c->view = view;
+    c->req = req;
+    c->strategy = strategy;
+    c->out = out;
+    c->k = gs_cluster_stats(cl).k;
+    c->weight = req->ctx ? req->ctx->sched_weight : DEFAULT_SCHED_WEIGHT;
+    c->mig_reconfigure = req->ctx ? req->ctx->mig_reconfigure : GS_MIG_NEVER;
+    c->shapes = req->ctx ? req->ctx->shapes : NULL;
+    c->fnode = -1;
+    if (strategy == GS_PLACE_FRAG)
+        gs_frag_setup(c);
+    out->nparts = 0;
+    out->milli = req->milli;
+    out->mem_mib = 0;
+    out->cpu_milli = req->cpu_milli;
+    out->host_mem_mib = req->host_mem_mib;
+    out->mig_slot = 0;
+    out->mig_reconf = 0;
+}
+
+/* The topology rule: which enumeration a whole-GPU request goes through. */
+static int place_whole(struct gs_pctx *c)
+{
+    const struct gs_request *req = c->req;
+    if (req->topology == GS_TOPO_ANY)
+        return place_any(c);
+    if (req->topology == GS_TOPO_NODE)
+        return place_node(c, 0);
+    if (req->gpus <= gs_cluster_max_domain(c->cl))
+        return place_domain(c);
+    if (req->topology == GS_TOPO_DOMAIN)
+        return GS_ENOSPC;
+    if (req->gpus <= gs_cluster_max_node_gpus(c->cl))
+        return place_node(c, 1);
+    return place_multi(c);
 }
 
 int gs_place(const struct gs_cluster *cl, const uint64_t *view,
@@ -326,29 +417,16 @@ int gs_place(const struct gs_cluster *cl, const uint64_t *view,
     int rc = check_request(req, out, err);
     if (rc < 0)
         return rc;
-    if (strategy != GS_PLACE_PACK && strategy != GS_PLACE_SPREAD)
-        return gs_errorf(err, GS_ENOTSUP, "placement strategy %s: not supported yet",
-                         gs_policy_strategy_name(strategy));
-    struct ctx c = { cl, view, req, strategy, out };
-    out->nparts = 0;
-    out->milli = req->milli;
-    out->mem_mib = 0;
-    out->cpu_milli = req->cpu_milli;
-    out->host_mem_mib = req->host_mem_mib;
-    if (req->milli < GS_MILLI_GPU)
+    if (strategy < GS_PLACE_PACK || strategy > GS_PLACE_FRAG)
+        return gs_errorf(err, GS_ENOTSUP, "placement strategy %d: unknown", strategy);
+    struct gs_pctx c;
+    setup(&c, cl, view, req, strategy, out);
+    if (req->mig)
+        rc = gs_place_mig(&c);
+    else if (req->milli < GS_MILLI_GPU)
         rc = place_shared(&c);
-    else if (req->topology == GS_TOPO_ANY)
-        rc = place_any(&c);
-    else if (req->topology == GS_TOPO_NODE)
-        rc = place_node(&c, 0);
-    else if (req->gpus <= gs_cluster_max_domain(cl))
-        rc = place_domain(&c);
-    else if (req->topology == GS_TOPO_DOMAIN)
-        rc = GS_ENOSPC;
-    else if (req->gpus <= gs_cluster_max_node_gpus(cl))
-        rc = place_node(&c, 1);
     else
-        rc = place_multi(&c);
+        rc = place_whole(&c);
     if (rc < 0) {
         out->nparts = 0;
         return gs_errorf(err, rc, "no placement for %d GPU(s) now", req->gpus);

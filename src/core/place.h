@@ -20,6 +20,19 @@
 
 #include "core/cluster.h"
 #include "core/error.h"
+#include "core/shapes.h"
+
+enum gs_mig_reconf { GS_MIG_NEVER, GS_MIG_WHEN_IDLE };
+
+/* Optional context for the strategies that look beyond the request; the
+ * caller owns it (the engine keeps one per engine).  Borrowed for the call. */
+struct gs_place_ctx {
+    const struct gs_shape_dist *shapes; /* frag: recent job shapes; NULL or
+                                           empty = the request's own shape */
+    double sched_weight;    /* frag: cost of losing one k-GPU unit of S_k, in
+                               units of k whole GPUs of fragmentation */
+    int mig_reconfigure;    /* enum gs_mig_reconf */
+};
 
 struct gs_request {
     int gpus;               /* >= 1 */
@@ -31,12 +44,25 @@ struct gs_request {
     int64_t host_mem_mib;
     const unsigned char *nodes_allowed; /* per node 1 = usable (partitions), NULL = all */
     const uint64_t *blocked;  /* per node: GPUs that must not be used (reserved), NULL = none */
+    uint64_t gpu_types;     /* allowed GPU types as a bit mask, 0 = any (and gpu_type) */
+    int mig;                /* MIG profile id + 1 (core/mig.h), 0 = none; then
+                               gpus must be 1 and milli/mem are ignored */
+    const struct gs_place_ctx *ctx; /* NULL = defaults (no shapes, weight 0.5,
+                                       never reconfigure MIG) */
 };
 
 /* Find GPUs for `req` under `strategy` (enum gs_strategy) and write them to
  * `out` (whose `parts` must hold at least gs_cluster_node_count() parts).
+ * Strategies (docs/placement.md): pack and spread score each candidate
+ * unit by its leftover; topo keeps S_k units, whole NVLink domains and
+ * whole nodes free before fitting best, and keeps multi-node jobs inside
+ * one rack or multi-node domain; frag minimises the increase of expected
+ * fragmentation (FGD) w.r.t. ctx->shapes plus sched_weight x the S_k loss.
+ * A MIG request takes a free instance of its profile (GPUs with more busy
+ * instances first, spread: fewer), else, with mig_reconfigure when_idle, an
+ * idle MIG GPU repartitioned (out->mig_reconf).
  * Returns 0 on success; GS_ENOSPC when nothing fits now; GS_EINVAL for a
- * malformed request; GS_ENOTSUP for a strategy that is not built. */
+ * malformed request; GS_ENOTSUP for an unknown strategy. */
 int gs_place(const struct gs_cluster *cl, const uint64_t *idle,
              const struct gs_request *req, int strategy, struct gs_alloc *out,
              struct gs_error *err);

@@ -33,6 +33,7 @@ static const char *const strategy_names[] = { "pack", "spread", "topo", "frag", 
 static const char *const sharing_names[] = { "exclusive", "shared", NULL };
 static const char *const quota_mode_names[] = { "strict", "borrow", NULL };
 static const char *const topo_names[] = { "auto", "domain", "node", "any", NULL };
+static const char *const mig_reconf_names[] = { "never", "when_idle", NULL };
 static const char *const pmode_names[] = { "none", "checkpoint", "immediate", NULL };
 static const char *const pmode_class_names[] = { "inherit", "none", "checkpoint",
                                                  "immediate", NULL };
@@ -62,6 +63,14 @@ static const struct key keys[] = {
     { "placement.strategy", K_ENUM, OFF(strategy), strategy_names, NULL, 0, 0, 1 },
     { "placement.sharing", K_ENUM, OFF(sharing), sharing_names, NULL, 0, 0, 1 },
     { "placement.topology", K_ENUM, OFF(topology), topo_names, NULL, 0, 0, 1 },
+    { "placement.frag.sched_weight", K_DOUBLE, OFF(frag_sched_weight), NULL, NULL, 0, 1000,
+      1 },
+    { "placement.frag.window", K_INT, OFF(frag_window), NULL, NULL, 1, 1e7, 1 },
+    { "placement.slowdown.pcie", K_DOUBLE, OFF(slow_pcie), NULL, NULL, 0.01, 1, 1 },
+    { "placement.slowdown.network", K_DOUBLE, OFF(slow_network), NULL, NULL, 0.01, 1, 1 },
+    { "placement.slowdown.corunner", K_DOUBLE, OFF(slow_corunner), NULL, NULL, 0.01, 1, 1 },
+    { "mig.reconfigure", K_ENUM, OFF(mig_reconfigure), mig_reconf_names, NULL, 0, 0, 1 },
+    { "mig.drain_cost", K_DURATION, OFF(mig_drain_cost), NULL, NULL, 0, 0, 1 },
     { "metrics.k", K_INT, OFF(sched_k), NULL, NULL, 0, 4096, 1 },
     /* preemption (issue 5; docs/preemption.md) */
     { "preemption.mode", K_ENUM, OFF(preempt_mode), pmode_names, NULL, 0, 0, 1 },
@@ -97,6 +106,13 @@ void gs_policy_init(struct gs_policy *p)
     p->strategy = GS_PLACE_PACK;
     p->sharing = GS_SHARING_SHARED;
     p->topology = GS_TOPO_AUTO;
+    p->frag_sched_weight = 0.5;
+    p->frag_window = 1000;
+    p->slow_pcie = 0.7;
+    p->slow_network = 0.5;
+    p->slow_corunner = 0.85;
+    p->mig_reconfigure = 0; /* never */
+    p->mig_drain_cost = 120 * GS_MS_PER_SEC;
     p->sched_k = 0;
     p->preempt_mode = GS_PREEMPT_NONE;
     p->preempt_class[0] = p->preempt_class[1] = GS_PREEMPT_INHERIT;

@@ -73,6 +73,14 @@ struct gs_policy {
     int strategy;                 /* enum gs_strategy */
     int sharing;                  /* enum gs_sharing */
     int topology;                 /* enum gs_topo: cluster-wide default */
+    double frag_sched_weight;     /* frag: weight of a lost S_k unit (place.h) */
+    int frag_window;              /* frag: recent job shapes remembered */
+    double slow_pcie;             /* rate of a job split across NVLink domains */
+    double slow_network;          /* ... across nodes */
+    double slow_corunner;         /* rate factor per co-runner on a shared GPU */
+    /* MIG */
+    int mig_reconfigure;          /* enum gs_mig_reconf (place.h) */
+    gs_time mig_drain_cost;       /* wall time to repartition an idle MIG GPU */
     /* metrics */
     int sched_k;                  /* S_k job size, 0 = largest domain */
     /* preemption (preempt.c) */

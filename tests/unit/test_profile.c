@@ -65,13 +65,13 @@ static void pfix_open(struct pfix *f, const char *desc, const struct busy *b, in
     for (int i = 0; i < nb && b[i].node; i++) {
         take(f->cl, b[i].node, b[i].mask);
         struct gs_alloc_part part = { node_of(f->cl, b[i].node), b[i].mask };
-        struct gs_alloc a = { 1, 1, &part, GS_MILLI_GPU, 0, 0, 0 };
+        struct gs_alloc a = { 1, 1, &part, GS_MILLI_GPU, 0, 0, 0, 0, 0 };
         gs_profile_occupy(f->p, &a, b[i].until_s < 0 ? GS_TIME_INF
                                                      : gs_time_from_sec(b[i].until_s));
     }
     for (int i = 0; i < nr && r[i].node; i++) {
         struct gs_alloc_part part = { node_of(f->cl, r[i].node), r[i].mask };
-        struct gs_alloc a = { 1, 1, &part, GS_MILLI_GPU, 0, 0, 0 };
+        struct gs_alloc a = { 1, 1, &part, GS_MILLI_GPU, 0, 0, 0, 0, 0 };
         assert_int_equal(gs_profile_reserve(f->p, &a, gs_time_from_sec(r[i].start_s),
                                             gs_time_from_sec(r[i].end_s)),
                          0);
@@ -92,9 +92,9 @@ struct ask {
 
 static void check_ask(const struct pfix *f, const struct ask *a, const char *what, size_t row)
 {
-    struct gs_request req = { a->gpus, GS_MILLI_GPU, -1, a->topology, -1, 0, 0, NULL, NULL };
+    struct gs_request req = { a->gpus, GS_MILLI_GPU, -1, a->topology, -1, 0, 0, NULL, NULL, 0, 0, NULL };
     struct gs_alloc_part parts[MAXN];
-    struct gs_alloc out = { 0, MAXN, parts, 0, 0, 0, 0 };
+    struct gs_alloc out = { 0, MAXN, parts, 0, 0, 0, 0, 0, 0 };
     gs_time start = -1;
     gs_time dur = a->dur_s < 0 ? GS_TIME_INF : gs_time_from_sec(a->dur_s);
     int rc = gs_profile_earliest(f->p, f->cl, gs_time_from_sec(a->now_s), &req, a->strategy, dur,
@@ -296,9 +296,9 @@ static void test_earliest_is_pure(void **state)
     check_ask(&f, &a, "pure", 0);
     check_ask(&f, &a, "pure", 1);
     assert_int_equal(gs_profile_reservations(f.p), 0);
-    struct gs_request bad = { 0, GS_MILLI_GPU, -1, AUTO, -1, 0, 0, NULL, NULL };
+    struct gs_request bad = { 0, GS_MILLI_GPU, -1, AUTO, -1, 0, 0, NULL, NULL, 0, 0, NULL };
     struct gs_alloc_part parts[MAXN];
-    struct gs_alloc out = { 0, MAXN, parts, 0, 0, 0, 0 };
+    struct gs_alloc out = { 0, MAXN, parts, 0, 0, 0, 0, 0, 0 };
     gs_time start;
     /* must fail: a request without GPUs cannot be planned */
     assert_int_equal(gs_profile_earliest(f.p, f.cl, 0, &bad, PACK, SEC(10), &start, &out),
@@ -387,7 +387,7 @@ static void test_occupy_vacate_shared(void **state)
     struct pfix f;
     pfix_open(&f, "n1:8", NULL, 0, NULL, 0);
     struct gs_alloc_part part = { 0, 0x80 };
-    struct gs_alloc half = { 1, 1, &part, 500, TU_H100_MIB / 2, 0, 0 };
+    struct gs_alloc half = { 1, 1, &part, 500, TU_H100_MIB / 2, 0, 0, 0, 0 };
     take_share(f.cl, "n1", 7, 500, TU_H100_MIB / 2);
     gs_profile_occupy(f.p, &half, SEC(100));
     take_share(f.cl, "n1", 7, 500, TU_H100_MIB / 2);

@@ -1,0 +1,211 @@
+/* frag.c - expected fragmentation w.r.t. job shapes (see frag.h). */
+#include "core/frag.h"
+#include "core/policy.h"
+
+#include <limits.h>
+#include <stddef.h>
+
+static int pc(uint64_t x)
+{
+    return __builtin_popcountll(x);
+}
+
+void gs_frag_node_load(const struct gs_cluster *cl, int node, const uint64_t *view,
+                       struct gs_frag_node *st)
+{
+    int n = gs_cluster_node_gpus(cl, node);
+    uint64_t mig = gs_cluster_mig_mask(cl, node);
+    int64_t cap = n ? gs_cluster_gpu_type_mem(cl, gs_cluster_node_gpu_type(cl, node)) : 0;
+    int64_t cpu = gs_cluster_node_cpu(cl, node);
+    st->ngpus = n;
+    if (view) {
+        st->whole = view[node] & ~mig;
+        for (int g = 0; g < n; g++) {
+            int free = (int)(st->whole >> g & 1);
+            st->free_milli[g] = free ? GS_MILLI_GPU : 0;
+            st->free_mem[g] = free ? cap : 0;
+        }
+        st->cpu_free = cpu ? cpu : INT64_MAX;
+        return;
+    }
+    st->whole = gs_cluster_idle_mask(cl, node);
+    for (int g = 0; g < n; g++) {
+        int is_mig = (int)(mig >> g & 1);
+        st->free_milli[g] = is_mig ? 0 : GS_MILLI_GPU - gs_cluster_gpu_used_milli(cl, node, g);
+        st->free_mem[g] = is_mig ? 0 : cap - gs_cluster_gpu_used_mem(cl, node, g);
+    }
+    st->cpu_free = cpu ? cpu - gs_cluster_node_cpu_used(cl, node) : INT64_MAX;
+}
+
+/* Whether shape m may use a GPU of `type` at all. */
+static int type_ok(const struct gs_shape *m, int type)
+{
+    if (m->gpu_type >= 0 && m->gpu_type != type)
+        return 0;
+    return !m->gpu_types || (type >= 0 && type < 64 && (m->gpu_types >> type & 1));
+}
+
+/* GPUs of the node that shape m could use, one by one. */
+static uint64_t usable(const struct gs_frag_node *st, const struct gs_shape *m, int64_t cap)
+{
+    int64_t need = m->mem_mib >= 0 ? m->mem_mib : cap * m->milli / GS_MILLI_GPU;
+    if (m->milli >= GS_MILLI_GPU)
+        return need <= cap ? st->whole : 0;
+    uint64_t u = 0;
+    for (int g = 0; g < st->ngpus; g++)
+        if (st->free_milli[g] >= m->milli && st->free_mem[g] >= need)
+            u |= 1ULL << g;
+    return u;
+}
+
+static int64_t total_free(const struct gs_frag_node *st)
+{
+    int64_t s = 0;
+    for (int g = 0; g < st->ngpus; g++)
+        s += st->free_milli[g];
+    return s;
+}
+
+static int64_t sum_free(const struct gs_frag_node *st, uint64_t mask)
+{
+    int64_t s = 0;
+    for (; mask; mask &= mask - 1)
+        s += st->free_milli[__builtin_ctzll(mask)];
+    return s;
+}
+
+/* The GPUs of `u` that can serve shape m under the topology rule, 0 when
+ * m cannot run on the node. */
+static uint64_t serving(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
+                        const struct gs_shape *m, uint64_t u)
+{
+    int g = m->gpus, topo = m->topology;
+    if (g > st->ngpus) /* part of a multi-node job: only a whole usable node */
+        return st->ngpus > 0 && pc(u) == st->ngpus ? u : 0;
+    if (pc(u) < g)
+        return 0;
+    int maxdom = gs_cluster_max_domain(cl);
+    if (topo == GS_TOPO_AUTO && g <= maxdom)
+        topo = GS_TOPO_DOMAIN;
+    if (topo == GS_TOPO_NODE || topo == GS_TOPO_ANY)
+        return u;
+    if (topo == GS_TOPO_AUTO)
+        return gs_cluster_take_whole_domains(cl, node, u, g) ? u : 0;
+    if (g > maxdom)
+        return 0;
+    uint64_t host = 0;
+    for (int d = 0; d < gs_cluster_node_domains(cl, node); d++) {
+        uint64_t ud = u & gs_cluster_domain_mask(cl, node, d);
+        if (pc(ud) >= g)
+            host |= ud;
+    }
+    return host;
+}
+
+int64_t gs_frag_node_shape(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
+                           const struct gs_shape *m)
+{
+    int64_t total = total_free(st);
+    if (total == 0 || m->mig)
+        return 0;
+    int type = gs_cluster_node_gpu_type(cl, node);
+    if (m->gpus == 0 || !type_ok(m, type) || m->cpu_milli > st->cpu_free)
+        return total;
+    uint64_t u = usable(st, m, gs_cluster_gpu_type_mem(cl, type));
+    uint64_t serve = serving(cl, node, st, m, u);
+    if (!serve)
+        return total;
+    if (m->milli >= GS_MILLI_GPU)
+        return total - (int64_t)GS_MILLI_GPU * pc(serve);
+    return total - sum_free(st, serve);
+}
+
+double gs_frag_node_score(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
+                          const struct gs_shape_dist *d)
+{
+    double f = 0;
+    for (int i = 0; i < d->n; i++)
+        if (!d->s[i].mig)
+            f += d->s[i].p * (double)gs_frag_node_shape(cl, node, st, &d->s[i]);
+    return f;
+}
+
+void gs_frag_cluster(const struct gs_cluster *cl, const struct gs_shape_dist *d,
+                     struct gs_frag_total *out)
+{
+    struct gs_frag_node st;
+    out->frag_milli = 0;
+    out->free_milli = 0;
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        if (gs_cluster_node_gpus(cl, n) == 0)
+            continue;
+        gs_frag_node_load(cl, n, NULL, &st);
+        out->free_milli += total_free(&st);
+        out->frag_milli += gs_frag_node_score(cl, n, &st, d);
+    }
+}
+
+/* Whether some non-MIG single-GPU shape of d fits GPU g of the node. */
+static int gpu_serves(const struct gs_frag_node *st, int g, int type, int64_t cap,
+                      const struct gs_shape_dist *d)
+{
+    for (int i = 0; d && i < d->n; i++) {
+        const struct gs_shape *m = &d->s[i];
+        int64_t need = m->mem_mib >= 0 ? m->mem_mib : cap * m->milli / GS_MILLI_GPU;
+        if (!m->mig && m->gpus == 1 && type_ok(m, type) && m->cpu_milli <= st->cpu_free &&
+            m->milli <= st->free_milli[g] && need <= st->free_mem[g])
+            return 1;
+    }
+    return 0;
+}
+
+double gs_frag_memory(const struct gs_cluster *cl, const struct gs_shape_dist *d)
+{
+    struct gs_frag_node st;
+    double frag = 0;
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        int ng = gs_cluster_node_gpus(cl, n);
+        uint64_t busy = ~gs_cluster_idle_mask(cl, n) & ~gs_cluster_mig_mask(cl, n) &
+                        (ng >= 64 ? ~0ULL : (1ULL << ng) - 1);
+        if (!busy)
+            continue;
+        int type = gs_cluster_node_gpu_type(cl, n), loaded = 0;
+        int64_t cap = gs_cluster_gpu_type_mem(cl, type);
+        for (; busy; busy &= busy - 1) {
+            int g = __builtin_ctzll(busy);
+            if (gs_cluster_gpu_used_mem(cl, n, g) >= cap)
+                continue; /* the common case: whole GPUs with all their memory */
+            if (!loaded++)
+                gs_frag_node_load(cl, n, NULL, &st);
+            if (!gpu_serves(&st, g, type, cap, d))
+                frag += (double)st.free_mem[g] / (double)cap;
+        }
+    }
+    return frag;
+}
+
+static int mig_wanted(const struct gs_shape_dist *d, int profile)
+{
+    for (int i = 0; d && i < d->n; i++)
+        if (d->s[i].mig && d->s[i].mig - 1 == profile)
+            return 1;
+    return 0;
+}
+
+double gs_frag_mig(const struct gs_cluster *cl, const struct gs_shape_dist *d)
+{
+    int64_t slices = 0;
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        uint64_t mig = gs_cluster_mig_mask(cl, n);
+        int model = mig ? gs_cluster_gpu_type_mig(cl, gs_cluster_node_gpu_type(cl, n)) : -1;
+        for (; mig; mig &= mig - 1) {
+            unsigned busy;
+            const struct gs_mig_layout *l =
+                gs_cluster_gpu_mig(cl, n, __builtin_ctzll(mig), &busy);
+            for (int i = 0; i < l->n; i++)
+                if (!(busy >> i & 1) && !mig_wanted(d, l->prof[i]))
+                    slices += gs_mig_layout_compute(model, l, 1u << i);
+        }
+    }
+    return (double)slices / GS_MIG_COMPUTE;
+}

@@ -1,0 +1,69 @@
+/* frag.h - fragmentation measured against a distribution of job shapes.
+ *
+ * The expected-fragmentation measure of FGD (Weng et al., "Beware of
+ * Fragmentation: Scheduling GPU-Sharing Workloads with Fragmentation
+ * Gradient Descent", USENIX ATC'23, section 4.1; the artifact's
+ * pkg/utils/frag.go), extended with NVLink domains and GPU memory:
+ *
+ *   F_n = sum over shapes m of p_m * frag_n(m)          (milli-GPU)
+ *
+ * frag_n(m) is all of node n's free GPU share when m cannot run on n at all
+ * (CPU-only shape, wrong GPU type, too little host CPU, or not enough
+ * usable GPUs under the topology rule); otherwise the free share of the
+ * GPUs m cannot use (free share below m's, too little free memory, or - for
+ * a job that must stay inside one NVLink domain - in a domain with too few
+ * usable GPUs).  MIG shapes and GPUs in MIG mode are left out (they are a
+ * separate pool, measured by gs_frag_mig).  With one domain per node and no
+ * memory requests this is exactly FGD's measure.  docs/placement.md has the
+ * derivation and worked examples.
+ */
+#ifndef GS_CORE_FRAG_H
+#define GS_CORE_FRAG_H
+
+#include <stdint.h>
+
+#include "core/cluster.h"
+#include "core/shapes.h"
+
+/* One node's free resources as the measure sees them. */
+struct gs_frag_node {
+    int ngpus;
+    uint64_t whole;                  /* GPUs with nothing on them */
+    int free_milli[GS_MAX_NODE_GPUS];   /* 0 for GPUs in MIG mode */
+    int64_t free_mem[GS_MAX_NODE_GPUS];
+    int64_t cpu_free;                /* INT64_MAX when CPU is not modelled */
+};
+
+/* Load node `node`'s state: the live state, or with `view` (one mask per
+ * node) the GPUs idle in the view as empty and the others as full. */
+void gs_frag_node_load(const struct gs_cluster *cl, int node, const uint64_t *view,
+                       struct gs_frag_node *st);
+
+/* frag_n(m) of one shape, in milli-GPU. */
+int64_t gs_frag_node_shape(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
+                           const struct gs_shape *m);
+
+/* F_n: the expected fragmentation of the node state w.r.t. `d`. */
+double gs_frag_node_score(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
+                          const struct gs_shape_dist *d);
+
+/* Cluster totals of the live state w.r.t. `d`. */
+struct gs_frag_total {
+    double frag_milli;       /* sum of F_n */
+    int64_t free_milli;      /* free share of all non-MIG GPUs */
+};
+void gs_frag_cluster(const struct gs_cluster *cl, const struct gs_shape_dist *d,
+                     struct gs_frag_total *out);
+
+/* Memory fragmentation: free memory on partly used GPUs (something on them,
+ * not MIG) on which no shape of `d` fits (share, memory, type, host CPU),
+ * in GPU-equivalents (free memory / the GPU's memory).  With d NULL or
+ * empty every partly used GPU's free memory counts. */
+double gs_frag_memory(const struct gs_cluster *cl, const struct gs_shape_dist *d);
+
+/* MIG fragmentation: compute slices of free MIG instances whose profile no
+ * MIG shape of `d` asks for, in GPU-equivalents (slices / 7).  With no MIG
+ * shapes in d every free instance counts. */
+double gs_frag_mig(const struct gs_cluster *cl, const struct gs_shape_dist *d);
+
+#endif

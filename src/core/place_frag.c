@@ -1,0 +1,113 @@
+/* place_frag.c - the frag strategy: fragmentation gradient descent (FGD,
+ * Weng et al., USENIX ATC'23) with a schedulability term.
+ *
+ * For a candidate that changes node n from state s to s':
+ *
+ *   score = (F_n(s') - F_n(s)) + w * k * 1000 * (S_k(s) - S_k(s'))
+ *
+ * F_n is the expected fragmentation of frag.h w.r.t. the recent job shapes
+ * (milli-GPU); S_k(s) the k-GPU jobs node n can take; w the policy's
+ * placement.frag_sched_weight.  Lower wins; ties go to the topo order (best
+ * fit) and then to node order.  Only node n changes, so the difference of
+ * the node terms is the difference of the cluster totals.
+ */
+#include "core/place_private.h"
+
+#include <limits.h>
+
+/* The request as a shape: the distribution used when no recent shapes are
+ * known (the job keeps room for jobs like itself). */
+static void own_shape(const struct gs_request *r, struct gs_shape_dist *d)
+{
+    struct gs_shape *s = &d->s[0];
+    s->gpus = r->gpus;
+    s->milli = r->milli;
+    s->mem_mib = r->mem_mib;
+    s->cpu_milli = r->cpu_milli;
+    s->host_mem_mib = r->host_mem_mib;
+    s->gpu_type = r->gpu_type;
+    s->gpu_types = r->gpu_types;
+    s->topology = r->topology;
+    s->mig = r->mig;
+    s->p = 1;
+    d->n = 1;
+}
+
+void gs_frag_setup(struct gs_pctx *c)
+{
+    if (!c->shapes || c->shapes->n == 0) {
+        own_shape(c->req, &c->own);
+        c->shapes = &c->own;
+    }
+    c->fnode = -1;
+}
+
+/* Load node `node` and its fragmentation before the placement. */
+static void load_node(struct gs_pctx *c, int node)
+{
+    if (c->fnode == node)
+        return;
+    gs_frag_node_load(c->cl, node, c->view, &c->st);
+    c->f_before = gs_frag_node_score(c->cl, node, &c->st, c->shapes);
+    c->s_before = gs_cluster_node_sched(c->cl, node, gs_pl_idle(c, node), c->k);
+    c->fnode = node;
+}
+
+static double sched_term(const struct gs_pctx *c, int node, uint64_t idle_after)
+{
+    int after = gs_cluster_node_sched(c->cl, node, idle_after, c->k);
+    return c->weight * c->k * (double)GS_MILLI_GPU * (double)(c->s_before - after);
+}
+
+struct gs_pscore gs_frag_score_whole(struct gs_pctx *c, int node, uint64_t take,
+                                     int unit_free, int node_free)
+{
+    load_node(c, node);
+    struct gs_frag_node *st = &c->st;
+    int saved_milli[GS_MAX_NODE_GPUS];
+    int64_t saved_mem[GS_MAX_NODE_GPUS];
+    uint64_t whole = st->whole;
+    int64_t cpu = st->cpu_free;
+    for (uint64_t m = take; m; m &= m - 1) {
+        int g = __builtin_ctzll(m);
+        saved_milli[g] = st->free_milli[g];
+        saved_mem[g] = st->free_mem[g];
+        st->free_milli[g] = 0;
+        st->free_mem[g] = 0;
+    }
+    st->whole &= ~take;
+    if (cpu != INT64_MAX)
+        st->cpu_free -= c->req->cpu_milli;
+    double after = gs_frag_node_score(c->cl, node, st, c->shapes);
+    for (uint64_t m = take; m; m &= m - 1) {
+        int g = __builtin_ctzll(m);
+        st->free_milli[g] = saved_milli[g];
+        st->free_mem[g] = saved_mem[g];
+    }
+    st->whole = whole;
+    st->cpu_free = cpu;
+    struct gs_pscore s = gs_topo_score_whole(c, node, take, unit_free, node_free);
+    s.a = after - c->f_before + sched_term(c, node, gs_pl_idle(c, node) & ~take);
+    return s;
+}
+
+struct gs_pscore gs_frag_score_shared(struct gs_pctx *c, int node, int gpu, int fm)
+{
+    load_node(c, node);
+    struct gs_frag_node *st = &c->st;
+    int64_t need = gs_pl_shared_mem(c, node), cpu = st->cpu_free;
+    uint64_t whole = st->whole, bit = 1ULL << gpu;
+    st->free_milli[gpu] -= c->req->milli;
+    st->free_mem[gpu] -= need;
+    st->whole &= ~bit;
+    if (cpu != INT64_MAX)
+        st->cpu_free -= c->req->cpu_milli;
+    double after = gs_frag_node_score(c->cl, node, st, c->shapes);
+    st->free_milli[gpu] += c->req->milli;
+    st->free_mem[gpu] += need;
+    st->whole = whole;
+    st->cpu_free = cpu;
+    struct gs_pscore s = gs_topo_score_shared(c, node, gpu, fm);
+    s.a = after - c->f_before + sched_term(c, node, gs_pl_idle(c, node) & ~bit);
+    return s;
+}
