@@ -102,6 +102,7 @@ int gs_eng_quota_ok(const struct gs_engine *eng, int job)
 }
 
 #define MEMO_MAX_GPUS 64
+#define MEMO_GROUPS 4
 
 /* State of one pass.  The memo records, per GPU count, the shortest
  * estimate that already failed to fit; since a pass only ever takes GPUs
@@ -115,8 +116,10 @@ struct pass {
     int plan_failed;            /* the blocked job could not be planned */
     uint64_t blocked_in;        /* queue groups (partitions) with a blocked job */
     uint64_t failed_in;         /* ... and with a job that could not be planned */
-    gs_time fail_live[MEMO_MAX_GPUS + 1];  /* any estimate: does not fit idle GPUs */
-    gs_time fail_view[MEMO_MAX_GPUS + 1];  /* min estimate that did not fit the view */
+    /* per partition (index + 1, 0 = none; jobs of later partitions are
+     * not memoised): partitions may see different nodes */
+    gs_time fail_live[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* does not fit idle GPUs */
+    gs_time fail_view[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* min estimate failing the view */
     int view_k;                 /* reservations folded into eng->view, -1 = none */
     gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
     int nres;
@@ -126,7 +129,7 @@ static int plain(const struct gs_engine *eng, const struct job *j)
 {
     return j->milli == GS_MILLI_GPU && j->gpu_type == -1 && j->topology == eng->pol.topology &&
            j->gpus >= 1 && j->gpus <= MEMO_MAX_GPUS && j->cpu_milli == 0 &&
-           j->host_mem_mib == 0 && !gs_eng_part_nodes(eng, (int)(j - eng->jobs));
+           j->host_mem_mib == 0 && j->part < MEMO_GROUPS;
 }
 
 /* Whether the memo already proves `j` (estimate `dur`) cannot start. */
@@ -135,11 +138,11 @@ static int memo_doomed(const struct pass *ps, const struct job *j, gs_time dur, 
     if (!plain(ps->eng, j))
         return 0;
     for (int g = 1; g <= j->gpus; g++) {
-        if (ps->fail_live[g] == 0) {
+        if (ps->fail_live[j->part][g] == 0) {
             *reason = GS_WAIT_RESOURCES;
             return 1;
         }
-        if (ps->fail_view[g] != GS_TIME_INF && ps->fail_view[g] <= dur) {
+        if (ps->fail_view[j->part][g] != GS_TIME_INF && ps->fail_view[j->part][g] <= dur) {
             *reason = GS_WAIT_RESERVATION;
             return 1;
         }
@@ -152,9 +155,9 @@ static void memo_fail(struct pass *ps, const struct job *j, gs_time dur, int liv
     if (!plain(ps->eng, j))
         return;
     if (live)
-        ps->fail_live[j->gpus] = 0;
-    else if (dur < ps->fail_view[j->gpus])
-        ps->fail_view[j->gpus] = dur;
+        ps->fail_live[j->part][j->gpus] = 0;
+    else if (dur < ps->fail_view[j->part][j->gpus])
+        ps->fail_view[j->part][j->gpus] = dur;
 }
 
 static gs_time job_dur(const struct gs_engine *eng, int job)
@@ -268,8 +271,9 @@ static int try_backfill(struct pass *ps, int job)
 static void forget(struct pass *ps)
 {
     ps->view_k = -1;
-    for (int g = 0; g <= MEMO_MAX_GPUS; g++)
-        ps->fail_live[g] = ps->fail_view[g] = GS_TIME_INF;
+    for (int m = 0; m < MEMO_GROUPS; m++)
+        for (int g = 0; g <= MEMO_MAX_GPUS; g++)
+            ps->fail_live[m][g] = ps->fail_view[m][g] = GS_TIME_INF;
 }
 
 static int plan(struct pass *ps, int job)
@@ -350,8 +354,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     ps.blocked_in = ps.failed_in = 0;
     ps.view_k = -1;
     ps.nres = 0;
-    for (int g = 0; g <= MEMO_MAX_GPUS; g++)
-        ps.fail_live[g] = ps.fail_view[g] = GS_TIME_INF;
+    forget(&ps);
     if (eng->backfill == GS_BACKFILL_EASY)
         ps.max_res = 1;
     else if (eng->backfill == GS_BACKFILL_CONSERVATIVE)
