@@ -10,7 +10,9 @@
 static const char *const gen_help =
     "usage: gpusched gen --jobs N --seed S --cluster C.yaml [--load 0.8]\n"
     "                    [--teams 4] [--templates 48] [--mix 1:50,2:25,4:10,8:15]\n"
-    "                    [--out T.csv]\n"
+    "                    [--infer-share X] [--infer-median 60s] [--infer-gpu 1]\n"
+    "                    [--infer-priority 10] [--ckpt-interval 30m] [--ckpt-cost 1m]\n"
+    "                    [--ckpt-share 1] [--out T.csv]\n"
     "\n"
     "Write a synthetic trace (stdout by default): Poisson arrivals at a rate that\n"
     "offers `load` x the cluster's GPUs, GPU counts from the size mix, log-normal\n"
@@ -18,7 +20,15 @@ static const char *const gen_help =
     "over-declare the run time (median 3x).  Same seed, same trace.\n"
     "\n"
     "  --mix LIST     GPUS:WEIGHT[:MEDIAN] entries; MEDIAN is a duration (30m, 3h)\n"
-    "                 defaults 1:50:30m,2:25:45m,4:10:1h,8:15:3h\n";
+    "                 defaults 1:50:30m,2:25:45m,4:10:1h,8:15:3h\n"
+    "\n"
+    "Mixed training + inference (docs/preemption.md):\n"
+    "  --infer-share X      share X in [0, 1) of the jobs are inference (class infer):\n"
+    "                       short (log-normal around --infer-median), one GPU or\n"
+    "                       --infer-gpu F of one, priority --infer-priority\n"
+    "  --ckpt-interval D    training jobs checkpoint every D of work (0 = never)\n"
+    "  --ckpt-cost D        each checkpoint takes D (default 1m)\n"
+    "  --ckpt-share X       share of training job kinds that checkpoint (default 1)\n";
 
 static int parse_mix(const char *text, struct gs_gen_opts *o)
 {
@@ -59,6 +69,40 @@ struct gen_args {
     int have_jobs, have_seed;
 };
 
+static int parse_sec(const char *opt, const char *text, double *out)
+{
+    gs_time t;
+    if (gs_parse_duration(text, &t) < 0)
+        return cli_failf("gen", -1, "%s: '%s' is not a duration (30s, 30m, 4h)", opt, text);
+    *out = gs_time_to_sec(t);
+    return 0;
+}
+
+/* The mixed training + inference options. */
+static int parse_mix_opt(int c, struct gen_args *a)
+{
+    long long v;
+    double d;
+    switch (c) {
+    case 'i': return cli_parse_double("gen", "--infer-share", optarg, 0, 0.99, &a->o.infer_share);
+    case 'M': return parse_sec("--infer-median", optarg, &a->o.infer_median_s);
+    case 'g':
+        if (cli_parse_double("gen", "--infer-gpu", optarg, 0.001, 1, &d) < 0)
+            return -1;
+        a->o.infer_milli = (int)(d * 1000 + 0.5);
+        return 0;
+    case 'P':
+        if (cli_parse_long("gen", "--infer-priority", optarg, 0, 1000000, &v) < 0)
+            return -1;
+        a->o.infer_priority = (int)v;
+        return 0;
+    case 'I': return parse_sec("--ckpt-interval", optarg, &a->o.ckpt_interval_s);
+    case 'C': return parse_sec("--ckpt-cost", optarg, &a->o.ckpt_cost_s);
+    case 'S': return cli_parse_double("gen", "--ckpt-share", optarg, 0, 1, &a->o.ckpt_share);
+    }
+    return -1;
+}
+
 static int parse_opt(int c, struct gen_args *a)
 {
     long long v;
@@ -90,7 +134,7 @@ static int parse_opt(int c, struct gen_args *a)
         return 0;
     case 'm': return parse_mix(optarg, &a->o);
     }
-    return -1;
+    return parse_mix_opt(c, a);
 }
 
 static int parse_args(int argc, char **argv, struct gen_args *a)
@@ -100,6 +144,13 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
         { "jobs", required_argument, NULL, 'n' },    { "seed", required_argument, NULL, 's' },
         { "load", required_argument, NULL, 'l' },    { "teams", required_argument, NULL, 't' },
         { "templates", required_argument, NULL, 'T' }, { "mix", required_argument, NULL, 'm' },
+        { "infer-share", required_argument, NULL, 'i' },
+        { "infer-median", required_argument, NULL, 'M' },
+        { "infer-gpu", required_argument, NULL, 'g' },
+        { "infer-priority", required_argument, NULL, 'P' },
+        { "ckpt-interval", required_argument, NULL, 'I' },
+        { "ckpt-cost", required_argument, NULL, 'C' },
+        { "ckpt-share", required_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
     int c;

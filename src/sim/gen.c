@@ -10,6 +10,8 @@ struct tmpl {
     int gpus;
     int team, user;
     double mu;                    /* log of the template's median, seconds */
+    int infer;                    /* an inference template */
+    int ckpt;                     /* its jobs checkpoint */
 };
 
 void gs_gen_defaults(struct gs_gen_opts *o)
@@ -31,6 +33,11 @@ void gs_gen_defaults(struct gs_gen_opts *o)
     }
     o->sigma = 0.6;
     o->template_sigma = 0.8;
+    o->infer_median_s = 60;
+    o->infer_milli = 1000;
+    o->infer_priority = 10;
+    o->ckpt_cost_s = 60;
+    o->ckpt_share = 1;
 }
 
 static double normal(struct gs_rng *r)
@@ -63,6 +70,13 @@ static int check_opts(const struct gs_cluster *cl, const struct gs_gen_opts *o,
         return gs_errorf(err, GS_EINVAL, "size mix: no size fits the cluster's nodes");
     if (!(o->sigma >= 0 && o->sigma < 5) || !(o->template_sigma >= 0 && o->template_sigma < 5))
         return gs_errorf(err, GS_EINVAL, "sigma: must be in [0, 5)");
+    if (!(o->infer_share >= 0 && o->infer_share < 1) || !(o->infer_median_s > 0) ||
+        o->infer_milli < 1 || o->infer_milli > 1000)
+        return gs_errorf(err, GS_EINVAL, "inference: share in [0, 1), median > 0, GPU share "
+                                         "in (0, 1]");
+    if (!(o->ckpt_interval_s >= 0) || !(o->ckpt_cost_s >= 0) ||
+        !(o->ckpt_share >= 0 && o->ckpt_share <= 1))
+        return gs_errorf(err, GS_EINVAL, "checkpoints: interval and cost >= 0, share in [0, 1]");
     return 0;
 }
 
@@ -97,9 +111,28 @@ static double make_templates(const struct gs_cluster *cl, const struct gs_gen_op
         t[i].team = i % o->teams;
         t[i].user = i;
         t[i].mu = log(o->median_s[s]) + o->template_sigma * normal(r);
+        /* golden-ratio stride: a deterministic, well spread ckpt_share */
+        double frac = fmod((double)i * 0.6180339887498949, 1.0);
+        t[i].ckpt = o->ckpt_interval_s > 0 && frac < o->ckpt_share;
         sum += t[i].gpus * exp(t[i].mu + o->sigma * o->sigma / 2);
     }
     return sum / o->templates;
+}
+
+/* Inference templates after the training ones (so the training part of
+ * the RNG stream is unchanged); returns their mean GPU-seconds per job. */
+static double make_infer(const struct gs_gen_opts *o, struct gs_rng *r, struct tmpl *t, int n)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        t[i].gpus = 1;
+        t[i].team = i % o->teams;
+        t[i].user = o->templates + i;
+        t[i].mu = log(o->infer_median_s) + o->template_sigma * normal(r);
+        t[i].infer = 1;
+        sum += o->infer_milli / 1000.0 * exp(t[i].mu + o->sigma * o->sigma / 2);
+    }
+    return sum / n;
 }
 
 static int add_job(struct gs_trace *out, size_t i, const struct tmpl *t, double submit,
@@ -111,7 +144,7 @@ static int add_job(struct gs_trace *out, size_t i, const struct tmpl *t, double 
     if (t->team >= 26)
         snprintf(team, sizeof team, "team-%d", t->team);
     snprintf(user, sizeof user, "u%d", t->user % 997);
-    snprintf(name, sizeof name, "job%d", t->user);
+    snprintf(name, sizeof name, "%s%d", t->infer ? "serve" : "job", t->user);
     struct gs_job_spec s;
     gs_job_spec_init(&s);
     s.id = id;
@@ -124,6 +157,31 @@ static int add_job(struct gs_trace *out, size_t i, const struct tmpl *t, double 
     return gs_trace_add(out, &s, gs_time_from_sec(dur));
 }
 
+/* Class, share, priority and checkpoints of the job just added. */
+static void set_class(struct gs_trace *out, size_t i, const struct tmpl *t,
+                      const struct gs_gen_opts *o)
+{
+    struct gs_job_spec *s = gs_trace_job_mut(out, i);
+    if (t->infer) {
+        s->klass = GS_CLASS_INFER;
+        s->milli = o->infer_milli;
+        s->priority = o->infer_priority;
+    } else if (t->ckpt) {
+        s->ckpt_interval = gs_time_from_sec(o->ckpt_interval_s);
+        s->ckpt_cost = gs_time_from_sec(o->ckpt_cost_s);
+    }
+}
+
+/* Pick the next job's template: an inference one with probability
+ * infer_share (one extra draw only when inference is on). */
+static const struct tmpl *pick_tmpl(const struct gs_gen_opts *o, struct gs_rng *r,
+                                    const struct tmpl *t, int ninfer)
+{
+    if (ninfer > 0 && gs_rng_uniform(r) < o->infer_share)
+        return &t[o->templates + (int)gs_rng_below(r, (uint64_t)ninfer)];
+    return &t[gs_rng_below(r, (uint64_t)o->templates)];
+}
+
 int gs_gen_workload(const struct gs_cluster *cl, const struct gs_gen_opts *o,
                     struct gs_trace *out, struct gs_error *err)
 {
@@ -132,20 +190,26 @@ int gs_gen_workload(const struct gs_cluster *cl, const struct gs_gen_opts *o,
         return rc;
     struct gs_rng r;
     gs_rng_seed(&r, o->seed);
-    struct tmpl *t = gs_calloc((size_t)o->templates, sizeof *t);
+    int ninfer = o->infer_share > 0 ? (o->templates + 3) / 4 : 0;
+    struct tmpl *t = gs_calloc((size_t)(o->templates + ninfer), sizeof *t);
     if (!t)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     double mean_work = make_templates(cl, o, &r, t);
+    if (ninfer > 0)
+        mean_work = (1 - o->infer_share) * mean_work +
+                    o->infer_share * make_infer(o, &r, t + o->templates, ninfer);
     double rate = o->load * (double)gs_cluster_gpu_count(cl) / mean_work; /* jobs/s */
     double now = 0;
     for (size_t i = 0; i < o->jobs && rc == 0; i++) {
-        const struct tmpl *tp = &t[gs_rng_below(&r, (uint64_t)o->templates)];
+        const struct tmpl *tp = pick_tmpl(o, &r, t, ninfer);
         double dur = exp(tp->mu + o->sigma * normal(&r));
         dur = round(dur < 1 ? 1 : dur);
         double over = exp(log(3.0) + 0.6 * normal(&r));
         double limit = ceil(dur * (over < 1.05 ? 1.05 : over) / 600.0) * 600.0;
         if (add_job(out, i, tp, round(now), dur, limit) < 0)
             rc = gs_errorf(err, GS_ENOMEM, "out of memory");
+        else
+            set_class(out, i, tp, o);
         now += -log(1.0 - gs_rng_uniform(&r)) / rate;
     }
     gs_free(t);

@@ -9,6 +9,14 @@
  * second / cluster GPUs) equal to `load`.  Users declare a time limit that
  * over-estimates the run time by a log-normal factor (median 3x), rounded up
  * to 10 minutes.  Same options and seed, same trace, on every machine.
+ *
+ * Mixed training + inference (issue 5): with infer_share > 0 that share of
+ * the jobs are inference jobs (class infer) drawn from their own templates:
+ * one GPU or a fraction of one, log-normal run times around infer_median_s
+ * (seconds to minutes), priority infer_priority.  Training jobs of a
+ * ckpt_share of the training templates checkpoint every ckpt_interval_s of
+ * work at ckpt_cost_s.  With infer_share 0 and no checkpoints the trace is
+ * the same as without these options.
  */
 #ifndef GS_SIM_GEN_H
 #define GS_SIM_GEN_H
@@ -34,11 +42,20 @@ struct gs_gen_opts {
     double median_s[GS_GEN_MAX_SIZES]; /* median run time per size, seconds */
     double sigma;                 /* log-normal sigma within a template */
     double template_sigma;        /* spread of template medians around median_s */
+    /* mixed training + inference */
+    double infer_share;           /* share of jobs that are inference, [0, 1) */
+    double infer_median_s;        /* median run time of an inference job */
+    int infer_milli;              /* GPU share of an inference job, 1..1000 */
+    int infer_priority;
+    double ckpt_interval_s;       /* training checkpoint interval, 0 = none */
+    double ckpt_cost_s;
+    double ckpt_share;            /* share of training templates that checkpoint */
 };
 
 /* Defaults: 1000 jobs, seed 1, load 0.8, 4 teams, 48 templates, size mix
  * 1:50%, 2:25%, 4:10%, 8:15% with medians 30m, 45m, 1h, 3h, sigma 0.6,
- * template spread 0.8. */
+ * template spread 0.8; no inference (median 60 s, whole GPU, priority 10
+ * when enabled), no checkpoints (cost 60 s, every template when enabled). */
 void gs_gen_defaults(struct gs_gen_opts *o);
 
 /* Generate `o->jobs` jobs for cluster `cl` into the empty trace `out`.
