@@ -242,3 +242,22 @@ int gs_engine_wait_split(const struct gs_engine *eng, int job, gs_time out[GS_RE
         out[code] += open_end(eng, j, ds->since[job]) - ds->since[job];
     return 0;
 }
+
+void gs_wait_reasons_build(struct gs_wait_reasons *out, const struct gs_engine *eng)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t job = 0; job < eng->njobs; job++) {
+        const struct job *j = &eng->jobs[job];
+        gs_time split[GS_REASON_COUNT];
+        gs_engine_wait_split(eng, (int)job, split);
+        int cls = gs_job_size_class(j->gpus);
+        double gpus = (double)j->gpus * j->milli / GS_MILLI_GPU;
+        for (int c = 0; c < GS_REASON_COUNT; c++) {
+            double h = (double)split[c] / (3600.0 * GS_MS_PER_SEC);
+            out->job_h[c][cls] += h;
+            out->gpu_h[c][cls] += h * gpus;
+            out->total_job_h += h;
+            out->total_gpu_h += h * gpus;
+        }
+    }
+}

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "core/cluster.h"
+#include "core/job.h"
 #include "core/types.h"
 
 struct gs_engine;
@@ -112,6 +113,13 @@ struct gs_diag {
     gs_time est_duration;       /* the job's duration estimate, GS_TIME_NONE */
 };
 
+/* Waiting time of all jobs split by code and size class (summary). */
+struct gs_wait_reasons {
+    double gpu_h[GS_REASON_COUNT][GS_SIZE_CLASSES]; /* waiting GPU-hours */
+    double job_h[GS_REASON_COUNT][GS_SIZE_CLASSES]; /* waiting job-hours */
+    double total_gpu_h, total_job_h;
+};
+
 /* Name of a reason code ("shortage", "count_fragmentation", ...; "none"). */
 const char *gs_reason_name(int code);
 
@@ -128,6 +136,11 @@ int gs_engine_wait_reason(const struct gs_engine *eng, int job);
  * holds pending time no pass has classified.  Requeued time after a
  * preemption counts too.  Returns 0 or GS_ENOENT. */
 int gs_engine_wait_split(const struct gs_engine *eng, int job, gs_time out[GS_REASON_COUNT]);
+
+/* Sum gs_engine_wait_split over every job: GPU-hours weight each job's
+ * time by its GPUs (times its share); CPU-only jobs count in job-hours
+ * only.  Never fails. */
+void gs_wait_reasons_build(struct gs_wait_reasons *out, const struct gs_engine *eng);
 
 /* Diagnose pending job `job` against the current state (the reservations
  * of the last pass included).  Never changes scheduling state.  Returns 0,

@@ -285,6 +285,7 @@ int gs_summary_build(struct gs_summary *out, const struct gs_metrics *m,
         qsort(out->teams, (size_t)out->nteams, sizeof *out->teams, cmp_team);
     time_figures(out, m);
     window_figures(out, m);
+    gs_wait_reasons_build(&out->waits, eng);
     return 0;
 }
 

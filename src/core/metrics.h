@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/cluster.h"
+#include "core/diagnose.h"
 #include "core/engine.h"
 #include "core/preempt_metrics.h"
 #include "core/stats.h"
@@ -51,6 +52,7 @@ struct gs_summary {
         double under_share;           /* share with estimate < actual */
     } estimate;
     struct gs_preempt_summary pre;    /* preemptions, classes, SLO (owned) */
+    struct gs_wait_reasons waits;     /* waiting time by reason (diagnose.h) */
 };
 
 /* Create an accumulator; NULL on allocation failure. */
