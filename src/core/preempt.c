@@ -676,24 +676,62 @@ static int find_victims(struct gs_engine *eng, const struct gs_request *req, int
     return 1;
 }
 
-int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now)
+/* Choose victims for `job` at `now` without changing anything: 1 with the
+ * victims in pre->victims and the start view in pre->view (*node = the
+ * unit's node, -1 for the cluster-wide case), 0 when preemption cannot
+ * help, GS_ENOMEM. */
+static int plan(struct gs_engine *eng, int job, gs_time now, const struct gs_request *req,
+                int drain, int *node)
 {
     struct gs_preempt *pre = eng->pre;
-    const struct job *j = &eng->jobs[job];
-    if (!pre || !pre->active || j->gpus == 0 || eng->nrunning == 0 || has_hold(pre, job))
-        return GS_ENOSPC;
-    struct gs_request req;
-    gs_eng_request(eng, job, &req);
-    int rule = pick_rule(eng, &req), node = -1;
-    int drain = rule != RULE_CLUSTER && req.milli == GS_MILLI_GPU;
+    int rule = pick_rule(eng, req);
     int nc = build_cands(eng, job, now, drain);
     if (nc <= 0)
-        return nc < 0 ? nc : GS_ENOSPC;
+        return nc;
     if (gs_grow((void **)&pre->victims, &pre->victims_cap, eng->nrunning + 1,
                 sizeof *pre->victims) ||
         group_by_node(eng, nc) < 0)
         return GS_ENOMEM;
-    int found = find_victims(eng, &req, rule, nc, &node);
+    *node = -1;
+    return find_victims(eng, req, rule, nc, node);
+}
+
+static int may_try(const struct gs_engine *eng, int job)
+{
+    const struct gs_preempt *pre = eng->pre;
+    return pre && pre->active && eng->jobs[job].gpus > 0 && eng->nrunning > 0 &&
+           !has_hold(pre, job);
+}
+
+int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int **victims)
+{
+    if (!may_try(eng, job))
+        return 0;
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    int node, drain = pick_rule(eng, &req) != RULE_CLUSTER && req.milli == GS_MILLI_GPU;
+    int found = plan(eng, job, now, &req, drain, &node);
+    if (found <= 0)
+        return found;
+    *victims = eng->pre->victims;
+    return (int)eng->pre->nvictims;
+}
+
+int64_t gs_eng_victim_cost(const struct gs_engine *eng, int job, gs_time now)
+{
+    struct cand c;
+    cost_of(eng, job, now, 0, &c);
+    return c.cost;
+}
+
+int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now)
+{
+    if (!may_try(eng, job))
+        return GS_ENOSPC;
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    int node, drain = pick_rule(eng, &req) != RULE_CLUSTER && req.milli == GS_MILLI_GPU;
+    int found = plan(eng, job, now, &req, drain, &node);
     if (found <= 0)
         return found < 0 ? found : GS_ENOSPC;
     return execute(eng, job, now, &req, drain, node);

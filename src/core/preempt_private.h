@@ -89,6 +89,18 @@ struct gs_preempt {
     struct gs_alloc_part *hold_part; /* one part, for cluster calls on holds */
 };
 
+/* --- preempt.c (white-box: benchmarks, tests) ------------------------- */
+
+/* The victims gs_eng_try_preempt would choose for pending `job` at `now`,
+ * without stopping anything: returns their number with *victims set to
+ * borrowed job handles (valid until the next engine call), 0 when no
+ * preemption would let the job start, GS_ENOMEM. */
+int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int **victims);
+
+/* What preempting running `job` at `now` costs without a grace period:
+ * milli-GPU x ms of work lost plus restore. */
+int64_t gs_eng_victim_cost(const struct gs_engine *eng, int job, gs_time now);
+
 /* --- partition.c ---------------------------------------------------- */
 
 /* Resolve the policy's partitions against the engine's cluster into
