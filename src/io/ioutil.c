@@ -1,0 +1,127 @@
+/* ioutil.c - whole-file reading (plain or gzip) and error prefixes. */
+#include "io/ioutil.h"
+#include "core/alloc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#define CHUNK (1u << 20)
+
+/* Growable byte buffer for the readers below. */
+struct buf {
+    char *data;
+    size_t len, cap;
+};
+
+/* Make room for `more` bytes plus the final NUL. */
+static int reserve(struct buf *b, size_t more)
+{
+    if (more > SIZE_MAX - 1 - b->len)
+        return GS_ENOMEM;
+    return gs_grow((void **)&b->data, &b->cap, b->len + more + 1, 1);
+}
+
+static int read_plain(FILE *f, struct buf *b)
+{
+    for (;;) {
+        if (reserve(b, CHUNK) < 0)
+            return GS_ENOMEM;
+        size_t n = fread(b->data + b->len, 1, b->cap - 1 - b->len, f);
+        b->len += n;
+        if (n == 0)
+            return ferror(f) ? GS_EIO : 0;
+    }
+}
+
+static int read_gz(gzFile gz, struct buf *b)
+{
+    for (;;) {
+        if (reserve(b, CHUNK) < 0)
+            return GS_ENOMEM;
+        size_t room = b->cap - 1 - b->len;
+        unsigned want = room > INT_MAX ? INT_MAX : (unsigned)room;
+        int n = gzread(gz, b->data + b->len, want);
+        if (n < 0)
+            return GS_EIO;
+        if (n == 0)
+            return 0;
+        b->len += (size_t)n;
+    }
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int gs_read_file(const char *path, char **data, size_t *len, struct gs_error *err)
+{
+    struct buf b = { NULL, 0, 0 };
+    int rc;
+    *data = NULL;
+    *len = 0;
+    if (ends_with(path, ".gz")) {
+        gzFile gz = gzopen(path, "rb");
+        if (!gz)
+            return gs_errorf(err, GS_EIO, "%s: %s", path,
+                             errno ? strerror(errno) : "cannot open");
+        rc = read_gz(gz, &b);
+        if (rc == GS_EIO) {
+            int zerr;
+            const char *msg = gzerror(gz, &zerr);
+            gs_errorf(err, GS_EIO, "%s: gzip: %s", path,
+                      zerr == Z_ERRNO ? strerror(errno) : msg);
+        }
+        gzclose(gz);
+    } else {
+        int is_stdin = strcmp(path, "-") == 0;
+        FILE *f = is_stdin ? stdin : fopen(path, "rb");
+        if (!f)
+            return gs_errorf(err, GS_EIO, "%s: %s", path, strerror(errno));
+        rc = read_plain(f, &b);
+        if (rc == GS_EIO)
+            gs_errorf(err, GS_EIO, "%s: %s", path, strerror(errno));
+        if (!is_stdin)
+            fclose(f);
+    }
+    if (rc == GS_ENOMEM)
+        gs_errorf(err, GS_ENOMEM, "%s: out of memory", path);
+    if (rc < 0) {
+        gs_free(b.data);
+        return rc;
+    }
+    if (!b.data && reserve(&b, 0) < 0)
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", path);
+    b.data[b.len] = '\0';
+    *data = b.data;
+    *len = b.len;
+    return 0;
+}
+
+int gs_error_prefix(struct gs_error *err, int code, const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    char old[GS_ERROR_MSG_MAX];
+    memcpy(old, err->msg, sizeof old);
+    old[sizeof old - 1] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof err->msg)
+        snprintf(err->msg + n, sizeof err->msg - (size_t)n, "%s", old);
+    err->code = code;
+    return code;
+}
+
+const char *gs_io_name(const char *name)
+{
+    return name && *name ? name : "<input>";
+}
