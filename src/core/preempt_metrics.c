@@ -41,10 +41,11 @@ static void add_loss(struct gs_loss *l, const struct gs_job_info *ji)
     l->restore_gpu_h += g * (double)ji->restore_wall;
 }
 
-/* Young/Daly waste fraction of interval I at cost C under MTBP M. */
-static double waste(double i, double c, double m)
+/* Waste fraction of interval I at cost C under MTBP M when a preemption
+ * loses a x I / 2 (a = 1: Young/Daly). */
+static double waste(double i, double c, double m, double a)
 {
-    return c / i + i / (2 * m);
+    return c / i + a * i / (2 * m);
 }
 
 /* Second pass for one class: per-job advice against the class's MTBP. */
@@ -64,8 +65,8 @@ static void advise_job(struct gs_ckpt_advice *a, const struct gs_job_info *ji,
     a->interval_s += gh * i;
     if (a->mtbp_s <= 0 || c <= 0)
         return;
-    double opt = sqrt(2 * c * a->mtbp_s);
-    double gain = waste(i, c, a->mtbp_s) - waste(opt, c, a->mtbp_s);
+    double f = a->loss_factor, opt = sqrt(2 * c * a->mtbp_s / f);
+    double gain = waste(i, c, a->mtbp_s, f) - waste(opt, c, a->mtbp_s, f);
     a->save_gpu_h += gain > 0 ? gh * gain : 0;
     if (i > 2 * opt)
         a->too_rare++;
@@ -73,6 +74,29 @@ static void advise_job(struct gs_ckpt_advice *a, const struct gs_job_info *ji,
         a->too_often++;
     else
         a->right++;
+}
+
+/* a per class: work lost by jobs that checkpoint over what Young/Daly
+ * expect of their preemptions (half an interval each); 1 when unmeasured,
+ * at least 0.01. */
+static void loss_factor(struct gs_preempt_summary *out, const struct gs_engine *eng)
+{
+    double lost[2] = { 0, 0 }, expect[2] = { 0, 0 };
+    for (int j = 0; j < gs_engine_job_count(eng); j++) {
+        struct gs_job_info ji;
+        struct gs_job_spec sp;
+        gs_engine_job_info(eng, j, &ji);
+        gs_engine_job_spec(eng, j, &sp);
+        if (sp.ckpt_interval <= 0 || ji.preemptions == 0)
+            continue;
+        int c = ji.klass == GS_CLASS_INFER;
+        lost[c] += (double)ji.lost;
+        expect[c] += ji.preemptions * (double)sp.ckpt_interval / 2;
+    }
+    for (int c = 0; c < 2; c++) {
+        double a = expect[c] > 0 ? lost[c] / expect[c] : 1;
+        out->cls[c].advice.loss_factor = a < 0.01 ? 0.01 : a;
+    }
 }
 
 static void advise(struct gs_preempt_summary *out, const struct gs_engine *eng)
@@ -85,6 +109,7 @@ static void advise(struct gs_preempt_summary *out, const struct gs_engine *eng)
         if (ji.runs > 0)
             run_s[ji.klass == GS_CLASS_INFER] += gs_time_to_sec(run_ms(&ji));
     }
+    loss_factor(out, eng);
     for (int c = 0; c < 2; c++) {
         int64_t p = out->cls[c].loss.preemptions;
         out->cls[c].advice.mtbp_s = p > 0 ? run_s[c] / (double)p : 0;
@@ -105,6 +130,7 @@ static void advise(struct gs_preempt_summary *out, const struct gs_engine *eng)
             a->interval_s /= wsum[c];
         }
         a->optimal_s = a->mtbp_s > 0 ? sqrt(2 * a->cost_s * a->mtbp_s) : 0;
+        a->calibrated_s = a->optimal_s / sqrt(a->loss_factor);
     }
 }
 

@@ -16,8 +16,14 @@
  *   W(I) = C / I + I / (2 M)
  * of its run time (checkpoint overhead, plus on average half an interval
  * lost per preemption), minimised by I* = sqrt(2 C M).  M is measured per
- * class: run time of the class's jobs / their preemptions.  The saving is
- * sum over jobs that can checkpoint of run GPU-hours x (W(I) - W(I*)).
+ * class: run time of the class's jobs / their preemptions.  Young/Daly
+ * assume preemptions strike at random; gpusched picks victims that lose
+ * the least, so a preemption costs a measured share a of the I / 2 the
+ * model expects (a = work lost by jobs that checkpoint / sum of their
+ * preemptions x I / 2).  With it W(I) = C / I + a I / (2 M) and the
+ * calibrated optimum is I_a = sqrt(2 C M / a).  Jobs are judged against
+ * I_a (too rarely: I > 2 I_a; too often: I < I_a / 2), and the saving is
+ * the sum over jobs that can checkpoint of run GPU-hours x (W(I) - W(I_a)).
  * Valid when C << I << M; restore cost is paid per preemption whatever I is.
  */
 #ifndef GS_CORE_PREEMPT_METRICS_H
@@ -44,7 +50,9 @@ struct gs_ckpt_advice {
     int64_t too_rare, right, too_often; /* able jobs: I > 2 I*, in between, I < I* / 2 */
     double cost_s;            /* run-GPU-time-weighted mean C of able jobs */
     double interval_s;        /* ... and mean I */
-    double optimal_s;         /* sqrt(2 x cost_s x mtbp_s), 0 without preemptions */
+    double optimal_s;         /* Young/Daly sqrt(2 x cost_s x mtbp_s), 0 = no preemptions */
+    double loss_factor;       /* a: measured loss per preemption / (I / 2), 1 = unknown */
+    double calibrated_s;      /* sqrt(2 x cost_s x mtbp_s / a) */
     double save_gpu_h;        /* GPU-hours the per-job optimum would save */
     double unable_lost_gpu_h; /* lost by jobs that cannot checkpoint */
 };

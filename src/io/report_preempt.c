@@ -49,13 +49,18 @@ static json_t *classes_json(const struct gs_preempt_summary *p)
 
 static json_t *advice_json(const struct gs_ckpt_advice *a)
 {
-    return json_pack("{s:f, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f}", "mtbp",
+    json_t *o = json_pack("{s:f, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f}", "mtbp",
                      a->mtbp_s, "jobs_able", (json_int_t)a->able, "jobs_unable",
                      (json_int_t)a->unable, "too_rare", (json_int_t)a->too_rare,
                      "about_right", (json_int_t)a->right, "too_often",
                      (json_int_t)a->too_often, "checkpoint_cost", a->cost_s, "interval_used",
                      a->interval_s, "interval_optimal", a->optimal_s, "save_gpu_hours",
                      a->save_gpu_h, "unable_lost_gpu_hours", a->unable_lost_gpu_h);
+    if (o) {
+        json_object_set_new(o, "loss_factor", json_real(a->loss_factor));
+        json_object_set_new(o, "interval_calibrated", json_real(a->calibrated_s));
+    }
+    return o;
 }
 
 void gs_report_preempt_json(json_t *o, const struct gs_summary *s)
@@ -66,7 +71,9 @@ void gs_report_preempt_json(json_t *o, const struct gs_summary *s)
     json_t *adv = json_pack("{s:s}", "model",
                             "Young/Daly first order: waste(I) = C/I + I/(2 MTBP), "
                             "optimum I* = sqrt(2 C MTBP); MTBP = run time / preemptions "
-                            "of the class");
+                            "of the class; loss_factor a = measured loss per preemption / "
+                            "(I/2), calibrated optimum sqrt(2 C MTBP / a); jobs are judged "
+                            "and savings computed with a");
     for (int c = 0; adv && c < 2; c++)
         json_object_set_new(adv, gs_class_name(c), advice_json(&p->cls[c].advice));
     json_object_set_new(o, "checkpoint_advice", adv);
@@ -105,7 +112,7 @@ static void class_line(FILE *f, const struct gs_preempt_summary *p, int c)
 
 static void advice_line(FILE *f, int c, const struct gs_ckpt_advice *a)
 {
-    char m[16], used[16], opt[16], cost[16];
+    char m[16], used[16], opt[16], cal[16], cost[16];
     if (a->able + a->unable == 0)
         return;
     fprintf(f, "  %s: %lld jobs able to checkpoint, %lld not (they lost %.2f GPU-h)", gs_class_name(c),
@@ -117,12 +124,14 @@ static void advice_line(FILE *f, int c, const struct gs_ckpt_advice *a)
     dur(m, sizeof m, a->mtbp_s);
     dur(used, sizeof used, a->interval_s);
     dur(opt, sizeof opt, a->optimal_s);
+    dur(cal, sizeof cal, a->calibrated_s);
     dur(cost, sizeof cost, a->cost_s);
-    fprintf(f, "\n    MTBP %s; interval used %s, optimum %s (C %s);"
-               " checkpoint often enough: %lld too rarely, %lld about right, %lld too often;"
-               " the optimum would save %.2f GPU-h\n",
-            m, used, opt, cost, (long long)a->too_rare, (long long)a->right,
-            (long long)a->too_often, a->save_gpu_h);
+    fprintf(f, "\n    MTBP %s, C %s; interval used %s, Young/Daly optimum %s; a preemption"
+               " lost %.2f x I/2, so the optimum here is %s\n"
+               "    checkpoint often enough? %lld too rarely, %lld about right, %lld too often;"
+               " that optimum would save %.2f GPU-h\n",
+            m, cost, used, opt, a->loss_factor, cal, (long long)a->too_rare,
+            (long long)a->right, (long long)a->too_often, a->save_gpu_h);
 }
 
 void gs_report_preempt_text(FILE *f, const struct gs_summary *s)
@@ -151,8 +160,8 @@ void gs_report_preempt_text(FILE *f, const struct gs_summary *s)
 
 void gs_report_class_header(FILE *f)
 {
-    fprintf(f, "%-22s %8s %8s %8s %8s %9s %9s %7s %9s %9s %9s %7s\n", "policy", "inf SLO",
-            "inf p50", "inf p99", "trn p50", "trn p90", "trn p99", "preempt", "lost GPUh",
+    fprintf(f, "%-22s %8s %7s %7s %7s %8s %8s %8s %7s %9s %9s %9s %6s\n", "policy", "inf SLO",
+            "inf p50", "p90", "p99", "trn p50", "p90", "p99", "preempt", "lost GPUh",
             "ckpt GPUh", "rest GPUh", "eff");
 }
 
@@ -160,9 +169,10 @@ void gs_report_class_row(FILE *f, const char *name, const struct gs_summary *s)
 {
     const struct gs_preempt_summary *p = &s->pre;
     const struct gs_class_summary *in = &p->cls[GS_CLASS_INFER], *tr = &p->cls[GS_CLASS_TRAIN];
-    fprintf(f, "%-22.22s %7.1f%% %7.0fs %7.0fs %7.0fs %8.0fs %8.0fs %7lld %9.1f %9.1f %9.1f"
-               " %6.1f%%\n",
-            name, 100 * gs_class_slo_share(in), in->wait.p50, in->wait.p99, tr->wait.p50,
+    fprintf(f, "%-22.22s %7.1f%% %6.0fs %6.0fs %6.0fs %7.0fs %7.0fs %7.0fs %7lld %9.1f %9.1f"
+               " %9.1f %5.1f%%\n",
+            name, 100 * gs_class_slo_share(in), in->wait.p50, in->wait.p90, in->wait.p99,
+            tr->wait.p50,
             tr->wait.p90, tr->wait.p99, (long long)p->total.preemptions, p->total.lost_gpu_h,
             p->total.ckpt_gpu_h, p->total.restore_gpu_h, 100 * s->util_effective);
 }

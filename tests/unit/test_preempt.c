@@ -335,6 +335,50 @@ static void test_rights(void **state)
     }
 }
 
+/* The report on the issue's example (class train; B cannot checkpoint).
+ *  lost 30 s x 8 = 240 GPU-s; checkpoints 9 x 10 s x 8 = 720 GPU-s.
+ *  MTBP = run time / preemptions = (A 250 + 870, B 100) / 1 = 1220 s.
+ *  a = A's loss / (1 preemption x I/2) = 30 / 50 = 0.6.
+ *  Young/Daly I* = sqrt(2 x 10 x 1220) = 156.205 s; calibrated
+ *  I_a = 156.205 / sqrt(0.6) = 201.660 s; A's I = 100 < I_a / 2 = 100.83:
+ *  too often.  W(I) = C/I + a I / (2 M): W(100) = 0.1 + 60 / 2440 =
+ *  0.124590; W(201.660) = 0.049588 + 0.6 x 201.660 / 2440 = 0.099177;
+ *  A's run GPU-h = (1000 + 30 + 90) s x 8 / 3600 = 2.48889: saves
+ *  2.48889 x 0.025413 = 0.063250 GPU-h. */
+static void test_report_and_advice(void **state)
+{
+    (void)state;
+    static const struct pjob rows[] = {
+        { .id = "A", .gpus = 8, .dur_s = 1000, .ckpt_i = 100, .ckpt_c = 10, .team = "t1" },
+        { .id = "B", .submit_s = 250, .gpus = 8, .dur_s = 100, .prio = 10, .team = "t2" },
+    };
+    const char *kv[] = { "preemption.mode", "checkpoint", NULL };
+    struct prun r;
+    prun(&r, "n1:8", kv, rows, 2);
+    const struct gs_preempt_summary *p = &r.res.summary.pre;
+    const struct gs_class_summary *t = &p->cls[GS_CLASS_TRAIN];
+    assert_int_equal(t->loss.preemptions, 1);
+    assert_float_equal(t->loss.lost_gpu_h, 240.0 / 3600, 1e-12);
+    assert_float_equal(t->loss.ckpt_gpu_h, 720.0 / 3600, 1e-12);
+    assert_float_equal(p->total.restore_gpu_h, 0, 1e-12);
+    assert_int_equal(p->nteams, 2);
+    assert_string_equal(p->teams[0].team, "t1");
+    assert_int_equal(p->teams[0].loss.preemptions, 1);
+    assert_int_equal(p->teams[1].loss.preemptions, 0);
+    const struct gs_ckpt_advice *a = &t->advice;
+    assert_float_equal(a->mtbp_s, 1220, 1e-9);
+    assert_int_equal(a->able, 1);
+    assert_int_equal(a->unable, 1);
+    assert_float_equal(a->loss_factor, 0.6, 1e-12);
+    assert_float_equal(a->optimal_s, 156.2049935, 1e-6);
+    assert_float_equal(a->calibrated_s, 201.6597, 1e-3);
+    assert_int_equal(a->too_often, 1);
+    assert_float_equal(a->save_gpu_h, 0.063250, 1e-5);
+    /* util_effective = kept work (1000 + 100) x 8 / (8 x 1220) */
+    assert_float_equal(r.res.summary.util_effective, 8800.0 / 9760, 1e-12);
+    pdone(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_refused_no_whole_domain),
         cmocka_unit_test(test_min_runtime),
         cmocka_unit_test(test_rights),
+        cmocka_unit_test(test_report_and_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
