@@ -30,11 +30,15 @@ static int mark_node(const struct gs_cluster *cl, unsigned char *set, const char
     return 0;
 }
 
-/* Expand one range "lo-hi" (or a single number) of a bracket expression
- * "pre[...]post" and mark each node.  Keeps the width of `lo` so that
- * "gpu[01-10]" gives gpu01.  Returns 0 or GS_EINVAL. */
+static int mark_spec(const struct gs_cluster *cl, unsigned char *set, const char *spec,
+                     int depth);
+
+/* Expand one range "lo-hi" (or a single number) of the first bracket of
+ * "pre[...]post" and mark what each value gives (`post` may hold more
+ * brackets).  Keeps the width of `lo` as written, so "gpu[01-10]" gives
+ * gpu01 (formats.md).  Returns 0 or GS_EINVAL. */
 static int mark_range(const struct gs_cluster *cl, unsigned char *set, const char *pre,
-                      size_t npre, const char *tok, size_t ntok, const char *post)
+                      size_t npre, const char *tok, size_t ntok, const char *post, int depth)
 {
     char buf[NAME_BUF];
     long lo = 0, hi = -1;
@@ -56,25 +60,27 @@ static int mark_range(const struct gs_cluster *cl, unsigned char *set, const cha
         return GS_EINVAL;
     for (long v = lo; v <= hi; v++) {
         int n = snprintf(buf, sizeof buf, "%.*s%0*ld%s", (int)npre, pre, (int)width, v, post);
-        if (n < 0 || n >= (int)sizeof buf || mark_node(cl, set, buf) < 0)
+        if (n < 0 || n >= (int)sizeof buf || mark_spec(cl, set, buf, depth + 1) < 0)
             return GS_EINVAL;
     }
     return 0;
 }
 
-/* Mark the nodes named by `spec`: a node name, or one bracket range such
- * as "node-[1-4]" or "n[1,3-5]". */
-static int mark_spec(const struct gs_cluster *cl, unsigned char *set, const char *spec)
+/* Mark the nodes named by `spec`: a node name or a bracket expression as
+ * in the cluster file ("node-[1-4]", "n[1,3-5]", "r[1-2]n[1-2]"). */
+static int mark_spec(const struct gs_cluster *cl, unsigned char *set, const char *spec,
+                     int depth)
 {
     const char *lb = strchr(spec, '['), *rb = lb ? strchr(lb, ']') : NULL;
     if (!lb)
         return mark_node(cl, set, spec);
-    if (!rb || strchr(rb + 1, '[') || strlen(rb + 1) >= NAME_BUF)
+    if (!rb || depth > 8 || strlen(rb + 1) >= NAME_BUF)
         return GS_EINVAL;
     for (const char *p = lb + 1; p < rb;) {
         const char *comma = memchr(p, ',', (size_t)(rb - p));
         const char *end = comma ? comma : rb;
-        if (mark_range(cl, set, spec, (size_t)(lb - spec), p, (size_t)(end - p), rb + 1) < 0)
+        if (mark_range(cl, set, spec, (size_t)(lb - spec), p, (size_t)(end - p), rb + 1,
+                       depth) < 0)
             return GS_EINVAL;
         p = end + 1;
     }
@@ -105,7 +111,7 @@ static int bind_nodes(struct gs_engine *eng, int i, unsigned char *taken, struct
     if (!r->own)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     for (int k = 0; k < q->nnodes; k++)
-        if (mark_spec(eng->cl, r->own, q->nodes[k]) < 0)
+        if (mark_spec(eng->cl, r->own, q->nodes[k], 0) < 0)
             return gs_errorf(err, GS_EINVAL, "partition %s: no node '%s' in the cluster",
                              name, q->nodes[k]);
     for (int n = 0; n < nn; n++) {

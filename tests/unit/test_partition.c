@@ -220,16 +220,25 @@ static void test_resolve_errors(void **state)
                      err.msg, rows[i].msg);
         gs_policy_fini(&pol);
     }
-    /* bracket ranges and lists resolve */
-    struct gs_policy pol;
-    gs_policy_init(&pol);
-    const struct tpart ok[] = { { "x", "n[1,2]", NULL, NULL, NULL, NULL, NULL } };
-    add_parts(&pol, ok, 1);
-    struct gs_engine *eng = gs_engine_create(cl, &pol, NULL);
-    assert_non_null(eng);
-    gs_engine_destroy(eng);
-    gs_policy_fini(&pol);
     gs_cluster_destroy(cl);
+    /* bracket ranges, lists and several brackets resolve (formats.md) */
+    static const char *const ok[] = { "n[1,2]", "n[1-2]", "r[1-2]n[1-2]", "r[1]n[01-02]" };
+    static const char *const desc[] = { "n1:4 n2:4", "n1:4 n2:4", "r1n1:1 r1n2:1 r2n1:1 r2n2:1",
+                                        "r1n01:1 r1n02:1" };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        cl = cluster_of(desc[i]);
+        struct gs_policy pol;
+        gs_policy_init(&pol);
+        const struct tpart p[] = { { "x", ok[i], NULL, NULL, NULL, NULL, NULL } };
+        add_parts(&pol, p, 1);
+        struct gs_error err = { 0 };
+        struct gs_engine *eng = gs_engine_create(cl, &pol, &err);
+        if (!eng)
+            fail_msg("%s: %s", ok[i], err.msg);
+        gs_engine_destroy(eng);
+        gs_policy_fini(&pol);
+        gs_cluster_destroy(cl);
+    }
 }
 
 /* Per-class modes: preemption.mode none, train_mode immediate.  n1:1.
