@@ -297,6 +297,60 @@ static void test_churn_consistent(void **state)
     tdone(&r);
 }
 
+/* OOM sweep: fail the Nth allocation of a whole replay with partitions,
+ * borrowing, preemption and grace drains; every run ends in success or
+ * GS_ENOMEM with nothing leaked. */
+static void test_oom_sweep(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "T1", .gpus = 4, .dur_s = 500, .ckpt_i = 50, .ckpt_c = 5 },
+        { .id = "T2", .gpus = 4, .dur_s = 500 },
+        { .id = "T3", .submit_s = 10, .gpus = 2, .dur_s = 300, .ckpt_i = 40, .ckpt_c = 4 },
+        { .id = "I1", .submit_s = 120, .gpus = 1, .dur_s = 30, .prio = 10, .infer = 1 },
+        { .id = "I2", .submit_s = 130, .gpus = 1, .dur_s = 30, .prio = 10, .infer = 1,
+          .milli = 500 },
+        { .id = "T4", .submit_s = 140, .gpus = 8, .dur_s = 100, .prio = 5 },
+    };
+    static const struct tpart parts[] = {
+        { "infer", NULL, "0.25", "infer", NULL, NULL, NULL },
+        { "train", NULL, "0.75", "train", NULL, NULL, "true" },
+    };
+    const char *kv[] = { "queue.policy", "priority", "preemption.mode", "checkpoint",
+                         "preemption.grace", "30s", "preemption.restore_cost", "2s", NULL };
+    struct gs_cluster *cl = cluster_of("n1:4 n2:4");
+    struct gs_policy pol;
+    ppolicy(&pol, kv);
+    add_parts(&pol, parts, 2);
+    struct gs_trace *tr = ptrace(jobs, 6);
+    int64_t preempts = -1;
+    for (long n = 1;; n++) {
+        tu_oom_arm(n);
+        struct gs_sim_result res;
+        struct gs_error err = { 0 };
+        int rc = gs_sim_run(cl, &pol, tr, NULL, &res, &err);
+        tu_oom_pause();
+        if (rc == 0) {
+            preempts = res.summary.pre.total.preemptions;
+            gs_sim_result_fini(&res);
+        } else if (rc != GS_ENOMEM) {
+            fail_msg("allocation %ld: %s (%s)", n, err.msg, gs_strerror(rc));
+        }
+        long failed = tu_oom_state.failed, live = tu_oom_state.live;
+        tu_oom_disarm();
+        if (live != 0)
+            fail_msg("allocation %ld: %ld blocks leaked", n, live);
+        if (rc == 0 && failed == 0) {
+            print_message("oom sweep: %ld allocations\n", n);
+            break;
+        }
+    }
+    assert_true(preempts > 0);
+    gs_trace_destroy(tr);
+    gs_policy_fini(&pol);
+    gs_cluster_destroy(cl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_resolve_errors),
         cmocka_unit_test(test_class_modes),
         cmocka_unit_test(test_churn_consistent),
+        cmocka_unit_test(test_oom_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
