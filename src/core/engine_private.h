@@ -28,7 +28,7 @@ struct job {
     gs_time ckpt_wall, restore_wall; /* wall ms spent checkpointing / restoring */
     int runs;                   /* number of starts */
     int preemptions;            /* times preempted (drain.c) */
-    int8_t part;                /* partition index + 1, 0 = none (partition.c) */
+    uint8_t part;               /* partition index + 1, 0 = none (partition.c) */
     int8_t draining;            /* told to checkpoint and stop (drain.c) */
     int gpus, milli, priority;
     int team, user, name, queue; /* ids in eng->strs */

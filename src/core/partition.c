@@ -230,7 +230,7 @@ int gs_eng_part_assign(struct gs_engine *eng, int job)
             pick = i;
     if (pick < 0)
         return GS_ENOENT;
-    j->part = (int8_t)(pick + 1);
+    j->part = (uint8_t)(pick + 1);
     if (pre->parts[pick].granularity == GS_SHARING_EXCLUSIVE && j->milli < GS_MILLI_GPU) {
         j->milli = GS_MILLI_GPU;
         j->mem_mib = -1;

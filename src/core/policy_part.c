@@ -127,7 +127,7 @@ static int set_field(struct gs_partition *q, const char *path, const char *key,
     static const char *const gran[] = { "exclusive", "shared", NULL };
     static const char *const modes[] = { "inherit", "none", "checkpoint", "immediate", NULL };
     static const char *const bools[] = { "false", "true", NULL };
-    double d;
+    double d = 0;
     int i, rc;
     if (strcmp(key, "name") == 0) {
         char *s = gs_strdup(v);

@@ -191,7 +191,7 @@ int gs_gen_workload(const struct gs_cluster *cl, const struct gs_gen_opts *o,
     struct gs_rng r;
     gs_rng_seed(&r, o->seed);
     int ninfer = o->infer_share > 0 ? (o->templates + 3) / 4 : 0;
-    struct tmpl *t = gs_calloc((size_t)(o->templates + ninfer), sizeof *t);
+    struct tmpl *t = gs_calloc((size_t)o->templates + (size_t)ninfer, sizeof *t);
     if (!t)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     double mean_work = make_templates(cl, o, &r, t);
