@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct gs_policy p, copy;
     int rc = gs_policy_parse_yaml((const char *)data, size, "fuzz.yaml", &p, &err);
     if (rc != 0) {
-        if (p.quotas || p.nquotas || rc != err.code)
+        if (p.quotas || p.nquotas || p.partitions || p.npartitions || rc != err.code)
             abort();
         return 0;
     }

@@ -1,6 +1,9 @@
 /* policy_yaml.c - the policy file: every scalar leaf goes to gs_policy_set
  * by its dotted path, so core/policy.c's key table alone decides what is
- * valid.  This file only knows YAML: sections, maps, leaves. */
+ * valid.  This file only knows YAML shapes and asks core which one a path
+ * takes: a section (sub-keys), a map (queue.quota: NAME -> value), a list
+ * of mappings (partitions), a multi-valued key (partitions.nodes) or a
+ * single value. */
 #include "io/policy_yaml.h"
 #include "core/alloc.h"
 #include "io/ioutil.h"
@@ -137,8 +140,9 @@ static int walk_list(struct walker *w, const yaml_node_t *seq, const char *path,
         if ((rc = gs_yaml_visit(&w->y, v, err)) < 0)
             break;
         if (v->type != YAML_MAPPING_NODE)
-            return gs_yaml_error(&w->y, v, GS_EINVAL, err, "%s: expected a mapping, got %s",
-                                 path, gs_yaml_kind(v));
+            return gs_yaml_error(&w->y, v, GS_EINVAL, err, "%s[%d]: expected a mapping, got %s",
+                                 path, (int)(it - seq->data.sequence.items.start),
+                                 gs_yaml_kind(v));
         if ((rc = gs_policy_list_add(w->p, path, err)) < 0)
             return gs_error_prefix(err, rc, "%s:%ld: ", w->y.name, gs_yaml_line(v));
         rc = walk_section(w, v, path, depth + 1, err);

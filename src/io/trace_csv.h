@@ -4,8 +4,10 @@
  * Column order is free and unknown columns are ignored.  `submit` is
  * seconds (float) or ISO-8601; ISO times are shifted so the earliest job
  * submits at 0.  Times accept plain seconds or a unit suffix (30m).  Errors
- * name the file, line and column: "t.csv:12: gpus: 'x' is not an integer".
- * Files ending in .gz are decompressed while reading.
+ * name the file, line and column:
+ * "t.csv:12: gpus: 'x' is not a GPU count (integer >= 0)".
+ * Files ending in .gz are decompressed while reading.  Column conversion is
+ * shared with the snapshot reader (io/job_fields.h).
  */
 #ifndef GS_IO_TRACE_CSV_H
 #define GS_IO_TRACE_CSV_H

@@ -123,6 +123,34 @@ static void test_sections_and_block_quota(void **state)
     gs_policy_fini(&p);
 }
 
+static void test_partitions_list(void **state)
+{
+    (void)state;
+    struct gs_policy p;
+    /* examples/preemption/b-*.yaml shape, plus a sequence for a key that
+     * takes several values */
+    parse_ok("partitions:\n"
+             "  - name: serve\n"
+             "    nodes: node-1\n"
+             "    classes: infer\n"
+             "  - name: batch\n"
+             "    nodes: [node-2, 'node-[3-4]']\n"
+             "    classes: [train, infer]\n"
+             "    borrow: yes\n",
+             &p);
+    assert_int_equal(p.npartitions, 2);
+    assert_string_equal(p.partitions[0].name, "serve");
+    assert_int_equal(p.partitions[0].nnodes, 1);
+    assert_string_equal(p.partitions[0].nodes[0], "node-1");
+    assert_int_equal(p.partitions[0].classes, 1 << GS_CLASS_INFER);
+    assert_string_equal(p.partitions[1].name, "batch");
+    assert_int_equal(p.partitions[1].nnodes, 2);
+    assert_string_equal(p.partitions[1].nodes[1], "node-[3-4]");
+    assert_int_equal(p.partitions[1].classes, (1 << GS_CLASS_TRAIN) | (1 << GS_CLASS_INFER));
+    assert_int_equal(p.partitions[1].borrow, 1);
+    gs_policy_fini(&p);
+}
+
 static void test_quoted_yes_stays_a_string(void **state)
 {
     (void)state;
@@ -156,7 +184,7 @@ static void test_must_fail(void **state)
           "p.yaml:2: preemption.mode: 'sometimes' is not one of none | checkpoint | immediate" },
         /* partitions: a list of mappings (issue 5) */
         { "partitions:\n  name: a\n", GS_EINVAL, "p.yaml:1: partitions: expected a list of mappings" },
-        { "partitions: [a]\n", GS_EINVAL, "p.yaml:1: partitions: expected a mapping, got a value" },
+        { "partitions: [a]\n", GS_EINVAL, "p.yaml:1: partitions[0]: expected a mapping, got a value" },
         { "partitions:\n  - nme: a\n", GS_ENOENT, "p.yaml:2: unknown policy key 'partitions.nme'" },
         { "partitions:\n  - classes: [train, batch]\n", GS_EINVAL,
           "partitions.classes: 'batch' is not train | infer" },
@@ -185,6 +213,8 @@ static void test_must_fail(void **state)
         { "queue:\n  policy: 'fifo\n", GS_EINVAL, "p.yaml:3: yaml:" },
         { "queue: {}\n---\nqueue: {}\n", GS_EINVAL, "a second YAML document" },
         { "? [a]\n: 1\n", GS_EINVAL, "keys must be plain values" },
+        { "partitions:\n  - {name: a, classes: [train, [infer]]}\n", GS_EINVAL,
+          "p.yaml:2: partitions.classes: expected a value, got a sequence" },
         /* alias tricks must end in an error, not a loop or a stack overflow */
         { "queue: &q\n  x: *q\n", GS_ENOENT, "unknown policy key 'queue.x'" },
         { "queue: &q\n  quota: *q\n", GS_EINVAL, "queue.quota.quota: expected a value" },
@@ -377,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_empty_is_defaults),
         cmocka_unit_test(test_yaml_booleans),
         cmocka_unit_test(test_sections_and_block_quota),
+        cmocka_unit_test(test_partitions_list),
         cmocka_unit_test(test_quoted_yes_stays_a_string),
         cmocka_unit_test(test_must_fail),
         cmocka_unit_test(test_partitions_and_preemption),
