@@ -71,8 +71,14 @@ void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now)
     while (eng->ndl > 0 && eng->dl[0].at <= now) {
         struct deadline d = eng->dl[0];
         dl_pop(eng);
-        if (stale(eng, &d) || eng->pol.over_cap == GS_OVER_CAP_PREEMPT)
-            continue; /* over_cap: preempt - it runs on, any waiting job may preempt it */
+        if (stale(eng, &d))
+            continue;
+        if (eng->pol.over_cap == GS_OVER_CAP_PREEMPT) {
+            /* it runs on, and any waiting job may now preempt it: a pass
+             * that ended blocked must look again */
+            eng->pass_blocked = 0;
+            continue;
+        }
         gs_eng_stop_running(eng, d.job, now, GS_JOB_KILLED);
         struct gs_event ev = { GS_EV_KILL, now, d.job, NULL, GS_TIME_NONE, 0 };
         gs_eng_emit(eng, &ev);

@@ -335,6 +335,31 @@ static void test_rights(void **state)
     }
 }
 
+/* over_cap: preempt - a job past the runtime cap is not killed but may be
+ * preempted by any waiting job.  Cap 100 s.  A (prio 10, 8 GPUs, 1000 s, no
+ * checkpoints) from 0; B (prio 0, 8 GPUs, 100 s) at 50 has no right until A
+ * passes the cap at 100 (the cap deadline wakes the engine): A is
+ * preempted at 100 losing 100 s, B runs 100-200, A restarts at 200, passes
+ * the cap again at 300 with nobody waiting, and ends at 1200. */
+static void test_over_cap_preemptible(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "A", .gpus = 8, .dur_s = 1000, .prio = 10 },
+        { .id = "B", .submit_s = 50, .gpus = 8, .dur_s = 100 },
+    };
+    const char *kv[] = { "queue.runtime_cap", "100s", "preemption.over_cap", "preempt",
+                         "preemption.mode", "immediate", NULL };
+    struct prun r;
+    prun(&r, "n1:8", kv, jobs, 2);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "A", SEC(100));
+    passert_at(&r.rec, r.res.engine, GS_EV_START, "B", SEC(100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "A", SEC(1200));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_KILL, NULL), 0);
+    assert_int_equal(job_named(r.res.engine, "A").lost, SEC(100));
+    pdone(&r);
+}
+
 /* The report on the issue's example (class train; B cannot checkpoint).
  *  lost 30 s x 8 = 240 GPU-s; checkpoints 9 x 10 s x 8 = 720 GPU-s.
  *  MTBP = run time / preemptions = (A 250 + 870, B 100) / 1 = 1220 s.
@@ -391,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_refused_no_whole_domain),
         cmocka_unit_test(test_min_runtime),
         cmocka_unit_test(test_rights),
+        cmocka_unit_test(test_over_cap_preemptible),
         cmocka_unit_test(test_report_and_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
