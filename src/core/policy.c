@@ -164,6 +164,12 @@ int gs_parse_duration(const char *text, gs_time *out)
 {
     if (!text || !*text)
         return GS_EINVAL;
+    /* plain decimal only: strtod would also take spaces, hex, inf and nan */
+    for (const char *q = text; *q; q++)
+        if (!((*q >= '0' && *q <= '9') || *q == '.' || ((*q == 'e' || *q == 'E') && q != text) ||
+              ((*q == '-' || *q == '+') && q > text && (q[-1] == 'e' || q[-1] == 'E')) ||
+              (!q[1] && q != text && (*q == 's' || *q == 'm' || *q == 'h' || *q == 'd'))))
+            return GS_EINVAL;
     char *end;
     errno = 0;
     double v = strtod(text, &end);
