@@ -14,8 +14,12 @@
 int cmd_sim(int argc, char **argv);
 int cmd_frag(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_fill(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+
+/* `gpusched import --format openb` (cmd_import_openb.c). */
+int cli_import_openb(int argc, char **argv);
 
 /* Print "gpusched CMD: message" to stderr; returns 1. */
 int cli_fail(const char *cmd, const struct gs_error *err);

@@ -1,6 +1,7 @@
 /* cmd_frag.c - `gpusched frag`: schedulability and fragmentation of one
  * snapshot of which GPUs are busy. */
 #include "cli/cli.h"
+#include "core/frag.h"
 #include "io/report.h"
 #include "io/snapshot_json.h"
 
@@ -105,8 +106,47 @@ static json_t *nodes_json(const struct gs_cluster *cl, int k)
     return arr;
 }
 
+/* Distinct shapes of the snapshot's queue, equally weighted (n = 0 when
+ * it has none): what memory and expected fragmentation are measured
+ * against. */
+static void queue_dist(const struct gs_cluster *cl, const struct gs_snapshot *snap,
+                       struct gs_shape_dist *d)
+{
+    d->n = 0;
+    for (size_t i = 0; snap->queue && i < gs_trace_count(snap->queue); i++) {
+        struct gs_shape s;
+        gs_frag_shape_of_spec(cl, gs_trace_job(snap->queue, i), 0, &s);
+        int k = 0;
+        while (k < d->n && gs_shape_cmp(&d->s[k], &s) != 0)
+            k++;
+        if (k == d->n && d->n < GS_SHAPES_MAX)
+            d->s[d->n++] = s;
+    }
+    for (int k = 0; k < d->n; k++)
+        d->s[k].p = 1.0 / d->n;
+}
+
+/* Memory and MIG fragmentation and, with a queue, FGD's expected
+ * fragmentation w.r.t. the queued shapes (docs/placement.md). */
+static void extra_json(json_t *frag, const struct gs_cluster *cl, const struct gs_shape_dist *d)
+{
+    struct gs_cluster_stats s = gs_cluster_stats(cl);
+    json_object_set_new(frag, "memory", json_real(gs_frag_memory(cl, d)));
+    if (s.mig_gpus > 0)
+        json_object_set_new(frag, "mig", json_real(gs_frag_mig(cl, d)));
+    if (d->n > 0) {
+        struct gs_frag_total t;
+        gs_frag_cluster(cl, d, &t);
+        json_object_set_new(frag, "expected",
+                            json_pack("{s:f, s:f}", "gpus", t.frag_milli / GS_MILLI_GPU,
+                                      "ratio", t.free_milli ? t.frag_milli / t.free_milli : 0));
+    }
+}
+
 static json_t *frag_json(const struct gs_cluster *cl, const struct gs_snapshot *snap)
 {
+    struct gs_shape_dist d;
+    queue_dist(cl, snap, &d);
     struct gs_cluster_stats s = gs_cluster_stats(cl);
     json_t *o = json_pack("{s:f, s:I, s:I}", "time", gs_time_to_sec(snap->time), "gpus",
                           (json_int_t)s.gpus, "free_gpus", (json_int_t)s.idle_gpus);
@@ -115,16 +155,22 @@ static json_t *frag_json(const struct gs_cluster *cl, const struct gs_snapshot *
     json_object_set_new(o, "schedulability",
                         json_pack("{s:i, s:I, s:o}", "k", s.k, "value", (json_int_t)s.sched,
                                   "units", units_json(cl, s.k)));
-    json_object_set_new(o, "fragmentation",
-                        json_pack("{s:I, s:I, s:I}", "count", (json_int_t)s.frag_count,
-                                  "topology", (json_int_t)s.frag_topology, "memory",
-                                  (json_int_t)0));
+    json_t *frag = json_pack("{s:I, s:I}", "count", (json_int_t)s.frag_count, "topology",
+                             (json_int_t)s.frag_topology);
+    if (frag)
+        extra_json(frag, cl, &d);
+    json_object_set_new(o, "fragmentation", frag);
+    if (s.mig_gpus > 0)
+        json_object_set_new(o, "mig", json_pack("{s:I, s:I}", "gpus", (json_int_t)s.mig_gpus,
+                                                "free_slices", (json_int_t)s.mig_free_compute));
     json_object_set_new(o, "nodes", nodes_json(cl, s.k));
     return o;
 }
 
-static void print_text(const struct gs_cluster *cl)
+static void print_text(const struct gs_cluster *cl, const struct gs_snapshot *snap)
 {
+    struct gs_shape_dist qd;
+    queue_dist(cl, snap, &qd);
     struct gs_cluster_stats s = gs_cluster_stats(cl);
     printf("%-16s %6s  %-14s fits a job of %d GPUs\n", "node", "free", "domains free", s.k);
     for (int n = 0; n < gs_cluster_node_count(cl); n++) {
@@ -153,6 +199,12 @@ static void print_text(const struct gs_cluster *cl)
            " topology %lld)\n",
            (long long)(s.frag_count + s.frag_topology), s.k, (long long)s.frag_count,
            (long long)s.frag_topology);
+    printf("memory fragmentation: %.2f GPUs of free memory on partly used GPUs that %s\n",
+           gs_frag_memory(cl, &qd), qd.n ? "no queued job can use" : "(no queue) count whole");
+    if (s.mig_gpus > 0)
+        printf("MIG: %lld GPUs, %lld free compute slices, %.2f GPUs in instances no queued"
+               " job asks for\n",
+               (long long)s.mig_gpus, (long long)s.mig_free_compute, gs_frag_mig(cl, &qd));
     json_decref(units);
 }
 
@@ -174,7 +226,7 @@ int cmd_frag(int argc, char **argv)
     } else if (a.json) {
         cli_print_json(frag_json(cl, &snap));
     } else {
-        print_text(cl);
+        print_text(cl, &snap);
     }
     gs_snapshot_fini(&snap);
     gs_cluster_destroy(cl);

@@ -26,6 +26,7 @@ static int import_aaic(int argc, char **argv);
 
 static const struct format formats[] = {
     { "aaic", import_aaic, "AIST AI Cloud GPU batch-queue log (aistairc/aaic-workload-old)" },
+    { "openb", cli_import_openb, "Alibaba GPU-sharing cluster trace of the FGD paper (nodes + pods)" },
 };
 
 #define NFORMATS (sizeof formats / sizeof formats[0])

@@ -544,6 +544,25 @@ int gs_cluster_release(struct gs_cluster *cl, const struct gs_alloc *a, struct g
     return 0;
 }
 
+int gs_cluster_host_take(struct gs_cluster *cl, int node, int64_t cpu_milli, int64_t mem_mib,
+                         int sign, struct gs_error *err)
+{
+    if (!cl->sealed || node < 0 || (size_t)node >= cl->nnodes || cpu_milli < 0 || mem_mib < 0 ||
+        (sign != 1 && sign != -1))
+        return gs_errorf(err, GS_EINVAL, "bad host allocation");
+    struct node *n = &cl->nodes[node];
+    int64_t cpu = n->cpu_used + sign * cpu_milli, mem = n->mem_used + sign * mem_mib;
+    if (cpu < 0 || mem < 0)
+        return gs_errorf(err, GS_ESTATE, "%s: giving back host resources not taken",
+                         gs_cluster_node_name(cl, node));
+    if ((n->cpu && cpu > n->cpu) || (n->mem && mem > n->mem))
+        return gs_errorf(err, GS_ENOSPC, "%s lacks host CPU or memory",
+                         gs_cluster_node_name(cl, node));
+    n->cpu_used = cpu;
+    n->mem_used = mem;
+    return 0;
+}
+
 struct gs_cluster_stats gs_cluster_stats(const struct gs_cluster *cl)
 {
     struct gs_cluster_stats s;
@@ -558,6 +577,8 @@ struct gs_cluster_stats gs_cluster_stats(const struct gs_cluster *cl)
     s.shared_gpus = cl->shared_gpus;
     s.mig_gpus = cl->mig_gpus;
     s.mig_free_compute = (int64_t)GS_MIG_COMPUTE * cl->mig_gpus - cl->mig_busy_compute;
+    s.frag_memory = 0;
+    s.frag_mig = 0;
     return s;
 }
 

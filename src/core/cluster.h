@@ -78,6 +78,9 @@ struct gs_cluster_stats {
     int64_t shared_gpus;      /* GPUs partly used (users > 0, share < 1000), not MIG */
     int64_t mig_gpus;         /* GPUs in MIG mode (never idle whole GPUs) */
     int64_t mig_free_compute; /* compute slices of MIG GPUs not in busy instances */
+    /* set by drivers that know the queue (gs_engine_frag_extra), 0 here */
+    double frag_memory;       /* GPU-equivalents of unusable memory (frag.h) */
+    double frag_mig;          /* GPU-equivalents of unusable MIG slices */
 };
 
 /* Create an empty cluster.  NULL on allocation failure.  Destroy with
@@ -188,6 +191,14 @@ int gs_cluster_alloc(struct gs_cluster *cl, const struct gs_alloc *a,
  * GS_ESTATE without changes if it was not. */
 int gs_cluster_release(struct gs_cluster *cl, const struct gs_alloc *a,
                        struct gs_error *err);
+
+/* Take (sign +1) or give back (sign -1) host CPU and memory on `node`
+ * without GPUs, for jobs that ask for no GPU (the fill experiment's
+ * CPU-only pods).  Fails without changes: GS_ENOSPC when it does not fit a
+ * modelled capacity, GS_ESTATE when giving back more than was taken,
+ * GS_EINVAL for a bad node. */
+int gs_cluster_host_take(struct gs_cluster *cl, int node, int64_t cpu_milli, int64_t mem_mib,
+                         int sign, struct gs_error *err);
 
 /* Current statistics (O(1)). */
 struct gs_cluster_stats gs_cluster_stats(const struct gs_cluster *cl);

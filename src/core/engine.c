@@ -2,6 +2,7 @@
  * Queue ordering lives in queue.c; placement in place.c. */
 #include "core/engine_private.h"
 #include "core/engine_place.h"
+#include "core/frag.h"
 #include "core/alloc.h"
 
 #include <string.h>
@@ -235,7 +236,7 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->state = GS_JOB_PENDING;
     j->run_pos = -1;
     /* -2: no such type, never fits; "A|B" allows several types */
-    gs_eng_parse_models(eng->cl, s->gpu_model, &j->gpu_type, &j->gpu_types);
+    gs_frag_parse_models(eng->cl, s->gpu_model, &j->gpu_type, &j->gpu_types);
     j->mig = (int8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
     j->mem_bw = (int16_t)(s->mem_bw > 0 ? s->mem_bw : 500);
     j->gpu_next = -1;

@@ -38,6 +38,7 @@ struct gs_eng_place *gs_eng_place_create(const struct gs_cluster *cl, const stru
         p->head[i] = -1;
     p->ctx.shapes = &p->dist;
     p->ctx.sched_weight = pol->frag_sched_weight;
+    p->ctx.quantum = pol->frag_quantum;
     p->ctx.mig_reconfigure = pol->mig_reconfigure;
     p->version = 1;
     return p;
@@ -50,36 +51,6 @@ void gs_eng_place_destroy(struct gs_eng_place *p)
     gs_shape_window_destroy(p->win);
     gs_free(p->head);
     gs_free(p);
-}
-
-void gs_eng_parse_models(const struct gs_cluster *cl, const char *model, int *type,
-                         uint64_t *mask)
-{
-    *type = -1;
-    *mask = 0;
-    if (!model || !*model)
-        return;
-    if (!strchr(model, '|')) {
-        int t = gs_cluster_find_gpu_type(cl, model);
-        *type = t >= 0 ? t : -2;
-        return;
-    }
-    char name[GS_NAME_MAX];
-    for (const char *p = model; *p;) {
-        size_t n = strcspn(p, "|");
-        if (n > 0 && n < sizeof name) {
-            memcpy(name, p, n);
-            name[n] = '\0';
-            int t = gs_cluster_find_gpu_type(cl, name);
-            if (t >= 0 && t < 64)
-                *mask |= 1ULL << t;
-        }
-        p += n;
-        if (*p == '|')
-            p++;
-    }
-    if (!*mask)
-        *type = -2;
 }
 
 void gs_eng_job_shape(const struct gs_engine *eng, int job, struct gs_shape *out)

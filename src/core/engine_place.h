@@ -25,12 +25,6 @@ struct gs_eng_place;
 struct gs_eng_place *gs_eng_place_create(const struct gs_cluster *cl, const struct gs_policy *pol);
 void gs_eng_place_destroy(struct gs_eng_place *p);
 
-/* Resolve a job's `gpu_model` ("A100", or alternatives "V100M16|V100M32")
- * to a type index (one model) or a mask (several); *type = -2 when no
- * model exists in the cluster, -1 with *mask = 0 when model is empty. */
-void gs_eng_parse_models(const struct gs_cluster *cl, const char *model, int *type,
-                         uint64_t *mask);
-
 /* A job was submitted: remember its shape.  Never fails (the window is
  * preallocated). */
 void gs_eng_place_submit(struct gs_engine *eng, int job);

@@ -109,6 +109,14 @@ int gs_engine_job_alloc(const struct gs_engine *eng, int job, struct gs_alloc *o
     const struct job *j = &eng->jobs[job];
     if (j->first_start == GS_TIME_NONE)
         return GS_ESTATE;
-    gs_eng_job_alloc(eng, j, out);
+    out->nparts = j->nparts;
+    out->cap = j->nparts;
+    out->parts = eng->parts + j->parts_off;
+    out->milli = j->alloc_milli > 0 ? j->alloc_milli : j->milli;
+    out->mem_mib = j->alloc_mem;
+    out->cpu_milli = j->cpu_milli;
+    out->host_mem_mib = j->host_mem_mib;
+    out->mig_slot = j->mig_slot;
+    out->mig_reconf = 0;
     return 0;
 }

@@ -7,7 +7,8 @@ static int restore_running(struct gs_engine *eng, int job, const struct gs_job_i
 {
     struct job *j = &eng->jobs[job];
     struct gs_alloc a = *alloc;
-    a.milli = j->milli;
+    a.milli = alloc->milli > 0 ? alloc->milli : j->milli; /* MIG, exclusive: as taken */
+    a.mig_reconf = 0;
     a.cpu_milli = j->cpu_milli;
     a.host_mem_mib = j->host_mem_mib;
     if (a.nparts > 0)
@@ -34,7 +35,8 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
         if (!alloc || info->start == GS_TIME_NONE)
             return gs_errorf(err, GS_EINVAL, "job %s: running without GPUs", spec->id);
         struct gs_alloc a = *alloc;
-        a.milli = spec->milli;
+        a.milli = alloc->milli > 0 ? alloc->milli : spec->milli;
+        a.mig_reconf = 0;
         if (spec->gpus > 0 && gs_cluster_can_alloc(eng->cl, &a, err) < 0)
             return err ? err->code : GS_ENOSPC;
         if (gs_eng_reserve_pools(eng, a.nparts) < 0)

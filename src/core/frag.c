@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <string.h>
 
 static int pc(uint64_t x)
 {
@@ -80,8 +81,13 @@ static uint64_t serving(const struct gs_cluster *cl, int node, const struct gs_f
                         const struct gs_shape *m, uint64_t u)
 {
     int g = m->gpus, topo = m->topology;
-    if (g > st->ngpus) /* part of a multi-node job: only a whole usable node */
+    if (g > st->ngpus) {
+        /* a job larger than any node takes whole usable nodes; one that
+         * fits a larger node never uses this one */
+        if (g <= gs_cluster_max_node_gpus(cl) || topo == GS_TOPO_DOMAIN || topo == GS_TOPO_NODE)
+            return 0;
         return st->ngpus > 0 && pc(u) == st->ngpus ? u : 0;
+    }
     if (pc(u) < g)
         return 0;
     int maxdom = gs_cluster_max_domain(cl);
@@ -163,6 +169,8 @@ double gs_frag_memory(const struct gs_cluster *cl, const struct gs_shape_dist *d
 {
     struct gs_frag_node st;
     double frag = 0;
+    if (gs_cluster_stats(cl).shared_gpus == 0)
+        return 0;
     for (int n = 0; n < gs_cluster_node_count(cl); n++) {
         int ng = gs_cluster_node_gpus(cl, n);
         uint64_t busy = ~gs_cluster_idle_mask(cl, n) & ~gs_cluster_mig_mask(cl, n) &
@@ -173,8 +181,9 @@ double gs_frag_memory(const struct gs_cluster *cl, const struct gs_shape_dist *d
         int64_t cap = gs_cluster_gpu_type_mem(cl, type);
         for (; busy; busy &= busy - 1) {
             int g = __builtin_ctzll(busy);
-            if (gs_cluster_gpu_used_mem(cl, n, g) >= cap)
-                continue; /* the common case: whole GPUs with all their memory */
+            if (gs_cluster_gpu_used_milli(cl, n, g) >= GS_MILLI_GPU ||
+                gs_cluster_gpu_used_mem(cl, n, g) >= cap)
+                continue; /* whole GPUs, or no memory left */
             if (!loaded++)
                 gs_frag_node_load(cl, n, NULL, &st);
             if (!gpu_serves(&st, g, type, cap, d))
@@ -208,4 +217,55 @@ double gs_frag_mig(const struct gs_cluster *cl, const struct gs_shape_dist *d)
         }
     }
     return (double)slices / GS_MIG_COMPUTE;
+}
+
+void gs_frag_parse_models(const struct gs_cluster *cl, const char *model, int *type,
+                          uint64_t *mask)
+{
+    *type = -1;
+    *mask = 0;
+    if (!model || !*model)
+        return;
+    if (!strchr(model, '|')) {
+        int t = gs_cluster_find_gpu_type(cl, model);
+        *type = t >= 0 ? t : -2;
+        return;
+    }
+    char name[GS_NAME_MAX];
+    for (const char *p = model; *p;) {
+        size_t n = strcspn(p, "|");
+        if (n > 0 && n < sizeof name) {
+            memcpy(name, p, n);
+            name[n] = '\0';
+            int t = gs_cluster_find_gpu_type(cl, name);
+            if (t >= 0 && t < 64)
+                *mask |= 1ULL << t;
+        }
+        p += n;
+        if (*p == '|')
+            p++;
+    }
+    if (!*mask)
+        *type = -2;
+}
+
+void gs_frag_shape_of_spec(const struct gs_cluster *cl, const struct gs_job_spec *s,
+                           int exclusive, struct gs_shape *out)
+{
+    memset(out, 0, sizeof *out);
+    out->gpus = s->gpus;
+    out->milli = s->milli;
+    out->mem_mib = s->mem_mib;
+    out->cpu_milli = s->cpu_milli;
+    out->host_mem_mib = s->host_mem_mib;
+    out->topology = s->topology;
+    gs_frag_parse_models(cl, s->gpu_model, &out->gpu_type, &out->gpu_types);
+    out->mig = s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0;
+    if (out->mig < 0)
+        out->mig = 0;
+    if (exclusive && !out->mig && out->milli < GS_MILLI_GPU) {
+        out->milli = GS_MILLI_GPU;
+        out->mem_mib = -1;
+    }
+    out->p = 1;
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/cluster.h"
+#include "core/job.h"
 #include "core/shapes.h"
 
 /* One node's free resources as the measure sees them. */
@@ -55,8 +56,9 @@ struct gs_frag_total {
 void gs_frag_cluster(const struct gs_cluster *cl, const struct gs_shape_dist *d,
                      struct gs_frag_total *out);
 
-/* Memory fragmentation: free memory on partly used GPUs (something on them,
- * not MIG) on which no shape of `d` fits (share, memory, type, host CPU),
+/* Memory fragmentation: free memory on partly used GPUs (a share of them
+ * taken, not all, not MIG) on which no shape of `d` fits (share, memory,
+ * type, host CPU),
  * in GPU-equivalents (free memory / the GPU's memory).  With d NULL or
  * empty every partly used GPU's free memory counts. */
 double gs_frag_memory(const struct gs_cluster *cl, const struct gs_shape_dist *d);
@@ -65,5 +67,16 @@ double gs_frag_memory(const struct gs_cluster *cl, const struct gs_shape_dist *d
  * MIG shape of `d` asks for, in GPU-equivalents (slices / 7).  With no MIG
  * shapes in d every free instance counts. */
 double gs_frag_mig(const struct gs_cluster *cl, const struct gs_shape_dist *d);
+
+/* Resolve a `gpu_model` ("A100", or alternatives "V100M16|V100M32") to a
+ * type index (one model) or a mask (several); *type = -2 when no listed
+ * model exists in the cluster, -1 with *mask = 0 when model is NULL/empty. */
+void gs_frag_parse_models(const struct gs_cluster *cl, const char *model, int *type,
+                          uint64_t *mask);
+
+/* The shape of a job spec on `cl` (p = 1); `exclusive` turns a fractional
+ * share into a whole GPU as placement.sharing: exclusive does. */
+void gs_frag_shape_of_spec(const struct gs_cluster *cl, const struct gs_job_spec *s,
+                           int exclusive, struct gs_shape *out);
 
 #endif

@@ -12,6 +12,7 @@ struct gs_metrics {
     struct gs_cluster_stats cur;
     /* integrals over time, in GPU-ms (or job-ms for sched) */
     double used_milli_ms, sched_ms, ge1_ms, frag_count_ms, frag_topo_ms;
+    double frag_mem_ms, frag_mig_ms;
     gs_time window_start;          /* GS_TIME_NONE when S_k < 1 */
     struct gs_dvec windows;        /* lengths in seconds */
 };
@@ -43,6 +44,8 @@ static void integrate(struct gs_metrics *m, gs_time until)
         m->ge1_ms += dt;
     m->frag_count_ms += dt * (double)m->cur.frag_count;
     m->frag_topo_ms += dt * (double)m->cur.frag_topology;
+    m->frag_mem_ms += dt * m->cur.frag_memory;
+    m->frag_mig_ms += dt * m->cur.frag_mig;
     m->last = until;
 }
 
@@ -246,6 +249,8 @@ static void time_figures(struct gs_summary *out, const struct gs_metrics *m)
     out->sched.share_ge1 = m->ge1_ms / span_ms;
     out->frag.count = m->frag_count_ms / span_ms;
     out->frag.topology = m->frag_topo_ms / span_ms;
+    out->frag.memory = m->frag_mem_ms / span_ms;
+    out->frag.mig = m->frag_mig_ms / span_ms;
 }
 
 static void window_figures(struct gs_summary *out, const struct gs_metrics *m)
@@ -272,6 +277,7 @@ int gs_summary_build(struct gs_summary *out, const struct gs_metrics *m,
 {
     memset(out, 0, sizeof *out);
     out->gpus = gs_cluster_gpu_count(gs_engine_cluster(eng));
+    out->util_effective_modelled = 1; /* rate.c: sharing and topology slow-downs */
     int rc = job_waits(out, eng);
     if (rc == 0)
         rc = team_waits(out, eng);

@@ -45,6 +45,7 @@ struct gs_summary {
     } sched;
     struct {
         double count, topology, memory;  /* time-weighted mean GPUs */
+        double mig;                      /* MIG slices unusable, GPU-equivalents */
     } frag;
     struct {
         int64_t n;                    /* completed jobs that had an estimate */

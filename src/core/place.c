@@ -13,7 +13,8 @@
 #include <limits.h>
 #include <stddef.h>
 
-#define DEFAULT_SCHED_WEIGHT 0.5
+#define DEFAULT_SCHED_WEIGHT 1.0
+#define DEFAULT_QUANTUM 100.0
 
 static int pc(uint64_t x)
 {
@@ -379,6 +380,7 @@ static void setup(struct gs_pctx *c, const struct gs_cluster *cl, const uint64_t
     c->out = out;
     c->k = gs_cluster_stats(cl).k;
     c->weight = req->ctx ? req->ctx->sched_weight : DEFAULT_SCHED_WEIGHT;
+    c->quantum = req->ctx ? req->ctx->quantum : DEFAULT_QUANTUM;
     c->mig_reconfigure = req->ctx ? req->ctx->mig_reconfigure : GS_MIG_NEVER;
     c->shapes = req->ctx ? req->ctx->shapes : NULL;
     c->fnode = -1;

@@ -31,6 +31,9 @@ struct gs_place_ctx {
                                            empty = the request's own shape */
     double sched_weight;    /* frag: cost of losing one k-GPU unit of S_k, in
                                units of k whole GPUs of fragmentation */
+    double quantum;         /* frag: scores are compared in steps of this many
+                               milli-GPU; closer candidates tie and the topo
+                               order decides (0 = exact) */
     int mig_reconfigure;    /* enum gs_mig_reconf */
 };
 
@@ -47,8 +50,8 @@ struct gs_request {
     uint64_t gpu_types;     /* allowed GPU types as a bit mask, 0 = any (and gpu_type) */
     int mig;                /* MIG profile id + 1 (core/mig.h), 0 = none; then
                                gpus must be 1 and milli/mem are ignored */
-    const struct gs_place_ctx *ctx; /* NULL = defaults (no shapes, weight 0.5,
-                                       never reconfigure MIG) */
+    const struct gs_place_ctx *ctx; /* NULL = defaults (no shapes, weight 1,
+                                       quantum 100, never reconfigure MIG) */
 };
 
 /* Find GPUs for `req` under `strategy` (enum gs_strategy) and write them to

@@ -28,6 +28,8 @@ struct gs_pctx {
     struct gs_alloc *out;
     int k;                         /* S_k job size of the cluster */
     double weight;                 /* frag: S_k loss weight */
+    double quantum;                /* frag: score step, milli-GPU */
+    double pk;                     /* frag: probability of shapes needing >= k GPUs */
     int mig_reconfigure;           /* enum gs_mig_reconf */
     const struct gs_shape_dist *shapes; /* frag: never NULL once set up */
     struct gs_shape_dist own;      /* frag: the request's own shape */

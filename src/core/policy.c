@@ -66,6 +66,7 @@ static const struct key keys[] = {
     { "placement.frag.sched_weight", K_DOUBLE, OFF(frag_sched_weight), NULL, NULL, 0, 1000,
       1 },
     { "placement.frag.window", K_INT, OFF(frag_window), NULL, NULL, 1, 1e7, 1 },
+    { "placement.frag.quantum", K_DOUBLE, OFF(frag_quantum), NULL, NULL, 0, 1e6, 1 },
     { "placement.slowdown.pcie", K_DOUBLE, OFF(slow_pcie), NULL, NULL, 0.01, 1, 1 },
     { "placement.slowdown.network", K_DOUBLE, OFF(slow_network), NULL, NULL, 0.01, 1, 1 },
     { "placement.slowdown.corunner", K_DOUBLE, OFF(slow_corunner), NULL, NULL, 0.01, 1, 1 },
@@ -106,8 +107,9 @@ void gs_policy_init(struct gs_policy *p)
     p->strategy = GS_PLACE_PACK;
     p->sharing = GS_SHARING_SHARED;
     p->topology = GS_TOPO_AUTO;
-    p->frag_sched_weight = 0.5;
+    p->frag_sched_weight = 1.0;
     p->frag_window = 1000;
+    p->frag_quantum = 100;
     p->slow_pcie = 0.7;
     p->slow_network = 0.5;
     p->slow_corunner = 0.85;

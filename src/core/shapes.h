@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define GS_SHAPES_MAX 32    /* shapes a distribution holds at most */
+#define GS_SHAPES_MAX 128   /* shapes a distribution holds at most (openb needs 127) */
 
 struct gs_shape {
     int gpus;               /* whole GPUs; 0 = CPU only */

@@ -23,6 +23,7 @@ enum kind {
     K_CLASS,    /* enum gs_job_class */
     K_TIME,     /* seconds or duration string -> gs_time */
     K_CORES,    /* cores -> int64 milli-cores */
+    K_FRAC,     /* fraction in (0, 1] -> int per mille */
 };
 
 struct col {
@@ -56,6 +57,7 @@ static const struct col cols[GS_JCOL_COUNT] = {
     [GS_JCOL_GPU_MODEL] = { "gpu_model", K_STR, OFF(gpu_model), 0 },
     [GS_JCOL_CPU] = { "cpu", K_CORES, OFF(cpu_milli), 0 },
     [GS_JCOL_HOST_MEM_GB] = { "host_mem_gb", K_GB, OFF(host_mem_mib), 0 },
+    [GS_JCOL_MEM_BW] = { "mem_bw", K_FRAC, OFF(mem_bw), 0 },
 };
 
 static const char *const topo_names[] = { "auto", "domain", "node", "any", NULL };
@@ -213,6 +215,13 @@ static int set_scaled(struct gs_job_row *r, int col, const char *t, struct gs_er
             return bad(err, col, t, "a number of cores >= 0");
         *(int64_t *)((char *)&r->spec + c->off) = llround(x * 1000);
         return 0;
+    case K_FRAC: {
+        if (rc < 0 || !(x > 0 && x <= 1))
+            return bad(err, col, t, "a fraction in (0, 1]");
+        long v = lround(x * 1000);
+        *(int *)((char *)&r->spec + c->off) = v < 1 ? 1 : (int)v;
+        return 0;
+    }
     default:
         return bad(err, col, t, "handled");
     }
@@ -349,7 +358,8 @@ int gs_jcol_format(int col, const struct gs_job_spec *s, gs_time duration, char 
     /* defaults that only an empty cell can express */
     if ((c->kind == K_DURATION && duration == GS_TIME_NONE) ||
         ((c->kind == K_GB || c->kind == K_TIME) && *(const int64_t *)field < 0) ||
-        (c->kind == K_TOPO && *(const int *)field == GS_TOPO_AUTO))
+        (c->kind == K_TOPO && *(const int *)field == GS_TOPO_AUTO) ||
+        (c->kind == K_FRAC && *(const int *)field == 0))
         return 0;
     int n;
     switch (c->kind) {
@@ -366,6 +376,7 @@ int gs_jcol_format(int col, const struct gs_job_spec *s, gs_time duration, char 
     case K_DURATION:
         return fmt_milli(duration, buf, size);
     case K_SHARE:
+    case K_FRAC:
         return fmt_milli(*(const int *)field, buf, size);
     case K_GB:
         return fmt_gb(*(const int64_t *)field, buf, size);

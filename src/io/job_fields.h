@@ -36,6 +36,7 @@ enum gs_jcol {
     GS_JCOL_GPU_MODEL,
     GS_JCOL_CPU,
     GS_JCOL_HOST_MEM_GB,
+    GS_JCOL_MEM_BW,
     GS_JCOL_COUNT
 };
 

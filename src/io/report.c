@@ -73,16 +73,21 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
     json_object_set_new(o, "jct", gs_report_pctl_json(&s->jct));
     json_object_set_new(o, "util_alloc", json_real(s->util_alloc));
     json_object_set_new(o, "util_effective", json_real(s->util_effective));
-    if (!s->util_effective_modelled)
-        json_object_set_new(o, "util_effective_note",
-                            json_string("useful work of completed jobs; checkpoint time, "
-                                        "lost and killed work are excluded, but slow-downs "
-                                        "from placement and GPU sharing are not modelled yet"));
+    json_object_set_new(o, "util_effective_note",
+                        json_string(s->util_effective_modelled
+                                        ? "useful work of completed jobs at full speed; "
+                                          "slow-downs from split placement and GPU sharing "
+                                          "(docs/placement.md), checkpoint time, lost and "
+                                          "killed work are excluded"
+                                        : "useful work of completed jobs; checkpoint time, "
+                                          "lost and killed work are excluded, but slow-downs "
+                                          "from placement and GPU sharing are not modelled"));
     json_object_set_new(o, "jobs_per_gpu_day", json_real(s->jobs_per_gpu_day));
     json_object_set_new(o, "schedulability", sched_json(s));
     json_object_set_new(o, "fragmentation",
-                        json_pack("{s:f, s:f, s:f}", "count", s->frag.count, "topology",
-                                  s->frag.topology, "memory", s->frag.memory));
+                        json_pack("{s:f, s:f, s:f, s:f}", "count", s->frag.count, "topology",
+                                  s->frag.topology, "memory", s->frag.memory, "mig",
+                                  s->frag.mig));
     json_object_set_new(o, "estimate_accuracy",
                         json_pack("{s:I, s:f, s:f, s:f}", "jobs", (json_int_t)s->estimate.n,
                                   "ratio_p50", s->estimate.ratio_p50, "ratio_p90",
@@ -150,6 +155,9 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
     fprintf(f, "fragmentation (mean idle GPUs unusable by a %d-GPU job): count %.1f,"
                " topology %.1f, memory %.1f\n",
             s->sched.k, s->frag.count, s->frag.topology, s->frag.memory);
+    if (s->frag.mig > 0)
+        fprintf(f, "MIG fragmentation (free instances no job asks for): %.2f GPUs\n",
+                s->frag.mig);
     if (s->backfilled || s->killed)
         fprintf(f, "backfilled jobs: %lld, killed at the runtime cap: %lld\n",
                 (long long)s->backfilled, (long long)s->killed);

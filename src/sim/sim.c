@@ -1,6 +1,7 @@
 /* sim.c - discrete-event replay of a trace through the engine. */
 #include "sim/sim.h"
 #include "core/alloc.h"
+#include "core/engine_place.h"
 
 #include <string.h>
 
@@ -152,6 +153,10 @@ static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_
     if (s->opts && s->opts->check && gs_cluster_check(gs_engine_cluster(s->eng), err) < 0)
         return GS_ESTATE;
     struct gs_cluster_stats st = gs_cluster_stats(gs_engine_cluster(s->eng));
+    struct gs_frag_extra fx;
+    gs_engine_frag_extra(s->eng, &fx);
+    st.frag_memory = fx.memory;
+    st.frag_mig = fx.mig;
     if (gs_metrics_sample(m, t, &st) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     tick(s, t);

@@ -1,0 +1,224 @@
+/* cmd_fill.c - `gpusched fill`: FGD's fill experiment (sim/fill.h). */
+#include "cli/cli.h"
+#include "core/policy.h"
+#include "sim/fill.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const fill_help =
+    "usage: gpusched fill --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
+    "                     [--strategy NAME] [--inflate 1.3] [--seeds 42-51]\n"
+    "                     [--step 5] [--json]\n"
+    "\n"
+    "FGD's experiment (USENIX ATC'23): sample jobs of the trace with replacement\n"
+    "until their GPU request reaches INFLATE x the cluster's GPUs, shuffle, place\n"
+    "them one by one with no departures and no queue (a job that fits nowhere\n"
+    "fails), and report per whole arrived percent the median over the seeds of\n"
+    "the unallocated GPU %, the fragmentation ratio and amount (FGD's measure\n"
+    "against the workload's typical job shapes) and the schedulability S_k.\n"
+    "\n"
+    "  --cluster FILE   cluster YAML\n"
+    "  --trace FILE     trace CSV (durations and submit times are ignored)\n"
+    "  --policy FILE    policy YAML: placement.strategy and placement.frag\n"
+    "  --strategy NAME  pack | spread | topo | frag (engine strategies), or a\n"
+    "                   baseline of the FGD artifact: random | dotprod |\n"
+    "                   clustering | packing | bestfit | fgd (overrides --policy)\n"
+    "  --inflate X      target GPU request / capacity (default 1.3)\n"
+    "  --seeds A-B      seeds, a range or a comma list (default 42-51)\n"
+    "  --step N         text output: every N percent (default 5)\n"
+    "  --json           print JSON: {policy, seeds, jobs, placed, failed, k,\n"
+    "                   curve: [{arrived, unallocated, frag_ratio, frag_amount,\n"
+    "                   schedulability}]}\n";
+
+#define MAX_SEEDS 1000
+
+struct fill_args {
+    const char *cluster, *trace, *policy, *strategy, *seeds;
+    double inflate;
+    long long step;
+    int json;
+};
+
+static int parse_args(int argc, char **argv, struct fill_args *a)
+{
+    static const struct option opts[] = {
+        { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
+        { "policy", required_argument, NULL, 'p' },  { "strategy", required_argument, NULL, 's' },
+        { "inflate", required_argument, NULL, 'i' }, { "seeds", required_argument, NULL, 'S' },
+        { "step", required_argument, NULL, 'n' },    { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': a->cluster = optarg; break;
+        case 't': a->trace = optarg; break;
+        case 'p': a->policy = optarg; break;
+        case 's': a->strategy = optarg; break;
+        case 'S': a->seeds = optarg; break;
+        case 'i':
+            if (cli_parse_double("fill", "--inflate", optarg, 0.01, 100, &a->inflate) < 0)
+                return 2;
+            break;
+        case 'n':
+            if (cli_parse_long("fill", "--step", optarg, 1, 100, &a->step) < 0)
+                return 2;
+            break;
+        case 'j': a->json = 1; break;
+        case 'h': fputs(fill_help, stdout); return 0;
+        default: fputs(fill_help, stderr); return 2;
+        }
+    }
+    if (optind < argc)
+        return cli_failf("fill", 2, "unexpected argument '%s'", argv[optind]);
+    if (!a->cluster || !a->trace)
+        return cli_failf("fill", 2, "--cluster and --trace are required (see --help)");
+    return -1;
+}
+
+/* "42-51", "7" or "1,5,9" into seeds[]; returns the count or -1. */
+static int parse_seeds(const char *text, uint64_t *seeds, int max)
+{
+    int n = 0;
+    for (const char *p = text; *p;) {
+        char *end;
+        unsigned long long lo = strtoull(p, &end, 10), hi = lo;
+        if (end == p)
+            return -1;
+        if (*end == '-') {
+            p = end + 1;
+            hi = strtoull(p, &end, 10);
+            if (end == p || hi < lo)
+                return -1;
+        }
+        for (unsigned long long s = lo; s <= hi; s++) {
+            if (n >= max)
+                return -1;
+            seeds[n++] = s;
+        }
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -1;
+        p = end;
+    }
+    return n;
+}
+
+static json_t *curve_json(const struct gs_fill_result *r)
+{
+    json_t *arr = json_array();
+    for (int i = 0; arr && i < r->npoints; i++) {
+        const struct gs_fill_point *p = &r->points[i];
+        json_array_append_new(arr, json_pack("{s:i, s:f, s:f, s:f, s:f}", "arrived", p->arrived,
+                                             "unallocated", p->unallocated, "frag_ratio",
+                                             p->frag_ratio, "frag_amount", p->frag_amount,
+                                             "schedulability", p->schedulability));
+    }
+    return arr;
+}
+
+static void print_json(const struct gs_fill_opts *o, const uint64_t *seeds, int nseeds,
+                       const struct gs_fill_result *r)
+{
+    json_t *s = json_array();
+    for (int i = 0; s && i < nseeds; i++)
+        json_array_append_new(s, json_integer((json_int_t)seeds[i]));
+    cli_print_json(json_pack("{s:s, s:f, s:o, s:I, s:I, s:I, s:i, s:i, s:o}", "policy",
+                             gs_fill_policy_name(o->policy, o->strategy), "inflate", o->inflate,
+                             "seeds", s, "jobs", (json_int_t)r->jobs, "placed",
+                             (json_int_t)r->placed, "failed", (json_int_t)r->failed, "k", r->k,
+                             "typical_shapes", r->shapes, "curve", curve_json(r)));
+}
+
+static void print_text(const struct gs_fill_opts *o, int nseeds, const struct gs_fill_result *r,
+                       long long step)
+{
+    printf("fill: policy %s, inflate %.2f, %d seed(s), %lld jobs placed, %lld failed, "
+           "%d typical shapes\n",
+           gs_fill_policy_name(o->policy, o->strategy), o->inflate, nseeds,
+           (long long)r->placed, (long long)r->failed, r->shapes);
+    printf("median over seeds per arrived %% of GPU capacity:\n");
+    printf("%8s %12s %11s %12s %8s\n", "arrived", "unallocated", "frag_ratio", "frag_amount",
+           "S_k");
+    for (int i = 0; i < r->npoints; i++) {
+        const struct gs_fill_point *p = &r->points[i];
+        if (p->arrived % step == 0 || i == r->npoints - 1)
+            printf("%7d%% %11.2f%% %10.2f%% %11.2f%% %8.1f\n", p->arrived, p->unallocated,
+                   p->frag_ratio, p->frag_amount, p->schedulability);
+    }
+}
+
+static int setup_opts(const struct fill_args *a, struct gs_fill_opts *o)
+{
+    gs_fill_defaults(o);
+    if (a->inflate > 0)
+        o->inflate = a->inflate;
+    if (a->policy) {
+        struct gs_policy pol;
+        if (cli_load_policy("fill", a->policy, &pol) < 0)
+            return 1;
+        o->strategy = pol.strategy;
+        o->sched_weight = pol.frag_sched_weight;
+        o->quantum = pol.frag_quantum;
+        gs_policy_fini(&pol);
+    }
+    if (a->strategy && gs_fill_policy_find(a->strategy, &o->policy, &o->strategy) < 0)
+        return cli_failf("fill", 2, "--strategy: unknown '%s' (see --help)", a->strategy);
+    return 0;
+}
+
+static int run(const struct fill_args *a, const struct gs_cluster *cl, const struct gs_trace *tr,
+               struct gs_fill_opts *o, const uint64_t *seeds, int nseeds)
+{
+    struct gs_fill_result *runs = calloc((size_t)nseeds, sizeof *runs), med;
+    struct gs_error err = { 0 };
+    int status = runs ? 0 : cli_failf("fill", 1, "out of memory");
+    int done = 0;
+    for (; status == 0 && done < nseeds; done++) {
+        o->seed = seeds[done];
+        if (gs_fill_run(cl, tr, o, &runs[done], &err) < 0)
+            status = cli_fail("fill", &err);
+    }
+    if (status == 0 && gs_fill_median(runs, nseeds, &med) < 0)
+        status = cli_failf("fill", 1, "out of memory");
+    if (status == 0) {
+        if (a->json)
+            print_json(o, seeds, nseeds, &med);
+        else
+            print_text(o, nseeds, &med, a->step > 0 ? a->step : 5);
+        gs_fill_result_fini(&med);
+    }
+    for (int i = 0; runs && i < done; i++)
+        gs_fill_result_fini(&runs[i]);
+    free(runs);
+    return status;
+}
+
+int cmd_fill(int argc, char **argv)
+{
+    struct fill_args a = { 0 };
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    static uint64_t seeds[MAX_SEEDS];
+    int nseeds = parse_seeds(a.seeds ? a.seeds : "42-51", seeds, MAX_SEEDS);
+    if (nseeds <= 0)
+        return cli_failf("fill", 2, "--seeds: '%s' is not a range A-B or a list A,B,C (at most "
+                                    "%d)", a.seeds, MAX_SEEDS);
+    struct gs_fill_opts o;
+    if ((st = setup_opts(&a, &o)) != 0)
+        return st;
+    struct gs_cluster *cl = cli_load_cluster("fill", a.cluster);
+    if (!cl)
+        return 1;
+    struct gs_trace *tr = cli_load_trace("fill", a.trace, 0);
+    int status = tr ? run(&a, cl, tr, &o, seeds, nseeds) : 1;
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+    return status;
+}
