@@ -2,6 +2,7 @@
  * is listed in docs/formats.md). */
 #include "io/cluster_yaml.h"
 #include "core/alloc.h"
+#include "io/cluster_mig_yaml.h"
 #include "io/ioutil.h"
 #include "io/yaml_util.h"
 
@@ -21,6 +22,7 @@ struct reader {
     struct gs_yaml y;
     struct gs_cluster *cl;
     int nnodes;         /* expanded so far */
+    struct gs_mig_yaml mig; /* node entries with mig:, applied after sealing */
 };
 
 /* One node entry being read; `spec.name` is filled per expanded name. */
@@ -28,6 +30,7 @@ struct entry {
     struct gs_node_spec spec;
     const char *pattern;
     const yaml_node_t *name_node;
+    const yaml_node_t *mig_node;  /* mig: value, NULL = none */
     int idx;
 };
 
@@ -57,9 +60,16 @@ static int read_gpu_type(struct reader *r, const yaml_node_t *k, const yaml_node
     if (rc < 0)
         return rc;
     double gb = -1;
+    int model = gs_mig_model_find(gs_yaml_text(k)); /* inferred from the name, -1 = none */
     for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
         const yaml_node_t *pk = gs_yaml_node(&r->y, p->key), *pv = gs_yaml_node(&r->y, p->value);
         char kpath[PATH_MAX_LEN];
+        if (strcmp(gs_yaml_text(pk), "mig") == 0) {
+            snprintf(kpath, sizeof kpath, "%.60s.mig", path);
+            if ((rc = gs_mig_yaml_model(&r->y, pv, kpath, &model, err)) < 0)
+                return rc;
+            continue;
+        }
         if (strcmp(gs_yaml_text(pk), "memory_gb") != 0)
             return unknown_key(r, pk, path, err);
         snprintf(kpath, sizeof kpath, "%.60s.memory_gb", path);
@@ -71,6 +81,7 @@ static int read_gpu_type(struct reader *r, const yaml_node_t *k, const yaml_node
     rc = gs_cluster_add_gpu_type(r->cl, gs_yaml_text(k), llround(gb * 1024), err);
     if (rc < 0)
         return gs_error_prefix(err, rc, "%s:%ld: %s: ", r->y.name, gs_yaml_line(k), path);
+    gs_cluster_set_gpu_type_mig(r->cl, rc, model < 0 ? -1 : model);
     return 0;
 }
 
@@ -155,6 +166,9 @@ static int read_node_key(struct reader *r, struct entry *e, const yaml_node_t *k
         return read_domains(r, v, path, s, err);
     } else if (strcmp(key, "rack") == 0) {
         return gs_yaml_string(&r->y, v, path, &s->rack, err);
+    } else if (strcmp(key, "mig") == 0) {
+        e->mig_node = v;
+        return 0;
     } else if (strcmp(key, "domain") == 0) {
         return gs_yaml_string(&r->y, v, path, &s->mdomain, err);
     } else if (strcmp(key, "cpu") == 0) {
@@ -293,7 +307,13 @@ static int read_node(struct reader *r, const yaml_node_t *v, int idx, struct gs_
                              "%s.nvlink_domains: sum to %d but the node has %d gpus", path,
                              sum, e.spec.gpus);
     char name[GS_NAME_MAX];
-    return expand(r, &e, e.pattern, name, 0, err);
+    int first = r->nnodes;
+    if ((rc = expand(r, &e, e.pattern, name, 0, err)) < 0)
+        return rc;
+    if (e.mig_node && r->nnodes > first &&
+        gs_mig_yaml_add(&r->mig, first, r->nnodes - 1, idx, e.mig_node) < 0)
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", r->y.name);
+    return 0;
 }
 
 static int read_nodes(struct reader *r, const yaml_node_t *v, struct gs_error *err)
@@ -336,7 +356,7 @@ static int read_cluster(struct reader *r, const yaml_node_t *c, struct gs_error 
         return rc;
     if ((rc = gs_cluster_seal(r->cl, 0, err)) < 0)
         return gs_error_prefix(err, rc, "%s:%ld: nodes: ", r->y.name, gs_yaml_line(nodes));
-    return 0;
+    return gs_mig_yaml_apply(&r->mig, &r->y, r->cl, err);
 }
 
 static int read_root(struct reader *r, struct gs_error *err)
@@ -373,6 +393,7 @@ struct gs_cluster *gs_cluster_parse_yaml(const char *text, size_t len, const cha
                   : gs_errorf(err, GS_ENOMEM, "%s: out of memory", gs_io_name(name));
     }
     gs_yaml_fini(&r.y);
+    gs_mig_yaml_fini(&r.mig);
     if (rc < 0) {
         gs_cluster_destroy(r.cl);
         return NULL;

@@ -164,7 +164,9 @@ static void test_must_fail(void **state)
         { NODE "      gpus: 8\n      nvlink_domains: [4, 2]\n", GS_EINVAL,
           "c.yaml:3: nodes[0].nvlink_domains: sum to 6 but the node has 8 gpus" },
         { NODE "      gpus: 8\n      foo: 1\n", GS_EINVAL, "c.yaml:5: nodes[0]: unknown key 'foo'" },
-        { NODE "      gpus: 8\n      mig: {}\n", GS_EINVAL, "nodes[0]: unknown key 'mig'" },
+        /* MIG layouts need a GPU type with a MIG geometry (test_mig.c) */
+        { NODE "      gpus: 8\n      mig: {}\n", GS_EINVAL,
+          "nodes[0].mig: GPU type 'gpu' has no MIG geometry" },
         { NODE "      gpus: eight\n", GS_EINVAL,
           "c.yaml:4: nodes[0].gpus: expected an integer 0-64, got 'eight'" },
         { NODE "      gpus: 65\n", GS_EINVAL, "nodes[0].gpus: expected an integer 0-64, got '65'" },
