@@ -46,7 +46,7 @@ static void import_usage(FILE *f)
 /* The value of --format in argv (NULL if absent); stops at "--". */
 static const char *find_format(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc && argv[i]; i++) {
         if (strcmp(argv[i], "--") == 0)
             return NULL;
         if (strcmp(argv[i], "--format") == 0)
@@ -59,7 +59,7 @@ static const char *find_format(int argc, char **argv)
 
 static int wants_help(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc && argv[i]; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             return 1;
     return 0;

@@ -271,39 +271,39 @@ static int64_t dedup(struct row *rows, size_t *n)
 
 /* ---- conversion -------------------------------------------------------- */
 
+/* Order rows by (id, line). */
 static int cmp_id_line(const void *a, const void *b)
 {
-    const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+    const struct row *x = a, *y = b;
     if (x->v[C_ID] != y->v[C_ID])
         return x->v[C_ID] < y->v[C_ID] ? -1 : 1;
     return (x->line > y->line) - (x->line < y->line);
 }
 
+/* Order rows by (time_submit, id, line): the trace order. */
 static int cmp_submit(const void *a, const void *b)
 {
     const struct row *x = a, *y = b;
     if (x->v[C_SUBMIT] != y->v[C_SUBMIT])
         return x->v[C_SUBMIT] < y->v[C_SUBMIT] ? -1 : 1;
-    return cmp_id_line(&x, &y);
+    return cmp_id_line(a, b);
 }
 
-/* Number repeated ids 2, 3, ... in file order; returns how many repeat. */
+/* Number repeated ids 2, 3, ... in file order (line order); returns how
+ * many rows repeat an earlier id.  Reorders rows[] (convert sorts them
+ * again by submit time). */
 static int64_t number_ids(struct row *rows, size_t n)
 {
-    struct row **p = n ? gs_malloc(n * sizeof *p) : NULL;
-    if (n && !p)
-        return GS_ENOMEM;
-    for (size_t i = 0; i < n; i++)
-        p[i] = &rows[i];
-    qsort(p, n, sizeof *p, cmp_id_line);
+    if (n < 2)
+        return 0;
+    qsort(rows, n, sizeof *rows, cmp_id_line);
     int64_t renamed = 0;
     for (size_t i = 1; i < n; i++) {
-        if (p[i]->v[C_ID] == p[i - 1]->v[C_ID]) {
-            p[i]->occurrence = p[i - 1]->occurrence + 1;
+        if (rows[i].v[C_ID] == rows[i - 1].v[C_ID]) {
+            rows[i].occurrence = rows[i - 1].occurrence + 1;
             renamed++;
         }
     }
-    gs_free(p);
     return renamed;
 }
 
@@ -455,7 +455,8 @@ static int convert(struct row *rows, size_t n, struct gs_aaic_result *out)
         else
             rows[kept++] = rows[i];
     }
-    qsort(rows, kept, sizeof *rows, cmp_submit);
+    if (kept > 1)
+        qsort(rows, kept, sizeof *rows, cmp_submit);
     st->submit_min = kept ? rows[0].v[C_SUBMIT] : 0;
     st->span_end = st->submit_min;
     struct acc acc = { NULL, NULL, 0, 0 };
@@ -497,10 +498,7 @@ static int process(struct reader *r, struct gs_aaic_result *out, struct gs_error
     if (d < 0)
         return gs_errorf(err, GS_ENOMEM, "%s: out of memory", r->name);
     out->stats.duplicates = d;
-    int64_t renamed = number_ids(r->rows, r->nrows);
-    if (renamed < 0)
-        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", r->name);
-    out->stats.ids_renamed = renamed;
+    out->stats.ids_renamed = number_ids(r->rows, r->nrows);
     if (convert(r->rows, r->nrows, out) < 0)
         return gs_errorf(err, GS_ENOMEM, "%s: out of memory", r->name);
     return 0;
