@@ -102,6 +102,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->blocked);
     gs_free(eng->order);
     gs_free(eng->dl);
+    gs_free(eng->expect);
     gs_profile_destroy(eng->profile);
     gs_eng_diag_destroy(eng->diag);
     gs_eng_place_destroy(eng->place);
@@ -326,6 +327,7 @@ int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spe
     }
     eng->pending[eng->ptail++] = job;
     eng->npending++;
+    eng->submits++;
     gs_eng_place_submit(eng, job);
     return job;
 }
@@ -401,6 +403,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     j->estimate = gs_eng_estimate(eng, job);
     gs_time until = j->estimate == GS_TIME_NONE ? GS_TIME_INF : gs_time_add(now, j->estimate);
     gs_profile_occupy(eng->profile, a, until);
+    gs_eng_watch_overrun(eng, job);
     j->deadline = gs_eng_deadline(eng, job);
     eng->team_milli[j->team] += (int64_t)j->gpus * j->milli;
     gs_eng_pre_started(eng, job);
@@ -414,7 +417,9 @@ int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
         gs_grow((void **)&eng->running, &eng->running_cap, eng->nrunning + 1,
                 sizeof *eng->running) ||
         gs_grow((void **)&eng->prog, &eng->prog_cap, eng->nrunning + 1, sizeof *eng->prog) ||
-        gs_grow((void **)&eng->dl, &eng->dl_cap, eng->ndl + 1, sizeof *eng->dl))
+        gs_grow((void **)&eng->dl, &eng->dl_cap, eng->ndl + 1, sizeof *eng->dl) ||
+        gs_grow((void **)&eng->expect, &eng->expect_cap, eng->nexpect + 1,
+                sizeof *eng->expect))
         return GS_ENOMEM;
     return 0;
 }
@@ -542,6 +547,7 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
     if (rc < 0)
         return rc;
     gs_eng_enforce_caps(eng, now);
+    gs_eng_plan_overruns(eng, now);
     gs_eng_place_pass(eng);
     if (gs_eng_preempt_step(eng, now) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory in preemption");

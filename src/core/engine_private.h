@@ -99,9 +99,13 @@ struct gs_engine {
     size_t order_cap;
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
     size_t ndl, dl_cap;
+    struct deadline *expect;    /* min-heap of estimated ends (overrun watch) */
+    size_t nexpect, expect_cap;
     uint64_t releases;          /* GPU releases so far (stop_running) */
     uint64_t pass_releases;     /* `releases` at the end of the last pass */
     int pass_blocked;           /* the last pass ended at a blocked job */
+    uint64_t submits;           /* jobs queued so far */
+    uint64_t pass_submits;      /* `submits` at the end of the last pass */
     gs_observer_fn observer;
     void *observer_arg;
     struct gs_estimator est;
@@ -158,6 +162,13 @@ gs_time gs_eng_deadline(struct gs_engine *eng, int job);
 /* Stop every running job whose runtime cap expired by `now` (GS_EV_KILL).
  * (caps.c) */
 void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now);
+
+/* Watch a job that has just started: if it outlives its estimate, plan it
+ * to end at its time limit instead.  (caps.c) */
+void gs_eng_watch_overrun(struct gs_engine *eng, int job);
+
+/* Re-plan the jobs that have outlived their estimate by `now`.  (caps.c) */
+void gs_eng_plan_overruns(struct gs_engine *eng, gs_time now);
 
 /* Earliest pending runtime-cap deadline, GS_TIME_INF if none. (caps.c) */
 gs_time gs_eng_next_deadline(const struct gs_engine *eng);

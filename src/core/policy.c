@@ -103,7 +103,7 @@ void gs_policy_init(struct gs_policy *p)
     p->estimate_quantile = 90;
     p->runtime_cap = GS_TIME_INF;
     p->runtime_cap_factor = 0;
-    p->pass_interval = 60 * GS_MS_PER_SEC;
+    p->pass_interval = 5 * 60 * GS_MS_PER_SEC;
     p->strategy = GS_PLACE_PACK;
     p->sharing = GS_SHARING_SHARED;
     p->topology = GS_TOPO_AUTO;

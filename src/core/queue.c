@@ -329,14 +329,20 @@ static int try_job(struct pass *ps, int job)
     return rc < 0 ? rc : GS_ENOSPC;
 }
 
-/* Strict FIFO without backfill: a pass can start nothing when the last one
- * ended at a blocked head and no GPUs were released since (new jobs join
- * behind the head).  Skipping it keeps a saturated FIFO queue O(1) per
- * event. */
+/* Without backfill, a pass can start nothing when the last one ended at a
+ * blocked head, no GPUs were released since, and the head cannot have
+ * changed: under FIFO new jobs join behind it; under priority without
+ * aging no job arrived.  Skipping such passes keeps a saturated queue O(1)
+ * per event. */
 static int nothing_can_change(const struct gs_engine *eng)
 {
-    return eng->pol.queue_policy == GS_QUEUE_FIFO && eng->backfill == GS_BACKFILL_NONE &&
-           eng->pass_blocked && eng->releases == eng->pass_releases;
+    if (eng->backfill != GS_BACKFILL_NONE || !eng->pass_blocked ||
+        eng->releases != eng->pass_releases)
+        return 0;
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO)
+        return 1;
+    /* priority without aging: the order only changes when a job arrives */
+    return eng->pol.aging_rate <= 0 && eng->submits == eng->pass_submits;
 }
 
 int gs_queue_pass(struct gs_engine *eng, gs_time now)
@@ -370,6 +376,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     }
     eng->pass_blocked = ps.blocked && eng->pol.npartitions == 0; /* one queue group */
     eng->pass_releases = eng->releases;
+    eng->pass_submits = eng->submits;
     int rc = gs_eng_account_waits(eng, now, 1);
     return rc < 0 ? rc : started;
 }
