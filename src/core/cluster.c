@@ -42,6 +42,7 @@ void gs_cluster_destroy(struct gs_cluster *cl)
     gs_free(cl->users);
     gs_free(cl->full);
     gs_free(cl->mig);
+    gs_dom_index_destroy(cl->dix);
     gs_free(cl);
 }
 
@@ -264,6 +265,8 @@ void gs_cl_account_node(struct gs_cluster *cl, struct node *n, int node, int sig
      * k-GPU job on one node and small nodes cannot serve it */
     if (n->gpus < cl->k && n->gpus > 0 && idle == n->gpus && cl->k > cl->max_node)
         cl->whole_idle_small += sign * n->gpus;
+    if (sign > 0 && cl->dix)
+        gs_dom_index_update(cl->dix, cl, node);
 }
 
 int gs_cluster_seal(struct gs_cluster *cl, int k, struct gs_error *err)
@@ -273,6 +276,10 @@ int gs_cluster_seal(struct gs_cluster *cl, int k, struct gs_error *err)
     if (k < 0)
         return gs_errorf(err, GS_EINVAL, "schedulability k must be >= 0");
     if (!cl->sealed) {
+        if (!cl->dix)
+            cl->dix = gs_dom_index_create(cl); /* kept across a failed seal */
+        if (!cl->dix)
+            return gs_errorf(err, GS_ENOMEM, "out of memory");
         cl->milli = gs_calloc((size_t)cl->ngpus, sizeof *cl->milli);
         cl->mem = gs_calloc((size_t)cl->ngpus, sizeof *cl->mem);
         cl->users = gs_calloc((size_t)cl->ngpus, sizeof *cl->users);
@@ -343,9 +350,10 @@ struct gs_cluster *gs_cluster_clone(const struct gs_cluster *cl)
     c->users = dup_array(cl->users, g, sizeof *cl->users);
     c->full = dup_array(cl->full, cl->sealed ? cl->nnodes : 0, sizeof *cl->full);
     c->mig = cl->mig ? dup_array(cl->mig, g, sizeof *cl->mig) : NULL;
+    c->dix = cl->dix ? gs_dom_index_clone(cl->dix, cl->nnodes) : NULL;
     if ((cl->ntypes && !c->types) || (cl->nnodes && !c->nodes) || !c->names ||
         !c->labels || (g && (!c->milli || !c->mem || !c->users || !c->full)) ||
-        (cl->mig && !c->mig)) {
+        (cl->mig && !c->mig) || (cl->dix && !c->dix)) {
         gs_cluster_destroy(c);
         return NULL;
     }
@@ -628,7 +636,17 @@ int gs_cluster_check(const struct gs_cluster *cl, struct gs_error *err)
             shared != cl->shared_gpus || mig_gpus != cl->mig_gpus ||
             mig_busy != cl->mig_busy_compute)
             rc = gs_errorf(err, GS_ESTATE, "incremental statistics drifted");
+        else if (cl->dix && gs_dom_index_check(cl->dix, cl) < 0)
+            rc = gs_errorf(err, GS_ESTATE, "domain index drifted");
     }
     gs_cluster_destroy(fresh);
     return rc;
+}
+
+int gs_cluster_best_domain(const struct gs_cluster *cl, int gpus, int spread, int *node,
+                           uint64_t *dmask)
+{
+    if (!cl->dix)
+        return GS_ENOTSUP;
+    return gs_dom_index_best(cl->dix, cl, gpus, spread, node, dmask);
 }

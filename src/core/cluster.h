@@ -216,6 +216,18 @@ int gs_cluster_node_sched(const struct gs_cluster *cl, int node, uint64_t idle,
 uint64_t gs_cluster_take_whole_domains(const struct gs_cluster *cl, int node, uint64_t idle,
                                        int k);
 
+/* Indexed best fit for a job of `gpus` GPUs that must sit in one NVLink
+ * domain, on the live idle GPUs with no other constraint: under pack
+ * (spread = 0) the domain with the fewest idle GPUs that still holds the
+ * job, then the node with the fewest idle GPUs, then node and domain order;
+ * under spread (spread = 1) the most idle domain - the same choice as the
+ * linear scan in place.c, in O(buckets) instead of O(nodes).  Sets *node
+ * and *dmask (the domain's GPUs).  Returns 0, GS_ENOSPC when no domain
+ * fits, GS_ENOTSUP when the index cannot answer (spread on nodes with
+ * several domains). */
+int gs_cluster_best_domain(const struct gs_cluster *cl, int gpus, int spread, int *node,
+                           uint64_t *dmask);
+
 /* Full consistency check (debug/tests): shares within [0,1000], memory
  * within capacity, idle masks and incremental statistics equal to a fresh
  * recount.  Returns 0 or GS_ESTATE with the first inconsistency. */

@@ -59,7 +59,29 @@ struct gs_cluster {
     int64_t sched_nodes;        /* sum of node sched for nodes with gpus >= k */
     int64_t whole_idle_small;   /* GPUs of fully idle nodes with gpus < k */
     int64_t frag_topo;
+    struct gs_dom_index *dix;   /* domains by idle count (cluster_index.c) */
 };
+
+/* Build the domain index of a sealed cluster; NULL on allocation failure. */
+struct gs_dom_index *gs_dom_index_create(const struct gs_cluster *cl);
+
+/* Deep copy (the cluster has `nnodes` nodes); NULL on failure. */
+struct gs_dom_index *gs_dom_index_clone(const struct gs_dom_index *src, size_t nnodes);
+
+/* Free it; NULL is a no-op. */
+void gs_dom_index_destroy(struct gs_dom_index *x);
+
+/* Re-bucket the domains of `node` after its idle mask changed. */
+void gs_dom_index_update(struct gs_dom_index *x, const struct gs_cluster *cl, int node);
+
+/* 0 when the index matches the idle masks, else GS_ESTATE. */
+int gs_dom_index_check(const struct gs_dom_index *x, const struct gs_cluster *cl);
+
+/* The domain a g-GPU job goes to under pack (spread = 0) or spread
+ * (spread = 1; only clusters with one domain per node, else GS_ENOTSUP),
+ * with the same choice and ties as the linear scan; GS_ENOSPC if none. */
+int gs_dom_index_best(const struct gs_dom_index *x, const struct gs_cluster *cl, int g,
+                      int spread, int *node, uint64_t *dmask);
 
 /* Remove (sign -1) or add (sign +1) a node's contribution to the
  * incremental statistics.  (cluster.c) */

@@ -283,7 +283,18 @@ static int job_possible(struct gs_engine *eng, int job)
         return 0;
     struct gs_request req;
     gs_eng_request(eng, job, &req);
-    return gs_place_possible(eng->cl, &req, &eng->scratch);
+    /* the answer depends on the request's shape only: remember it for the
+     * common unconstrained whole-GPU shapes (a full-cluster scan each) */
+    int plain = req.milli == GS_MILLI_GPU && req.gpus <= GS_MAX_NODE_GPUS && !req.mig &&
+                req.gpu_type < 0 && !req.gpu_types && !req.nodes_allowed && req.mem_mib <= 0 &&
+                req.cpu_milli == 0 && req.host_mem_mib == 0;
+    int8_t *memo = plain ? &eng->possible[req.topology][req.gpus] : NULL;
+    if (memo && *memo)
+        return *memo > 0;
+    int ok = gs_place_possible(eng->cl, &req, &eng->scratch);
+    if (memo)
+        *memo = ok ? 1 : -1;
+    return ok;
 }
 
 /* Append a new job record from `s`; returns its handle or a negative code.

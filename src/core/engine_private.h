@@ -101,6 +101,8 @@ struct gs_engine {
     size_t ndl, dl_cap;
     struct deadline *expect;    /* min-heap of estimated ends (overrun watch) */
     size_t nexpect, expect_cap;
+    int8_t possible[GS_TOPO_ANY + 1][GS_MAX_NODE_GPUS + 1]; /* job_possible memo:
+                                   0 unknown, 1 fits an empty cluster, -1 never */
     uint64_t releases;          /* GPU releases so far (stop_running) */
     uint64_t pass_releases;     /* `releases` at the end of the last pass */
     int pass_blocked;           /* the last pass ended at a blocked job */

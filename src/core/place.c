@@ -99,9 +99,29 @@ static void emit_one(struct gs_pctx *c, int node, uint64_t mask)
 
 static const struct gs_pscore WORST = { 1e300, INT64_MAX };
 
+/* pack/spread on the live state with no per-node constraint: the cluster's
+ * domain index answers without scanning every node. */
+static int indexed(const struct gs_pctx *c)
+{
+    const struct gs_request *r = c->req;
+    return !c->view && !r->blocked && !r->nodes_allowed && r->gpu_type < 0 && !r->gpu_types &&
+           r->mem_mib <= 0 && r->cpu_milli == 0 && r->host_mem_mib == 0 &&
+           (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_SPREAD);
+}
+
 /* All GPUs inside one NVLink domain. */
 static int place_domain(struct gs_pctx *c)
 {
+    if (indexed(c)) {
+        int node;
+        uint64_t dm;
+        int rc = gs_cluster_best_domain(c->cl, c->req->gpus, c->strategy == GS_PLACE_SPREAD,
+                                        &node, &dm);
+        if (rc == 0)
+            emit_one(c, node, take_low(gs_cluster_idle_mask(c->cl, node) & dm, c->req->gpus));
+        if (rc != GS_ENOTSUP)
+            return rc;
+    }
     int gpus = c->req->gpus, best_node = -1;
     uint64_t best_mask = 0;
     struct gs_pscore best = WORST;
