@@ -1,6 +1,7 @@
 /* cmd_frag.c - `gpusched frag`: schedulability and fragmentation of one
  * snapshot of which GPUs are busy. */
 #include "cli/cli.h"
+#include "cli/frag_pending.h"
 #include "core/frag.h"
 #include "io/report.h"
 #include "io/snapshot_json.h"
@@ -10,21 +11,26 @@
 #include <string.h>
 
 static const char *const frag_help =
-    "usage: gpusched frag --cluster C.yaml --state S.json [--k K] [--json]\n"
+    "usage: gpusched frag --cluster C.yaml --state S.json [--k K] [--policy P.yaml]\n"
+    "                     [--json]\n"
     "\n"
     "Read a snapshot (which GPUs are busy, and optionally a queue) and print\n"
     "how many GPUs are free, the schedulability S_k (how many k-GPU jobs could\n"
     "start at once under the topology rule; k defaults to the largest NVLink\n"
     "domain), which nodes or domains can take such a job, and the fragmented\n"
-    "GPUs split into count and topology forms.\n"
+    "GPUs split into count and topology forms.  For a snapshot with a queue, it\n"
+    "runs one scheduling pass and says why each queued job waits: the reason\n"
+    "code with its numbers, what would unblock it and an estimated start\n"
+    "(docs/diagnosis.md).\n"
     "\n"
     "  --cluster FILE  cluster YAML\n"
     "  --state FILE    snapshot JSON (docs/formats.md)\n"
     "  --k K           job size for S_k (default: largest NVLink domain)\n"
+    "  --policy FILE   policy for the queue's pass (default: the defaults)\n"
     "  --json          print JSON\n";
 
 struct frag_args {
-    const char *cluster, *state;
+    const char *cluster, *state, *policy;
     long long k;
     int json;
 };
@@ -34,7 +40,8 @@ static int parse_args(int argc, char **argv, struct frag_args *a)
     static const struct option opts[] = {
         { "cluster", required_argument, NULL, 'c' }, { "state", required_argument, NULL, 's' },
         { "k", required_argument, NULL, 'k' },       { "json", no_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },          { "policy", required_argument, NULL, 'p' },
+        { NULL, 0, NULL, 0 },
     };
     int c;
     optind = 1;
@@ -42,6 +49,7 @@ static int parse_args(int argc, char **argv, struct frag_args *a)
         switch (c) {
         case 'c': a->cluster = optarg; break;
         case 's': a->state = optarg; break;
+        case 'p': a->policy = optarg; break;
         case 'k':
             if (cli_parse_long("frag", "--k", optarg, 1, 4096, &a->k) < 0)
                 return 2;
@@ -220,15 +228,28 @@ int cmd_frag(int argc, char **argv)
     struct gs_snapshot snap = { 0 };
     struct gs_error err = { 0 };
     int status = 0;
-    if (gs_snapshot_load_json(a.state, cl, &snap, &err) < 0 ||
-        gs_cluster_seal(cl, (int)a.k, &err) < 0) {
+    struct gs_cluster *idle = gs_cluster_clone(cl); /* before the snapshot's GPUs */
+    if (!idle) {
+        status = cli_failf("frag", 1, "out of memory");
+    } else if (gs_snapshot_load_json(a.state, cl, &snap, &err) < 0 ||
+               gs_cluster_seal(cl, (int)a.k, &err) < 0) {
         status = cli_fail("frag", &err);
     } else if (a.json) {
-        cli_print_json(frag_json(cl, &snap));
+        json_t *o = frag_json(cl, &snap), *pending = json_array();
+        status = frag_pending(a.policy, idle, cl, &snap, pending);
+        if (o && snap.queue && gs_trace_count(snap.queue) > 0)
+            json_object_set(o, "pending", pending);
+        json_decref(pending);
+        if (status == 0)
+            cli_print_json(o);
+        else
+            json_decref(o);
     } else {
         print_text(cl, &snap);
+        status = frag_pending(a.policy, idle, cl, &snap, NULL);
     }
     gs_snapshot_fini(&snap);
+    gs_cluster_destroy(idle);
     gs_cluster_destroy(cl);
     return status;
 }

@@ -111,20 +111,25 @@ static void add_wait(struct gs_diag_state *ds, int job, int code, gs_time ms)
     ds->head[job] = (uint32_t)ds->nsegs;
 }
 
-/* The code a pending job waits under after this pass. */
-static int pass_code(struct gs_engine *eng, int job)
+/* The code of a coarse reason other than `resources`. */
+static int fixed_code(int reason)
 {
-    switch (eng->jobs[job].reason) {
+    switch (reason) {
     case GS_WAIT_QUOTA: return GS_REASON_QUOTA;
     case GS_WAIT_RESERVATION: return GS_REASON_RESERVATION;
     case GS_WAIT_PARTITION: return GS_REASON_PARTITION;
-    case GS_WAIT_RESOURCES: {
-        /* fits again (GPUs freed later in the pass): others went first */
-        int c = gs_diag_resource_code(eng, job);
-        return c == GS_REASON_NONE ? GS_REASON_PRIORITY : c;
-    }
     default: return GS_REASON_PRIORITY; /* behind a blocked job, or not reached */
     }
+}
+
+/* The code a pending job waits under after this pass. */
+static int pass_code(struct gs_engine *eng, int job)
+{
+    if (eng->jobs[job].reason != GS_WAIT_RESOURCES)
+        return fixed_code(eng->jobs[job].reason);
+    /* fits again (GPUs freed later in the pass): others went first */
+    int c = gs_diag_resource_code(eng, job);
+    return c == GS_REASON_NONE ? GS_REASON_PRIORITY : c;
 }
 
 /* Start of a (re)queued job's wait: its submit time, or when it was stopped
@@ -169,9 +174,17 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
         gs_grow((void **)&ds->segs, &ds->segs_cap, ds->nsegs + span + 1, sizeof *ds->segs))
         return GS_ENOMEM;
     ds->stamp++;
+    ds->idle = gs_cluster_stats(eng->cl).idle_gpus;
     if (full) {
-        for (size_t i = eng->phead; i < eng->ptail; i++)
-            visit(eng, ds, eng->pending[i], now);
+        for (size_t i = eng->phead; i < eng->ptail; i++) {
+            int job = eng->pending[i];
+            const struct job *j = &eng->jobs[job];
+            /* fast path: still pending under the same non-resource code */
+            if (j->state == GS_JOB_PENDING && ds->code[job] > 0 &&
+                j->reason != GS_WAIT_RESOURCES && ds->code[job] == fixed_code(j->reason))
+                continue;
+            visit(eng, ds, job, now);
+        }
     }
     for (size_t h = ds->seen; h < eng->njobs; h++) {
         /* new since the last call and not reached by a pass: behind the head */

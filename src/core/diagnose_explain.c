@@ -41,13 +41,16 @@ static int node_usable(const struct gs_cluster *cl, const struct gs_request *req
 void gs_diag_gather(const struct gs_cluster *cl, const struct gs_request *req, int filter,
                     int mem, struct diag_figs *f)
 {
+    int any = req->gpu_type < 0 && !(mem && req->mem_mib > 0) &&
+              !(filter && req->nodes_allowed); /* every node with GPUs is usable */
     memset(f, 0, sizeof *f);
     f->best_node = f->best_dom_node = -1;
     for (int n = 0; n < gs_cluster_node_count(cl); n++) {
-        if (!node_usable(cl, req, n, filter, mem))
+        int g = gs_cluster_node_gpus(cl, n);
+        if (g == 0 || (!any && !node_usable(cl, req, n, filter, mem)))
             continue;
         uint64_t idle = gs_cluster_idle_mask(cl, n);
-        int ni = popc(idle), g = gs_cluster_node_gpus(cl, n);
+        int ni = popc(idle), nd = gs_cluster_node_domains(cl, n);
         f->free += ni;
         if (ni > f->best_node_free || f->best_node < 0) {
             f->best_node = n;
@@ -59,8 +62,8 @@ void gs_diag_gather(const struct gs_cluster *cl, const struct gs_request *req, i
         } else if (ni > f->rest_max) {
             f->rest_max = ni;
         }
-        for (int d = 0; d < gs_cluster_node_domains(cl, n); d++) {
-            int fd = popc(idle & gs_cluster_domain_mask(cl, n, d));
+        for (int d = 0; d < nd; d++) {
+            int fd = nd == 1 ? ni : popc(idle & gs_cluster_domain_mask(cl, n, d));
             if (fd > f->best_dom_free || f->best_dom_node < 0) {
                 f->best_dom_node = n;
                 f->best_dom_free = fd;
@@ -154,32 +157,51 @@ static int fits_outside(struct gs_engine *eng, const struct gs_request *req)
     return whole_code(eng, &all, &f) == GS_REASON_NONE;
 }
 
-static int plain_request(const struct gs_engine *eng, const struct gs_request *req)
+/* A whole-GPU job with no type, memory, host or partition constraint and
+ * the default topology: its code depends only on its GPU count, so it is
+ * memoised per pass.  Read from the job record, without building the
+ * request (the common case must stay cheap). */
+static int plain_job(const struct gs_engine *eng, const struct job *j)
 {
-    return req->milli == GS_MILLI_GPU && req->gpu_type < 0 && req->mem_mib <= 0 &&
-           !req->nodes_allowed && req->cpu_milli == 0 && req->host_mem_mib == 0 &&
-           req->topology == eng->pol.topology && req->gpus >= 1 &&
-           req->gpus <= DIAG_MEMO_GPUS;
+    return j->milli == GS_MILLI_GPU && j->gpu_type == -1 && j->mem_mib <= 0 &&
+           j->cpu_milli == 0 && j->host_mem_mib == 0 && j->topology == eng->pol.topology &&
+           j->gpus >= 1 && j->gpus <= DIAG_MEMO_GPUS && eng->pol.npartitions == 0;
 }
 
-static int resource_code(struct gs_engine *eng, int job, int use_memo)
+/* Plain job of `g` GPUs: fewer idle GPUs in the cluster than g is a
+ * shortage at O(1); otherwise the cluster figures, gathered once a pass. */
+static int plain_code(struct gs_engine *eng, int job)
 {
     struct gs_diag_state *ds = eng->diag;
-    if (eng->jobs[job].gpus == 0)
-        return GS_REASON_SHORTAGE; /* host resources only */
-    struct gs_request req;
-    gs_eng_request(eng, job, &req);
-    int code, plain = use_memo && plain_request(eng, &req);
-    if (plain && ds->memo_stamp[req.gpus] == ds->stamp)
-        return ds->memo[req.gpus];
-    if (req.milli < GS_MILLI_GPU) {
-        code = gs_diag_shared(eng->cl, &req, 1, NULL);
-    } else if (plain) {
+    int g = eng->jobs[job].gpus;
+    if (ds->memo_stamp[g] == ds->stamp)
+        return ds->memo[g];
+    int code = GS_REASON_SHORTAGE;
+    if (ds->idle >= g) {
+        struct gs_request req;
+        gs_eng_request(eng, job, &req);
         if (ds->figs_stamp != ds->stamp) {
             gs_diag_gather(eng->cl, &req, 1, 1, &ds->figs);
             ds->figs_stamp = ds->stamp;
         }
         code = whole_code(eng, &req, &ds->figs);
+    }
+    ds->memo_stamp[g] = ds->stamp;
+    ds->memo[g] = (int8_t)code;
+    return code;
+}
+
+static int resource_code(struct gs_engine *eng, int job, int use_memo)
+{
+    if (eng->jobs[job].gpus == 0)
+        return GS_REASON_SHORTAGE; /* host resources only */
+    if (use_memo && plain_job(eng, &eng->jobs[job]))
+        return plain_code(eng, job);
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    int code;
+    if (req.milli < GS_MILLI_GPU) {
+        code = gs_diag_shared(eng->cl, &req, 1, NULL);
     } else {
         struct diag_figs f;
         gs_diag_gather(eng->cl, &req, 1, 1, &f);
@@ -187,10 +209,6 @@ static int resource_code(struct gs_engine *eng, int job, int use_memo)
     }
     if (code != GS_REASON_NONE && req.nodes_allowed && fits_outside(eng, &req))
         code = GS_REASON_PARTITION;
-    if (plain) {
-        ds->memo_stamp[req.gpus] = ds->stamp;
-        ds->memo[req.gpus] = (int8_t)code;
-    }
     return code;
 }
 

@@ -45,6 +45,7 @@ struct gs_diag_state {
     size_t nsegs, segs_cap;
     /* per accounting call: plain-request memo and cluster figures */
     uint32_t stamp;
+    int64_t idle;                /* idle GPUs in the cluster at this call */
     uint32_t memo_stamp[DIAG_MEMO_GPUS + 1];
     int8_t memo[DIAG_MEMO_GPUS + 1];
     uint32_t figs_stamp;

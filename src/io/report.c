@@ -1,5 +1,6 @@
 /* report.c - summary JSON/text and the jobs/timeline CSV files. */
 #include "io/report.h"
+#include "io/report_diag.h"
 #include "io/report_preempt.h"
 
 #include <string.h>
@@ -94,6 +95,7 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
                                   s->estimate.ratio_p90, "underestimated",
                                   s->estimate.under_share));
     gs_report_preempt_json(o, s);
+    gs_report_waits_json(o, s, pol);
     if (pol)
         json_object_set_new(o, "policy", policy_json(pol));
     return o;
@@ -167,6 +169,7 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
                 (long long)s->estimate.n, s->estimate.ratio_p50, s->estimate.ratio_p90,
                 100 * s->estimate.under_share);
     gs_report_preempt_text(f, s);
+    gs_report_waits_text(f, s, pol);
 }
 
 static void write_placement(FILE *f, const struct gs_engine *eng, int job)
