@@ -78,7 +78,22 @@ static double replay_floor(const struct gs_trace *tr)
     return bench_now_ms() - t0;
 }
 
-static int run_case(size_t jobs, int nodes, struct result *r)
+/* Queue policy of a case: 0 fifo + pack, 1 fifo + EASY on user limits,
+ * 2 priority_with_backfill (EASY) on history p90 estimates. */
+static void case_policy(struct gs_policy *pol, int kind)
+{
+    gs_policy_init(pol);
+    if (kind == 1) {
+        pol->backfill = GS_BACKFILL_EASY;
+    } else if (kind == 2) {
+        pol->queue_policy = GS_QUEUE_PRIORITY_BACKFILL;
+        pol->estimate = GS_EST_HISTORY;
+    }
+}
+
+static const char *const kind_name[] = { "fifo", "fifo+easy(user)", "prio+easy(hist)" };
+
+static int run_case(size_t jobs, int nodes, int kind, double load, struct result *r)
 {
     struct gs_cluster *cl = bench_cluster(nodes);
     struct gs_trace *tr = gs_trace_create();
@@ -87,14 +102,14 @@ static int run_case(size_t jobs, int nodes, struct result *r)
     gs_gen_defaults(&g);
     g.jobs = jobs;
     g.seed = 1;
-    g.load = 0.8;
+    g.load = load;
     double t0 = bench_now_ms();
     if (!cl || !tr || gs_gen_workload(cl, &g, tr, &err) < 0)
         return 1;
     r->gen_ms = bench_now_ms() - t0;
     r->floor_ms = replay_floor(tr);
     struct gs_policy pol;
-    gs_policy_init(&pol); /* fifo + pack */
+    case_policy(&pol, kind);
     struct gs_sim_opts o = { NULL, on_event, NULL, 0 };
     struct gs_sim_result res;
     hash_state = 1469598103934665603ULL;
@@ -112,7 +127,7 @@ static int run_case(size_t jobs, int nodes, struct result *r)
     return 0;
 }
 
-static void fork_case(int id, size_t jobs, int nodes, double *total)
+static void fork_case(int id, size_t jobs, int nodes, int kind, double load, double *total)
 {
     int fd[2];
     if (pipe(fd) < 0)
@@ -120,7 +135,7 @@ static void fork_case(int id, size_t jobs, int nodes, double *total)
     pid_t pid = fork();
     if (pid == 0) {
         struct result r = { 0 };
-        int rc = run_case(jobs, nodes, &r);
+        int rc = run_case(jobs, nodes, kind, load, &r);
         if (write(fd[1], &r, sizeof r) != (ssize_t)sizeof r)
             rc = 1;
         _exit(rc);
@@ -136,9 +151,9 @@ static void fork_case(int id, size_t jobs, int nodes, double *total)
         printf("%3d  case failed\n", id);
         return;
     }
-    printf("%3d  %9zu jobs %6d GPUs  sim %9.1f ms  %10.0f jobs/s  floor %7.1f ms"
-           "  x%5.1f  peak %6.1f MiB  steps %9lld  hash %016llx\n",
-           id, jobs, nodes * 8, r.sim_ms, jobs / (r.sim_ms / 1e3), r.floor_ms,
+    printf("%3d  %-15s %4.2f %8zu jobs %5d GPUs  sim %8.1f ms %8.0f jobs/s  floor %6.1f ms"
+           "  x%5.1f  peak %6.1f MiB  steps %8lld  hash %016llx\n",
+           id, kind_name[kind], load, jobs, nodes * 8, r.sim_ms, jobs / (r.sim_ms / 1e3), r.floor_ms,
            r.sim_ms / (r.floor_ms > 0 ? r.floor_ms : 1), ru.ru_maxrss / 1024.0,
            (long long)r.steps, (unsigned long long)r.hash);
     *total += r.sim_ms;
@@ -149,7 +164,7 @@ int main(int argc, char **argv)
     int full = 1, only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
-            full = strcmp(argv[++i], "small") != 0;
+            full = strcmp(argv[i + 1], "small") == 0 ? 0 : strcmp(argv[i + 1], "mid") == 0 ? 2 : 1, i++;
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = atoi(argv[++i]);
     }
@@ -157,14 +172,22 @@ int main(int argc, char **argv)
     const int nodes[] = { 16, 128, 1024 };
     double total = 0;
     int id = 0;
-    printf("bench_sim: FIFO + pack, generated load 0.8, default size mix\n");
+    printf("bench_sim: pack placement, default size mix, load = offered load\n");
     for (int j = 0; j < 3; j++) {
         for (int n = 0; n < 3; n++) {
             id++;
             if ((only && id != only) || (!full && jobs[j] > 100000))
                 continue;
-            fork_case(id, jobs[j], nodes[n], &total);
+            fork_case(id, jobs[j], nodes[n], 0, 0.8, &total);
         }
+    }
+    /* issue 3: a 10^6-job trace on 8,192 GPUs offered load 1.0 (at 0.8 a
+     * cluster this large never queues), without and with backfill */
+    for (int kind = 0; kind <= 2; kind++) {
+        id++;
+        if ((only && id != only) || !full)
+            continue;
+        fork_case(id, full > 1 ? 100000 : 1000000, 1024, kind, 1.0, &total);
     }
     printf("TOTAL sim %.1f ms\n", total);
     return 0;
