@@ -1,29 +1,34 @@
 /* cmd_compare.c - `gpusched compare`: several policies on one trace. */
 #include "cli/cli.h"
+#include "cli/html_out.h"
 #include "io/report.h"
 #include "io/report_preempt.h"
 #include "sim/sim.h"
 
 #include <getopt.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_POLICIES 32
 
 static const char *const compare_help =
     "usage: gpusched compare --cluster C.yaml --trace T.csv --policy A.yaml\n"
-    "                        --policy B.yaml ... [--json]\n"
+    "                        --policy B.yaml ... [--json] [--html FILE]\n"
     "\n"
     "Run every policy on the same trace and print one table: queue-wait p50/p90/p99\n"
     "overall and per size class, util_alloc, schedulability, jobs_per_gpu_day, the\n"
     "number of backfilled jobs and the accuracy of the duration estimates\n"
-    "(median and p90 of estimate/actual, share underestimated).\n";
+    "(median and p90 of estimate/actual, share underestimated).\n"
+    "\n"
+    "  --html FILE   also write a self-contained HTML report with charts\n";
 
 struct run {
     const char *path;
     char name[64];
     struct gs_policy pol;
     struct gs_summary sum;
+    struct gs_wait_cdf cdf;
     int ok;
 };
 
@@ -37,18 +42,23 @@ static void policy_name(const char *path, char *out, size_t n)
         *dot = '\0';
 }
 
-static int run_one(struct run *r, const struct gs_cluster *cl, const struct gs_trace *tr)
+/* Replay under r's policy; `keep` (may be NULL) receives the result with
+ * its engine (the HTML report draws the first run). */
+static int run_one(struct run *r, const struct gs_cluster *cl, const struct gs_trace *tr,
+                   const struct gs_sim_opts *opts, struct gs_sim_result *keep)
 {
-    struct gs_sim_result res;
+    struct gs_sim_result res0, *res = keep ? keep : &res0;
     struct gs_error err = { 0 };
-    if (gs_sim_run(cl, &r->pol, tr, NULL, &res, &err) < 0)
+    if (gs_sim_run(cl, &r->pol, tr, opts, res, &err) < 0)
         return cli_failf("compare", 1, "%s: %s", r->path, err.msg);
-    r->sum = res.summary;
-    res.summary.teams = NULL; /* moved into r->sum */
-    res.summary.nteams = 0;
-    res.summary.pre.teams = NULL;
-    res.summary.pre.nteams = 0;
-    gs_sim_result_fini(&res);
+    r->sum = res->summary;
+    res->summary.teams = NULL; /* moved into r->sum */
+    res->summary.nteams = 0;
+    res->summary.pre.teams = NULL;
+    res->summary.pre.nteams = 0;
+    gs_wait_cdf_build(&r->cdf, res->engine);
+    if (!keep)
+        gs_sim_result_fini(res);
     r->ok = 1;
     return 0;
 }
@@ -98,6 +108,26 @@ static void print_class_table(const struct run *runs, int n)
         gs_report_class_row(stdout, runs[i].name, &runs[i].sum);
 }
 
+static int write_html(const char *path, struct cli_html *h, const struct gs_sim_result *first,
+                      const struct run *runs, int n)
+{
+    const struct gs_summary *sums[MAX_POLICIES];
+    const struct gs_policy *pols[MAX_POLICIES];
+    const char *names[MAX_POLICIES];
+    struct gs_wait_cdf *cdfs = calloc((size_t)n, sizeof *cdfs);
+    if (!cdfs)
+        return cli_failf("compare", 1, "out of memory");
+    for (int i = 0; i < n; i++) {
+        sums[i] = &runs[i].sum;
+        pols[i] = &runs[i].pol;
+        names[i] = runs[i].name;
+        cdfs[i] = runs[i].cdf;
+    }
+    int status = cli_html_compare(path, h, first, sums, pols, names, cdfs, n);
+    free(cdfs);
+    return status;
+}
+
 static json_t *runs_json(const struct run *runs, int n)
 {
     json_t *arr = json_array();
@@ -111,12 +141,13 @@ static json_t *runs_json(const struct run *runs, int n)
 }
 
 static int parse_args(int argc, char **argv, const char **cluster, const char **trace,
-                      struct run *runs, int *n, int *json)
+                      struct run *runs, int *n, int *json, const char **html)
 {
     static const struct option opts[] = {
         { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
         { "policy", required_argument, NULL, 'p' },  { "json", no_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },          { "html", required_argument, NULL, 'H' },
+        { NULL, 0, NULL, 0 },
     };
     int c;
     optind = 1;
@@ -130,6 +161,7 @@ static int parse_args(int argc, char **argv, const char **cluster, const char **
             runs[(*n)++].path = optarg;
             break;
         case 'j': *json = 1; break;
+        case 'H': *html = optarg; break;
         case 'h': fputs(compare_help, stdout); return 0;
         default: fputs(compare_help, stderr); return 2;
         }
@@ -144,10 +176,10 @@ static int parse_args(int argc, char **argv, const char **cluster, const char **
 int cmd_compare(int argc, char **argv)
 {
     static struct run runs[MAX_POLICIES];
-    const char *cluster = NULL, *trace = NULL;
+    const char *cluster = NULL, *trace = NULL, *html = NULL;
     int n = 0, json = 0, loaded = 0;
     memset(runs, 0, sizeof runs);
-    int st = parse_args(argc, argv, &cluster, &trace, runs, &n, &json);
+    int st = parse_args(argc, argv, &cluster, &trace, runs, &n, &json, &html);
     if (st >= 0)
         return st;
     struct gs_cluster *cl = cli_load_cluster("compare", cluster);
@@ -158,8 +190,18 @@ int cmd_compare(int argc, char **argv)
         if (cli_load_policy("compare", runs[loaded].path, &runs[loaded].pol) < 0)
             status = 1;
     }
+    struct cli_html h;
+    struct gs_sim_opts o = { 0 };
+    struct gs_sim_result first;
+    memset(&first, 0, sizeof first);
+    cli_html_init(&h, html != NULL);
+    cli_html_opts(&h, &o);
     for (int i = 0; status == 0 && i < n; i++)
-        status = run_one(&runs[i], cl, tr);
+        status = run_one(&runs[i], cl, tr, i == 0 ? &o : NULL, i == 0 ? &first : NULL);
+    if (status == 0 && html)
+        status = write_html(html, &h, &first, runs, n);
+    gs_sim_result_fini(&first);
+    cli_html_fini(&h);
     if (status == 0 && json)
         cli_print_json(runs_json(runs, n));
     else if (status == 0) {

@@ -1,5 +1,6 @@
 /* cmd_sim.c - `gpusched sim`: replay a trace and report. */
 #include "cli/cli.h"
+#include "cli/html_out.h"
 #include "io/report.h"
 #include "sim/sim.h"
 
@@ -10,7 +11,7 @@
 
 static const char *const sim_help =
     "usage: gpusched sim --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
-    "                    [--out DIR] [--json]\n"
+    "                    [--out DIR] [--json] [--html FILE]\n"
     "\n"
     "Replay the trace on the cluster under the policy (defaults: fifo + pack)\n"
     "and print the summary: queue-wait percentiles overall, per size class and\n"
@@ -22,10 +23,11 @@ static const char *const sim_help =
     "  --policy FILE   policy YAML (docs/policy.md)\n"
     "  --out DIR       also write DIR/summary.json, DIR/jobs.csv, DIR/timeline.csv\n"
     "  --json          print the summary as JSON instead of a table\n"
+    "  --html FILE     also write a self-contained HTML report with charts\n"
     "  --check         verify the cluster state after every step (slow; tests)\n";
 
 struct sim_args {
-    const char *cluster, *trace, *policy, *out;
+    const char *cluster, *trace, *policy, *out, *html;
     int json, check;
 };
 
@@ -35,7 +37,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
         { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
         { "policy", required_argument, NULL, 'p' },  { "out", required_argument, NULL, 'o' },
         { "json", no_argument, NULL, 'j' },          { "check", no_argument, NULL, 'k' },
-        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },          { "html", required_argument, NULL, 'H' },
+        { NULL, 0, NULL, 0 },
     };
     int c;
     optind = 1;
@@ -47,6 +50,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
         case 'o': a->out = optarg; break;
         case 'j': a->json = 1; break;
         case 'k': a->check = 1; break;
+        case 'H': a->html = optarg; break;
         case 'h': fputs(sim_help, stdout); return 0;
         default: fputs(sim_help, stderr); return 2;
         }
@@ -110,6 +114,9 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
         gs_report_timeline_header(files.timeline);
     }
     struct gs_sim_opts o = { on_tick, NULL, &files, a->check };
+    struct cli_html h;
+    cli_html_init(&h, a->html != NULL);
+    cli_html_opts(&h, &o);
     struct gs_sim_result r;
     struct gs_error err = { 0 };
     int rc = gs_sim_run(cl, pol, tr, &o, &r, &err);
@@ -118,9 +125,13 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
     if (rc < 0) {
         if (err.code)
             cli_fail("sim", &err);
+        cli_html_fini(&h);
         return 1;
     }
     int status = a->out ? write_outputs(a, &r, pol) : 0;
+    if (a->html && cli_html_sim(a->html, &h, &r, pol, a->trace))
+        status = 1;
+    cli_html_fini(&h);
     if (a->json)
         cli_print_json(gs_report_summary_json(&r.summary, pol));
     else

@@ -13,6 +13,7 @@ static const struct command commands[] = {
     { "sim", cmd_sim, "replay a job trace on a cluster under a policy and report metrics" },
     { "frag", cmd_frag, "schedulability and fragmentation of one cluster snapshot" },
     { "compare", cmd_compare, "run several policies on one trace, one table" },
+    { "whatif", cmd_whatif, "fragmentation or shortage? the trace on a fluid cluster, other policies, more nodes" },
     { "fill", cmd_fill, "FGD's fill experiment: unallocated GPUs and fragmentation as a cluster fills" },
     { "gen", cmd_gen, "generate a seeded synthetic workload trace" },
     { "import", cmd_import, "convert a public trace (AAIC, ...) into the native trace format" },

@@ -1,0 +1,193 @@
+/* cmd_whatif.c - `gpusched whatif`: fragmentation or shortage?  The trace
+ * on the actual cluster, on the fluid cluster, under other policies and
+ * with added nodes; one table and a verdict (sim/whatif.h). */
+#include "cli/cli.h"
+#include "cli/html_out.h"
+#include "io/report_whatif.h"
+#include "sim/whatif.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <string.h>
+
+#define MAX_POLICIES 16
+#define MAX_ADDS 16
+
+static const char *const whatif_help =
+    "usage: gpusched whatif --cluster C.yaml --trace T.csv [--policy P.yaml ...]\n"
+    "                       [--add-nodes 1,2,4] [--json] [--html FILE]\n"
+    "\n"
+    "Is the queue caused by fragmentation or by a real shortage of GPUs?  Replays\n"
+    "the trace (1) as is, under the first policy; (2) on the fluid cluster: the\n"
+    "same GPUs with no node or NVLink-domain boundaries (the fragmentation-free\n"
+    "bound); (3) under each further policy; (4) with N more nodes shaped like the\n"
+    "cluster's most common node, under the first policy.  Prints one table\n"
+    "(wait p50/p90/p99 overall and per size class, util_alloc, util_effective,\n"
+    "S_k) and a verdict with numbers: how much of the p90/p99 wait is\n"
+    "fragmentation, how much a policy change recovers, how much more nodes\n"
+    "would, whether even the fluid cluster queues, and when complex scheduling\n"
+    "is unnecessary (docs/diagnosis.md).\n"
+    "\n"
+    "  --cluster FILE    cluster YAML\n"
+    "  --trace FILE      trace CSV (.gz accepted)\n"
+    "  --policy FILE     policy YAML; repeat for alternatives (default: defaults)\n"
+    "  --add-nodes LIST  comma-separated node counts to add, e.g. 1,2,4\n"
+    "  --json            print JSON {runs, verdict}\n"
+    "  --html FILE       also write a self-contained HTML report\n";
+
+struct whatif_args {
+    const char *cluster, *trace, *html;
+    const char *pol_paths[MAX_POLICIES];
+    int npol;
+    int add[MAX_ADDS];
+    int nadd;
+    int json;
+};
+
+static int parse_adds(const char *text, struct whatif_args *a)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        long long v;
+        if (a->nadd == MAX_ADDS)
+            return cli_failf("whatif", -1, "--add-nodes: at most %d counts", MAX_ADDS);
+        if (cli_parse_long("whatif", "--add-nodes", tok, 1, 4096, &v) < 0)
+            return -1;
+        a->add[a->nadd++] = (int)v;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct whatif_args *a)
+{
+    static const struct option opts[] = {
+        { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
+        { "policy", required_argument, NULL, 'p' },  { "add-nodes", required_argument, NULL, 'n' },
+        { "json", no_argument, NULL, 'j' },          { "html", required_argument, NULL, 'H' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': a->cluster = optarg; break;
+        case 't': a->trace = optarg; break;
+        case 'p':
+            if (a->npol == MAX_POLICIES)
+                return cli_failf("whatif", 2, "at most %d policies", MAX_POLICIES);
+            a->pol_paths[a->npol++] = optarg;
+            break;
+        case 'n':
+            if (parse_adds(optarg, a) < 0)
+                return 2;
+            break;
+        case 'j': a->json = 1; break;
+        case 'H': a->html = optarg; break;
+        case 'h': fputs(whatif_help, stdout); return 0;
+        default: fputs(whatif_help, stderr); return 2;
+        }
+    }
+    if (optind < argc)
+        return cli_failf("whatif", 2, "unexpected argument '%s'", argv[optind]);
+    if (!a->cluster || !a->trace)
+        return cli_failf("whatif", 2, "--cluster and --trace are required (see --help)");
+    return -1;
+}
+
+/* "seed-policy" from "examples/seed-policy.yaml". */
+static void policy_name(const char *path, char *out, size_t n)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path ? path : "defaults";
+    snprintf(out, n, "%s", base);
+    char *dot = strrchr(out, '.');
+    if (dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0))
+        *dot = '\0';
+}
+
+/* Wrap `text` at ~78 columns on stdout. */
+static void print_wrapped(const char *text)
+{
+    int col = 0;
+    for (const char *p = text; *p;) {
+        size_t w = strcspn(p, " ");
+        if (col > 0 && col + (int)w + 1 > 78) {
+            putchar('\n');
+            col = 0;
+        } else if (col > 0) {
+            putchar(' ');
+            col++;
+        }
+        fwrite(p, 1, w, stdout);
+        col += (int)w;
+        p += w;
+        while (*p == ' ')
+            p++;
+    }
+    putchar('\n');
+}
+
+static int report(const struct whatif_args *a, struct gs_whatif *w, struct cli_html *h,
+                  const struct gs_policy *pol)
+{
+    char text[4096];
+    if (a->json) {
+        cli_print_json(gs_report_whatif_json(w));
+    } else {
+        gs_report_whatif_table(stdout, w);
+        gs_report_whatif_verdict(text, sizeof text, w);
+        printf("\n");
+        print_wrapped(text);
+    }
+    return a->html ? cli_html_whatif(a->html, h, w, pol) : 0;
+}
+
+static int run(const struct whatif_args *a, const struct gs_cluster *cl, const struct gs_trace *tr,
+               struct gs_policy *pols, const char *const *names, int npol)
+{
+    struct cli_html h;
+    cli_html_init(&h, a->html != NULL);
+    struct gs_sim_opts opts = { 0 };
+    cli_html_opts(&h, &opts);
+    static struct gs_whatif w; /* large: keep it off the stack */
+    struct gs_error err = { 0 };
+    int status = 0;
+    if (gs_whatif_run(&w, cl, tr, pols, names, npol, a->add, a->nadd, &opts, &err) < 0)
+        status = cli_fail("whatif", &err);
+    else
+        status = report(a, &w, &h, &pols[0]);
+    gs_whatif_fini(&w);
+    cli_html_fini(&h);
+    return status;
+}
+
+int cmd_whatif(int argc, char **argv)
+{
+    struct whatif_args a;
+    memset(&a, 0, sizeof a);
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    int npol = a.npol ? a.npol : 1, loaded = 0, status = 0;
+    struct gs_policy pols[MAX_POLICIES];
+    char names[MAX_POLICIES][64];
+    const char *name_ptr[MAX_POLICIES];
+    struct gs_cluster *cl = cli_load_cluster("whatif", a.cluster);
+    struct gs_trace *tr = cl ? cli_load_trace("whatif", a.trace, 1) : NULL;
+    status = tr ? 0 : 1;
+    for (; status == 0 && loaded < npol; loaded++) {
+        policy_name(a.pol_paths[loaded], names[loaded], sizeof names[loaded]);
+        name_ptr[loaded] = names[loaded];
+        if (cli_load_policy("whatif", a.pol_paths[loaded], &pols[loaded]) < 0)
+            status = 1;
+    }
+    if (status == 0)
+        status = run(&a, cl, tr, pols, name_ptr, npol);
+    for (int i = 0; i < loaded; i++)
+        gs_policy_fini(&pols[i]);
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+    return status;
+}

@@ -1,0 +1,103 @@
+/* html_out.c - the `--html FILE` option of sim, compare and whatif. */
+#include "cli/html_out.h"
+#include "cli/cli.h"
+#include "io/html_report.h"
+
+#include <string.h>
+
+void cli_html_init(struct cli_html *h, int on)
+{
+    memset(h, 0, sizeof *h);
+    h->on = on;
+    gs_timeline_init(&h->tl);
+}
+
+static void tick(void *arg, const struct gs_sim_tick *t)
+{
+    struct cli_html *h = arg;
+    gs_timeline_sample(&h->tl, t);
+    if (h->prev_tick)
+        h->prev_tick(h->prev_arg, t);
+}
+
+void cli_html_opts(struct cli_html *h, struct gs_sim_opts *o)
+{
+    if (!h->on)
+        return;
+    h->prev_tick = o->on_tick;
+    h->prev_arg = o->arg;
+    o->on_tick = tick;
+    o->arg = h;
+}
+
+void cli_html_fini(struct cli_html *h)
+{
+    if (h)
+        gs_timeline_fini(&h->tl);
+}
+
+static FILE *open_page(const char *cmd, const char *path, const char *title, const char *sub)
+{
+    FILE *f = cli_open_out(cmd, path);
+    if (f)
+        gs_html_begin(f, title, sub);
+    return f;
+}
+
+static int close_page(const char *cmd, FILE *f, const char *path)
+{
+    int bad = gs_html_end(f) < 0;
+    return cli_close(cmd, f, path) || bad ? 1 : 0;
+}
+
+int cli_html_sim(const char *path, struct cli_html *h, const struct gs_sim_result *r,
+                 const struct gs_policy *pol, const char *subtitle)
+{
+    gs_timeline_close(&h->tl, r->summary.span_end);
+    FILE *f = open_page("sim", path, "gpusched simulation report", subtitle);
+    if (!f)
+        return 1;
+    struct gs_html_run run = { "simulation", &r->summary, r->engine, &h->tl, pol, NULL };
+    gs_html_run_sections(f, &run);
+    return close_page("sim", f, path);
+}
+
+int cli_html_compare(const char *path, struct cli_html *h, const struct gs_sim_result *first,
+                     const struct gs_summary *const *sums, const struct gs_policy *const *pols,
+                     const char *const *names, const struct gs_wait_cdf *cdfs, int n)
+{
+    struct gs_html_run runs[GS_WHATIF_MAX_RUNS];
+    n = n > GS_WHATIF_MAX_RUNS ? GS_WHATIF_MAX_RUNS : n;
+    gs_timeline_close(&h->tl, sums[0]->span_end);
+    for (int i = 0; i < n; i++) {
+        struct gs_html_run r = { names[i], sums[i], NULL, NULL, pols[i], &cdfs[i] };
+        runs[i] = r;
+    }
+    FILE *f = open_page("compare", path, "gpusched policy comparison",
+                        "The same trace on the same cluster under each policy; the detailed "
+                        "charts below are for the first policy.");
+    if (!f)
+        return 1;
+    gs_html_compare_sections(f, runs, n);
+    runs[0].eng = first->engine;
+    runs[0].tl = &h->tl;
+    gs_html_run_sections(f, &runs[0]);
+    return close_page("compare", f, path);
+}
+
+int cli_html_whatif(const char *path, struct cli_html *h, const struct gs_whatif *w,
+                    const struct gs_policy *pol)
+{
+    gs_timeline_close(&h->tl, w->runs[0].sum.span_end);
+    FILE *f = open_page("whatif", path, "gpusched what-if: fragmentation or shortage?",
+                        "The trace on the actual cluster, on the fluid cluster, under other "
+                        "policies and with added nodes; the detailed charts below are for the "
+                        "actual run.");
+    if (!f)
+        return 1;
+    gs_html_whatif_sections(f, w);
+    struct gs_html_run run = { "actual", &w->runs[0].sum, w->actual.engine, &h->tl, pol,
+                               &w->runs[0].cdf };
+    gs_html_run_sections(f, &run);
+    return close_page("whatif", f, path);
+}
