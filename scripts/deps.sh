@@ -3,7 +3,8 @@
 # Used by `make test` and `make demo`; safe to run repeatedly.
 set -e
 PKGS="gcc make libc6-dev libcmocka-dev libjansson-dev libyaml-dev zlib1g-dev
-libsqlite3-dev libmicrohttpd-dev pkg-config jq perl"
+libsqlite3-dev libmicrohttpd-dev pkg-config jq perl
+chromium"  # chromium: tests/cli/html.t loads the HTML reports headless
 [ -n "$GS_EXTRA_PKGS" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""
 for p in $PKGS; do

@@ -53,7 +53,7 @@ static void draw_grid(const struct svg_plot *p, const uint8_t *grid, int rows)
             while (e < HM_COLS && cell[e] == cell[c])
                 e++;
             if (cell[c])
-                fprintf(p->f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                fprintf(p->f, "<rect class=\"cell\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
                               "fill=\"%s\"/>\n",
                         p->x0 + c * cw, p->y0 + row * rh, (e - c) * cw, rh,
                         gs_html_class_colors[cell[c] - 1]);
