@@ -85,6 +85,7 @@ struct gs_diag {
     int best_dom_free;
     int whole_nodes_free;       /* fully idle usable nodes */
     int64_t whole_nodes_gpus;   /* their GPUs */
+    int rest_free;              /* most idle GPUs on a node not fully idle */
     /* memory: GPUs the job could use if memory did not matter, and those
      * that also have the memory */
     int64_t mem_any_gpus;

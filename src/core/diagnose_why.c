@@ -53,6 +53,7 @@ static int resources(struct gs_engine *eng, const struct gs_request *req, struct
     d->best_dom_free = f.best_dom_free;
     d->whole_nodes_free = f.whole_nodes;
     d->whole_nodes_gpus = f.whole_gpus;
+    d->rest_free = f.rest_max;
     if (req->milli < GS_MILLI_GPU)
         return gs_diag_shared(eng->cl, req, 1, d);
     d->mem_any_gpus = any.free;
@@ -276,6 +277,33 @@ static int64_t whole_domain_gap(const struct gs_engine *eng, const struct gs_dia
     return gap;
 }
 
+/* Multi-node rule: GPUs to free so that whole idle nodes cover the job,
+ * taking the nodes with the most idle GPUs first (nodes of the size of the
+ * largest node; at most 256 of them are considered). */
+static int64_t multi_gap(const struct gs_engine *eng, const struct gs_diag *d)
+{
+    enum { TOP = 256 };
+    int top[TOP], ntop = 0, size = gs_cluster_max_node_gpus(eng->cl);
+    int need = (d->gpus + size - 1) / size;
+    need = need > TOP ? TOP : need;
+    for (int n = 0; n < gs_cluster_node_count(eng->cl); n++) {
+        if (gs_cluster_node_gpus(eng->cl, n) != size)
+            continue;
+        int idle = popc(gs_cluster_idle_mask(eng->cl, n)), i = ntop < need ? ntop++ : need;
+        while (i > 0 && top[i - 1] < idle) {
+            if (i < need)
+                top[i] = top[i - 1];
+            i--;
+        }
+        if (i < need)
+            top[i] = idle;
+    }
+    int64_t gap = 0;
+    for (int i = 0; i < ntop; i++)
+        gap += size - top[i];
+    return gap;
+}
+
 static void unblock(const struct gs_engine *eng, struct gs_diag *d)
 {
     int multi = d->gpus > gs_cluster_max_node_gpus(eng->cl);
@@ -284,7 +312,7 @@ static void unblock(const struct gs_engine *eng, struct gs_diag *d)
         d->unblock_gpus = d->gpus - d->free_gpus;
         break;
     case GS_REASON_COUNT_FRAG:
-        d->unblock_gpus = multi ? d->gpus - d->whole_nodes_gpus : d->gpus - d->best_node_free;
+        d->unblock_gpus = multi ? multi_gap(eng, d) : d->gpus - d->best_node_free;
         d->unblock_node = multi ? -1 : d->best_node;
         break;
     case GS_REASON_TOPOLOGY_FRAG:

@@ -197,11 +197,15 @@ static void resource_detail(char *buf, size_t n, const struct gs_engine *eng,
         cat(buf, n, "%lld GPUs free for it, needs %d", (long long)d->free_gpus, d->gpus);
         break;
     case GS_REASON_COUNT_FRAG:
-        cat(buf, n, "%lld GPUs free, but no node has %d: the most on one node is %d (%s)",
-            (long long)d->free_gpus, d->gpus, d->best_node_free, node_name(eng, d->best_node));
         if (d->gpus > gs_cluster_max_node_gpus(gs_engine_cluster(eng)))
-            cat(buf, n, "; %d whole idle nodes (%lld GPUs)", d->whole_nodes_free,
-                (long long)d->whole_nodes_gpus);
+            cat(buf, n, "%lld GPUs free, but a %d-GPU job needs whole idle nodes: there %s %d "
+                        "(%lld GPUs) and at most %d idle on any other node",
+                (long long)d->free_gpus, d->gpus, d->whole_nodes_free == 1 ? "is" : "are",
+                d->whole_nodes_free, (long long)d->whole_nodes_gpus, d->rest_free);
+        else
+            cat(buf, n, "%lld GPUs free, but no node has %d: the most on one node is %d (%s)",
+                (long long)d->free_gpus, d->gpus, d->best_node_free,
+                node_name(eng, d->best_node));
         break;
     case GS_REASON_TOPOLOGY_FRAG:
         cat(buf, n, "%lld GPUs free; the largest block on one node is %d (%s) but split ",
@@ -212,8 +216,9 @@ static void resource_detail(char *buf, size_t n, const struct gs_engine *eng,
         break;
     case GS_REASON_MEMORY_FRAG:
         if (d->milli < GS_MILLI_GPU)
-            cat(buf, n, "%lld GPUs have a %.2f share free, but at most %.0f GB free memory "
-                        "(needs %.0f GB)", (long long)d->mem_any_gpus, d->milli / 1000.0,
+            cat(buf, n, "%lld GPU%s a %.2f share free, but at most %.0f GB free memory "
+                        "(needs %.0f GB)", (long long)d->mem_any_gpus,
+                d->mem_any_gpus == 1 ? " has" : "s have", d->milli / 1000.0,
                 d->best_mem_free_mib / MIB_PER_GB, d->mem_mib / MIB_PER_GB);
         else
             cat(buf, n, "%lld GPUs free, but only %lld with %.0f GB per GPU",
@@ -274,7 +279,7 @@ void gs_report_diag_unblock(char *buf, size_t n, const struct gs_engine *eng,
             cat(buf, n, "free %lld more GPU%s on %s (pack jobs so nodes empty)", g,
                 g == 1 ? "" : "s", node_name(eng, d->unblock_node));
         else
-            cat(buf, n, "%lld more GPUs on whole idle nodes (pack jobs so nodes empty)", g);
+            cat(buf, n, "%lld more idle GPUs on whole nodes (pack jobs so nodes empty)", g);
         break;
     case GS_REASON_TOPOLOGY_FRAG:
         cat(buf, n, "free %lld more GPU%s in one NVLink domain of %s, or accept a "
