@@ -41,6 +41,10 @@ void gs_cluster_destroy(struct gs_cluster *cl)
     gs_free(cl->mem);
     gs_free(cl->users);
     gs_free(cl->full);
+    gs_free(cl->idle_arr);
+    gs_free(cl->ndom_arr);
+    gs_free(cl->part_arr);
+    gs_free(cl->ver_arr);
     gs_free(cl->mig);
     gs_dom_index_destroy(cl->dix);
     gs_free(cl);
@@ -284,19 +288,35 @@ int gs_cluster_seal(struct gs_cluster *cl, int k, struct gs_error *err)
         cl->mem = gs_calloc((size_t)cl->ngpus, sizeof *cl->mem);
         cl->users = gs_calloc((size_t)cl->ngpus, sizeof *cl->users);
         cl->full = gs_calloc(cl->nnodes, sizeof *cl->full);
-        if (!cl->milli || !cl->mem || !cl->users || !cl->full) {
+        cl->idle_arr = gs_calloc(cl->nnodes, sizeof *cl->idle_arr);
+        cl->ndom_arr = gs_calloc(cl->nnodes, sizeof *cl->ndom_arr);
+        cl->part_arr = gs_calloc(cl->nnodes, sizeof *cl->part_arr);
+        cl->ver_arr = gs_calloc(cl->nnodes, sizeof *cl->ver_arr);
+        if (!cl->milli || !cl->mem || !cl->users || !cl->full || !cl->idle_arr ||
+            !cl->ndom_arr || !cl->part_arr || !cl->ver_arr) {
             gs_free(cl->milli);
             gs_free(cl->mem);
             gs_free(cl->users);
             gs_free(cl->full);
+            gs_free(cl->idle_arr);
+            gs_free(cl->ndom_arr);
+            gs_free(cl->part_arr);
+            gs_free(cl->ver_arr);
+            cl->part_arr = NULL;
+            cl->ver_arr = NULL;
             cl->milli = NULL;
             cl->mem = NULL;
             cl->users = NULL;
             cl->full = NULL;
+            cl->idle_arr = NULL;
+            cl->ndom_arr = NULL;
             return gs_errorf(err, GS_ENOMEM, "out of memory");
         }
-        for (size_t i = 0; i < cl->nnodes; i++)
+        for (size_t i = 0; i < cl->nnodes; i++) {
             cl->full[i] = low_mask(cl->nodes[i].gpus);
+            cl->idle_arr[i] = cl->nodes[i].idle;
+            cl->ndom_arr[i] = (uint8_t)cl->nodes[i].ndom;
+        }
     } else {
         for (size_t i = 0; i < cl->nnodes; i++)
             gs_cl_account_node(cl, &cl->nodes[i], (int)i, -1);
@@ -351,9 +371,14 @@ struct gs_cluster *gs_cluster_clone(const struct gs_cluster *cl)
     c->full = dup_array(cl->full, cl->sealed ? cl->nnodes : 0, sizeof *cl->full);
     c->mig = cl->mig ? dup_array(cl->mig, g, sizeof *cl->mig) : NULL;
     c->dix = cl->dix ? gs_dom_index_clone(cl->dix, cl->nnodes) : NULL;
+    size_t nn = cl->sealed ? cl->nnodes : 0;
+    c->idle_arr = dup_array(cl->idle_arr, nn, sizeof *cl->idle_arr);
+    c->ndom_arr = dup_array(cl->ndom_arr, nn, sizeof *cl->ndom_arr);
+    c->part_arr = dup_array(cl->part_arr, nn, sizeof *cl->part_arr);
+    c->ver_arr = dup_array(cl->ver_arr, nn, sizeof *cl->ver_arr);
     if ((cl->ntypes && !c->types) || (cl->nnodes && !c->nodes) || !c->names ||
         !c->labels || (g && (!c->milli || !c->mem || !c->users || !c->full)) ||
-        (cl->mig && !c->mig) || (cl->dix && !c->dix)) {
+        (cl->mig && !c->mig) || (cl->dix && !c->dix) || (nn && (!c->idle_arr || !c->ndom_arr || !c->part_arr || !c->ver_arr))) {
         gs_cluster_destroy(c);
         return NULL;
     }
@@ -398,6 +423,10 @@ int64_t gs_cluster_node_cpu_used(const struct gs_cluster *cl, int node) { return
 int64_t gs_cluster_node_mem_used(const struct gs_cluster *cl, int node) { return cl->nodes[node].mem_used; }
 uint64_t gs_cluster_idle_mask(const struct gs_cluster *cl, int node) { return cl->nodes[node].idle; }
 const uint64_t *gs_cluster_full_view(const struct gs_cluster *cl) { return cl->full; }
+const uint64_t *gs_cluster_idle_masks(const struct gs_cluster *cl) { return cl->idle_arr; }
+const uint8_t *gs_cluster_domain_counts(const struct gs_cluster *cl) { return cl->ndom_arr; }
+const uint64_t *gs_cluster_shared_masks(const struct gs_cluster *cl) { return cl->part_arr; }
+const uint32_t *gs_cluster_node_versions(const struct gs_cluster *cl) { return cl->ver_arr; }
 
 uint64_t gs_cluster_domain_mask(const struct gs_cluster *cl, int node, int d)
 {
@@ -508,11 +537,18 @@ static void apply(struct gs_cluster *cl, const struct gs_alloc *a, int sign)
             else
                 n->idle &= ~(1ULL << g);
             cl->shared_gpus += is_shared(cl, n, g);
+            if (is_shared(cl, n, g))
+                cl->part_arr[p->node] |= 1ULL << g;
+            else
+                cl->part_arr[p->node] &= ~(1ULL << g);
         }
         cl->used_milli += sign * (int64_t)a->milli * popcount64(p->mask);
+        cl->idle_arr[p->node] = n->idle;
+        cl->ver_arr[p->node]++;
         gs_cl_account_node(cl, n, p->node, +1);
     }
     struct node *n0 = &cl->nodes[a->parts[0].node];
+    cl->ver_arr[a->parts[0].node]++;
     n0->cpu_used += sign * a->cpu_milli;
     n0->mem_used += sign * a->host_mem_mib;
 }
@@ -568,6 +604,7 @@ int gs_cluster_host_take(struct gs_cluster *cl, int node, int64_t cpu_milli, int
                          gs_cluster_node_name(cl, node));
     n->cpu_used = cpu;
     n->mem_used = mem;
+    cl->ver_arr[node]++;
     return 0;
 }
 
@@ -601,6 +638,10 @@ static int check_gpus(const struct gs_cluster *cl, int64_t *used, int64_t *share
         for (int g = 0; g < n->gpus; g++) {
             int gi = n->first_gpu + g;
             int idle = (n->idle >> g) & 1, mig = (n->mig_mask >> g) & 1;
+            if (cl->idle_arr[i] != n->idle ||
+                (int)(cl->part_arr[i] >> g & 1) != is_shared(cl, n, g))
+                return gs_errorf(err, GS_ESTATE, "node %s: mask copies stale",
+                                 gs_cluster_node_name(cl, (int)i));
             *used += cl->milli[gi];
             *shared += is_shared(cl, n, g);
             if (cl->milli[gi] < 0 || cl->milli[gi] > GS_MILLI_GPU || cl->mem[gi] < 0 ||

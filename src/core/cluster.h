@@ -150,6 +150,17 @@ int64_t gs_cluster_node_mem(const struct gs_cluster *cl, int node);
  * "could this ever fit" questions.  Borrowed; valid once sealed. */
 const uint64_t *gs_cluster_full_view(const struct gs_cluster *cl);
 
+/* Fast per-node arrays for placement scans (sealed cluster): the idle
+ * masks (gs_cluster_idle_mask of every node) and the NVLink domain counts.
+ * Borrowed until the next change to the cluster. */
+const uint64_t *gs_cluster_idle_masks(const struct gs_cluster *cl);
+const uint8_t *gs_cluster_domain_counts(const struct gs_cluster *cl);
+/* Per node: GPUs partly used (a share taken, not all of it, not MIG). */
+const uint64_t *gs_cluster_shared_masks(const struct gs_cluster *cl);
+/* Per node: a counter bumped by every change to the node (allocation,
+ * release, host resources, MIG layout), for caches of per-node figures. */
+const uint32_t *gs_cluster_node_versions(const struct gs_cluster *cl);
+
 /* --- live state --------------------------------------------------------- */
 /* Bit mask of the node's GPUs that have nothing on them. */
 uint64_t gs_cluster_idle_mask(const struct gs_cluster *cl, int node);

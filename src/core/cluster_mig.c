@@ -65,6 +65,8 @@ int gs_cluster_set_mig(struct gs_cluster *cl, int node, int gpu,
         cl->mig[gi].l.n = 0;
     }
     cl->mig[gi].busy = 0;
+    cl->idle_arr[node] = n->idle;
+    cl->ver_arr[node]++;
     gs_cl_account_node(cl, n, node, +1);
     return 0;
 }

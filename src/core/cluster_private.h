@@ -52,6 +52,10 @@ struct gs_cluster {
     int64_t *mem;
     int32_t *users;
     uint64_t *full;             /* per node: all GPUs */
+    uint64_t *idle_arr;         /* per node: copy of node.idle, for fast scans */
+    uint8_t *ndom_arr;          /* per node: NVLink domains */
+    uint64_t *part_arr;         /* per node: partly used GPUs (is_shared) */
+    uint32_t *ver_arr;          /* per node: bumped on every change */
     struct mig_gpu *mig;        /* per GPU, NULL until a GPU enters MIG mode */
     /* incremental stats */
     int64_t idle_gpus, used_milli;

@@ -16,6 +16,8 @@ struct gs_eng_place {
     int pushes;                 /* shapes pushed since the last rebuild */
     struct gs_place_ctx ctx;
     int32_t *head;              /* per global GPU: first shared job, -1 = none */
+    struct gs_frag_cache fc;    /* F_n per node w.r.t. dist (frag strategy) */
+    int use_cache;
     int64_t ngpus;
     uint64_t version;           /* bumped on every start, stop and submit */
     uint64_t extra_version;     /* version `extra` was computed at, 0 = never */
@@ -30,7 +32,9 @@ struct gs_eng_place *gs_eng_place_create(const struct gs_cluster *cl, const stru
     p->ngpus = gs_cluster_gpu_count(cl);
     p->win = gs_shape_window_create(pol->frag_window > 0 ? pol->frag_window : 1000);
     p->head = gs_malloc((size_t)(p->ngpus > 0 ? p->ngpus : 1) * sizeof *p->head);
-    if (!p->win || !p->head) {
+    p->use_cache = pol->strategy == GS_PLACE_FRAG;
+    if (!p->win || !p->head ||
+        (p->use_cache && gs_frag_cache_init(&p->fc, gs_cluster_node_count(cl)) < 0)) {
         gs_eng_place_destroy(p);
         return NULL;
     }
@@ -50,6 +54,7 @@ void gs_eng_place_destroy(struct gs_eng_place *p)
         return;
     gs_shape_window_destroy(p->win);
     gs_free(p->head);
+    gs_frag_cache_fini(&p->fc);
     gs_free(p);
 }
 
@@ -89,11 +94,20 @@ void gs_eng_place_pass(struct gs_engine *eng)
         return;
     gs_shape_window_dist(p->win, COVERAGE, &p->dist);
     p->pushes = 0;
+    gs_frag_cache_invalidate(&p->fc);
 }
 
 const struct gs_place_ctx *gs_eng_place_ctx(const struct gs_engine *eng)
 {
-    return &eng->place->ctx;
+    struct gs_eng_place *p = eng->place;
+    if (p->use_cache && p->dist.n > 0) {
+        /* a cache of the live state: refreshing it changes no decision */
+        gs_frag_cache_refresh(&p->fc, eng->cl, &p->dist);
+        p->ctx.frag_cache = &p->fc;
+    } else {
+        p->ctx.frag_cache = NULL;
+    }
+    return &p->ctx;
 }
 
 /* Global GPU of a shared job's allocation, or -1 when it holds no shared

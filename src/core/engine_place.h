@@ -33,7 +33,8 @@ void gs_eng_place_submit(struct gs_engine *eng, int job);
  * new shapes arrived. */
 void gs_eng_place_pass(struct gs_engine *eng);
 
-/* The placement context for gs_request.ctx (borrowed from the engine). */
+/* The placement context for gs_request.ctx (borrowed from the engine until
+ * the cluster changes); under frag it brings the F_n cache up to date. */
 const struct gs_place_ctx *gs_eng_place_ctx(const struct gs_engine *eng);
 
 /* A job started on / left its GPUs: maintain the GPU -> shared jobs index

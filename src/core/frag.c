@@ -1,5 +1,6 @@
 /* frag.c - expected fragmentation w.r.t. job shapes (see frag.h). */
 #include "core/frag.h"
+#include "core/alloc.h"
 #include "core/policy.h"
 
 #include <limits.h>
@@ -16,26 +17,33 @@ void gs_frag_node_load(const struct gs_cluster *cl, int node, const uint64_t *vi
 {
     int n = gs_cluster_node_gpus(cl, node);
     uint64_t mig = gs_cluster_mig_mask(cl, node);
-    int64_t cap = n ? gs_cluster_gpu_type_mem(cl, gs_cluster_node_gpu_type(cl, node)) : 0;
     int64_t cpu = gs_cluster_node_cpu(cl, node);
     st->ngpus = n;
-    if (view) {
-        st->whole = view[node] & ~mig;
-        for (int g = 0; g < n; g++) {
-            int free = (int)(st->whole >> g & 1);
-            st->free_milli[g] = free ? GS_MILLI_GPU : 0;
-            st->free_mem[g] = free ? cap : 0;
-        }
-        st->cpu_free = cpu ? cpu : INT64_MAX;
-        return;
-    }
-    st->whole = gs_cluster_idle_mask(cl, node);
+    st->type = gs_cluster_node_gpu_type(cl, node);
+    st->cap = n ? gs_cluster_gpu_type_mem(cl, st->type) : 0;
+    st->ndom = gs_cluster_node_domains(cl, node);
+    st->maxdom = gs_cluster_max_domain(cl);
+    st->maxnode = gs_cluster_max_node_gpus(cl);
+    for (int d = 0; d < st->ndom; d++)
+        st->dom[d] = gs_cluster_domain_mask(cl, node, d);
+    st->whole = (view ? view[node] : gs_cluster_idle_mask(cl, node)) & ~mig;
+    uint64_t part = view ? 0 : gs_cluster_shared_masks(cl)[node];
     for (int g = 0; g < n; g++) {
-        int is_mig = (int)(mig >> g & 1);
-        st->free_milli[g] = is_mig ? 0 : GS_MILLI_GPU - gs_cluster_gpu_used_milli(cl, node, g);
-        st->free_mem[g] = is_mig ? 0 : cap - gs_cluster_gpu_used_mem(cl, node, g);
+        if (st->whole >> g & 1) {
+            st->free_milli[g] = GS_MILLI_GPU;
+            st->free_mem[g] = st->cap;
+        } else if (part >> g & 1) {
+            st->free_milli[g] = GS_MILLI_GPU - gs_cluster_gpu_used_milli(cl, node, g);
+            st->free_mem[g] = st->cap - gs_cluster_gpu_used_mem(cl, node, g);
+        } else { /* full, or MIG: nothing for the measure */
+            st->free_milli[g] = 0;
+            st->free_mem[g] = 0;
+        }
     }
-    st->cpu_free = cpu ? cpu - gs_cluster_node_cpu_used(cl, node) : INT64_MAX;
+    if (view)
+        st->cpu_free = cpu ? cpu : INT64_MAX;
+    else
+        st->cpu_free = cpu ? cpu - gs_cluster_node_cpu_used(cl, node) : INT64_MAX;
 }
 
 /* Whether shape m may use a GPU of `type` at all. */
@@ -75,50 +83,65 @@ static int64_t sum_free(const struct gs_frag_node *st, uint64_t mask)
     return s;
 }
 
+/* The whole-domain rule of cluster.h (gs_cluster_take_whole_domains) on
+ * the usable GPUs `u`: whole usable domains no larger than what is still
+ * needed, then the rest inside one domain. */
+static int whole_domains_fit(const struct gs_frag_node *st, uint64_t u, int g)
+{
+    uint64_t take = 0;
+    for (int d = 0; d < st->ndom && g > 0; d++)
+        if ((u & st->dom[d]) == st->dom[d] && pc(st->dom[d]) <= g) {
+            take |= st->dom[d];
+            g -= pc(st->dom[d]);
+        }
+    if (g == 0)
+        return 1;
+    for (int d = 0; d < st->ndom; d++)
+        if (pc(u & ~take & st->dom[d]) >= g)
+            return 1;
+    return 0;
+}
+
 /* The GPUs of `u` that can serve shape m under the topology rule, 0 when
  * m cannot run on the node. */
-static uint64_t serving(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
-                        const struct gs_shape *m, uint64_t u)
+static uint64_t serving(const struct gs_frag_node *st, const struct gs_shape *m, uint64_t u)
 {
     int g = m->gpus, topo = m->topology;
     if (g > st->ngpus) {
         /* a job larger than any node takes whole usable nodes; one that
          * fits a larger node never uses this one */
-        if (g <= gs_cluster_max_node_gpus(cl) || topo == GS_TOPO_DOMAIN || topo == GS_TOPO_NODE)
+        if (g <= st->maxnode || topo == GS_TOPO_DOMAIN || topo == GS_TOPO_NODE)
             return 0;
         return st->ngpus > 0 && pc(u) == st->ngpus ? u : 0;
     }
     if (pc(u) < g)
         return 0;
-    int maxdom = gs_cluster_max_domain(cl);
-    if (topo == GS_TOPO_AUTO && g <= maxdom)
+    if (topo == GS_TOPO_AUTO && g <= st->maxdom)
         topo = GS_TOPO_DOMAIN;
-    if (topo == GS_TOPO_NODE || topo == GS_TOPO_ANY)
+    if (topo == GS_TOPO_NODE || topo == GS_TOPO_ANY || st->ndom <= 1)
         return u;
     if (topo == GS_TOPO_AUTO)
-        return gs_cluster_take_whole_domains(cl, node, u, g) ? u : 0;
-    if (g > maxdom)
+        return whole_domains_fit(st, u, g) ? u : 0;
+    if (g > st->maxdom)
         return 0;
     uint64_t host = 0;
-    for (int d = 0; d < gs_cluster_node_domains(cl, node); d++) {
-        uint64_t ud = u & gs_cluster_domain_mask(cl, node, d);
+    for (int d = 0; d < st->ndom; d++) {
+        uint64_t ud = u & st->dom[d];
         if (pc(ud) >= g)
             host |= ud;
     }
     return host;
 }
 
-int64_t gs_frag_node_shape(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
-                           const struct gs_shape *m)
+/* frag_n(m) given the node's total free share. */
+static int64_t shape_frag(const struct gs_frag_node *st, const struct gs_shape *m, int64_t total)
 {
-    int64_t total = total_free(st);
     if (total == 0 || m->mig)
         return 0;
-    int type = gs_cluster_node_gpu_type(cl, node);
-    if (m->gpus == 0 || !type_ok(m, type) || m->cpu_milli > st->cpu_free)
+    if (m->gpus == 0 || !type_ok(m, st->type) || m->cpu_milli > st->cpu_free)
         return total;
-    uint64_t u = usable(st, m, gs_cluster_gpu_type_mem(cl, type));
-    uint64_t serve = serving(cl, node, st, m, u);
+    uint64_t u = usable(st, m, st->cap);
+    uint64_t serve = serving(st, m, u);
     if (!serve)
         return total;
     if (m->milli >= GS_MILLI_GPU)
@@ -126,13 +149,26 @@ int64_t gs_frag_node_shape(const struct gs_cluster *cl, int node, const struct g
     return total - sum_free(st, serve);
 }
 
+int64_t gs_frag_node_shape(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
+                           const struct gs_shape *m)
+{
+    (void)cl;
+    (void)node;
+    return shape_frag(st, m, total_free(st));
+}
+
 double gs_frag_node_score(const struct gs_cluster *cl, int node, const struct gs_frag_node *st,
                           const struct gs_shape_dist *d)
 {
+    (void)cl;
+    (void)node;
+    int64_t total = total_free(st);
     double f = 0;
+    if (total == 0)
+        return 0;
     for (int i = 0; i < d->n; i++)
         if (!d->s[i].mig)
-            f += d->s[i].p * (double)gs_frag_node_shape(cl, node, st, &d->s[i]);
+            f += d->s[i].p * (double)shape_frag(st, &d->s[i], total);
     return f;
 }
 
@@ -268,4 +304,68 @@ void gs_frag_shape_of_spec(const struct gs_cluster *cl, const struct gs_job_spec
         out->mem_mib = -1;
     }
     out->p = 1;
+}
+
+double gs_frag_node_simple(const struct gs_frag_node *st, const struct gs_shape_dist *d)
+{
+    double p = 0;
+    for (int i = 0; i < d->n; i++) {
+        const struct gs_shape *m = &d->s[i];
+        int64_t need = m->mem_mib >= 0 ? m->mem_mib : st->cap * m->milli / GS_MILLI_GPU;
+        if (m->gpus == 1 && !m->mig && m->milli <= GS_MILLI_GPU && need <= st->cap &&
+            type_ok(m, st->type) && m->cpu_milli <= st->cpu_free)
+            p += m->p;
+    }
+    return p;
+}
+
+int gs_frag_cache_init(struct gs_frag_cache *c, int nodes)
+{
+    size_t n = nodes > 0 ? (size_t)nodes : 1;
+    c->n = nodes;
+    c->valid = 0;
+    c->f = gs_calloc(n, sizeof *c->f);
+    c->simple = gs_calloc(n, sizeof *c->simple);
+    c->ver = gs_calloc(n, sizeof *c->ver);
+    if (!c->f || !c->simple || !c->ver) {
+        gs_frag_cache_fini(c);
+        return GS_ENOMEM;
+    }
+    return 0;
+}
+
+void gs_frag_cache_fini(struct gs_frag_cache *c)
+{
+    gs_free(c->f);
+    gs_free(c->simple);
+    gs_free(c->ver);
+    c->f = NULL;
+    c->simple = NULL;
+    c->ver = NULL;
+    c->valid = 0;
+}
+
+void gs_frag_cache_invalidate(struct gs_frag_cache *c)
+{
+    c->valid = 0;
+}
+
+void gs_frag_cache_refresh(struct gs_frag_cache *c, const struct gs_cluster *cl,
+                           const struct gs_shape_dist *d)
+{
+    const uint32_t *ver = gs_cluster_node_versions(cl);
+    for (int n = 0; n < c->n; n++)
+        if (!c->valid || c->ver[n] != ver[n])
+            gs_frag_cache_node(c, cl, n, d);
+    c->valid = 1;
+}
+
+void gs_frag_cache_node(struct gs_frag_cache *c, const struct gs_cluster *cl, int node,
+                        const struct gs_shape_dist *d)
+{
+    struct gs_frag_node st;
+    gs_frag_node_load(cl, node, NULL, &st);
+    c->f[node] = gs_frag_node_score(cl, node, &st, d);
+    c->simple[node] = gs_frag_node_simple(&st, d);
+    c->ver[node] = gs_cluster_node_versions(cl)[node];
 }

@@ -26,13 +26,19 @@
 #include "core/job.h"
 #include "core/shapes.h"
 
-/* One node's free resources as the measure sees them. */
+/* One node's free resources as the measure sees them, with the node's
+ * shape (filled by gs_frag_node_load; callers may change the free fields
+ * to evaluate a placement). */
 struct gs_frag_node {
     int ngpus;
     uint64_t whole;                  /* GPUs with nothing on them */
-    int free_milli[GS_MAX_NODE_GPUS];   /* 0 for GPUs in MIG mode */
+    int free_milli[GS_MAX_NODE_GPUS];   /* 0 for GPUs in MIG mode or full */
     int64_t free_mem[GS_MAX_NODE_GPUS];
     int64_t cpu_free;                /* INT64_MAX when CPU is not modelled */
+    /* the node's shape, constant */
+    int type, ndom, maxdom, maxnode;
+    int64_t cap;                     /* GPU memory */
+    uint64_t dom[GS_MAX_NODE_DOMAINS];
 };
 
 /* Load node `node`'s state: the live state, or with `view` (one mask per
@@ -67,6 +73,41 @@ double gs_frag_memory(const struct gs_cluster *cl, const struct gs_shape_dist *d
  * MIG shape of `d` asks for, in GPU-equivalents (slices / 7).  With no MIG
  * shapes in d every free instance counts. */
 double gs_frag_mig(const struct gs_cluster *cl, const struct gs_shape_dist *d);
+
+/* A cache of F_n for every node of a cluster's live state w.r.t. one shape
+ * distribution, refreshed node by node through gs_cluster_node_versions,
+ * so placement reads F_n before a placement in O(1) (gs_place_ctx). */
+struct gs_frag_cache {
+    double *f;              /* per node */
+    double *simple;         /* per node: gs_frag_node_simple (pruning) */
+    uint32_t *ver;          /* node version f was computed at */
+    int n;
+    int valid;              /* 0 = recompute every node */
+};
+
+/* The probability mass of the single-GPU shapes of `d` an idle GPU of the
+ * node serves now (type, memory and host CPU allow them): taking idle GPUs
+ * never lowers their fragmentation, which bounds how much a whole-GPU
+ * placement can lower F_n (place_frag.c prunes nodes with it). */
+double gs_frag_node_simple(const struct gs_frag_node *st, const struct gs_shape_dist *d);
+
+/* Recompute entry `node` from the live state, whatever its version. */
+void gs_frag_cache_node(struct gs_frag_cache *c, const struct gs_cluster *cl, int node,
+                        const struct gs_shape_dist *d);
+
+/* Allocate for `nodes` nodes (nothing valid).  Returns 0 or GS_ENOMEM. */
+int gs_frag_cache_init(struct gs_frag_cache *c, int nodes);
+
+/* Free; `c` may be reused after init. */
+void gs_frag_cache_fini(struct gs_frag_cache *c);
+
+/* The distribution changed: every entry is stale. */
+void gs_frag_cache_invalidate(struct gs_frag_cache *c);
+
+/* Recompute the entries of nodes changed since they were computed (all of
+ * them after an invalidate).  O(nodes) plus the work for stale nodes. */
+void gs_frag_cache_refresh(struct gs_frag_cache *c, const struct gs_cluster *cl,
+                           const struct gs_shape_dist *d);
 
 /* Resolve a `gpu_model` ("A100", or alternatives "V100M16|V100M32") to a
  * type index (one model) or a mask (several); *type = -2 when no listed

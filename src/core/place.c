@@ -36,16 +36,11 @@ uint64_t gs_pl_take_low(uint64_t m, int n)
 #define idle_of gs_pl_idle
 #define node_ok gs_pl_node_ok
 
-uint64_t gs_pl_idle(const struct gs_pctx *c, int node)
-{
-    uint64_t m = c->view ? c->view[node] & ~gs_cluster_mig_mask(c->cl, node)
-                         : gs_cluster_idle_mask(c->cl, node);
-    return c->req->blocked ? m & ~c->req->blocked[node] : m;
-}
-
 /* GPU type and host resources allow `node` at all. */
 int gs_pl_node_ok(const struct gs_pctx *c, int node)
 {
+    if (c->plain)
+        return 1;
     const struct gs_request *r = c->req;
     int type = gs_cluster_node_gpu_type(c->cl, node);
     if (r->gpu_type >= 0 && type != r->gpu_type)
@@ -99,6 +94,48 @@ static void emit_one(struct gs_pctx *c, int node, uint64_t mask)
 
 static const struct gs_pscore WORST = { 1e300, INT64_MAX };
 
+/* Whether no later candidate can beat `s` (pack and topo scores are never
+ * below 0), so a scan may stop: ties go to the earlier candidate anyway. */
+static int unbeatable(const struct gs_pctx *c, struct gs_pscore s)
+{
+    return (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_TOPO) && s.a == 0 &&
+           s.b == 0;
+}
+
+/* place_domain for pack and spread: the same scores in plain integers,
+ * which keeps the scan of a large cluster within a few microseconds. */
+static int place_domain_int(struct gs_pctx *c)
+{
+    int gpus = c->req->gpus, best_node = -1, nn = gs_cluster_node_count(c->cl);
+    int spread = c->strategy == GS_PLACE_SPREAD;
+    uint64_t best_mask = 0;
+    int64_t best = INT64_MAX;
+    const uint8_t *ndom = c->ndom;
+    for (int n = 0; n < nn && (spread || best != 0); n++) {
+        uint64_t idle = idle_of(c, n);
+        int ni = pc(idle);
+        if (ni < gpus || !node_ok(c, n))
+            continue;
+        for (int d = 0; d < ndom[n]; d++) {
+            uint64_t free_d = ndom[n] == 1 ? idle : idle & gs_cluster_domain_mask(c->cl, n, d);
+            int f = ndom[n] == 1 ? ni : pc(free_d);
+            if (f < gpus)
+                continue;
+            int64_t s = spread ? -((int64_t)ni * 1024 + f)
+                               : (int64_t)(f - gpus) * 1024 + (ni - gpus);
+            if (s < best) {
+                best = s;
+                best_node = n;
+                best_mask = free_d;
+            }
+        }
+    }
+    if (best_node < 0)
+        return GS_ENOSPC;
+    emit_one(c, best_node, take_low(best_mask, gpus));
+    return 0;
+}
+
 /* pack/spread on the live state with no per-node constraint: the cluster's
  * domain index answers without scanning every node. */
 static int indexed(const struct gs_pctx *c)
@@ -122,17 +159,19 @@ static int place_domain(struct gs_pctx *c)
         if (rc != GS_ENOTSUP)
             return rc;
     }
-    int gpus = c->req->gpus, best_node = -1;
+    if (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_SPREAD)
+        return place_domain_int(c);
+    int gpus = c->req->gpus, best_node = -1, nn = gs_cluster_node_count(c->cl);
     uint64_t best_mask = 0;
     struct gs_pscore best = WORST;
-    for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
+    for (int n = 0; n < nn && !unbeatable(c, best); n++) {
         uint64_t idle = idle_of(c, n);
         int ni = pc(idle);
-        if (ni < gpus || !node_ok(c, n))
+        if (ni < gpus || gs_frag_prune(c, n, best) || !node_ok(c, n))
             continue;
-        for (int d = 0; d < gs_cluster_node_domains(c->cl, n); d++) {
-            uint64_t free_d = idle & gs_cluster_domain_mask(c->cl, n, d);
-            int f = pc(free_d);
+        for (int d = 0; d < c->ndom[n]; d++) {
+            uint64_t free_d = c->ndom[n] == 1 ? idle : idle & gs_cluster_domain_mask(c->cl, n, d);
+            int f = c->ndom[n] == 1 ? ni : pc(free_d);
             if (f < gpus)
                 continue;
             uint64_t take = take_low(free_d, gpus);
@@ -179,7 +218,7 @@ static int place_node(struct gs_pctx *c, int whole_domains)
     struct gs_pscore best = WORST;
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         uint64_t idle = idle_of(c, n);
-        if (pc(idle) < c->req->gpus || !node_ok(c, n))
+        if (pc(idle) < c->req->gpus || gs_frag_prune(c, n, best) || !node_ok(c, n))
             continue;
         uint64_t m = node_take(c, n, idle, whole_domains);
         if (!m)
@@ -330,47 +369,121 @@ static struct gs_pscore score_shared(struct gs_pctx *c, int node, int g, int fm,
     }
 }
 
-/* A fraction of one GPU: the GPU whose free share fits best (pack) or is
- * largest (spread).  With a view, only GPUs idle in the view count, as if
- * empty.  GPUs in MIG mode never take shared jobs. */
-static int place_shared(struct gs_pctx *c)
+/* GPUs of node `n` worth scoring for a shared job, from the sets in
+ * `which`: SH_PART every partly used GPU (fully used ones never fit);
+ * SH_IDLE of the idle GPUs the lowest of each NVLink domain (idle GPUs of
+ * one domain are interchangeable and the lowest wins ties).  With a view
+ * only GPUs idle in it count, as if empty. */
+enum { SH_PART = 1, SH_IDLE = 2 };
+
+static uint64_t shared_candidates(const struct gs_pctx *c, const uint64_t *part, int n,
+                                  uint64_t idle, int which)
+{
+    uint64_t pick = (which & SH_PART) && !c->view ? part[n] : 0;
+    if (c->req->blocked)
+        pick &= ~c->req->blocked[n];
+    if (!(which & SH_IDLE))
+        return pick;
+    if (c->ndom[n] == 1)
+        return pick | (idle & -idle);
+    for (int d = 0; d < c->ndom[n]; d++) {
+        uint64_t fd = idle & gs_cluster_domain_mask(c->cl, n, d);
+        pick |= fd & -fd;
+    }
+    return pick;
+}
+
+struct shared_best {
+    int node, gpu;
+    int64_t mem;
+    struct gs_pscore s;
+};
+
+/* Score the candidates of the sets `which` on every allowed node. */
+static void scan_shared(struct gs_pctx *c, int which, struct shared_best *b)
 {
     const struct gs_request *r = c->req;
-    int best_node = -1, best_gpu = -1;
-    struct gs_pscore best = WORST;
-    int64_t best_mem = 0;
-    for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
-        if (!node_ok(c, n))
+    const uint64_t *part = gs_cluster_shared_masks(c->cl);
+    int nn = gs_cluster_node_count(c->cl), type = -1;
+    int64_t cap = 0, need = 0;
+    for (int n = 0; n < nn && !unbeatable(c, b->s); n++) {
+        uint64_t idle = idle_of(c, n);
+        uint64_t m = shared_candidates(c, part, n, idle, which);
+        if (!m || gs_frag_prune(c, n, b->s) || !node_ok(c, n))
             continue;
-        int64_t cap = gs_cluster_gpu_type_mem(c->cl, gs_cluster_node_gpu_type(c->cl, n));
-        int64_t need = gs_pl_shared_mem(c, n);
-        uint64_t idle = idle_of(c, n), mig = gs_cluster_mig_mask(c->cl, n);
+        if (gs_cluster_node_gpu_type(c->cl, n) != type) {
+            type = gs_cluster_node_gpu_type(c->cl, n);
+            cap = gs_cluster_gpu_type_mem(c->cl, type);
+            need = gs_pl_shared_mem(c, n);
+        }
         int ni = pc(idle);
-        for (int g = 0; g < gs_cluster_node_gpus(c->cl, n); g++) {
-            int view_idle = (int)((idle >> g) & 1);
-            if ((c->view && !view_idle) || (mig >> g & 1))
+        for (; m; m &= m - 1) {
+            int g = __builtin_ctzll(m), is_idle = (int)(idle >> g & 1);
+            int fm = GS_MILLI_GPU - (is_idle ? 0 : gs_cluster_gpu_used_milli(c->cl, n, g));
+            if (fm < r->milli)
                 continue;
-            if (r->blocked && ((r->blocked[n] >> g) & 1))
-                continue;
-            if (r->blocked && ((r->blocked[n] >> g) & 1))
-                continue;
-            int fm = GS_MILLI_GPU - (c->view ? 0 : gs_cluster_gpu_used_milli(c->cl, n, g));
-            int64_t fmem = cap - (c->view ? 0 : gs_cluster_gpu_used_mem(c->cl, n, g));
-            if (fm < r->milli || fmem < need)
+            int64_t fmem = cap - (is_idle ? 0 : gs_cluster_gpu_used_mem(c->cl, n, g));
+            if (fmem < need)
                 continue;
             struct gs_pscore s = score_shared(c, n, g, fm, ni);
-            if (gs_pscore_less(s, best)) {
-                best = s;
-                best_node = n;
-                best_gpu = g;
-                best_mem = need;
+            if (gs_pscore_less(s, b->s)) {
+                b->s = s;
+                b->node = n;
+                b->gpu = g;
+                b->mem = need;
             }
         }
     }
-    if (best_node < 0)
+}
+
+/* spread's first choice for a shared job from the domain index: the lowest
+ * idle GPU of the most idle node (first in node order) - what
+ * scan_shared(SH_IDLE) finds, as every idle GPU has the whole share free.
+ * Returns 0 when the index cannot answer (then scan). */
+static int spread_idle_indexed(struct gs_pctx *c, struct shared_best *b)
+{
+    int node = -1;
+    uint64_t dm = 0;
+    int rc = indexed(c) ? gs_cluster_best_domain(c->cl, 1, 1, &node, &dm) : GS_ENOTSUP;
+    if (rc == GS_ENOTSUP)
+        return 0;
+    if (rc != 0 || !(idle_of(c, node) & dm))
+        return 1; /* no idle GPU anywhere */
+    b->node = node;
+    b->gpu = __builtin_ctzll(idle_of(c, node) & dm);
+    b->mem = gs_pl_shared_mem(c, node);
+    return 1;
+}
+
+/* A fraction of one GPU: the GPU whose free share fits best (pack) or is
+ * largest (spread).  GPUs in MIG mode never take shared jobs.  pack and
+ * topo rank every fitting partly used GPU before any idle one (pack: less
+ * free share; topo: no unit lost, no idle GPU broken) and spread every idle
+ * GPU before a partly used one, so the second set is scanned only when the
+ * first has no fit; frag scans both. */
+static int place_shared(struct gs_pctx *c)
+{
+    struct shared_best b = { -1, -1, 0, WORST };
+    switch (c->strategy) {
+    case GS_PLACE_FRAG:
+        scan_shared(c, SH_PART | SH_IDLE, &b);
+        break;
+    case GS_PLACE_SPREAD:
+        if (!spread_idle_indexed(c, &b))
+            scan_shared(c, SH_IDLE, &b);
+        if (b.node < 0)
+            scan_shared(c, SH_PART, &b);
+        break;
+    default:
+        scan_shared(c, SH_PART, &b);
+        if (b.node < 0)
+            scan_shared(c, SH_IDLE, &b);
+        break;
+    }
+    if (b.node < 0)
         return GS_ENOSPC;
-    emit_one(c, best_node, 1ULL << best_gpu);
-    c->out->mem_mib = best_mem;
+    emit_one(c, b.node, 1ULL << b.gpu);
+    c->out->mem_mib = b.mem;
     return 0;
 }
 
@@ -398,12 +511,20 @@ static void setup(struct gs_pctx *c, const struct gs_cluster *cl, const uint64_t
     c->req = req;
     c->strategy = strategy;
     c->out = out;
-    c->k = gs_cluster_stats(cl).k;
+    struct gs_cluster_stats st = gs_cluster_stats(cl);
+    c->k = st.k;
+    c->idle_arr = view ? view : gs_cluster_idle_masks(cl);
+    c->ndom = gs_cluster_domain_counts(cl);
+    c->mask_mig = view && st.mig_gpus > 0;
+    c->plain = req->gpu_type < 0 && !req->gpu_types && !req->nodes_allowed &&
+               req->mem_mib <= 0 && req->cpu_milli == 0 && req->host_mem_mib == 0;
     c->weight = req->ctx ? req->ctx->sched_weight : DEFAULT_SCHED_WEIGHT;
     c->quantum = req->ctx ? req->ctx->quantum : DEFAULT_QUANTUM;
     c->mig_reconfigure = req->ctx ? req->ctx->mig_reconfigure : GS_MIG_NEVER;
     c->shapes = req->ctx ? req->ctx->shapes : NULL;
     c->fnode = -1;
+    c->node_frag = NULL;
+    c->node_simple = NULL;
     if (strategy == GS_PLACE_FRAG)
         gs_frag_setup(c);
     out->nparts = 0;

@@ -26,6 +26,8 @@ enum gs_mig_reconf { GS_MIG_NEVER, GS_MIG_WHEN_IDLE };
 
 /* Optional context for the strategies that look beyond the request; the
  * caller owns it (the engine keeps one per engine).  Borrowed for the call. */
+struct gs_frag_cache; /* core/frag.h */
+
 struct gs_place_ctx {
     const struct gs_shape_dist *shapes; /* frag: recent job shapes; NULL or
                                            empty = the request's own shape */
@@ -35,6 +37,9 @@ struct gs_place_ctx {
                                milli-GPU; closer candidates tie and the topo
                                order decides (0 = exact) */
     int mig_reconfigure;    /* enum gs_mig_reconf */
+    const struct gs_frag_cache *frag_cache; /* frag: F_n of every node's live
+                               state w.r.t. `shapes`, up to date (frag.h), or
+                               NULL to compute it; unused with a view */
 };
 
 struct gs_request {

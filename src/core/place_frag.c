@@ -17,9 +17,11 @@
  * the node terms is the difference of the cluster totals.
  */
 #include "core/place_private.h"
+#include "core/policy.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 
 /* The request as a shape: the distribution used when no recent shapes are
  * known (the job keeps room for jobs like itself). */
@@ -39,6 +41,19 @@ static void own_shape(const struct gs_request *r, struct gs_shape_dist *d)
     d->n = 1;
 }
 
+/* Whether a single-GPU shape fits wherever the shared request `r` fits:
+ * no more share, memory, host CPU, and no GPU type rule but r's. */
+static int no_bigger(const struct gs_shape *m, const struct gs_request *r)
+{
+    if (m->mig || m->gpus != 1 || m->milli > r->milli || m->cpu_milli > r->cpu_milli)
+        return 0;
+    if (m->gpu_types || (m->gpu_type >= 0 && m->gpu_type != r->gpu_type))
+        return 0;
+    if (m->mem_mib < 0 && r->mem_mib < 0)
+        return 1; /* both in proportion to the share */
+    return m->mem_mib >= 0 && r->mem_mib >= 0 && m->mem_mib <= r->mem_mib;
+}
+
 void gs_frag_setup(struct gs_pctx *c)
 {
     if (!c->shapes || c->shapes->n == 0) {
@@ -46,10 +61,21 @@ void gs_frag_setup(struct gs_pctx *c)
         c->shapes = &c->own;
     }
     c->fnode = -1;
+    const struct gs_frag_cache *fc = !c->view && c->req->ctx ? c->req->ctx->frag_cache : NULL;
+    c->node_frag = fc ? fc->f : NULL;
+    c->node_simple = fc ? fc->simple : NULL;
     c->pk = 0;
-    for (int i = 0; i < c->shapes->n; i++)
-        if (!c->shapes->s[i].mig && c->shapes->s[i].gpus >= c->k)
-            c->pk += c->shapes->s[i].p;
+    c->pmass = 0;
+    c->psmall = 0;
+    for (int i = 0; i < c->shapes->n; i++) {
+        const struct gs_shape *m = &c->shapes->s[i];
+        if (!m->mig && m->gpus >= c->k)
+            c->pk += m->p;
+        if (!m->mig)
+            c->pmass += m->p;
+        if (c->req->milli < GS_MILLI_GPU && no_bigger(m, c->req))
+            c->psmall += m->p;
+    }
 }
 
 /* Load node `node` and its fragmentation before the placement. */
@@ -58,7 +84,8 @@ static void load_node(struct gs_pctx *c, int node)
     if (c->fnode == node)
         return;
     gs_frag_node_load(c->cl, node, c->view, &c->st);
-    c->f_before = gs_frag_node_score(c->cl, node, &c->st, c->shapes);
+    c->f_before = c->node_frag ? c->node_frag[node]
+                               : gs_frag_node_score(c->cl, node, &c->st, c->shapes);
     c->s_before = gs_cluster_node_sched(c->cl, node, gs_pl_idle(c, node), c->k);
     c->fnode = node;
 }
@@ -75,6 +102,28 @@ static double sched_term(const struct gs_pctx *c, int node, uint64_t idle_after)
         return 0;
     int after = gs_cluster_node_sched(c->cl, node, idle_after, c->k);
     return c->weight * c->pk * c->k * (double)GS_MILLI_GPU * (double)(c->s_before - after);
+}
+
+/* A lower bound of the score of any candidate on node n.  Taking t milli
+ * (whole GPUs: t = 1000 x gpus) lowers the free total by t and never
+ * raises any shape's served share, so frag_n(m) falls by at most t (F_n
+ * by at most t x the mass of the non-MIG shapes); for the shapes the
+ * taken GPUs were serving it does not fall at all - an idle GPU serves the
+ * single-GPU shapes of mass node_simple, the GPU a shared request takes
+ * at least the shapes no bigger than the request (psmall); and F_n cannot
+ * fall below 0.  The S_k term is never negative.  A hair below, against
+ * rounding. */
+int gs_frag_prune(const struct gs_pctx *c, int n, struct gs_pscore best)
+{
+    if (c->strategy != GS_PLACE_FRAG || !c->node_frag || best.a >= 1e300)
+        return 0;
+    const struct gs_request *r = c->req;
+    double lb = r->milli < GS_MILLI_GPU
+                    ? -(double)r->milli * (c->pmass - c->psmall)
+                    : -(double)GS_MILLI_GPU * r->gpus * (c->pmass - c->node_simple[n]);
+    if (lb < -c->node_frag[n])
+        lb = -c->node_frag[n];
+    return quantise(c, lb - 1e-6) >= best.a;
 }
 
 struct gs_pscore gs_frag_score_whole(struct gs_pctx *c, int node, uint64_t take,

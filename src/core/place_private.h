@@ -23,6 +23,10 @@ struct gs_pscore {
 struct gs_pctx {
     const struct gs_cluster *cl;
     const uint64_t *view;          /* NULL = live state */
+    const uint64_t *idle_arr;      /* the view, or the cluster's idle masks */
+    const uint8_t *ndom;           /* NVLink domains per node */
+    int mask_mig;                  /* a view must drop GPUs in MIG mode */
+    int plain;                     /* no type, partition or host constraint */
     const struct gs_request *req;
     int strategy;
     struct gs_alloc *out;
@@ -30,11 +34,15 @@ struct gs_pctx {
     double weight;                 /* frag: S_k loss weight */
     double quantum;                /* frag: score step, milli-GPU */
     double pk;                     /* frag: probability of shapes needing >= k GPUs */
+    double pmass;                  /* frag: probability of the non-MIG shapes */
+    double psmall;                 /* frag, shared request: of shapes no bigger */
     int mig_reconfigure;           /* enum gs_mig_reconf */
     const struct gs_shape_dist *shapes; /* frag: never NULL once set up */
     struct gs_shape_dist own;      /* frag: the request's own shape */
     /* frag: the node whose state is loaded and its fragmentation */
     int fnode;
+    const double *node_frag;       /* frag: F_n cache (live state), or NULL */
+    const double *node_simple;     /* frag: gs_frag_node_simple per node */
     double f_before;
     int s_before;
     struct gs_frag_node st;
@@ -47,8 +55,14 @@ static inline int gs_pscore_less(struct gs_pscore x, struct gs_pscore y)
 }
 
 /* GPUs of `node` free for whole-GPU use (the view, or the idle mask);
- * never GPUs in MIG mode. */
-uint64_t gs_pl_idle(const struct gs_pctx *c, int node);
+ * never GPUs in MIG mode nor blocked ones. */
+static inline uint64_t gs_pl_idle(const struct gs_pctx *c, int node)
+{
+    uint64_t m = c->idle_arr[node];
+    if (c->mask_mig)
+        m &= ~gs_cluster_mig_mask(c->cl, node);
+    return c->req->blocked ? m & ~c->req->blocked[node] : m;
+}
 
 /* GPU type, partition and host resources allow `node` at all. */
 int gs_pl_node_ok(const struct gs_pctx *c, int node);
@@ -79,6 +93,11 @@ struct gs_pscore gs_frag_score_shared(struct gs_pctx *c, int node, int gpu, int 
 
 /* Set up the frag context (shape distribution, cache). */
 void gs_frag_setup(struct gs_pctx *c);
+
+/* frag: whether node `n` cannot beat `best` (found on an earlier node):
+ * a lower bound of its score (place_frag.c) is no better, and a tie goes
+ * to the earlier node.  Needs the F_n cache; 0 without. */
+int gs_frag_prune(const struct gs_pctx *c, int n, struct gs_pscore best);
 
 /* A MIG request.  Returns 0 or GS_ENOSPC.  (place_mig.c) */
 int gs_place_mig(struct gs_pctx *c);

@@ -153,17 +153,15 @@ static int build_dist(struct fill *f)
 
 static void refresh_node(struct fill *f, int n)
 {
-    struct gs_frag_node st;
-    gs_frag_node_load(f->cl, n, NULL, &st);
-    double v = gs_frag_node_score(f->cl, n, &st, &f->dist);
-    f->ftotal += v - f->fn[n];
-    f->fn[n] = v;
+    double before = f->fc.f[n];
+    gs_frag_cache_node(&f->fc, f->cl, n, &f->dist);
+    f->ftotal += f->fc.f[n] - before;
 }
 
 /* frag for a job without GPUs: the quantised fragmentation it adds. */
 static double frag_step(const struct fill *f, int n, const struct fjob *j)
 {
-    double d = gs_fill_frag_after(f, n, j, 0, -1) - f->fn[n];
+    double d = gs_fill_frag_after(f, n, j, 0, -1) - f->fc.f[n];
     return f->o->quantum > 0 ? floor(d / f->o->quantum + 0.5) : d;
 }
 
@@ -293,13 +291,12 @@ static int setup(struct fill *f, const struct gs_cluster *cl, const struct gs_tr
     f->o = o;
     gs_rng_seed(&f->rng, o->seed);
     f->cl = gs_cluster_clone(cl);
-    f->fn = gs_calloc((size_t)nn, sizeof *f->fn);
     f->aff = gs_calloc((size_t)nn, sizeof *f->aff);
     f->a.parts = gs_calloc((size_t)nn, sizeof *f->a.parts);
     f->a.cap = nn;
     f->cand = gs_calloc((size_t)nn, sizeof *f->cand);
     f->score = gs_calloc((size_t)nn, sizeof *f->score);
-    if (!f->cl || !f->fn || !f->aff || !f->a.parts || !f->cand || !f->score ||
+    if (!f->cl || gs_frag_cache_init(&f->fc, nn) < 0 || !f->aff || !f->a.parts || !f->cand || !f->score ||
         load_jobs(f, tr) < 0)
         return GS_ENOMEM;
     int64_t cap = gs_cluster_gpu_count(cl) * GS_MILLI_GPU;
@@ -309,6 +306,7 @@ static int setup(struct fill *f, const struct gs_cluster *cl, const struct gs_tr
     f->ctx.shapes = &f->dist;
     f->ctx.sched_weight = o->sched_weight;
     f->ctx.quantum = o->quantum;
+    f->ctx.frag_cache = &f->fc; /* kept exact by refresh_node */
     f->ctx.mig_reconfigure = GS_MIG_NEVER;
     for (int n = 0; n < nn; n++)
         refresh_node(f, n);
@@ -320,7 +318,7 @@ static void teardown(struct fill *f)
     gs_cluster_destroy(f->cl);
     gs_free(f->jobs);
     gs_free(f->list);
-    gs_free(f->fn);
+    gs_frag_cache_fini(&f->fc);
     gs_free(f->aff);
     gs_free(f->a.parts);
     gs_free(f->cand);

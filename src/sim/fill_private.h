@@ -26,7 +26,7 @@ struct fill {
     size_t n, cap;
     struct gs_shape_dist dist;
     struct gs_place_ctx ctx;
-    double *fn;             /* F_n per node (frag.h), milli-GPU */
+    struct gs_frag_cache fc; /* F_n per node (frag.h), milli-GPU, kept exact */
     double ftotal;
     uint64_t *aff;          /* per node: GPU-request classes placed there */
     struct gs_alloc a;      /* placement result (parts: one per node) */

@@ -134,14 +134,14 @@ static int score_fgd(const struct fill *f, int n, const struct fjob *j, int *gpu
     *gpu = -1;
     if (j->gpus == 0 || j->milli >= GS_MILLI_GPU) {
         uint64_t take = j->gpus ? whole_gpus(f, n, j->gpus) : 0;
-        double d = f->fn[n] - gs_fill_frag_after(f, n, j, take, -1);
+        double d = f->fc.f[n] - gs_fill_frag_after(f, n, j, take, -1);
         return (int)(sigmoid(d / 1000) * MAX_SCORE);
     }
     int best = -1;
     for (int g = 0; g < gs_cluster_node_gpus(f->cl, n); g++) {
         if (free_milli(f, n, g) < j->milli)
             continue;
-        double d = f->fn[n] - gs_fill_frag_after(f, n, j, 0, g);
+        double d = f->fc.f[n] - gs_fill_frag_after(f, n, j, 0, g);
         int s = (int)(sigmoid(d / 1000) * MAX_SCORE);
         if (*gpu < 0 || s > best) {
             best = s;

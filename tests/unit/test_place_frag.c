@@ -131,7 +131,7 @@ static void test_frag_keeps_two_gpu_job(void **state)
 {
     (void)state;
     struct gs_shape_dist d = { 2, { shape(1, 500, 0.5), shape(2, 1000, 0.5) } };
-    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER };
+    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL };
     static const struct {
         int strategy;
         const char *node;
@@ -190,7 +190,7 @@ static void test_frag_sched_term(void **state)
     struct gs_cluster *cl = cluster_of("n1:8 n2:8");
     take(cl, "n2", 0x01);
     struct gs_shape_dist d = { 2, { shape(1, 1000, 0.5), shape(8, 1000, 0.5) } };
-    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER };
+    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL };
     struct gs_request one = req_whole(1, GS_TOPO_AUTO);
     one.ctx = &ctx;
     struct placed p = place_ok(cl, &one, FRAG);
@@ -219,7 +219,7 @@ static void test_frag_quantum(void **state)
     take_share(cl, "n2", 0, 500, 0);
     struct gs_shape_dist d = { 2, { shape(1, 500, 0.5), shape(1, 1000, 0.5) } };
     d.s[0].mem_mib = d.s[1].mem_mib = 0;
-    struct gs_place_ctx ctx = { &d, 1.0, 10, GS_MIG_NEVER };
+    struct gs_place_ctx ctx = { &d, 1.0, 10, GS_MIG_NEVER, NULL };
     struct gs_request half = req_share(500);
     half.mem_mib = 0;
     half.ctx = &ctx;
@@ -317,6 +317,55 @@ static void test_frag_pure(void **state)
     gs_cluster_destroy(cl);
 }
 
+/* The F_n cache and the pruning it allows change no decision: random
+ * states of 24 nodes of 8 GPUs ([4,4] and [8]), whole and shared requests,
+ * quantum 0 and 100,
+ * frag with and without ctx->frag_cache agree (the cache prunes nodes). */
+static void test_cache_same_answers(void **state)
+{
+    (void)state;
+    struct gs_rng r;
+    gs_rng_seed(&r, 99);
+    struct gs_shape_dist d = { 4, { shape(1, 1000, 0.4), shape(2, 1000, 0.2), shape(8, 1000, 0.2),
+                                    shape(1, 400, 0.2) } };
+    for (int round = 0; round < 20; round++) {
+        struct gs_cluster *cl = cluster_of("a:8:[4,4] b:8 c:8:[4,4] d:8 e:8 f:8:[4,4] g:8 h:8 "
+                                           "i:8 j:8:[4,4] k:8 l:8 m:8 n:8 o:8:[4,4] p:8 q:8 "
+                                           "r:8 s:8 t:8:[4,4] u:8 v:8 w:8 x:8");
+        for (int n = 0; n < gs_cluster_node_count(cl); n++)
+            for (int g = 0; g < 8; g++) {
+                double u = gs_rng_uniform(&r);
+                if (u < 0.5)
+                    take(cl, gs_cluster_node_name(cl, n), 1ULL << g);
+                else if (u < 0.65)
+                    take_share(cl, gs_cluster_node_name(cl, n), g, 100 * (1 + (int)(u * 60) % 9), 0);
+            }
+        struct gs_frag_cache fc;
+        assert_int_equal(gs_frag_cache_init(&fc, gs_cluster_node_count(cl)), 0);
+        gs_frag_cache_refresh(&fc, cl, &d);
+        /* exact scores in odd rounds, the default quantum in even ones */
+        struct gs_place_ctx plain = { &d, 1.0, round % 2 ? 0 : 100, GS_MIG_NEVER, NULL };
+        struct gs_place_ctx cached = plain;
+        cached.frag_cache = &fc;
+        const int gpus[] = { 1, 2, 4, 1 }, milli[] = { 1000, 1000, 1000, 300 };
+        for (int k = 0; k < 4; k++) {
+            struct gs_request a = req_whole(gpus[k], GS_TOPO_AUTO);
+            a.milli = milli[k];
+            struct gs_request b = a;
+            a.ctx = &plain;
+            b.ctx = &cached;
+            struct placed x, y;
+            assert_int_equal(place_try(cl, &a, FRAG, &x), place_try(cl, &b, FRAG, &y));
+            if (x.rc == 0) {
+                assert_int_equal(x.parts[0].node, y.parts[0].node);
+                assert_int_equal(x.parts[0].mask, y.parts[0].mask);
+            }
+        }
+        gs_frag_cache_fini(&fc);
+        gs_cluster_destroy(cl);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_shape_window),
         cmocka_unit_test(test_shape_dist_build),
         cmocka_unit_test(test_frag_pure),
+        cmocka_unit_test(test_cache_same_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
