@@ -111,9 +111,10 @@ test-bins: $(GPUSCHED) $(UNIT_BIN) $(FUZZ_REPLAY)
 bench-bins: $(BENCH_BIN) $(GPUSCHED)
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh build
 
-test: deps
+test:
+	@scripts/deps.sh test
 	@scripts/run-tests.sh
 
 demo: deps

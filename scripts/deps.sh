@@ -1,11 +1,17 @@
 #!/bin/sh
 # Install the Debian packages gpusched needs, only when some are missing.
-# Used by `make test` and `make demo`; safe to run repeatedly.
+#   scripts/deps.sh build   what `make` and `make demo` need
+#   scripts/deps.sh test    plus what `make test` needs (cmocka, jq, prove,
+#                           chromium for the HTML report test, clang and its
+#                           libFuzzer runtime for the brief fuzzing run)
+# Safe to run repeatedly: with nothing missing it does nothing.
 set -e
-PKGS="gcc make libc6-dev libcmocka-dev libjansson-dev libyaml-dev zlib1g-dev
-libsqlite3-dev libmicrohttpd-dev pkg-config jq perl
-chromium"  # chromium: tests/cli/html.t loads the HTML reports headless
-[ -n "$GS_EXTRA_PKGS" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
+PKGS="gcc make libc6-dev libjansson-dev libyaml-dev zlib1g-dev libsqlite3-dev
+libmicrohttpd-dev pkg-config jq"
+if [ "${1:-build}" = test ]; then
+    PKGS="$PKGS libcmocka-dev perl chromium clang libclang-rt-14-dev"
+fi
+[ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -69,8 +69,24 @@ static_checks() {
     count "$LOG/static.tap" "static"
 }
 
+fuzz_briefly() { # libFuzzer on every target for FUZZ_SECONDS (CI: briefly)
+    secs=${FUZZ_SECONDS:-15}
+    [ "$secs" -gt 0 ] || return 0
+    echo "== fuzz (libFuzzer, ${secs}s per target)"
+    if ! command -v clang >/dev/null; then
+        echo "not ok 1 - libFuzzer run: clang missing" >"$LOG/fuzz-run.tap"
+    elif scripts/fuzz.sh run "$secs" >"$LOG/fuzz-run.log" 2>&1; then
+        echo "ok 1 - libFuzzer: no crash in ${secs}s per target" >"$LOG/fuzz-run.tap"
+    else
+        tail -20 "$LOG/fuzz-run.log"
+        echo "not ok 1 - libFuzzer found a crash (input kept in fuzz/corpus/)" >"$LOG/fuzz-run.tap"
+    fi
+    count "$LOG/fuzz-run.tap" "fuzz run"
+}
+
 run_variant debug ""
 static_checks
+fuzz_briefly
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     run_variant san "SAN=1"
