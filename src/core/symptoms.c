@@ -31,7 +31,8 @@ static double gpu_h(const struct gs_wait_reasons *w, int cls, unsigned mask)
     ((1u << GS_REASON_COUNT_FRAG) | (1u << GS_REASON_TOPOLOGY_FRAG) |                   \
      (1u << GS_REASON_MEMORY_FRAG))
 #define TAKEN_CODES                                                                     \
-    ((1u << GS_REASON_SHORTAGE) | (1u << GS_REASON_PRIORITY) | (1u << GS_REASON_RESERVATION))
+    ((1u << GS_REASON_SHORTAGE) | (1u << GS_REASON_PRIORITY) |                          \
+     (1u << GS_REASON_RESERVATION) | (1u << GS_REASON_QUOTA))
 #define ALL_CODES ((1u << GS_REASON_COUNT) - 1)
 
 static double share(double part, double whole)

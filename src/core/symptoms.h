@@ -13,10 +13,10 @@
  *  3 big_jobs_wait         BIG p90 >= 1 h and >= 3 x SMALL p90, and S_k >= 1
  *                          (a whole domain free) less than 50 % of the time
  *  4 small_crowd_big       BIG p90 >= 1 h and >= 3 x SMALL p90, and
- *                          shortage + priority + reservation hold >= 50 % of
- *                          BIG's waiting GPU-hours (GPUs taken by others,
- *                          not scattered); names what the policy lacks of
- *                          aging, quotas and backfill
+ *                          shortage + priority + reservation + quota hold
+ *                          >= 50 % of BIG's waiting GPU-hours (GPUs or quota
+ *                          taken by others, not scattered); names what the
+ *                          policy lacks of aging, quotas and backfill
  *  5 full_but_slow         util_alloc >= 50 % and util_effective < 60 % of
  *                          util_alloc
  */

@@ -151,8 +151,8 @@ void gs_report_symptom_msg(char *buf, size_t n, const struct gs_symptoms *y, int
         break;
     case GS_SYM_SMALL_CROWD_BIG:
         cat(buf, n, "%s-GPU jobs wait p90 %.2f h vs %.1f min for 1-GPU jobs; %.0f%% of their "
-                    "waiting was GPUs taken by others (shortage/priority/reservation, fires at"
-                    " 50%%)",
+                    "waiting was GPUs or quota taken by others (shortage/priority/reservation/"
+                    "quota, fires at 50%%)",
             big, v[0] / 3600, v[1] / 60, 100 * v[2]);
         lacks_text(buf, n, (int)v[3]);
         break;

@@ -96,13 +96,19 @@ static void frag_sentence(char *buf, size_t n, const struct gs_whatif *w)
                 "NVLink-domain boundaries) the p90 wait goes from %s to %s and the p99 from %s "
                 "to %s, so %.0f%% of the p90 and %.0f%% of the p99 wait is fragmentation. ",
         (long long)fl->gpus, a, b, c, d, 100 * v->frag_share90, 100 * v->frag_share99);
+    if (v->p90[1] > v->p90[0])
+        cat(buf, n, "The fluid cluster is slower at the p90: without boundaries wide jobs start "
+                    "sooner and the many small jobs queued behind them wait longer, so "
+                    "fragmentation is not what sets this p90. ");
     int big = gs_job_size_class(w->runs[0].sum.sched.k);
-    const struct gs_pctl *ab = &w->runs[0].sum.wait_by_size[big],
-                         *fb = &fl->sum.wait_by_size[big];
-    if (ab->n && ab->p90 > 0) {
+    for (int cls = big; cls < GS_SIZE_CLASSES; cls++) {
+        const struct gs_pctl *ab = &w->runs[0].sum.wait_by_size[cls],
+                             *fb = &fl->sum.wait_by_size[cls];
+        if (!ab->n || ab->p90 <= 0)
+            continue;
         gs_report_short_dur(a, sizeof a, ab->p90);
         gs_report_short_dur(b, sizeof b, fb->p90);
-        cat(buf, n, "For %s-GPU jobs the p90 goes from %s to %s. ", gs_size_class_name(big), a, b);
+        cat(buf, n, "For %s-GPU jobs the p90 goes from %s to %s. ", gs_size_class_name(cls), a, b);
     }
 }
 
@@ -189,7 +195,7 @@ static void bounds_sentence(char *buf, size_t n, const struct gs_whatif *w)
     const struct gs_whatif_verdict *v = &w->v;
     if (!v->bounds) {
         cat(buf, n, "None of the seed's cases where complex scheduling is unnecessary applies "
-                    "(one node of <= 8 GPUs; %.0f%% of jobs share one size, under 95%%; "
+                    "(one node of <= 8 GPUs; %.1f%% of jobs share one size, under 95%%; "
                     "not inference only).", 100 * v->uniform_share);
         return;
     }
