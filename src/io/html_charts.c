@@ -154,7 +154,15 @@ static void reason_bar(FILE *f, double x0, double y, double w, const struct gs_s
 void gs_html_reasons_chart(FILE *f, const char *id, const struct gs_summary *const *sums,
                            const char *const *names, int n, int per_class)
 {
-    int rows = per_class ? 1 + GS_SIZE_CLASSES : n;
+    int rows = per_class ? 1 : n, classes[GS_SIZE_CLASSES + 1];
+    classes[0] = -1;
+    for (int z = 0; per_class && z < GS_SIZE_CLASSES; z++) {
+        double h = 0;
+        for (int c = 0; c < GS_REASON_COUNT; c++)
+            h += gh(sums[0], z, c);
+        if (h > 0)
+            classes[rows++] = z;
+    }
     gs_html_section(f, "Why jobs waited",
                     "Waiting GPU-hours (time waited x GPUs asked) split by the reason each job "
                     "had at each scheduling pass: shortage (not enough idle GPUs), count / "
@@ -165,7 +173,7 @@ void gs_html_reasons_chart(FILE *f, const char *id, const struct gs_summary *con
     double y = 44;
     for (int i = 0; i < rows; i++, y += 28) {
         char label[80];
-        int cls = per_class ? i - 1 : -1;
+        int cls = per_class ? classes[i] : -1;
         const struct gs_summary *s = per_class ? sums[0] : sums[i];
         if (per_class && cls >= 0)
             snprintf(label, sizeof label, "%s GPU jobs", gs_size_class_name(cls));

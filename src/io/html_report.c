@@ -114,7 +114,7 @@ static void util_chart(FILE *f, const struct gs_html_run *r)
     svg_axes(&p, "time since the first event (hours)", "share of GPUs", svg_tick_hours,
              svg_tick_pct);
     svg_line(&p, xs, al, nb, gs_html_run_colors[0], 1.5, 0, "util_alloc");
-    svg_line(&p, xs, ef, nb, gs_html_run_colors[2], 1.5, 0, "util_effective");
+    svg_line(&p, xs, ef, nb, gs_html_run_colors[2], -1.5, 0, "util_effective");
     char l1[64], l2[64];
     snprintf(l1, sizeof l1, "util_alloc (mean %.1f%%)", 100 * r->sum->util_alloc);
     snprintf(l2, sizeof l2, "util_effective (mean %.1f%%)", 100 * r->sum->util_effective);

@@ -120,8 +120,8 @@ void svg_line(const struct svg_plot *p, const double *xs, const double *ys, int 
 {
     if (n <= 0)
         return;
-    fprintf(p->f, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" d=\"",
-            color, width);
+    fprintf(p->f, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s d=\"",
+            color, width < 0 ? -width : width, width < 0 ? " stroke-dasharray=\"5 3\"" : "");
     for (int i = 0; i < n; i++) {
         double x = svg_x(p, xs[i]), y = svg_y(p, ys[i]);
         if (i == 0)

@@ -32,7 +32,8 @@ double svg_y(const struct svg_plot *p, double v);
 void svg_axes(const struct svg_plot *p, const char *xlabel, const char *ylabel, svg_tick_fn xt,
               svg_tick_fn yt);
 
-/* A line through n points; `step` draws it as a step function. */
+/* A line through n points; `step` draws it as a step function; a negative
+ * `width` draws it dashed. */
 void svg_line(const struct svg_plot *p, const double *xs, const double *ys, int n,
               const char *color, double width, int step, const char *title);
 
