@@ -135,7 +135,7 @@ void gs_cl_mig_apply(struct gs_cluster *cl, const struct gs_alloc *a, int sign)
         m->busy |= (uint8_t)(1u << slot);
     else
         m->busy &= (uint8_t)~(1u << slot);
-    cl->mig_busy_compute += sign * c;
+    cl->mig_busy_compute += (int64_t)sign * c;
 }
 
 void gs_cl_mig_recount(const struct gs_cluster *cl, int64_t *gpus, int64_t *busy_compute)

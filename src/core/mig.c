@@ -12,7 +12,7 @@ static const char *const profile_names[] = {
 };
 
 #define NPROFILES ((int)(sizeof profile_names / sizeof profile_names[0]))
-#define GIB 1024
+#define GIB ((int64_t)1024)
 
 enum {
     P_1G5, P_1G5ME, P_1G10, P_2G10, P_3G20, P_4G20, P_7G40,

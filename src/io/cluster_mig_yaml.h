@@ -8,7 +8,7 @@
  *     - name: a-[1-2]
  *       gpus: 8
  *       gpu_type: A100-40GB
- *       mig: [3g.20gb, 2g.10gb, 1g.5gb, 1g.5gb]   # every GPU of the node, or
+ *       mig: [3g.20gb@4, 2g.10gb, 1g.5gb, 1g.5gb] # every GPU of the node, or
  *       mig: { "0-3": [7g.40gb], "4-7": ["1g.5gb*7"], "7": [] }
  *
  * A layout lists instances in creation order: PROFILE, PROFILE@START (a

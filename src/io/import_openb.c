@@ -100,7 +100,7 @@ static int model_index(struct gs_openb_stats *st, const char *model)
             return i;
     if (st->nmodels >= GS_OPENB_MAX_MODELS || strlen(model) >= sizeof st->models[0])
         return -1;
-    strcpy(st->models[st->nmodels], model);
+    snprintf(st->models[st->nmodels], sizeof st->models[0], "%s", model);
     st->model_mem_defaulted[st->nmodels] = 1;
     for (size_t k = 0; k < sizeof known_mem / sizeof known_mem[0]; k++)
         if (strcmp(known_mem[k].model, model) == 0)
@@ -117,7 +117,7 @@ static int read_node(struct csv *c, const int *col, struct gs_openb_result *out,
     int64_t gpus;
     if (col[0] >= c->ncols || !*c->f[col[0]] || strlen(c->f[col[0]]) >= sizeof nd.name)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: sn: missing or too long", c->name, c->line);
-    strcpy(nd.name, c->f[col[0]]);
+    snprintf(nd.name, sizeof nd.name, "%s", c->f[col[0]]);
     if ((rc = int_field(c, col[1], &nd.cpu_milli, &present, err)) < 0 ||
         (rc = int_field(c, col[2], &nd.mem_mib, &present, err)) < 0 ||
         (rc = int_field(c, col[3], &gpus, &present, err)) < 0)
@@ -131,7 +131,7 @@ static int read_node(struct csv *c, const int *col, struct gs_openb_result *out,
         if (m < 0)
             return gs_errorf(err, GS_EINVAL, "%s:%ld: model: too many or too long", c->name,
                              c->line);
-        strcpy(nd.model, out->stats.models[m]);
+        snprintf(nd.model, sizeof nd.model, "%s", out->stats.models[m]);
         out->stats.model_gpus[m] += nd.gpus;
         out->stats.gpu_nodes++;
         out->stats.gpus += nd.gpus;

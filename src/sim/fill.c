@@ -246,7 +246,7 @@ static void sample(struct fill *f, struct acc *acc, int64_t arrived, int64_t cap
     if (a < 0 || a >= acc->npoints)
         return;
     double idle = (double)(cap - st.used_milli);
-    double *s = &acc->sum[4 * a];
+    double *s = acc->sum + (size_t)4 * (size_t)a;
     s[0] += 100.0 * idle / (double)cap;
     s[1] += idle > 0 ? 100.0 * f->ftotal / idle : 0;
     s[2] += 100.0 * f->ftotal / (double)cap;

@@ -19,8 +19,9 @@
  * Placement is the engine's gs_place under a strategy (pack, spread, topo,
  * frag), or one of the artifact's baseline score plugins re-implemented
  * here for comparison (random, dotprod, clustering, packing, bestfit, fgd):
- * a 0-100 integer node score, the highest wins, ties broken at random with
- * the run's seed, as the Kubernetes scheduler does.  Jobs without GPUs take
+ * a 0-100 integer node score, the highest wins, ties go to the smallest
+ * node name as in the artifact's patched scheduler (random: a uniformly
+ * drawn feasible node with the run's seed).  Jobs without GPUs take
  * host CPU and memory on a node (best fit; spread: most free).
  */
 #ifndef GS_SIM_FILL_H

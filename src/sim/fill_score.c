@@ -251,7 +251,7 @@ static void emit(struct fill *f, int n, const struct fjob *j, int gpu)
     if (gpu < 0)
         gpu = share_gpu(f, n, j, f->o->policy == GS_FILL_RANDOM);
     int64_t cap = gs_cluster_gpu_type_mem(f->cl, gs_cluster_node_gpu_type(f->cl, n));
-    f->a.parts[0].mask = 1ULL << gpu;
+    f->a.parts[0].mask = gpu >= 0 ? 1ULL << gpu : 0; /* 0: fails the commit (never: n fits) */
     f->a.mem_mib = cap * j->milli / GS_MILLI_GPU;
 }
 
