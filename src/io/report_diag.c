@@ -308,68 +308,68 @@ void gs_report_diag_unblock(char *buf, size_t n, const struct gs_engine *eng,
     }
 }
 
-/* The numbers of one applicable code. */
-static json_t *code_json(const struct gs_engine *eng, const struct gs_diag *d, int c)
+/* Idle-GPU figures shared by shortage, count and topology. */
+static void resource_numbers(json_t *o, const struct gs_engine *eng, const struct gs_diag *d)
 {
-    json_t *o = json_pack("{s:s}", "code", gs_reason_name(c));
-    if (!o)
-        return NULL;
     json_t *doms = json_array();
     for (int i = 0; doms && i < d->best_node_ndom; i++)
         json_array_append_new(doms, json_integer(d->best_node_dom_free[i]));
+    json_object_set_new(o, "gpus", json_integer(d->gpus));
+    json_object_set_new(o, "free_gpus", json_integer(d->free_gpus));
+    json_object_set_new(o, "cluster_free_gpus", json_integer(d->cluster_free_gpus));
+    json_object_set_new(o, "largest_node_block", json_integer(d->best_node_free));
+    json_object_set_new(o, "largest_node", json_string(node_name(eng, d->best_node)));
+    json_object_set_new(o, "largest_node_domains_free", doms);
+    json_object_set_new(o, "largest_domain_block", json_integer(d->best_dom_free));
+    json_object_set_new(o, "largest_domain_node", json_string(node_name(eng, d->best_dom_node)));
+    json_object_set_new(o, "whole_idle_nodes", json_integer(d->whole_nodes_free));
+}
+
+static void other_numbers(json_t *o, const struct gs_engine *eng, const struct gs_diag *d, int c)
+{
     struct gs_job_info ji;
     gs_engine_job_info(eng, d->job, &ji);
-    switch (c) {
-    case GS_REASON_SHORTAGE:
-    case GS_REASON_COUNT_FRAG:
-    case GS_REASON_TOPOLOGY_FRAG:
-        json_object_set_new(o, "gpus", json_integer(d->gpus));
-        json_object_set_new(o, "free_gpus", json_integer(d->free_gpus));
-        json_object_set_new(o, "cluster_free_gpus", json_integer(d->cluster_free_gpus));
-        json_object_set_new(o, "largest_node_block", json_integer(d->best_node_free));
-        json_object_set_new(o, "largest_node", json_string(node_name(eng, d->best_node)));
-        json_object_set_new(o, "largest_node_domains_free", json_incref(doms));
-        json_object_set_new(o, "largest_domain_block", json_integer(d->best_dom_free));
-        json_object_set_new(o, "largest_domain_node", json_string(node_name(eng, d->best_dom_node)));
-        json_object_set_new(o, "whole_idle_nodes", json_integer(d->whole_nodes_free));
-        break;
-    case GS_REASON_MEMORY_FRAG:
-        json_object_set_new(o, "gpus", json_integer(d->gpus));
-        json_object_set_new(o, "mem_gb", json_real(d->mem_mib / MIB_PER_GB));
-        json_object_set_new(o, "gpus_free_any_memory", json_integer(d->mem_any_gpus));
-        json_object_set_new(o, "gpus_free_enough_memory", json_integer(d->mem_ok_gpus));
-        json_object_set_new(o, "best_free_mem_gb", json_real(d->best_mem_free_mib / MIB_PER_GB));
-        break;
-    case GS_REASON_QUOTA:
+    if (c == GS_REASON_QUOTA) {
         json_object_set_new(o, "team", json_string(ji.team));
         json_object_set_new(o, "quota_gpus", json_integer(d->quota_gpus));
         json_object_set_new(o, "team_used_gpus", json_real(d->team_used_gpus));
-        break;
-    case GS_REASON_PRIORITY:
+    } else if (c == GS_REASON_PRIORITY) {
         json_object_set_new(o, "ahead_jobs", json_integer(d->ahead_jobs));
         json_object_set_new(o, "ahead_gpus", json_integer(d->ahead_gpus));
         json_object_set_new(o, "blocker", d->blocker >= 0 ? json_string(job_id(eng, d->blocker))
                                                           : json_null());
-        break;
-    case GS_REASON_RESERVATION:
+    } else if (c == GS_REASON_RESERVATION) {
         json_object_set_new(o, "reserved_idle_gpus", json_integer(d->reserved_idle_gpus));
         json_object_set_new(o, "holder", d->holder >= 0 ? json_string(job_id(eng, d->holder))
                                                         : json_null());
         json_object_set_new(o, "holder_start", d->holder >= 0
                                                    ? json_real(gs_time_to_sec(d->holder_start))
                                                    : json_null());
-        break;
-    case GS_REASON_PARTITION: {
+    } else if (c == GS_REASON_PARTITION) {
         const char *part = gs_engine_partition_name(eng, d->job);
         json_object_set_new(o, "partition", part ? json_string(part) : json_null());
         json_object_set_new(o, "free_gpus", json_integer(d->free_gpus));
         json_object_set_new(o, "outside_free_gpus", json_integer(d->outside_free_gpus));
-        break;
     }
-    default:
-        break;
+}
+
+/* The numbers of one applicable code. */
+static json_t *code_json(const struct gs_engine *eng, const struct gs_diag *d, int c)
+{
+    json_t *o = json_pack("{s:s}", "code", gs_reason_name(c));
+    if (!o)
+        return NULL;
+    if (c == GS_REASON_SHORTAGE || c == GS_REASON_COUNT_FRAG || c == GS_REASON_TOPOLOGY_FRAG) {
+        resource_numbers(o, eng, d);
+    } else if (c == GS_REASON_MEMORY_FRAG) {
+        json_object_set_new(o, "gpus", json_integer(d->gpus));
+        json_object_set_new(o, "mem_gb", json_real(d->mem_mib / MIB_PER_GB));
+        json_object_set_new(o, "gpus_free_any_memory", json_integer(d->mem_any_gpus));
+        json_object_set_new(o, "gpus_free_enough_memory", json_integer(d->mem_ok_gpus));
+        json_object_set_new(o, "best_free_mem_gb", json_real(d->best_mem_free_mib / MIB_PER_GB));
+    } else {
+        other_numbers(o, eng, d, c);
     }
-    json_decref(doms);
     return o;
 }
 

@@ -183,6 +183,10 @@ static void call_sentence(char *buf, size_t n, const struct gs_whatif *w)
                     "fragmentation-free cluster under the best policy (%s) queues, p90 %s "
                     "(%.0f%% of the actual p90): this is a shortage of GPUs, and capacity is what "
                     "shortens it. ", bf ? bf->name : "-", c, 100 * v->best_fluid_share);
+        if (v->wide_jobs > 0)
+            cat(buf, n, "At util_alloc %.0f%% the shortage is one of simultaneous capacity: "
+                        "%lld jobs ask for at least half of the cluster's GPUs and must wait "
+                        "for most of it to drain. ", 100 * v->util_alloc, (long long)v->wide_jobs);
         break;
     default:
         cat(buf, n, "Verdict: unknown without the fluid run. ");
@@ -270,6 +274,8 @@ json_t *gs_report_whatif_json(const struct gs_whatif *w)
         v->best_policy >= 0 ? json_string(w->runs[v->best_policy].name) : json_null(),
         "policy_gain_p90", v->policy_gain90, "policy_gain_p99", v->policy_gain99,
         "policy_recovered", v->policy_recovered, "boundaries", bounds);
+    if (verdict)
+        json_object_set_new(verdict, "wide_jobs", json_integer(v->wide_jobs));
     if (verdict && v->best_fluid >= 0) {
         json_object_set_new(verdict, "best_fluid", json_string(w->runs[v->best_fluid].name));
         json_object_set_new(verdict, "best_fluid_share", json_real(v->best_fluid_share));

@@ -106,9 +106,11 @@ static void boundaries(struct gs_whatif_verdict *v, const struct gs_cluster *cl,
                        const struct gs_trace *tr)
 {
     size_t n = gs_trace_count(tr), infer = 0, count[GS_MAX_NODE_GPUS + 2] = { 0 };
+    int64_t half = (gs_cluster_gpu_count(cl) + 1) / 2;
     for (size_t i = 0; i < n; i++) {
         const struct gs_job_spec *s = gs_trace_job(tr, i);
         infer += s->klass == GS_CLASS_INFER;
+        v->wide_jobs += s->gpus >= half;
         int g = s->milli < GS_MILLI_GPU ? GS_MAX_NODE_GPUS + 1
                 : s->gpus > GS_MAX_NODE_GPUS ? GS_MAX_NODE_GPUS : s->gpus;
         count[g]++;
@@ -177,6 +179,7 @@ static void verdict(struct gs_whatif *w, const struct gs_cluster *cl, const stru
         v->best_fluid_share = a->p90 > 0 ? w->runs[v->best_fluid].sum.wait.p90 / a->p90 : 0;
     }
     policy_figures(w, v->p90[2]);
+    v->util_alloc = w->runs[0].sum.util_alloc;
     if (a->p90 < GS_WHATIF_NO_QUEUE_S)
         v->call = GS_VERDICT_NO_QUEUE;
     else if (!fluid)

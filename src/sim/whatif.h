@@ -84,6 +84,8 @@ struct gs_whatif_verdict {
     int bounds;                    /* GS_BOUND_* bits */
     int uniform_gpus;              /* the dominant GPU count, its share: */
     double uniform_share;
+    int64_t wide_jobs;             /* jobs asking for >= half the cluster's GPUs */
+    double util_alloc;             /* the actual run's */
 };
 
 struct gs_whatif {
