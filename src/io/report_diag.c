@@ -256,8 +256,12 @@ void gs_report_diag_detail(char *buf, size_t n, const struct gs_engine *eng,
             gs_time_to_sec(d->holder_start));
         break;
     case GS_REASON_PARTITION:
-        cat(buf, n, "its partition has %lld GPUs free; %lld usable GPUs are free outside it",
-            (long long)d->free_gpus, (long long)d->outside_free_gpus);
+        if (d->partitioned)
+            cat(buf, n, "its partition has %lld GPUs free; %lld usable GPUs are free outside it",
+                (long long)d->free_gpus, (long long)d->outside_free_gpus);
+        else
+            cat(buf, n, "its partition is at its GPU quota; %lld GPUs are free in the cluster",
+                (long long)d->free_gpus);
         break;
     default:
         resource_detail(buf, n, eng, d, d->reason);

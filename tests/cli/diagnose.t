@@ -2,7 +2,7 @@
 # Pending reasons in `frag --state` (one hand-built snapshot per reason) and
 # `whatif` (fragmentation vs shortage, the seed's boundary cases).
 . "$(dirname "$0")/tap.sh"
-plan 39
+plan 41
 C=$ROOT/examples/seed-cluster.yaml
 S=$ROOT/examples/seed-snapshot.json
 
@@ -77,6 +77,13 @@ run "$GPUSCHED" frag --cluster "$DATA/diag-two-nodes.yaml" --state "$DATA/diag-p
     --policy "$DATA/diag-partition.yaml" --json
 is "$(pending .reason t2)" '"partition"' "partition"
 is "$(pending '.reasons[0].outside_free_gpus' t2)" 8 "8 usable GPUs outside its partition"
+
+# quota partition: training may hold 6 of the 8 GPUs; T (6) runs, T2 (2)
+# waits although 2 GPUs are idle.
+run "$GPUSCHED" frag --cluster "$DATA/one-node.yaml" --state "$DATA/diag-partition-quota.json" \
+    --policy "$DATA/diag-partition-quota.yaml" --json
+is "$(pending .reason T2)" '"partition"' "quota partition: partition"
+like "$(pending .detail T2)" "at its GPU quota; 2 GPUs are free" "detail: partition quota, 2 idle"
 
 # whatif: four 6-GPU jobs leave 2 GPUs free on each node; the 8-GPU job
 # waits 7190 s here but starts at once on the fluid cluster.
