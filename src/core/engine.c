@@ -101,6 +101,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->view);
     gs_free(eng->blocked);
     gs_free(eng->order);
+    gs_free(eng->fresh);
     gs_free(eng->dl);
     gs_free(eng->expect);
     gs_profile_destroy(eng->profile);
@@ -338,7 +339,8 @@ int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spe
     }
     eng->pending[eng->ptail++] = job;
     eng->npending++;
-    eng->submits++;
+    if (eng->jobs[job].priority > eng->pass_head_prio)
+        eng->arrivals_ahead++;
     gs_eng_place_submit(eng, job);
     return job;
 }

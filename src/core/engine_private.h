@@ -38,6 +38,7 @@ struct job {
     uint16_t nparts;
     int8_t topology, klass, state, backfilled;
     int8_t reason;              /* enum gs_wait_reason while pending */
+    int8_t in_order;            /* kept in eng->order across passes (queue.c) */
     /* placement (engine_place.c, rate.c) */
     uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
@@ -95,8 +96,11 @@ struct gs_engine {
     int backfill;               /* resolved enum gs_backfill */
     uint64_t *view;             /* scratch: one mask per node */
     uint64_t *blocked;          /* scratch: one mask per node */
-    struct order_key *order;    /* scratch: pass order */
-    size_t order_cap;
+    struct order_key *order;    /* pass order; under a static order (priority
+                                   without aging) kept across passes */
+    size_t order_cap, norder;   /* norder: entries kept (static order only) */
+    struct order_key *fresh;    /* scratch: jobs queued since the last pass */
+    size_t fresh_cap;
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
     size_t ndl, dl_cap;
     struct deadline *expect;    /* min-heap of estimated ends (overrun watch) */
@@ -106,8 +110,9 @@ struct gs_engine {
     uint64_t releases;          /* GPU releases so far (stop_running) */
     uint64_t pass_releases;     /* `releases` at the end of the last pass */
     int pass_blocked;           /* the last pass ended at a blocked job */
-    uint64_t submits;           /* jobs queued so far */
-    uint64_t pass_submits;      /* `submits` at the end of the last pass */
+    int pass_head_prio;         /* priority of the last pass's blocked head */
+    uint64_t arrivals_ahead;    /* jobs queued since the last pass that would
+                                   sort before its blocked head (no aging) */
     gs_observer_fn observer;
     void *observer_arg;
     struct gs_estimator est;

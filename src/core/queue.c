@@ -22,6 +22,7 @@
 #include "core/engine_private.h"
 #include "core/alloc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #define MS_PER_HOUR (3600.0 * GS_MS_PER_SEC)
@@ -44,6 +45,49 @@ static int cmp_order(const void *a, const void *b)
     return (x->job > y->job) - (x->job < y->job);
 }
 
+static struct order_key order_key_of(const struct gs_engine *eng, int job, gs_time now)
+{
+    const struct job *j = &eng->jobs[job];
+    struct order_key k = { effective_priority(eng, j, now), j->submit, job };
+    return k;
+}
+
+/* Static order (priority without aging): a job's key never changes, so the
+ * last pass's order stays sorted.  Drop the jobs that left the queue, sort
+ * only those that joined since, and merge: O(n + m log m) per pass for m
+ * new jobs instead of a full sort.  Returns the count or GS_ENOMEM. */
+static int merge_order(struct gs_engine *eng, gs_time now)
+{
+    if (gs_grow((void **)&eng->fresh, &eng->fresh_cap, eng->npending + 1, sizeof *eng->fresh))
+        return GS_ENOMEM;
+    size_t kept = 0, m = 0;
+    for (size_t i = 0; i < eng->norder; i++) {
+        struct job *j = &eng->jobs[eng->order[i].job];
+        if (j->state == GS_JOB_PENDING)
+            eng->order[kept++] = eng->order[i];
+        else
+            j->in_order = 0;
+    }
+    for (size_t i = eng->phead; i < eng->ptail; i++) {
+        int job = eng->pending[i];
+        struct job *j = &eng->jobs[job];
+        if (j->state != GS_JOB_PENDING || j->in_order)
+            continue;
+        j->in_order = 1;
+        eng->fresh[m++] = order_key_of(eng, job, now);
+    }
+    qsort(eng->fresh, m, sizeof *eng->fresh, cmp_order);
+    size_t a = kept, b = m, out = kept + m; /* merge from the back, in place */
+    while (b > 0) {
+        if (a > 0 && cmp_order(&eng->order[a - 1], &eng->fresh[b - 1]) > 0)
+            eng->order[--out] = eng->order[--a];
+        else
+            eng->order[--out] = eng->fresh[--b];
+    }
+    eng->norder = kept + m;
+    return (int)eng->norder;
+}
+
 /* Fill eng->order with the pending jobs in pass order; returns the count or
  * GS_ENOMEM. */
 static int build_order(struct gs_engine *eng, gs_time now)
@@ -51,15 +95,12 @@ static int build_order(struct gs_engine *eng, gs_time now)
     size_t n = 0;
     if (gs_grow((void **)&eng->order, &eng->order_cap, eng->npending + 1, sizeof *eng->order))
         return GS_ENOMEM;
+    if (eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate <= 0)
+        return merge_order(eng, now);
     for (size_t i = eng->phead; i < eng->ptail; i++) {
         int job = eng->pending[i];
-        const struct job *j = &eng->jobs[job];
-        if (j->state != GS_JOB_PENDING)
-            continue;
-        eng->order[n].prio = effective_priority(eng, j, now);
-        eng->order[n].submit = j->submit;
-        eng->order[n].job = job;
-        n++;
+        if (eng->jobs[job].state == GS_JOB_PENDING)
+            eng->order[n++] = order_key_of(eng, job, now);
     }
     if (eng->pol.queue_policy != GS_QUEUE_FIFO)
         qsort(eng->order, n, sizeof *eng->order, cmp_order);
@@ -113,6 +154,7 @@ struct pass {
     gs_time now;
     int max_res;
     int blocked;                /* some job could not start: others are behind it */
+    int head;                   /* the first job that could not start */
     int plan_failed;            /* the blocked job could not be planned */
     uint64_t blocked_in;        /* queue groups (partitions) with a blocked job */
     uint64_t failed_in;         /* ... and with a job that could not be planned */
@@ -320,6 +362,8 @@ static int try_job(struct pass *ps, int job)
         return rc;
     }
     if (!(ps->blocked_in & grp)) {
+        if (!ps->blocked)
+            ps->head = job;
         j->reason = GS_WAIT_RESOURCES;
         memo_fail(ps, j, 0, 1);
         ps->blocked = 1;
@@ -332,8 +376,9 @@ static int try_job(struct pass *ps, int job)
 /* Without backfill, a pass can start nothing when the last one ended at a
  * blocked head, no GPUs were released since, and the head cannot have
  * changed: under FIFO new jobs join behind it; under priority without
- * aging no job arrived.  Skipping such passes keeps a saturated queue O(1)
- * per event. */
+ * aging no job arrived with a priority above the head's (one with an equal
+ * priority sorts behind it: it was submitted later).  Skipping such passes
+ * keeps a saturated queue O(1) per event instead of a sort per arrival. */
 static int nothing_can_change(const struct gs_engine *eng)
 {
     if (eng->backfill != GS_BACKFILL_NONE || !eng->pass_blocked ||
@@ -342,7 +387,7 @@ static int nothing_can_change(const struct gs_engine *eng)
     if (eng->pol.queue_policy == GS_QUEUE_FIFO)
         return 1;
     /* priority without aging: the order only changes when a job arrives */
-    return eng->pol.aging_rate <= 0 && eng->submits == eng->pass_submits;
+    return eng->pol.aging_rate <= 0 && eng->arrivals_ahead == 0;
 }
 
 int gs_queue_pass(struct gs_engine *eng, gs_time now)
@@ -357,6 +402,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     ps.now = now;
     ps.max_res = 0;
     ps.blocked = ps.plan_failed = 0;
+    ps.head = -1;
     ps.blocked_in = ps.failed_in = 0;
     ps.view_k = -1;
     ps.nres = 0;
@@ -376,7 +422,8 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     }
     eng->pass_blocked = ps.blocked && eng->pol.npartitions == 0; /* one queue group */
     eng->pass_releases = eng->releases;
-    eng->pass_submits = eng->submits;
+    eng->pass_head_prio = ps.blocked ? eng->jobs[ps.head].priority : INT_MAX;
+    eng->arrivals_ahead = 0;
     int rc = gs_eng_account_waits(eng, now, 1);
     return rc < 0 ? rc : started;
 }

@@ -179,6 +179,37 @@ static void test_head_cancelled_unblocks(void **state)
     }
 }
 
+/* A pass without backfill may be skipped when nothing can change
+ * (queue.c); under priority without aging an arrival that ranks above the
+ * blocked head must still get its pass.  One [8] node, priority, aging 0:
+ *   run 4 GPUs  0-100s (GPUs 0-3)
+ *   H   8 GPUs prio 1, at 1s: does not fit, blocks the queue
+ *   L   1 GPU  prio 0, at 2s: behind H, waits (it would fit)
+ *   X   1 GPU  prio 5, at 3s: ranks above H and fits: starts at 3s, 3-53s
+ *   E   1 GPU  prio 1, at 4s: ties H, submitted later: behind H, waits
+ * At 53s X ends (4 GPUs idle, H still does not fit); at 100s run ends and H
+ * starts, 100-200s; at 200s E (prio 1) and L (prio 0) start. */
+static void test_arrival_above_blocked_head(void **state)
+{
+    (void)state;
+    static const struct qjob jobs[] = {
+        { .id = "run", .submit_s = 0, .gpus = 4, .dur_s = 100 },
+        { .id = "H", .submit_s = 1, .gpus = 8, .dur_s = 100, .prio = 1 },
+        { .id = "L", .submit_s = 2, .gpus = 1, .dur_s = 10, .prio = 0 },
+        { .id = "X", .submit_s = 3, .gpus = 1, .dur_s = 50, .prio = 5 },
+        { .id = "E", .submit_s = 4, .gpus = 1, .dur_s = 10, .prio = 1 },
+    };
+    const char *kv[] = { "queue.policy", "priority", "queue.aging_rate", "0", NULL };
+    struct gs_cluster *cl = qcluster("n1:8");
+    struct gs_trace *tr = qtrace(jobs, NROWS(jobs));
+    struct gs_sim_result *res = qsim(cl, qpolicy(kv), tr, NULL);
+    qassert_start(res->engine, "run", 0);
+    qassert_start(res->engine, "X", SEC(3));
+    qassert_start(res->engine, "H", SEC(100));
+    qassert_start(res->engine, "E", SEC(200));
+    qassert_start(res->engine, "L", SEC(200));
+}
+
 /* ---- aging -------------------------------------------------------------------- */
 
 /* The exact pass at which an aged job overtakes.  One [8] node, priority,
@@ -555,6 +586,7 @@ int main(void)
         QTEST(test_order_ties),
         QTEST(test_order_fifo_priority_aging),
         QTEST(test_head_cancelled_unblocks),
+        QTEST(test_arrival_above_blocked_head),
         QTEST(test_aging_overtakes_at_pass),
         QTEST(test_aging_prevents_starvation),
         QTEST(test_pass_interval_wakeup),
