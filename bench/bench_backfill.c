@@ -29,21 +29,11 @@ static void on_event(void *arg, const struct gs_event *ev)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void submit(struct gs_engine *eng, struct gs_rng *r, int id, gs_time now)
 {
     static const int sizes[] = { 1, 1, 1, 2, 2, 4, 8 };
     char name[32];
-    snprintf(name, sizeof name, "j%d", id);
-    struct gs_job_spec s;
-    gs_job_spec_init(&s);
-    s.id = name;
-    s.submit = now;
+    struct gs_job_spec s = bench_spec(name, sizeof name, "j", id, now);
     s.gpus = sizes[gs_rng_below(r, 7)];
     s.time_limit = (gs_time)(1 + gs_rng_below(r, 10)) * 3600 * 1000;
     struct gs_error err;
@@ -87,7 +77,7 @@ static void run_case(int id, int backfill, int reservations)
         else if (res_hash != first_hash)
             stable = 0;
     }
-    qsort(ms, 21, sizeof *ms, cmp_double);
+    qsort(ms, 21, sizeof *ms, bench_cmp_double);
     printf("%3d  %-13s running %5d  pending %5d  reservations %3d  pass median %7.3f ms"
            "  (min %.3f, max %.3f)  hash %016llx%s\n",
            id, gs_policy_backfill_name(backfill), running, gs_engine_pending_count(eng), nres,

@@ -35,12 +35,6 @@
 #define NODES 1024
 #define OPENB "../shared/traces/openb"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* 70 % of the GPUs busy, a tenth of those only partly. */
 static void occupy(struct gs_cluster *cl)
 {
@@ -84,7 +78,7 @@ static double time_place(const struct gs_cluster *cl, const struct gs_request *r
         rc = gs_place(cl, NULL, req, strategy, &out, NULL);
         us[i] = (bench_now_ms() - t0) * 1000;
     }
-    qsort(us, (size_t)reps, sizeof *us, cmp_double);
+    qsort(us, (size_t)reps, sizeof *us, bench_cmp_double);
     double med = us[reps / 2];
     free(us);
     *hash = bench_hash(bench_hash(1469598103934665603ULL, (uint64_t)rc),

@@ -30,12 +30,6 @@
 #define REPS 21
 #define NOW ((gs_time)7200 * 1000)
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Submit one running job of a random shape, started at `start`. */
 static int submit(struct gs_engine *eng, struct gs_rng *r, int id, gs_time start)
 {
@@ -46,11 +40,7 @@ static int submit(struct gs_engine *eng, struct gs_rng *r, int id, gs_time start
         { 8, 1000, 2 },
     };
     char name[32];
-    snprintf(name, sizeof name, "r%d", id);
-    struct gs_job_spec s;
-    gs_job_spec_init(&s);
-    s.id = name;
-    s.submit = start;
+    struct gs_job_spec s = bench_spec(name, sizeof name, "r", id, start);
     int u = (int)gs_rng_below(r, 100), k = 0;
     while (u >= mix[k].weight)
         u -= mix[k++].weight;
@@ -171,7 +161,7 @@ static int naive(struct gs_engine *eng, int job, struct nv *buf, int *out)
 
 static double median(double *ms)
 {
-    qsort(ms, REPS, sizeof *ms, cmp_double);
+    qsort(ms, REPS, sizeof *ms, bench_cmp_double);
     return ms[REPS / 2];
 }
 
@@ -187,11 +177,7 @@ static void run_case(int id, struct gs_engine *eng, int gpus, int milli, struct 
                      int *nvict)
 {
     char name[32];
-    snprintf(name, sizeof name, "w%d", id);
-    struct gs_job_spec s;
-    gs_job_spec_init(&s);
-    s.id = name;
-    s.submit = NOW;
+    struct gs_job_spec s = bench_spec(name, sizeof name, "w", id, NOW);
     s.gpus = gpus;
     s.milli = milli;
     s.priority = 10;

@@ -8,12 +8,33 @@
 #include <time.h>
 
 #include "core/cluster.h"
+#include "core/job.h"
 
 static inline double bench_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* qsort comparator for doubles, ascending (medians of timings). */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A job spec with the defaults, named `<prefix><n>` in `name` (which must
+ * outlive the spec), submitted at `submit`. */
+static inline struct gs_job_spec bench_spec(char *name, size_t cap, const char *prefix, int n,
+                                            gs_time submit)
+{
+    snprintf(name, cap, "%s%d", prefix, n);
+    struct gs_job_spec s;
+    gs_job_spec_init(&s);
+    s.id = name;
+    s.submit = submit;
+    return s;
 }
 
 /* FNV-1a over a 64-bit value, for decision hashes. */

@@ -33,17 +33,13 @@ struct pjob {
 
 static inline struct gs_job_spec pspec(const struct pjob *r)
 {
-    struct gs_job_spec s = spec_of(r->id, gs_time_from_sec(r->submit_s), r->gpus);
-    s.priority = r->prio;
+    struct gs_job_spec s = row_spec(r->id, r->submit_s, r->gpus, r->prio, r->team, r->topology,
+                                    r->milli);
     s.ckpt_interval = gs_time_from_sec(r->ckpt_i);
     s.ckpt_cost = gs_time_from_sec(r->ckpt_c);
     s.restore_cost = r->restore_s > 0 ? gs_time_from_sec(r->restore_s) : -1;
     s.klass = r->infer ? GS_CLASS_INFER : GS_CLASS_TRAIN;
-    s.team = r->team;
     s.queue = r->queue;
-    s.topology = r->topology;
-    if (r->milli)
-        s.milli = r->milli;
     return s;
 }
 
@@ -53,7 +49,7 @@ static inline struct gs_trace *ptrace(const struct pjob *rows, size_t n)
     assert_non_null(tr);
     for (size_t i = 0; i < n; i++) {
         struct gs_job_spec s = pspec(&rows[i]);
-        assert_int_equal(gs_trace_add(tr, &s, gs_time_from_sec(rows[i].dur_s)), (int)i);
+        trace_add_ok(tr, &s, rows[i].dur_s, i);
     }
     return tr;
 }
@@ -62,8 +58,7 @@ static inline struct gs_trace *ptrace(const struct pjob *rows, size_t n)
 static inline void ppolicy(struct gs_policy *p, const char *const *kv)
 {
     gs_policy_init(p);
-    for (size_t i = 0; kv && kv[i]; i += 2)
-        pol_set(p, kv[i], kv[i + 1]);
+    pol_set_all(p, kv);
 }
 
 /* Checked replay recording every decision in `rec` (may be NULL). */

@@ -121,15 +121,11 @@ struct qjob {
 
 static inline struct gs_job_spec qspec(const struct qjob *r)
 {
-    struct gs_job_spec s = spec_of(r->id, gs_time_from_sec(r->submit_s), r->gpus);
-    s.priority = r->prio;
+    struct gs_job_spec s = row_spec(r->id, r->submit_s, r->gpus, r->prio, r->team, r->topology,
+                                    r->milli);
     s.time_limit = gs_time_from_sec(r->tl_s);
-    s.team = r->team;
     s.user = r->user;
     s.name = r->name;
-    s.topology = r->topology;
-    if (r->milli)
-        s.milli = r->milli;
     return s;
 }
 
@@ -139,7 +135,7 @@ static inline struct gs_trace *qtrace(const struct qjob *rows, size_t n)
     struct gs_trace *tr = qgc_keep(gs_trace_create(), qgc_trace);
     for (size_t i = 0; i < n; i++) {
         struct gs_job_spec s = qspec(&rows[i]);
-        assert_int_equal(gs_trace_add(tr, &s, gs_time_from_sec(rows[i].dur_s)), (int)i);
+        trace_add_ok(tr, &s, rows[i].dur_s, i);
     }
     return tr;
 }
@@ -155,8 +151,7 @@ static inline struct gs_policy *qpolicy(const char *const *kv)
     if (p)
         gs_policy_init(p);
     qgc_keep(p, qgc_policy);
-    for (size_t i = 0; kv && kv[i]; i += 2)
-        pol_set(p, kv[i], kv[i + 1]);
+    pol_set_all(p, kv);
     return p;
 }
 
@@ -180,17 +175,7 @@ static inline void qlog_event(void *arg, const struct gs_event *ev)
         l->ev = p;
         l->cap = ncap;
     }
-    struct rec_event *e = &l->ev[l->n++];
-    memset(e, 0, sizeof *e);
-    e->kind = ev->kind;
-    e->time = ev->time;
-    e->job = ev->job;
-    e->until = ev->until;
-    e->backfilled = ev->backfilled;
-    if (ev->alloc) {
-        e->nparts = ev->alloc->nparts < TU_MAX_PARTS ? ev->alloc->nparts : TU_MAX_PARTS;
-        memcpy(e->parts, ev->alloc->parts, (size_t)e->nparts * sizeof *e->parts);
-    }
+    rec_event_set(&l->ev[l->n++], ev);
 }
 
 static inline void qgc_log(void *p)

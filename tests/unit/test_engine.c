@@ -41,16 +41,16 @@ static void track(struct fix *f, struct fix *replace)
     fail_msg("too many fixtures");
 }
 
-static struct fix *fix_new(const char *desc, const struct gs_policy *pol)
+/* A fixture on cluster `desc` under fifo_pack with each "key", "value"
+ * pair of `kv` (may be NULL) set on top. */
+static struct fix *fix_new(const char *desc, const char *const *kv)
 {
     struct fix *f = calloc(1, sizeof *f);
     assert_non_null(f);
     track(f, NULL);
     f->cl = cluster_of(desc);
-    if (pol)
-        assert_int_equal(gs_policy_copy(&f->pol, pol), 0);
-    else
-        fifo_pack(&f->pol);
+    fifo_pack(&f->pol);
+    pol_set_all(&f->pol, kv);
     struct gs_error err = { 0 };
     f->eng = gs_engine_create(f->cl, &f->pol, &err);
     if (!f->eng)
@@ -511,11 +511,8 @@ static void test_cpu_only_job(void **state)
 static void test_quota(void **state)
 {
     (void)state;
-    struct gs_policy pol;
-    fifo_pack(&pol);
-    pol_set(&pol, "queue.quota.team-a", "4");
-    struct fix *f = fix_new("n1:8", &pol);
-    gs_policy_fini(&pol);
+    static const char *const quota[] = { "queue.quota.team-a", "4", NULL };
+    struct fix *f = fix_new("n1:8", quota);
     int a1 = submit_team(f, 0, "a1", 4, "team-a");
     int a2 = submit_team(f, 0, "a2", 2, "team-a");
     int b1 = submit_team(f, 0, "b1", 2, "team-b");
@@ -536,11 +533,8 @@ static void test_quota(void **state)
 static void test_quota_counts_shares(void **state)
 {
     (void)state;
-    struct gs_policy pol;
-    fifo_pack(&pol);
-    pol_set(&pol, "queue.quota.team-a", "1");
-    struct fix *f = fix_new("n1:8", &pol);
-    gs_policy_fini(&pol);
+    static const char *const quota[] = { "queue.quota.team-a", "1", NULL };
+    struct fix *f = fix_new("n1:8", quota);
     const char *ids[] = { "h1", "h2", "h3" };
     for (int i = 0; i < 3; i++) {
         struct gs_job_spec s = spec_of(ids[i], 0, 1);
@@ -559,12 +553,9 @@ static void test_quota_counts_shares(void **state)
 static void test_quota_team_first_seen_late(void **state)
 {
     (void)state;
-    struct gs_policy pol;
-    fifo_pack(&pol);
-    pol_set(&pol, "queue.quota.team-a", "8");
-    pol_set(&pol, "queue.quota.team-b", "2");
-    struct fix *f = fix_new("n1:8", &pol);
-    gs_policy_fini(&pol);
+    static const char *const quota[] = { "queue.quota.team-a", "8", "queue.quota.team-b", "2",
+                                         NULL };
+    struct fix *f = fix_new("n1:8", quota);
     submit_team(f, 0, "x", 1, "team-a");
     int b1 = submit_team(f, 0, "b1", 2, "team-b");
     int b2 = submit_team(f, 0, "b2", 2, "team-b");
@@ -918,19 +909,14 @@ static int oom_round(long n)
     gs_engine_destroy(eng);
     gs_cluster_destroy(cl);
     gs_policy_fini(&pol);
-    if (tu_oom_state.live != 0)
-        fail_msg("fail_at %ld: %ld blocks leaked", n, tu_oom_state.live);
-    tu_oom_disarm();
+    tu_oom_end(n);
     return failed;
 }
 
 static void test_oom_sweep(void **state)
 {
     (void)state;
-    long n = 1;
-    while (oom_round(n))
-        n++;
-    assert_true(n > 20);
+    assert_true(tu_oom_rounds(oom_round) > 20);
 }
 
 static int free_live(void **state)

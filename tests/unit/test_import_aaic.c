@@ -15,10 +15,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/alloc.h"
 #include "core/policy.h"
 #include "io/import_aaic.h"
 #include "io/trace_csv.h"
+#include "failtestutil.h"
 
 #define SEC(s) ((gs_time)(s) * GS_MS_PER_SEC)
 #define HDR "id, user, group, queue, nodes, gpus, walltime_req, termcode, time_submit, " \
@@ -465,47 +465,36 @@ static void test_cluster_yaml(void **state)
     fclose(f);
 }
 
-static long oom_calls, oom_fail_at;
-
-static void *oom_malloc(size_t n)
+/* One attempt of the OOM sweep: three rows (one a duplicate) with the
+ * n-th allocation failed. */
+static int oom_parse_rows(long n)
 {
-    return ++oom_calls == oom_fail_at ? NULL : malloc(n);
-}
-
-static void *oom_realloc(void *p, size_t n)
-{
-    return ++oom_calls == oom_fail_at ? NULL : realloc(p, n);
+    const char *csv = HDR "1, 0, 0, 0, 2, 4, 600, 0, 10, 10, 110, 0, 100\n"
+                          "2, 0, 0, 0, 2, 4, 600, 0, 10, 10, 110, 0, 100\n"
+                          "1, 1, 0, 0, 1, 1, 600, 0, 0, 0, 100, 0, 100\n";
+    struct gs_aaic_result r;
+    struct gs_error err = { 0 };
+    tu_oom_arm(n);
+    int rc = gs_aaic_parse(csv, strlen(csv), "q.csv", &r, &err);
+    tu_oom_disarm();
+    if (rc == 0) {
+        assert_int_equal(r.stats.jobs, 2);
+        assert_int_equal(r.stats.duplicates, 1);
+        assert_string_equal(job(&r, 1)->id, "1");
+        gs_aaic_result_fini(&r);
+    } else {
+        assert_int_equal(rc, GS_ENOMEM);
+        assert_int_equal(err.code, GS_ENOMEM);
+        assert_null(r.trace);
+    }
+    return rc;
 }
 
 /* Fail the Nth allocation for every N: GS_ENOMEM or the full result. */
 static void test_oom_sweep(void **state)
 {
     (void)state;
-    static const struct gs_alloc_hooks hooks = { oom_malloc, oom_realloc, free };
-    const char *csv = HDR "1, 0, 0, 0, 2, 4, 600, 0, 10, 10, 110, 0, 100\n"
-                          "2, 0, 0, 0, 2, 4, 600, 0, 10, 10, 110, 0, 100\n"
-                          "1, 1, 0, 0, 1, 1, 600, 0, 0, 0, 100, 0, 100\n";
-    for (long n = 1;; n++) {
-        oom_calls = 0;
-        oom_fail_at = n;
-        gs_alloc_set_hooks(&hooks);
-        struct gs_aaic_result r;
-        struct gs_error err = { 0 };
-        int rc = gs_aaic_parse(csv, strlen(csv), "q.csv", &r, &err);
-        gs_alloc_set_hooks(NULL);
-        if (rc == 0) {
-            assert_int_equal(r.stats.jobs, 2);
-            assert_int_equal(r.stats.duplicates, 1);
-            assert_string_equal(job(&r, 1)->id, "1");
-            gs_aaic_result_fini(&r);
-            if (oom_calls < n)
-                break;      /* no allocation was failed: the sweep is done */
-        } else {
-            assert_int_equal(rc, GS_ENOMEM);
-            assert_int_equal(err.code, GS_ENOMEM);
-            assert_null(r.trace);
-        }
-    }
+    tu_oom_sweep(oom_parse_rows);
 }
 
 int main(void)

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "core/job.h"
 #include "io/policy_yaml.h"
+#include "failtestutil.h"
 
 /* The seed's example, verbatim (DESIGN.md section 3). */
 static const char seed[] =
@@ -230,9 +230,7 @@ static void test_must_fail(void **state)
         }
         assert_int_equal(rc, err.code);
         assert_null(p.quotas);      /* finalised on error */
-        if (err.code != c->code || !strstr(err.msg, c->msg))
-            fail_msg("case %zu: got %s '%s', want %s containing '%s'", i,
-                     gs_strerror(err.code), err.msg, gs_strerror(c->code), c->msg);
+        tu_expect_error(i, &err, c->code, c->msg);
     }
 }
 
@@ -269,18 +267,6 @@ static void test_load_file(void **state)
     assert_int_equal(gs_policy_load_yaml("/nonexistent/p.yaml", &p, &err), GS_EIO);
     assert_non_null(strstr(err.msg, "/nonexistent/p.yaml"));
     gs_policy_fini(&p);
-}
-
-static long oom_calls, oom_fail_at;
-
-static void *oom_malloc(size_t n)
-{
-    return ++oom_calls == oom_fail_at ? NULL : malloc(n);
-}
-
-static void *oom_realloc(void *p, size_t n)
-{
-    return ++oom_calls == oom_fail_at ? NULL : realloc(p, n);
 }
 
 /* The partitions list and the preemption section (issue 5). */
@@ -346,58 +332,56 @@ static void test_partitions_and_preemption(void **state)
     gs_policy_fini(&p);
 }
 
+/* One attempt of the OOM sweep: the seed with the n-th allocation failed. */
+static int oom_parse_seed(long n)
+{
+    struct gs_error err = { 0 };
+    struct gs_policy p;
+    tu_oom_arm(n);
+    int rc = gs_policy_parse_yaml(seed, strlen(seed), "p.yaml", &p, &err);
+    tu_oom_disarm();
+    if (rc == 0) {
+        assert_int_equal(p.nquotas, 2);
+        gs_policy_fini(&p);
+    }
+    return rc;
+}
+
 static void test_oom_sweep(void **state)
 {
     (void)state;
-    static const struct gs_alloc_hooks hooks = { oom_malloc, oom_realloc, free };
-    for (long n = 1;; n++) {
-        oom_calls = 0;
-        oom_fail_at = n;
-        gs_alloc_set_hooks(&hooks);
-        struct gs_error err = { 0 };
-        struct gs_policy p;
-        int rc = gs_policy_parse_yaml(seed, strlen(seed), "p.yaml", &p, &err);
-        gs_alloc_set_hooks(NULL);
-        if (rc == 0) {
-            assert_int_equal(p.nquotas, 2);
-            gs_policy_fini(&p);
-            if (oom_calls < n)
-                break;
-        } else {
-            assert_int_equal(rc, GS_ENOMEM);
-        }
-    }
+    tu_oom_sweep(oom_parse_seed);
+}
+
+/* One attempt of test_partitions_oom: parse a partitions list and copy the
+ * policy with the n-th allocation failed.  A failed copy (GS_ENOMEM) still
+ * counts as a parsed result; the parse's code is returned. */
+static int oom_parse_copy_partitions(long n)
+{
+    static const char yaml[] = "partitions:\n  - name: a\n    nodes: [x, 'y[1-2]']\n"
+                               "  - name: b\n    share: 0.5\n";
+    struct gs_error err = { 0 };
+    struct gs_policy p, c;
+    tu_oom_arm(n);
+    int rc = gs_policy_parse_yaml(yaml, strlen(yaml), "p.yaml", &p, &err);
+    int crc = rc == 0 ? gs_policy_copy(&c, &p) : -1;
+    tu_oom_disarm();
+    if (rc != 0)
+        return rc;
+    assert_int_equal(p.npartitions, 2);
+    if (crc == 0)
+        gs_policy_fini(&c);
+    else
+        assert_int_equal(crc, GS_ENOMEM);
+    gs_policy_fini(&p);
+    return 0;
 }
 
 /* Allocation failures inside the partitions list leave nothing behind. */
 static void test_partitions_oom(void **state)
 {
     (void)state;
-    static const char yaml[] = "partitions:\n  - name: a\n    nodes: [x, 'y[1-2]']\n"
-                               "  - name: b\n    share: 0.5\n";
-    static const struct gs_alloc_hooks hooks = { oom_malloc, oom_realloc, free };
-    for (long n = 1;; n++) {
-        oom_calls = 0;
-        oom_fail_at = n;
-        gs_alloc_set_hooks(&hooks);
-        struct gs_error err = { 0 };
-        struct gs_policy p, c;
-        int rc = gs_policy_parse_yaml(yaml, strlen(yaml), "p.yaml", &p, &err);
-        int crc = rc == 0 ? gs_policy_copy(&c, &p) : -1;
-        gs_alloc_set_hooks(NULL);
-        if (rc != 0) {
-            assert_int_equal(rc, GS_ENOMEM);
-            continue;
-        }
-        assert_int_equal(p.npartitions, 2);
-        if (crc == 0)
-            gs_policy_fini(&c);
-        else
-            assert_int_equal(crc, GS_ENOMEM);
-        gs_policy_fini(&p);
-        if (oom_calls < n)
-            break;
-    }
+    tu_oom_sweep(oom_parse_copy_partitions);
 }
 
 int main(void)

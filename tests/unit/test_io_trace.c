@@ -12,11 +12,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/alloc.h"
 #include "core/policy.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
 #include "io/trace_csv.h"
+#include "failtestutil.h"
 
 #define SEC(s) ((gs_time)(s) * GS_MS_PER_SEC)
 
@@ -342,9 +342,7 @@ static void test_must_fail(void **state)
             gs_trace_destroy(tr);
             fail_msg("case %zu parsed but must fail: %s", i, c->csv);
         }
-        if (err.code != c->code || !strstr(err.msg, c->msg))
-            fail_msg("case %zu: got %s '%s', want %s containing '%s'", i,
-                     gs_strerror(err.code), err.msg, gs_strerror(c->code), c->msg);
+        tu_expect_error(i, &err, c->code, c->msg);
     }
 }
 
@@ -552,40 +550,29 @@ static void test_large_trace(void **state)
     gs_trace_destroy(tr);
 }
 
-static long oom_calls, oom_fail_at;
-
-static void *oom_malloc(size_t n)
+/* One attempt of the OOM sweep: a two-row CSV with the n-th allocation
+ * failed. */
+static int oom_parse_csv(long n)
 {
-    return ++oom_calls == oom_fail_at ? NULL : malloc(n);
-}
-
-static void *oom_realloc(void *p, size_t n)
-{
-    return ++oom_calls == oom_fail_at ? NULL : realloc(p, n);
+    const char *csv = "id,submit,team,name\na,2017-07-01,t,n\nb,2017-07-02,u,m\n";
+    struct gs_error err = { 0 };
+    tu_oom_arm(n);
+    struct gs_trace *tr = gs_trace_parse_csv(csv, strlen(csv), "t.csv", 0, &err);
+    tu_oom_disarm();
+    if (!tr) {
+        assert_int_equal(err.code, GS_ENOMEM);
+        return GS_ENOMEM;
+    }
+    assert_int_equal(gs_trace_count(tr), 2);
+    assert_int_equal(job(tr, 1)->submit, SEC(86400));
+    gs_trace_destroy(tr);
+    return 0;
 }
 
 static void test_oom_sweep(void **state)
 {
     (void)state;
-    static const struct gs_alloc_hooks hooks = { oom_malloc, oom_realloc, free };
-    const char *csv = "id,submit,team,name\na,2017-07-01,t,n\nb,2017-07-02,u,m\n";
-    for (long n = 1;; n++) {
-        oom_calls = 0;
-        oom_fail_at = n;
-        gs_alloc_set_hooks(&hooks);
-        struct gs_error err = { 0 };
-        struct gs_trace *tr = gs_trace_parse_csv(csv, strlen(csv), "t.csv", 0, &err);
-        gs_alloc_set_hooks(NULL);
-        if (tr) {
-            assert_int_equal(gs_trace_count(tr), 2);
-            assert_int_equal(job(tr, 1)->submit, SEC(86400));
-            gs_trace_destroy(tr);
-            if (oom_calls < n)
-                break;      /* no allocation was failed: the sweep is done */
-        } else {
-            assert_int_equal(err.code, GS_ENOMEM);
-        }
-    }
+    tu_oom_sweep(oom_parse_csv);
 }
 
 static void test_error_prefix_keeps_code(void **state)

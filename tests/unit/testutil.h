@@ -10,6 +10,8 @@
  * A node token is NAME:GPUS[:[D1,D2,...][:TYPE]]; TYPE is "H100" (80 GiB,
  * the default, type index 0) or "A100" (40 GiB, type index 1).
  *
+ * OOM sweeps and must-fail checks come from failtestutil.h, included here.
+ *
  * Everything is `static inline` so a test that does not use a helper does
  * not trip -Wunused-function.
  */
@@ -30,6 +32,8 @@
 #include "core/types.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
+
+#include "failtestutil.h"
 
 #define TU_H100_MIB 81920   /* 80 GiB */
 #define TU_A100_MIB 40960   /* 40 GiB */
@@ -178,6 +182,13 @@ static inline void pol_set(struct gs_policy *p, const char *path, const char *va
         fail_msg("policy %s=%s: %s", path, value, err.msg);
 }
 
+/* Set each "key", "value" pair of a NULL-terminated list (NULL: none). */
+static inline void pol_set_all(struct gs_policy *p, const char *const *kv)
+{
+    for (size_t i = 0; kv && kv[i]; i += 2)
+        pol_set(p, kv[i], kv[i + 1]);
+}
+
 /* The engine tests' baseline: FIFO with strict head-of-line, pack. */
 static inline void fifo_pack(struct gs_policy *p)
 {
@@ -208,13 +219,9 @@ struct recorder {
     struct rec_event ev[TU_MAX_EVENTS];
 };
 
-/* gs_observer_fn that appends every event to a struct recorder. */
-static inline void record_event(void *arg, const struct gs_event *ev)
+/* Copy engine event `ev` into `e` (at most TU_MAX_PARTS parts). */
+static inline void rec_event_set(struct rec_event *e, const struct gs_event *ev)
 {
-    struct recorder *r = arg;
-    if (r->n >= TU_MAX_EVENTS)
-        return;
-    struct rec_event *e = &r->ev[r->n++];
     memset(e, 0, sizeof *e);
     e->kind = ev->kind;
     e->time = ev->time;
@@ -225,6 +232,15 @@ static inline void record_event(void *arg, const struct gs_event *ev)
         e->nparts = ev->alloc->nparts < TU_MAX_PARTS ? ev->alloc->nparts : TU_MAX_PARTS;
         memcpy(e->parts, ev->alloc->parts, (size_t)e->nparts * sizeof *e->parts);
     }
+}
+
+/* gs_observer_fn that appends every event to a struct recorder. */
+static inline void record_event(void *arg, const struct gs_event *ev)
+{
+    struct recorder *r = arg;
+    if (r->n >= TU_MAX_EVENTS)
+        return;
+    rec_event_set(&r->ev[r->n++], ev);
 }
 
 /* A job spec with defaults; `id` is borrowed. */
@@ -249,18 +265,36 @@ struct tjob {
     int milli;          /* 0 = whole GPU */
 };
 
+/* A job spec from the columns every test row type has: submit in seconds,
+ * team NULL = default, topology 0 = auto, milli 0 = whole GPUs. */
+static inline struct gs_job_spec row_spec(const char *id, double submit_s, int gpus, int prio,
+                                          const char *team, int topology, int milli)
+{
+    struct gs_job_spec s = spec_of(id, gs_time_from_sec(submit_s), gpus);
+    s.priority = prio;
+    s.team = team;
+    s.topology = topology;
+    if (milli)
+        s.milli = milli;
+    return s;
+}
+
+/* Append job `s` running `dur_s` seconds to `tr`; it must become job `i`. */
+static inline void trace_add_ok(struct gs_trace *tr, const struct gs_job_spec *s, double dur_s,
+                                size_t i)
+{
+    assert_int_equal(gs_trace_add(tr, s, gs_time_from_sec(dur_s)), (int)i);
+}
+
 /* Build a trace from rows (in the given order). */
 static inline struct gs_trace *trace_of(const struct tjob *rows, size_t n)
 {
     struct gs_trace *tr = gs_trace_create();
     assert_non_null(tr);
     for (size_t i = 0; i < n; i++) {
-        struct gs_job_spec s = spec_of(rows[i].id, gs_time_from_sec(rows[i].submit_s),
-                                       rows[i].gpus);
-        s.team = rows[i].team;
-        if (rows[i].milli)
-            s.milli = rows[i].milli;
-        assert_int_equal(gs_trace_add(tr, &s, gs_time_from_sec(rows[i].dur_s)), (int)i);
+        struct gs_job_spec s = row_spec(rows[i].id, rows[i].submit_s, rows[i].gpus, 0,
+                                        rows[i].team, 0, rows[i].milli);
+        trace_add_ok(tr, &s, rows[i].dur_s, i);
     }
     return tr;
 }
@@ -286,79 +320,6 @@ static inline struct gs_job_info job_named(const struct gs_engine *eng, const ch
         fail_msg("no job %s", id);
     assert_int_equal(gs_engine_job_info(eng, h, &ji), 0);
     return ji;
-}
-
-/* ---- allocation failure injection (OOM sweeps) -------------------------- */
-
-struct tu_oom {
-    long calls;       /* allocations seen since arming */
-    long fail_at;     /* fail the Nth allocation (1-based); 0 = never */
-    long failed;      /* how many allocations were failed */
-    long live;        /* outstanding blocks (malloc/realloc(NULL) - free) */
-};
-
-static struct tu_oom tu_oom_state;
-
-static inline int tu_oom_should_fail(void)
-{
-    tu_oom_state.calls++;
-    if (tu_oom_state.fail_at > 0 && tu_oom_state.calls == tu_oom_state.fail_at) {
-        tu_oom_state.failed++;
-        return 1;
-    }
-    return 0;
-}
-
-static inline void *tu_oom_malloc(size_t n)
-{
-    if (tu_oom_should_fail())
-        return NULL;
-    void *p = malloc(n);
-    if (p)
-        tu_oom_state.live++;
-    return p;
-}
-
-static inline void *tu_oom_realloc(void *ptr, size_t n)
-{
-    if (tu_oom_should_fail())
-        return NULL;
-    void *p = realloc(ptr, n);
-    if (p && !ptr)
-        tu_oom_state.live++;
-    return p;
-}
-
-static inline void tu_oom_free(void *ptr)
-{
-    if (ptr)
-        tu_oom_state.live--;
-    free(ptr);
-}
-
-/* Install counting hooks that fail exactly the `fail_at`-th allocation
- * (0 = none).  Every block allocated while armed must be freed while armed
- * for tu_oom_state.live to read 0 at the end. */
-static inline void tu_oom_arm(long fail_at)
-{
-    static const struct gs_alloc_hooks hooks = { .malloc_fn = tu_oom_malloc,
-                                                  .realloc_fn = tu_oom_realloc,
-                                                  .free_fn = tu_oom_free };
-    memset(&tu_oom_state, 0, sizeof tu_oom_state);
-    tu_oom_state.fail_at = fail_at;
-    gs_alloc_set_hooks(&hooks);
-}
-
-/* Stop failing allocations but keep counting live blocks. */
-static inline void tu_oom_pause(void)
-{
-    tu_oom_state.fail_at = 0;
-}
-
-/* Restore the C library allocator. */
-static inline void tu_oom_disarm(void)
-{
-    gs_alloc_set_hooks(NULL);
 }
 
 #endif
