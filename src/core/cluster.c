@@ -15,6 +15,28 @@ static uint64_t low_mask(int n)
     return n >= 64 ? ~0ULL : ((1ULL << n) - 1);
 }
 
+/* Free the per-GPU and per-node arrays that gs_cluster_seal allocates and
+ * leave them NULL (a failed seal may be retried). */
+static void free_seal_arrays(struct gs_cluster *cl)
+{
+    gs_free(cl->milli);
+    gs_free(cl->mem);
+    gs_free(cl->users);
+    gs_free(cl->full);
+    gs_free(cl->idle_arr);
+    gs_free(cl->ndom_arr);
+    gs_free(cl->part_arr);
+    gs_free(cl->ver_arr);
+    cl->milli = NULL;
+    cl->mem = NULL;
+    cl->users = NULL;
+    cl->full = NULL;
+    cl->idle_arr = NULL;
+    cl->ndom_arr = NULL;
+    cl->part_arr = NULL;
+    cl->ver_arr = NULL;
+}
+
 struct gs_cluster *gs_cluster_create(void)
 {
     struct gs_cluster *cl = gs_calloc(1, sizeof *cl);
@@ -37,14 +59,7 @@ void gs_cluster_destroy(struct gs_cluster *cl)
     gs_free(cl->nodes);
     gs_strtab_destroy(cl->names);
     gs_strtab_destroy(cl->labels);
-    gs_free(cl->milli);
-    gs_free(cl->mem);
-    gs_free(cl->users);
-    gs_free(cl->full);
-    gs_free(cl->idle_arr);
-    gs_free(cl->ndom_arr);
-    gs_free(cl->part_arr);
-    gs_free(cl->ver_arr);
+    free_seal_arrays(cl);
     gs_free(cl->mig);
     gs_dom_index_destroy(cl->dix);
     gs_free(cl);
@@ -53,7 +68,8 @@ void gs_cluster_destroy(struct gs_cluster *cl)
 int gs_cluster_add_gpu_type(struct gs_cluster *cl, const char *name,
                             int64_t mem_mib, struct gs_error *err)
 {
-    if (!name || !*name || strlen(name) >= GS_NAME_MAX)
+    size_t len = name ? strlen(name) : 0;
+    if (len == 0 || len >= GS_NAME_MAX)
         return gs_errorf(err, GS_EINVAL, "gpu type name must be 1-%d characters",
                          GS_NAME_MAX - 1);
     if (mem_mib <= 0)
@@ -64,7 +80,7 @@ int gs_cluster_add_gpu_type(struct gs_cluster *cl, const char *name,
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     struct gpu_type *t = &cl->types[cl->ntypes];
     memset(t, 0, sizeof *t);
-    strcpy(t->name, name);
+    memcpy(t->name, name, len + 1); /* len < GS_NAME_MAX, checked above */
     t->mem_mib = mem_mib;
     t->mig_model = -1;
     return (int)cl->ntypes++;
@@ -261,14 +277,14 @@ void gs_cl_account_node(struct gs_cluster *cl, struct node *n, int node, int sig
             n->frag_topo = 0;
         }
     }
-    cl->idle_gpus += sign * idle;
-    cl->sched_nodes += sign * n->sched;
-    cl->frag_topo += sign * n->frag_topo;
+    cl->idle_gpus += (int64_t)sign * idle;
+    cl->sched_nodes += (int64_t)sign * n->sched;
+    cl->frag_topo += (int64_t)sign * n->frag_topo;
     /* nodes smaller than k pool their GPUs only when k is larger than every
      * node: then jobs span whole nodes; otherwise the topology rule keeps a
      * k-GPU job on one node and small nodes cannot serve it */
     if (n->gpus < cl->k && n->gpus > 0 && idle == n->gpus && cl->k > cl->max_node)
-        cl->whole_idle_small += sign * n->gpus;
+        cl->whole_idle_small += (int64_t)sign * n->gpus;
     if (sign > 0 && cl->dix)
         gs_dom_index_update(cl->dix, cl, node);
 }
@@ -294,22 +310,7 @@ int gs_cluster_seal(struct gs_cluster *cl, int k, struct gs_error *err)
         cl->ver_arr = gs_calloc(cl->nnodes, sizeof *cl->ver_arr);
         if (!cl->milli || !cl->mem || !cl->users || !cl->full || !cl->idle_arr ||
             !cl->ndom_arr || !cl->part_arr || !cl->ver_arr) {
-            gs_free(cl->milli);
-            gs_free(cl->mem);
-            gs_free(cl->users);
-            gs_free(cl->full);
-            gs_free(cl->idle_arr);
-            gs_free(cl->ndom_arr);
-            gs_free(cl->part_arr);
-            gs_free(cl->ver_arr);
-            cl->part_arr = NULL;
-            cl->ver_arr = NULL;
-            cl->milli = NULL;
-            cl->mem = NULL;
-            cl->users = NULL;
-            cl->full = NULL;
-            cl->idle_arr = NULL;
-            cl->ndom_arr = NULL;
+            free_seal_arrays(cl);
             return gs_errorf(err, GS_ENOMEM, "out of memory");
         }
         for (size_t i = 0; i < cl->nnodes; i++) {

@@ -12,6 +12,7 @@
 #include "core/alloc.h"
 #include "core/cluster_private.h"
 
+#include <assert.h>
 #include <string.h>
 
 #define NBUCKETS (GS_MAX_NODE_GPUS + 1)
@@ -29,8 +30,10 @@ struct gs_dom_index {
 
 static void set_bit(struct gs_dom_index *x, int c, int d, int on)
 {
-    uint64_t *w = &x->bits[(size_t)c * x->words + (size_t)d / 64];
-    uint64_t b = 1ULL << (d % 64);
+    assert(d >= 0 && d < x->ndoms);
+    size_t i = (size_t)d;
+    uint64_t *w = &x->bits[(size_t)c * x->words + i / 64];
+    uint64_t b = 1ULL << (i % 64);
     if (on) {
         *w |= b;
         x->nonempty[c]++;

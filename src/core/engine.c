@@ -233,13 +233,13 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->gpus = s->gpus;
     j->milli = s->milli;
     j->priority = s->priority;
-    j->topology = (int8_t)(s->topology != GS_TOPO_AUTO ? s->topology : eng->pol.topology);
-    j->klass = (int8_t)s->klass;
+    j->topology = (uint8_t)(s->topology != GS_TOPO_AUTO ? s->topology : eng->pol.topology);
+    j->klass = (uint8_t)s->klass;
     j->state = GS_JOB_PENDING;
     j->run_pos = -1;
     /* -2: no such type, never fits; "A|B" allows several types */
     gs_frag_parse_models(eng->cl, s->gpu_model, &j->gpu_type, &j->gpu_types);
-    j->mig = (int8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
+    j->mig = (uint8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
     j->mem_bw = (int16_t)(s->mem_bw > 0 ? s->mem_bw : 500);
     j->gpu_next = -1;
     j->team = intern_or(eng, s->team, "default");
@@ -394,7 +394,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     j->nparts = (uint16_t)a->nparts;
     j->alloc_mem = a->mem_mib;
     j->alloc_milli = a->milli;
-    j->mig_slot = (int8_t)a->mig_slot;
+    j->mig_slot = (uint8_t)a->mig_slot;
     memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
     eng->nparts += (size_t)a->nparts;
     j->run_pos = (int)eng->nrunning;
@@ -462,7 +462,7 @@ int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfil
         return GS_ENOSPC;
     gs_eng_leave_pending(eng, job);
     gs_eng_mark_running(eng, job, now, a);
-    j->backfilled = (int8_t)backfilled;
+    j->backfilled = (uint8_t)backfilled;
     int rate = gs_eng_rate(eng, job);
     if (rate != GS_RATE_FULL)
         gs_progress_set_rate(&eng->prog[j->run_pos], now, rate);
@@ -494,7 +494,7 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     eng->prog[pos] = eng->prog[eng->nrunning];
     eng->jobs[last].run_pos = pos;
     j->run_pos = -1;
-    j->state = (int8_t)state;
+    j->state = (uint8_t)state;
     j->end = now;
     eng->team_milli[j->team] -= (int64_t)j->gpus * j->milli;
     eng->releases++;

@@ -36,7 +36,7 @@ struct job {
     int run_pos;                /* index in eng->running, -1 when not running */
     uint32_t parts_off;         /* allocation in eng->parts */
     uint16_t nparts;
-    int8_t topology, klass, state, backfilled;
+    uint8_t topology, klass, state, backfilled; /* small non-negative codes */
     int8_t reason;              /* enum gs_wait_reason while pending */
     int8_t in_order;            /* kept in eng->order across passes (queue.c) */
     /* placement (engine_place.c, rate.c) */
@@ -44,8 +44,8 @@ struct job {
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
     int32_t gpu_next;           /* next shared job on the same GPU, -1 = none */
     int16_t mem_bw;             /* memory-bandwidth intensity, per mille */
-    int8_t mig;                 /* MIG profile id + 1, 0 = none */
-    int8_t mig_slot;            /* MIG instance + 1 of the current run, 0 = none */
+    uint8_t mig;                /* MIG profile id + 1, 0 = none */
+    uint8_t mig_slot;           /* MIG instance + 1 of the current run, 0 = none */
 };
 
 /* Why a pending job did not start in the last pass (coarse; issue 6's

@@ -55,7 +55,7 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
     if (running) {
         restore_running(eng, job, info, alloc);
     } else if (info->state != GS_JOB_PENDING) {
-        j->state = (int8_t)info->state;
+        j->state = (uint8_t)info->state;
         gs_eng_leave_pending(eng, job);
         if (info->state == GS_JOB_DONE && eng->est.observe)
             eng->est.observe(eng->est.arg, eng, job, info->end - info->start);
@@ -65,7 +65,7 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
     j->start = info->start;
     j->end = info->end;
     j->estimate = info->estimate;
-    j->backfilled = (int8_t)info->backfilled;
+    j->backfilled = (uint8_t)info->backfilled;
     gs_eng_compact_pending(eng);
     return job;
 }

@@ -21,7 +21,7 @@ static int pc(uint64_t x)
     return __builtin_popcountll(x);
 }
 
-uint64_t gs_pl_take_low(uint64_t m, int n)
+uint64_t gs_place_take_low(uint64_t m, int n)
 {
     uint64_t r = 0;
     while (n-- > 0 && m) {
@@ -32,7 +32,7 @@ uint64_t gs_pl_take_low(uint64_t m, int n)
     return r;
 }
 
-#define take_low gs_pl_take_low
+#define take_low gs_place_take_low
 #define idle_of gs_pl_idle
 #define node_ok gs_pl_node_ok
 
@@ -87,12 +87,18 @@ static struct gs_pscore score(struct gs_pctx *c, int node, uint64_t take, int un
 
 static void emit_one(struct gs_pctx *c, int node, uint64_t mask)
 {
-    c->out->nparts = 1;
-    c->out->parts[0].node = node;
-    c->out->parts[0].mask = mask;
+    c->out->nparts = 0;
+    gs_pl_add_part(c, node, mask);
 }
 
-static const struct gs_pscore WORST = { 1e300, INT64_MAX };
+/* The allocation is the best candidate of a scan alone, or GS_ENOSPC. */
+static int emit_best(struct gs_pctx *c, const struct gs_pl_best *b)
+{
+    if (b->node < 0)
+        return GS_ENOSPC;
+    emit_one(c, b->node, b->mask);
+    return 0;
+}
 
 /* Whether no later candidate can beat `s` (pack and topo scores are never
  * below 0), so a scan may stop: ties go to the earlier candidate anyway. */
@@ -161,13 +167,12 @@ static int place_domain(struct gs_pctx *c)
     }
     if (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_SPREAD)
         return place_domain_int(c);
-    int gpus = c->req->gpus, best_node = -1, nn = gs_cluster_node_count(c->cl);
-    uint64_t best_mask = 0;
-    struct gs_pscore best = WORST;
-    for (int n = 0; n < nn && !unbeatable(c, best); n++) {
+    int gpus = c->req->gpus, nn = gs_cluster_node_count(c->cl);
+    struct gs_pl_best best = { GS_PSCORE_WORST, -1, 0 };
+    for (int n = 0; n < nn && !unbeatable(c, best.s); n++) {
         uint64_t idle = idle_of(c, n);
         int ni = pc(idle);
-        if (ni < gpus || gs_frag_prune(c, n, best) || !node_ok(c, n))
+        if (ni < gpus || gs_frag_prune(c, n, best.s) || !node_ok(c, n))
             continue;
         for (int d = 0; d < c->ndom[n]; d++) {
             uint64_t free_d = c->ndom[n] == 1 ? idle : idle & gs_cluster_domain_mask(c->cl, n, d);
@@ -175,18 +180,10 @@ static int place_domain(struct gs_pctx *c)
             if (f < gpus)
                 continue;
             uint64_t take = take_low(free_d, gpus);
-            struct gs_pscore s = score(c, n, take, f, ni);
-            if (gs_pscore_less(s, best)) {
-                best = s;
-                best_node = n;
-                best_mask = take;
-            }
+            gs_pl_consider(&best, score(c, n, take, f, ni), n, take);
         }
     }
-    if (best_node < 0)
-        return GS_ENOSPC;
-    emit_one(c, best_node, best_mask);
-    return 0;
+    return emit_best(c, &best);
 }
 
 /* A mask of `gpus` GPUs on `node` under the requested rule, or 0. */
@@ -213,30 +210,19 @@ static uint64_t node_take(const struct gs_pctx *c, int node, uint64_t idle, int 
 /* All GPUs on one node. */
 static int place_node(struct gs_pctx *c, int whole_domains)
 {
-    int best_node = -1;
-    uint64_t best_mask = 0;
-    struct gs_pscore best = WORST;
+    struct gs_pl_best best = { GS_PSCORE_WORST, -1, 0 };
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         uint64_t idle = idle_of(c, n);
-        if (pc(idle) < c->req->gpus || gs_frag_prune(c, n, best) || !node_ok(c, n))
+        if (pc(idle) < c->req->gpus || gs_frag_prune(c, n, best.s) || !node_ok(c, n))
             continue;
         uint64_t m = node_take(c, n, idle, whole_domains);
-        if (!m)
-            continue;
-        struct gs_pscore s = score(c, n, m, pc(idle), pc(idle));
-        if (gs_pscore_less(s, best)) {
-            best = s;
-            best_node = n;
-            best_mask = m;
-        }
+        if (m)
+            gs_pl_consider(&best, score(c, n, m, pc(idle), pc(idle)), n, m);
     }
-    if (best_node < 0)
-        return GS_ENOSPC;
-    emit_one(c, best_node, best_mask);
-    return 0;
+    return emit_best(c, &best);
 }
 
-static int in_alloc(const struct gs_alloc *a, int node)
+int gs_pl_in_alloc(const struct gs_alloc *a, int node)
 {
     for (int i = 0; i < a->nparts; i++)
         if (a->parts[i].node == node)
@@ -248,14 +234,12 @@ static int in_alloc(const struct gs_alloc *a, int node)
  * c->out, under the domain or whole-domain rule; appends one part. */
 static int place_remainder(struct gs_pctx *c, int r, int rule_any)
 {
-    int best_node = -1;
-    uint64_t best_mask = 0;
-    struct gs_pscore best = WORST;
+    struct gs_pl_best best = { GS_PSCORE_WORST, -1, 0 };
     int maxdom = gs_cluster_max_domain(c->cl);
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         uint64_t idle = idle_of(c, n);
         int ni = pc(idle);
-        if (ni < r || in_alloc(c->out, n) || !node_ok(c, n))
+        if (ni < r || gs_pl_in_alloc(c->out, n) || !node_ok(c, n))
             continue;
         uint64_t m = 0;
         int unit = ni;
@@ -272,20 +256,12 @@ static int place_remainder(struct gs_pctx *c, int r, int rule_any)
         } else {
             m = take_low(idle, r);
         }
-        if (!m)
-            continue;
-        struct gs_pscore s = score(c, n, m, unit, ni);
-        if (gs_pscore_less(s, best)) {
-            best = s;
-            best_node = n;
-            best_mask = m;
-        }
+        if (m)
+            gs_pl_consider(&best, score(c, n, m, unit, ni), n, m);
     }
-    if (best_node < 0)
+    if (best.node < 0)
         return GS_ENOSPC;
-    c->out->parts[c->out->nparts].node = best_node;
-    c->out->parts[c->out->nparts].mask = best_mask;
-    c->out->nparts++;
+    gs_pl_add_part(c, best.node, best.mask);
     return 0;
 }
 
@@ -303,9 +279,7 @@ static int place_multi(struct gs_pctx *c)
             continue;
         if (c->out->nparts >= c->out->cap)
             return GS_ENOSPC;
-        c->out->parts[c->out->nparts].node = n;
-        c->out->parts[c->out->nparts].mask = idle;
-        c->out->nparts++;
+        gs_pl_add_part(c, n, idle);
         remaining -= g;
     }
     if (remaining > 0 && (c->out->nparts >= c->out->cap ||
@@ -328,7 +302,7 @@ static int place_any(struct gs_pctx *c)
         int best = -1, best_idle = 0;
         for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
             int ni = pc(idle_of(c, n));
-            if (ni > best_idle && !in_alloc(c->out, n) && node_ok(c, n)) {
+            if (ni > best_idle && !gs_pl_in_alloc(c->out, n) && node_ok(c, n)) {
                 best = n;
                 best_idle = ni;
             }
@@ -336,9 +310,7 @@ static int place_any(struct gs_pctx *c)
         if (best < 0)
             return GS_ENOSPC;
         int take = best_idle < remaining ? best_idle : remaining;
-        c->out->parts[c->out->nparts].node = best;
-        c->out->parts[c->out->nparts].mask = take_low(idle_of(c, best), take);
-        c->out->nparts++;
+        gs_pl_add_part(c, best, take_low(idle_of(c, best), take));
         remaining -= take;
     }
     return remaining > 0 ? GS_ENOSPC : 0;
@@ -463,7 +435,7 @@ static int spread_idle_indexed(struct gs_pctx *c, struct shared_best *b)
  * first has no fit; frag scans both. */
 static int place_shared(struct gs_pctx *c)
 {
-    struct shared_best b = { -1, -1, 0, WORST };
+    struct shared_best b = { -1, -1, 0, GS_PSCORE_WORST };
     switch (c->strategy) {
     case GS_PLACE_FRAG:
         scan_shared(c, SH_PART | SH_IDLE, &b);

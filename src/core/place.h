@@ -80,6 +80,10 @@ int gs_place(const struct gs_cluster *cl, const uint64_t *idle,
 int gs_place_possible(const struct gs_cluster *cl, const struct gs_request *req,
                       struct gs_alloc *scratch);
 
+/* The `n` lowest set bits of `m` (all of them when it has fewer): the GPUs
+ * a placement takes from a mask of free ones, lowest index first. */
+uint64_t gs_place_take_low(uint64_t m, int n);
+
 /* The effective topology of `req` on `cl`: GS_TOPO_AUTO is resolved to
  * GS_TOPO_DOMAIN when the job fits the largest NVLink domain, else to the
  * whole-domain rule (returned as GS_TOPO_AUTO). */

@@ -131,8 +131,8 @@ struct gs_pscore gs_frag_score_whole(struct gs_pctx *c, int node, uint64_t take,
 {
     load_node(c, node);
     struct gs_frag_node *st = &c->st;
-    int saved_milli[GS_MAX_NODE_GPUS];
-    int64_t saved_mem[GS_MAX_NODE_GPUS];
+    int saved_milli[GS_MAX_NODE_GPUS] = { 0 }; /* only the bits of `take` are used */
+    int64_t saved_mem[GS_MAX_NODE_GPUS] = { 0 };
     uint64_t whole = st->whole;
     int64_t cpu = st->cpu_free;
     for (uint64_t m = take; m; m &= m - 1) {

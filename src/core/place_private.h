@@ -54,6 +54,40 @@ static inline int gs_pscore_less(struct gs_pscore x, struct gs_pscore y)
     return x.a < y.a || (x.a == y.a && x.b < y.b);
 }
 
+/* The worst score: every candidate beats it. */
+#define GS_PSCORE_WORST ((struct gs_pscore){ 1e300, INT64_MAX })
+
+/* The best whole-GPU candidate of a scan so far: `mask` on `node`, or
+ * node -1 (and the worst score) before any. */
+struct gs_pl_best {
+    struct gs_pscore s;
+    int node;
+    uint64_t mask;
+};
+
+/* Keep candidate (`s`, `node`, `mask`) in `b` if it beats the best so far;
+ * an equal score keeps the earlier candidate. */
+static inline void gs_pl_consider(struct gs_pl_best *b, struct gs_pscore s, int node,
+                                  uint64_t mask)
+{
+    if (gs_pscore_less(s, b->s)) {
+        b->s = s;
+        b->node = node;
+        b->mask = mask;
+    }
+}
+
+/* Append part (`node`, `mask`) to c->out; the caller checks c->out->cap. */
+static inline void gs_pl_add_part(struct gs_pctx *c, int node, uint64_t mask)
+{
+    c->out->parts[c->out->nparts].node = node;
+    c->out->parts[c->out->nparts].mask = mask;
+    c->out->nparts++;
+}
+
+/* Whether `node` already has a part in `a`. */
+int gs_pl_in_alloc(const struct gs_alloc *a, int node);
+
 /* GPUs of `node` free for whole-GPU use (the view, or the idle mask);
  * never GPUs in MIG mode nor blocked ones. */
 static inline uint64_t gs_pl_idle(const struct gs_pctx *c, int node)
@@ -66,9 +100,6 @@ static inline uint64_t gs_pl_idle(const struct gs_pctx *c, int node)
 
 /* GPU type, partition and host resources allow `node` at all. */
 int gs_pl_node_ok(const struct gs_pctx *c, int node);
-
-/* The `n` lowest set bits of `m`. */
-uint64_t gs_pl_take_low(uint64_t m, int n);
 
 /* Memory a shared request needs on a GPU of `node`. */
 int64_t gs_pl_shared_mem(const struct gs_pctx *c, int node);

@@ -92,30 +92,21 @@ static int group_of(const struct gs_pctx *c, int node, int by_mdomain)
     return by_mdomain ? gs_cluster_node_mdomain(c->cl, node) : gs_cluster_node_rack(c->cl, node);
 }
 
-static int in_out(const struct gs_alloc *a, int node)
-{
-    for (int i = 0; i < a->nparts; i++)
-        if (a->parts[i].node == node)
-            return 1;
-    return 0;
-}
-
 /* The remainder `r` (smaller than a node) on one node of the group (label
  * `grp`, or any node when grp < 0) not yet used: the best topo candidate
  * under the domain or whole-domain rule.  Appends one part. */
 static int remainder_in(struct gs_pctx *c, int r, int grp, int by_mdomain)
 {
-    int best_node = -1, maxdom = gs_cluster_max_domain(c->cl);
-    uint64_t best_mask = 0;
-    struct gs_pscore best = { 1e300, INT64_MAX };
+    int maxdom = gs_cluster_max_domain(c->cl);
+    struct gs_pl_best best = { GS_PSCORE_WORST, -1, 0 };
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         uint64_t idle = gs_pl_idle(c, n);
-        if (pc(idle) < r || in_out(c->out, n) || !gs_pl_node_ok(c, n) ||
+        if (pc(idle) < r || gs_pl_in_alloc(c->out, n) || !gs_pl_node_ok(c, n) ||
             (grp >= 0 && group_of(c, n, by_mdomain) != grp))
             continue;
         for (int d = 0; d < gs_cluster_node_domains(c->cl, n); d++) {
             uint64_t fd = idle & gs_cluster_domain_mask(c->cl, n, d);
-            uint64_t m = r <= maxdom ? (pc(fd) >= r ? gs_pl_take_low(fd, r) : 0)
+            uint64_t m = r <= maxdom ? (pc(fd) >= r ? gs_place_take_low(fd, r) : 0)
                                      : (d == 0 ? gs_cluster_take_whole_domains(c->cl, n,
                                                                                 idle, r)
                                                : 0);
@@ -125,18 +116,12 @@ static int remainder_in(struct gs_pctx *c, int r, int grp, int by_mdomain)
             struct gs_pscore s = c->strategy == GS_PLACE_FRAG
                                      ? gs_frag_score_whole(c, n, m, unit, pc(idle))
                                      : gs_topo_score_whole(c, n, m, unit, pc(idle));
-            if (gs_pscore_less(s, best)) {
-                best = s;
-                best_node = n;
-                best_mask = m;
-            }
+            gs_pl_consider(&best, s, n, m);
         }
     }
-    if (best_node < 0 || c->out->nparts >= c->out->cap)
+    if (best.node < 0 || c->out->nparts >= c->out->cap)
         return GS_ENOSPC;
-    c->out->parts[c->out->nparts].node = best_node;
-    c->out->parts[c->out->nparts].mask = best_mask;
-    c->out->nparts++;
+    gs_pl_add_part(c, best.node, best.mask);
     return 0;
 }
 
@@ -154,9 +139,7 @@ static int fill_group(struct gs_pctx *c, int grp, int by_mdomain)
             continue;
         if (c->out->nparts >= c->out->cap)
             break;
-        c->out->parts[c->out->nparts].node = n;
-        c->out->parts[c->out->nparts].mask = idle;
-        c->out->nparts++;
+        gs_pl_add_part(c, n, idle);
         remaining -= g;
     }
     if (remaining > 0 && remainder_in(c, remaining, grp, by_mdomain) < 0) {

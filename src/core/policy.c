@@ -13,11 +13,11 @@ enum key_type { K_ENUM, K_DURATION, K_INT, K_DOUBLE, K_QUOTA_MAP, K_RUNTIME_CAP 
 
 struct key {
     const char *path;
-    enum key_type type;
-    size_t offset;
+    size_t offset;              /* of the field in struct gs_policy */
     const char *const *names;   /* K_ENUM: value names, NULL-terminated */
     const int *values;          /* K_ENUM: value for each name (NULL = index) */
-    double min, max;
+    double min, max;            /* K_INT, K_DOUBLE, K_QUOTA_MAP: accepted range */
+    enum key_type type;
     int supported;
 };
 
@@ -44,49 +44,57 @@ static const char *const over_cap_names[] = { "kill", "preempt", NULL };
 
 #define OFF(f) offsetof(struct gs_policy, f)
 
-/* The one declaration of every policy key.  `supported` = 0 marks keys that
- * parse but whose behaviour is not built yet; they are rejected loudly. */
+/* Rows by kind: an enum with its names (and values, NULL = the index), a
+ * duration or runtime cap, a number within [min, max]. */
+#define KEY(path, type, f, names, values, min, max) \
+    { path, OFF(f), names, values, min, max, type, 1 }
+#define KEY_ENUM(path, f, names, values) KEY(path, K_ENUM, f, names, values, 0, 0)
+#define KEY_PLAIN(path, type, f) KEY(path, type, f, NULL, NULL, 0, 0)
+#define KEY_RANGE(path, type, f, min, max) KEY(path, type, f, NULL, NULL, min, max)
+
+/* The one declaration of every policy key.  `supported` = 0 would mark keys
+ * that parse but whose behaviour is not built yet; they are rejected loudly. */
 static const struct key keys[] = {
-    { "queue.policy", K_ENUM, OFF(queue_policy), queue_names, NULL, 0, 0, 1 },
-    { "queue.max_wait_before_aging", K_DURATION, OFF(max_wait_before_aging), NULL, NULL, 0,
-      0, 1 },
-    { "queue.aging_rate", K_DOUBLE, OFF(aging_rate), NULL, NULL, 0, 1e9, 1 },
-    { "queue.quota", K_QUOTA_MAP, OFF(quotas), NULL, NULL, 0, 1e9, 1 },
-    { "queue.quota_mode", K_ENUM, OFF(quota_mode), quota_mode_names, NULL, 0, 0, 1 },
-    { "queue.backfill", K_ENUM, OFF(backfill), backfill_names, backfill_values, 0, 0, 1 },
-    { "queue.reservations", K_INT, OFF(reservations), NULL, NULL, 1, 1024, 1 },
-    { "queue.duration_estimate", K_ENUM, OFF(estimate), estimate_names, NULL, 0, 0, 1 },
-    { "queue.estimate_quantile", K_ENUM, OFF(estimate_quantile), quantile_names,
-      quantile_values, 0, 0, 1 },
-    { "queue.runtime_cap", K_RUNTIME_CAP, OFF(runtime_cap), NULL, NULL, 0, 0, 1 },
-    { "queue.pass_interval", K_DURATION, OFF(pass_interval), NULL, NULL, 0, 0, 1 },
-    { "placement.strategy", K_ENUM, OFF(strategy), strategy_names, NULL, 0, 0, 1 },
-    { "placement.sharing", K_ENUM, OFF(sharing), sharing_names, NULL, 0, 0, 1 },
-    { "placement.topology", K_ENUM, OFF(topology), topo_names, NULL, 0, 0, 1 },
-    { "placement.frag.sched_weight", K_DOUBLE, OFF(frag_sched_weight), NULL, NULL, 0, 1000,
-      1 },
-    { "placement.frag.window", K_INT, OFF(frag_window), NULL, NULL, 1, 1e7, 1 },
-    { "placement.frag.quantum", K_DOUBLE, OFF(frag_quantum), NULL, NULL, 0, 1e6, 1 },
-    { "placement.slowdown.pcie", K_DOUBLE, OFF(slow_pcie), NULL, NULL, 0.01, 1, 1 },
-    { "placement.slowdown.network", K_DOUBLE, OFF(slow_network), NULL, NULL, 0.01, 1, 1 },
-    { "placement.slowdown.corunner", K_DOUBLE, OFF(slow_corunner), NULL, NULL, 0.01, 1, 1 },
-    { "mig.reconfigure", K_ENUM, OFF(mig_reconfigure), mig_reconf_names, NULL, 0, 0, 1 },
-    { "mig.drain_cost", K_DURATION, OFF(mig_drain_cost), NULL, NULL, 0, 0, 1 },
-    { "metrics.k", K_INT, OFF(sched_k), NULL, NULL, 0, 4096, 1 },
+    KEY_ENUM("queue.policy", queue_policy, queue_names, NULL),
+    KEY_PLAIN("queue.max_wait_before_aging", K_DURATION, max_wait_before_aging),
+    KEY_RANGE("queue.aging_rate", K_DOUBLE, aging_rate, 0, 1e9),
+    KEY_RANGE("queue.quota", K_QUOTA_MAP, quotas, 0, 1e9),
+    KEY_ENUM("queue.quota_mode", quota_mode, quota_mode_names, NULL),
+    KEY_ENUM("queue.backfill", backfill, backfill_names, backfill_values),
+    KEY_RANGE("queue.reservations", K_INT, reservations, 1, 1024),
+    KEY_ENUM("queue.duration_estimate", estimate, estimate_names, NULL),
+    KEY_ENUM("queue.estimate_quantile", estimate_quantile, quantile_names, quantile_values),
+    KEY_PLAIN("queue.runtime_cap", K_RUNTIME_CAP, runtime_cap),
+    KEY_PLAIN("queue.pass_interval", K_DURATION, pass_interval),
+    KEY_ENUM("placement.strategy", strategy, strategy_names, NULL),
+    KEY_ENUM("placement.sharing", sharing, sharing_names, NULL),
+    KEY_ENUM("placement.topology", topology, topo_names, NULL),
+    KEY_RANGE("placement.frag.sched_weight", K_DOUBLE, frag_sched_weight, 0, 1000),
+    KEY_RANGE("placement.frag.window", K_INT, frag_window, 1, 1e7),
+    KEY_RANGE("placement.frag.quantum", K_DOUBLE, frag_quantum, 0, 1e6),
+    KEY_RANGE("placement.slowdown.pcie", K_DOUBLE, slow_pcie, 0.01, 1),
+    KEY_RANGE("placement.slowdown.network", K_DOUBLE, slow_network, 0.01, 1),
+    KEY_RANGE("placement.slowdown.corunner", K_DOUBLE, slow_corunner, 0.01, 1),
+    KEY_ENUM("mig.reconfigure", mig_reconfigure, mig_reconf_names, NULL),
+    KEY_PLAIN("mig.drain_cost", K_DURATION, mig_drain_cost),
+    KEY_RANGE("metrics.k", K_INT, sched_k, 0, 4096),
     /* preemption (issue 5; docs/preemption.md) */
-    { "preemption.mode", K_ENUM, OFF(preempt_mode), pmode_names, NULL, 0, 0, 1 },
-    { "preemption.train_mode", K_ENUM, OFF(preempt_class[0]), pmode_class_names,
-      pmode_class_values, 0, 0, 1 },
-    { "preemption.infer_mode", K_ENUM, OFF(preempt_class[1]), pmode_class_names,
-      pmode_class_values, 0, 0, 1 },
-    { "preemption.grace", K_DURATION, OFF(grace), NULL, NULL, 0, 0, 1 },
-    { "preemption.min_runtime", K_DURATION, OFF(min_runtime), NULL, NULL, 0, 0, 1 },
-    { "preemption.restore_cost", K_DURATION, OFF(restore_cost), NULL, NULL, 0, 0, 1 },
-    { "preemption.priority_gap", K_INT, OFF(priority_gap), NULL, NULL, 0, 1e9, 1 },
-    { "preemption.quota_reclaim", K_ENUM, OFF(quota_reclaim), bool_names, NULL, 0, 0, 1 },
-    { "preemption.over_cap", K_ENUM, OFF(over_cap), over_cap_names, NULL, 0, 0, 1 },
-    { "inference.slo_wait", K_DURATION, OFF(slo_wait), NULL, NULL, 0, 0, 1 },
+    KEY_ENUM("preemption.mode", preempt_mode, pmode_names, NULL),
+    KEY_ENUM("preemption.train_mode", preempt_class[0], pmode_class_names, pmode_class_values),
+    KEY_ENUM("preemption.infer_mode", preempt_class[1], pmode_class_names, pmode_class_values),
+    KEY_PLAIN("preemption.grace", K_DURATION, grace),
+    KEY_PLAIN("preemption.min_runtime", K_DURATION, min_runtime),
+    KEY_PLAIN("preemption.restore_cost", K_DURATION, restore_cost),
+    KEY_RANGE("preemption.priority_gap", K_INT, priority_gap, 0, 1e9),
+    KEY_ENUM("preemption.quota_reclaim", quota_reclaim, bool_names, NULL),
+    KEY_ENUM("preemption.over_cap", over_cap, over_cap_names, NULL),
+    KEY_PLAIN("inference.slo_wait", K_DURATION, slo_wait),
 };
+
+#undef KEY_RANGE
+#undef KEY_PLAIN
+#undef KEY_ENUM
+#undef KEY
 
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -94,7 +102,7 @@ void gs_policy_init(struct gs_policy *p)
 {
     memset(p, 0, sizeof *p);
     p->queue_policy = GS_QUEUE_FIFO;
-    p->max_wait_before_aging = 30 * 60 * GS_MS_PER_SEC;
+    p->max_wait_before_aging = (gs_time)30 * 60 * GS_MS_PER_SEC;
     p->aging_rate = 1.0;
     p->quota_mode = GS_QUOTA_STRICT;
     p->backfill = -1; /* unset: resolved by the queue policy */
@@ -103,7 +111,7 @@ void gs_policy_init(struct gs_policy *p)
     p->estimate_quantile = 90;
     p->runtime_cap = GS_TIME_INF;
     p->runtime_cap_factor = 0;
-    p->pass_interval = 5 * 60 * GS_MS_PER_SEC;
+    p->pass_interval = (gs_time)5 * 60 * GS_MS_PER_SEC;
     p->strategy = GS_PLACE_PACK;
     p->sharing = GS_SHARING_SHARED;
     p->topology = GS_TOPO_AUTO;
@@ -114,14 +122,14 @@ void gs_policy_init(struct gs_policy *p)
     p->slow_network = 0.5;
     p->slow_corunner = 0.85;
     p->mig_reconfigure = 0; /* never */
-    p->mig_drain_cost = 120 * GS_MS_PER_SEC;
+    p->mig_drain_cost = (gs_time)120 * GS_MS_PER_SEC;
     p->sched_k = 0;
     p->preempt_mode = GS_PREEMPT_NONE;
     p->preempt_class[0] = p->preempt_class[1] = GS_PREEMPT_INHERIT;
     p->priority_gap = 1;
     p->quota_reclaim = 1;
     p->over_cap = GS_OVER_CAP_KILL;
-    p->slo_wait = 30 * GS_MS_PER_SEC;
+    p->slo_wait = (gs_time)30 * GS_MS_PER_SEC;
 }
 
 void gs_policy_fini(struct gs_policy *p)
@@ -264,7 +272,7 @@ static int parse_number(const struct key *k, const char *v, double *out, struct 
 static int set_quota(struct gs_policy *p, const struct key *k, const char *team,
                      const char *v, struct gs_error *err)
 {
-    double d;
+    double d = 0; /* set by parse_number on success */
     int rc = parse_number(k, v, &d, err);
     if (rc < 0)
         return rc;
@@ -329,7 +337,7 @@ int gs_policy_set(struct gs_policy *p, const char *path, const char *value,
     if (!k->supported)
         return gs_errorf(err, GS_ENOTSUP, "%s: not supported yet", path);
     void *field = (char *)p + k->offset;
-    double d;
+    double d = 0; /* set by parse_number on success */
     int rc;
     switch (k->type) {
     case K_ENUM:

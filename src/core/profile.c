@@ -302,17 +302,6 @@ static gs_time domain_earliest(const struct gs_profile *p, int node, uint64_t dm
     return GS_TIME_INF;
 }
 
-static uint64_t take_low(uint64_t m, int n)
-{
-    uint64_t r = 0;
-    while (n-- > 0 && m) {
-        uint64_t b = m & -m;
-        r |= b;
-        m &= ~b;
-    }
-    return r;
-}
-
 /* Jobs that fit one NVLink domain: the domain that can start them first
  * (ties: best fit under pack, most room under spread, then node order). */
 static int earliest_domain(struct gs_profile *p, const struct gs_cluster *cl, gs_time now,
@@ -360,7 +349,7 @@ static int earliest_domain(struct gs_profile *p, const struct gs_cluster *cl, gs
         return GS_ENOSPC;
     if (!best_got)
         best_got = usable(p, best_node, best_dm, now, best_t, dur);
-    uint64_t best_mask = take_low(best_got, g);
+    uint64_t best_mask = gs_place_take_low(best_got, g);
     out->nparts = 1;
     out->parts[0].node = best_node;
     out->parts[0].mask = best_mask;

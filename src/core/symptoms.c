@@ -1,6 +1,7 @@
 /* symptoms.c - the seed's five symptoms as checks (symptoms.h). */
 #include "core/symptoms.h"
 
+#include <assert.h>
 #include <string.h>
 
 const char *gs_symptom_name(int id)
@@ -43,9 +44,11 @@ static double share(double part, double whole)
 /* BIG waits long and much longer than SMALL (checks 3 and 4). */
 static int big_waits(const struct gs_summary *s, int big, double *bp, double *sp)
 {
-    *bp = s->wait_by_size[big].p90;
+    assert(big >= 0 && big < GS_SIZE_CLASSES); /* gs_job_size_class() */
+    const struct gs_pctl *bw = &s->wait_by_size[big];
+    *bp = bw->p90;
     *sp = s->wait_by_size[0].p90;
-    return big > 0 && s->wait_by_size[big].n > 0 && *bp >= GS_SYM_LONG_WAIT_S &&
+    return big > 0 && bw->n > 0 && *bp >= GS_SYM_LONG_WAIT_S &&
            *bp >= GS_SYM_BIG_RATIO * *sp;
 }
 
