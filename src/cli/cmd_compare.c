@@ -1,16 +1,17 @@
 /* cmd_compare.c - `gpusched compare`: several policies on one trace. */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "cli/html_out.h"
 #include "io/report.h"
 #include "io/report_preempt.h"
 #include "sim/sim.h"
 
-#include <getopt.h>
+#include <assert.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_POLICIES 32
+#define MAX_POLICIES GS_CLI_MAX_POLICIES
 
 static const char *const compare_help =
     "usage: gpusched compare --cluster C.yaml --trace T.csv --policy A.yaml\n"
@@ -23,33 +24,29 @@ static const char *const compare_help =
     "\n"
     "  --html FILE   also write a self-contained HTML report with charts\n";
 
+/* One policy's replay; path, name and policy are borrowed from the
+ * arguments and the loaded inputs. */
 struct run {
-    const char *path;
-    char name[64];
-    struct gs_policy pol;
+    const char *path, *name;
+    const struct gs_policy *pol;
     struct gs_summary sum;
     struct gs_wait_cdf cdf;
-    int ok;
 };
 
-static void policy_name(const char *path, char *out, size_t n)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    snprintf(out, n, "%s", base);
-    char *dot = strrchr(out, '.');
-    if (dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0))
-        *dot = '\0';
-}
+struct compare_args {
+    const char *cluster, *trace, *html;
+    const char *policies[MAX_POLICIES];
+    int npol, json;
+};
 
 /* Replay under r's policy; `keep` (may be NULL) receives the result with
  * its engine (the HTML report draws the first run). */
 static int run_one(struct run *r, const struct gs_cluster *cl, const struct gs_trace *tr,
                    const struct gs_sim_opts *opts, struct gs_sim_result *keep)
 {
-    struct gs_sim_result res0, *res = keep ? keep : &res0;
+    struct gs_sim_result res0 = { 0 }, *res = keep ? keep : &res0;
     struct gs_error err = { 0 };
-    if (gs_sim_run(cl, &r->pol, tr, opts, res, &err) < 0)
+    if (gs_sim_run(cl, r->pol, tr, opts, res, &err) < 0)
         return cli_failf("compare", 1, "%s: %s", r->path, err.msg);
     r->sum = res->summary;
     res->summary.teams = NULL; /* moved into r->sum */
@@ -59,7 +56,6 @@ static int run_one(struct run *r, const struct gs_cluster *cl, const struct gs_t
     gs_wait_cdf_build(&r->cdf, res->engine);
     if (!keep)
         gs_sim_result_fini(res);
-    r->ok = 1;
     return 0;
 }
 
@@ -114,12 +110,13 @@ static int write_html(const char *path, struct cli_html *h, const struct gs_sim_
     const struct gs_summary *sums[MAX_POLICIES];
     const struct gs_policy *pols[MAX_POLICIES];
     const char *names[MAX_POLICIES];
+    assert(n >= 1 && n <= MAX_POLICIES); /* compare needs a --policy */
     struct gs_wait_cdf *cdfs = calloc((size_t)n, sizeof *cdfs);
     if (!cdfs)
         return cli_failf("compare", 1, "out of memory");
     for (int i = 0; i < n; i++) {
         sums[i] = &runs[i].sum;
-        pols[i] = &runs[i].pol;
+        pols[i] = runs[i].pol;
         names[i] = runs[i].name;
         cdfs[i] = runs[i].cdf;
     }
@@ -132,7 +129,7 @@ static json_t *runs_json(const struct run *runs, int n)
 {
     json_t *arr = json_array();
     for (int i = 0; arr && i < n; i++) {
-        json_t *o = gs_report_summary_json(&runs[i].sum, &runs[i].pol);
+        json_t *o = gs_report_summary_json(&runs[i].sum, runs[i].pol);
         if (o)
             json_object_set_new(o, "name", json_string(runs[i].name));
         json_array_append_new(arr, o);
@@ -140,8 +137,24 @@ static json_t *runs_json(const struct run *runs, int n)
     return json_pack("{s:o}", "policies", arr);
 }
 
-static int parse_args(int argc, char **argv, const char **cluster, const char **trace,
-                      struct run *runs, int *n, int *json, const char **html)
+static int compare_opt(int c, const char *val, void *arg)
+{
+    struct compare_args *a = arg;
+    switch (c) {
+    case 'c': a->cluster = val; break;
+    case 't': a->trace = val; break;
+    case 'p':
+        if (a->npol == MAX_POLICIES)
+            return cli_failf("compare", -1, "at most %d policies", MAX_POLICIES);
+        a->policies[a->npol++] = val;
+        break;
+    case 'j': a->json = 1; break;
+    case 'H': a->html = val; break;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct compare_args *a)
 {
     static const struct option opts[] = {
         { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
@@ -149,71 +162,62 @@ static int parse_args(int argc, char **argv, const char **cluster, const char **
         { "help", no_argument, NULL, 'h' },          { "html", required_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': *cluster = optarg; break;
-        case 't': *trace = optarg; break;
-        case 'p':
-            if (*n == MAX_POLICIES)
-                return cli_failf("compare", 2, "at most %d policies", MAX_POLICIES);
-            runs[(*n)++].path = optarg;
-            break;
-        case 'j': *json = 1; break;
-        case 'H': *html = optarg; break;
-        case 'h': fputs(compare_help, stdout); return 0;
-        default: fputs(compare_help, stderr); return 2;
-        }
-    }
-    if (optind < argc)
-        return cli_failf("compare", 2, "unexpected argument '%s'", argv[optind]);
-    if (!*cluster || !*trace || *n == 0)
+    static const struct gs_cli_cmd cmd = { "compare", compare_help, opts };
+    int st = gs_cli_parse(&cmd, argc, argv, compare_opt, a);
+    if (st >= 0)
+        return st;
+    if (!a->cluster || !a->trace || a->npol == 0)
         return cli_failf("compare", 2, "--cluster, --trace and --policy are required");
     return -1;
 }
 
-int cmd_compare(int argc, char **argv)
+/* Replay every policy, then print the table or JSON and write the HTML. */
+static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
+                   struct run *runs, int n)
 {
-    static struct run runs[MAX_POLICIES];
-    const char *cluster = NULL, *trace = NULL, *html = NULL;
-    int n = 0, json = 0, loaded = 0;
-    memset(runs, 0, sizeof runs);
-    int st = parse_args(argc, argv, &cluster, &trace, runs, &n, &json, &html);
-    if (st >= 0)
-        return st;
-    struct gs_cluster *cl = cli_load_cluster("compare", cluster);
-    struct gs_trace *tr = cl ? cli_load_trace("compare", trace, 1) : NULL;
-    int status = tr ? 0 : 1;
-    for (; status == 0 && loaded < n; loaded++) {
-        policy_name(runs[loaded].path, runs[loaded].name, sizeof runs[loaded].name);
-        if (cli_load_policy("compare", runs[loaded].path, &runs[loaded].pol) < 0)
-            status = 1;
-    }
     struct cli_html h;
     struct gs_sim_opts o = { 0 };
     struct gs_sim_result first;
     memset(&first, 0, sizeof first);
-    cli_html_init(&h, html != NULL);
+    cli_html_init(&h, a->html != NULL);
     cli_html_opts(&h, &o);
+    int status = 0;
     for (int i = 0; status == 0 && i < n; i++)
-        status = run_one(&runs[i], cl, tr, i == 0 ? &o : NULL, i == 0 ? &first : NULL);
-    if (status == 0 && html)
-        status = write_html(html, &h, &first, runs, n);
+        status = run_one(&runs[i], in->cluster, in->trace, i == 0 ? &o : NULL,
+                         i == 0 ? &first : NULL);
+    if (status == 0 && a->html)
+        status = write_html(a->html, &h, &first, runs, n);
     gs_sim_result_fini(&first);
     cli_html_fini(&h);
-    if (status == 0 && json)
+    if (status == 0 && a->json)
         cli_print_json(runs_json(runs, n));
     else if (status == 0) {
         print_table(runs, n);
         print_class_table(runs, n);
     }
-    for (int i = 0; i < n; i++) {
-        if (i < loaded)
-            gs_policy_fini(&runs[i].pol);
-        gs_summary_fini(&runs[i].sum);
+    return status;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    static struct run runs[MAX_POLICIES];
+    struct compare_args a;
+    memset(&a, 0, sizeof a);
+    memset(runs, 0, sizeof runs);
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    struct gs_cli_inputs in;
+    gs_cli_inputs_init(&in, "compare");
+    int status = 1;
+    if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.policies, a.npol) == 0) {
+        for (int i = 0; i < a.npol; i++)
+            runs[i] = (struct run){ .path = a.policies[i], .name = in.names[i],
+                                    .pol = &in.pols[i] };
+        status = run_all(&a, &in, runs, a.npol);
     }
-    gs_trace_destroy(tr);
-    gs_cluster_destroy(cl);
+    for (int i = 0; i < a.npol; i++)
+        gs_summary_fini(&runs[i].sum);
+    gs_cli_inputs_fini(&in);
     return status;
 }

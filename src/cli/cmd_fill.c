@@ -1,9 +1,9 @@
 /* cmd_fill.c - `gpusched fill`: FGD's fill experiment (sim/fill.h). */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "core/policy.h"
 #include "sim/fill.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,22 @@ struct fill_args {
     int json;
 };
 
+static int fill_opt(int c, const char *val, void *arg)
+{
+    struct fill_args *a = arg;
+    switch (c) {
+    case 'c': a->cluster = val; break;
+    case 't': a->trace = val; break;
+    case 'p': a->policy = val; break;
+    case 's': a->strategy = val; break;
+    case 'S': a->seeds = val; break;
+    case 'i': return cli_parse_double("fill", "--inflate", val, 0.01, 100, &a->inflate);
+    case 'n': return cli_parse_long("fill", "--step", val, 1, 100, &a->step);
+    case 'j': a->json = 1; break;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct fill_args *a)
 {
     static const struct option opts[] = {
@@ -51,30 +67,10 @@ static int parse_args(int argc, char **argv, struct fill_args *a)
         { "step", required_argument, NULL, 'n' },    { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': a->cluster = optarg; break;
-        case 't': a->trace = optarg; break;
-        case 'p': a->policy = optarg; break;
-        case 's': a->strategy = optarg; break;
-        case 'S': a->seeds = optarg; break;
-        case 'i':
-            if (cli_parse_double("fill", "--inflate", optarg, 0.01, 100, &a->inflate) < 0)
-                return 2;
-            break;
-        case 'n':
-            if (cli_parse_long("fill", "--step", optarg, 1, 100, &a->step) < 0)
-                return 2;
-            break;
-        case 'j': a->json = 1; break;
-        case 'h': fputs(fill_help, stdout); return 0;
-        default: fputs(fill_help, stderr); return 2;
-        }
-    }
-    if (optind < argc)
-        return cli_failf("fill", 2, "unexpected argument '%s'", argv[optind]);
+    static const struct gs_cli_cmd cmd = { "fill", fill_help, opts };
+    int st = gs_cli_parse(&cmd, argc, argv, fill_opt, a);
+    if (st >= 0)
+        return st;
     if (!a->cluster || !a->trace)
         return cli_failf("fill", 2, "--cluster and --trace are required (see --help)");
     return -1;
@@ -213,12 +209,11 @@ int cmd_fill(int argc, char **argv)
     struct gs_fill_opts o;
     if ((st = setup_opts(&a, &o)) != 0)
         return st;
-    struct gs_cluster *cl = cli_load_cluster("fill", a.cluster);
-    if (!cl)
-        return 1;
-    struct gs_trace *tr = cli_load_trace("fill", a.trace, 0);
-    int status = tr ? run(&a, cl, tr, &o, seeds, nseeds) : 1;
-    gs_trace_destroy(tr);
-    gs_cluster_destroy(cl);
+    struct gs_cli_inputs in;
+    gs_cli_inputs_init(&in, "fill");
+    int status = 1;
+    if (gs_cli_inputs_load(&in, a.cluster, a.trace, 0, NULL, 0) == 0)
+        status = run(&a, in.cluster, in.trace, &o, seeds, nseeds);
+    gs_cli_inputs_fini(&in);
     return status;
 }

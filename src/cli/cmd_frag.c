@@ -1,12 +1,12 @@
 /* cmd_frag.c - `gpusched frag`: schedulability and fragmentation of one
  * snapshot of which GPUs are busy. */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "cli/frag_pending.h"
 #include "core/frag.h"
 #include "io/report.h"
 #include "io/snapshot_json.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -35,6 +35,19 @@ struct frag_args {
     int json;
 };
 
+static int frag_opt(int c, const char *val, void *arg)
+{
+    struct frag_args *a = arg;
+    switch (c) {
+    case 'c': a->cluster = val; break;
+    case 's': a->state = val; break;
+    case 'p': a->policy = val; break;
+    case 'k': return cli_parse_long("frag", "--k", val, 1, 4096, &a->k);
+    case 'j': a->json = 1; break;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct frag_args *a)
 {
     static const struct option opts[] = {
@@ -43,24 +56,10 @@ static int parse_args(int argc, char **argv, struct frag_args *a)
         { "help", no_argument, NULL, 'h' },          { "policy", required_argument, NULL, 'p' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': a->cluster = optarg; break;
-        case 's': a->state = optarg; break;
-        case 'p': a->policy = optarg; break;
-        case 'k':
-            if (cli_parse_long("frag", "--k", optarg, 1, 4096, &a->k) < 0)
-                return 2;
-            break;
-        case 'j': a->json = 1; break;
-        case 'h': fputs(frag_help, stdout); return 0;
-        default: fputs(frag_help, stderr); return 2;
-        }
-    }
-    if (optind < argc)
-        return cli_failf("frag", 2, "unexpected argument '%s'", argv[optind]);
+    static const struct gs_cli_cmd cmd = { "frag", frag_help, opts };
+    int st = gs_cli_parse(&cmd, argc, argv, frag_opt, a);
+    if (st >= 0)
+        return st;
     if (!a->cluster || !a->state)
         return cli_failf("frag", 2, "--cluster and --state are required (see --help)");
     return -1;
@@ -205,7 +204,7 @@ static void print_text(const struct gs_cluster *cl, const struct gs_snapshot *sn
     }
     printf("\nfragmentation: %lld free GPUs cannot serve a job of %d GPUs (count %lld,"
            " topology %lld)\n",
-           (long long)(s.frag_count + s.frag_topology), s.k, (long long)s.frag_count,
+           (long long)s.frag_count + (long long)s.frag_topology, s.k, (long long)s.frag_count,
            (long long)s.frag_topology);
     printf("memory fragmentation: %.2f GPUs of free memory on partly used GPUs that %s\n",
            gs_frag_memory(cl, &qd), qd.n ? "no queued job can use" : "(no queue) count whole");

@@ -1,9 +1,9 @@
 /* cmd_gen.c - `gpusched gen`: seeded synthetic workload traces. */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "io/trace_csv.h"
 #include "sim/gen.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +33,10 @@ static const char *const gen_help =
 static int parse_mix(const char *text, struct gs_gen_opts *o)
 {
     char buf[512];
-    if (strlen(text) >= sizeof buf)
+    size_t len = strlen(text);
+    if (len >= sizeof buf)
         return cli_failf("gen", -1, "--mix: too long");
-    strcpy(buf, text);
+    memcpy(buf, text, len + 1);
     o->nsizes = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
@@ -78,63 +79,61 @@ static int parse_sec(const char *opt, const char *text, double *out)
     return 0;
 }
 
-/* The mixed training + inference options. */
-static int parse_mix_opt(int c, struct gen_args *a)
+/* An int option in [min, max]. */
+static int parse_int(const char *opt, const char *text, long long min, long long max, int *out)
 {
     long long v;
+    if (cli_parse_long("gen", opt, text, min, max, &v) < 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* The mixed training + inference options. */
+static int parse_mix_opt(int c, const char *val, struct gen_args *a)
+{
     double d;
     switch (c) {
-    case 'i': return cli_parse_double("gen", "--infer-share", optarg, 0, 0.99, &a->o.infer_share);
-    case 'M': return parse_sec("--infer-median", optarg, &a->o.infer_median_s);
+    case 'i': return cli_parse_double("gen", "--infer-share", val, 0, 0.99, &a->o.infer_share);
+    case 'M': return parse_sec("--infer-median", val, &a->o.infer_median_s);
     case 'g':
-        if (cli_parse_double("gen", "--infer-gpu", optarg, 0.001, 1, &d) < 0)
+        if (cli_parse_double("gen", "--infer-gpu", val, 0.001, 1, &d) < 0)
             return -1;
         a->o.infer_milli = (int)(d * 1000 + 0.5);
         return 0;
-    case 'P':
-        if (cli_parse_long("gen", "--infer-priority", optarg, 0, 1000000, &v) < 0)
-            return -1;
-        a->o.infer_priority = (int)v;
-        return 0;
-    case 'I': return parse_sec("--ckpt-interval", optarg, &a->o.ckpt_interval_s);
-    case 'C': return parse_sec("--ckpt-cost", optarg, &a->o.ckpt_cost_s);
-    case 'S': return cli_parse_double("gen", "--ckpt-share", optarg, 0, 1, &a->o.ckpt_share);
+    case 'P': return parse_int("--infer-priority", val, 0, 1000000, &a->o.infer_priority);
+    case 'I': return parse_sec("--ckpt-interval", val, &a->o.ckpt_interval_s);
+    case 'C': return parse_sec("--ckpt-cost", val, &a->o.ckpt_cost_s);
+    case 'S': return cli_parse_double("gen", "--ckpt-share", val, 0, 1, &a->o.ckpt_share);
     }
     return -1;
 }
 
-static int parse_opt(int c, struct gen_args *a)
+static int gen_opt(int c, const char *val, void *arg)
 {
+    struct gen_args *a = arg;
     long long v;
     switch (c) {
-    case 'c': a->cluster = optarg; return 0;
-    case 'o': a->out = optarg; return 0;
+    case 'c': a->cluster = val; return 0;
+    case 'o': a->out = val; return 0;
     case 'n':
         a->have_jobs = 1;
-        if (cli_parse_long("gen", "--jobs", optarg, 1, 100000000, &v) < 0)
+        if (cli_parse_long("gen", "--jobs", val, 1, 100000000, &v) < 0)
             return -1;
         a->o.jobs = (size_t)v;
         return 0;
     case 's':
         a->have_seed = 1;
-        if (cli_parse_long("gen", "--seed", optarg, 0, (long long)1 << 62, &v) < 0)
+        if (cli_parse_long("gen", "--seed", val, 0, (long long)1 << 62, &v) < 0)
             return -1;
         a->o.seed = (uint64_t)v;
         return 0;
-    case 'l': return cli_parse_double("gen", "--load", optarg, 0.001, 10, &a->o.load);
-    case 't':
-        if (cli_parse_long("gen", "--teams", optarg, 1, 1000, &v) < 0)
-            return -1;
-        a->o.teams = (int)v;
-        return 0;
-    case 'T':
-        if (cli_parse_long("gen", "--templates", optarg, 1, 1000000, &v) < 0)
-            return -1;
-        a->o.templates = (int)v;
-        return 0;
-    case 'm': return parse_mix(optarg, &a->o);
+    case 'l': return cli_parse_double("gen", "--load", val, 0.001, 10, &a->o.load);
+    case 't': return parse_int("--teams", val, 1, 1000, &a->o.teams);
+    case 'T': return parse_int("--templates", val, 1, 1000000, &a->o.templates);
+    case 'm': return parse_mix(val, &a->o);
     }
-    return parse_mix_opt(c, a);
+    return parse_mix_opt(c, val, a);
 }
 
 static int parse_args(int argc, char **argv, struct gen_args *a)
@@ -153,22 +152,10 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
         { "ckpt-share", required_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(gen_help, stdout);
-            return 0;
-        }
-        if (c == '?' || c == ':') {
-            fputs(gen_help, stderr);
-            return 2;
-        }
-        if (parse_opt(c, a) < 0)
-            return 2;
-    }
-    if (optind < argc)
-        return cli_failf("gen", 2, "unexpected argument '%s'", argv[optind]);
+    static const struct gs_cli_cmd cmd = { "gen", gen_help, opts };
+    int st = gs_cli_parse(&cmd, argc, argv, gen_opt, a);
+    if (st >= 0)
+        return st;
     if (!a->cluster || !a->have_jobs || !a->have_seed)
         return cli_failf("gen", 2, "--jobs, --seed and --cluster are required (see --help)");
     return -1;

@@ -8,9 +8,9 @@
  * another (aaic's --nodes is a node count; openb's would be a file).
  */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "io/import_aaic.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -116,6 +116,20 @@ struct aaic_args {
     int json;
 };
 
+static int aaic_opt(int c, const char *val, void *arg)
+{
+    struct aaic_args *a = arg;
+    switch (c) {
+    case 'f': break; /* already dispatched on */
+    case 'i': a->in = val; break;
+    case 't': a->trace_out = val; break;
+    case 'c': a->cluster_out = val; break;
+    case 'n': return cli_parse_long("import", "--nodes", val, 1, 4096, &a->nodes);
+    case 'j': a->json = 1; break;
+    }
+    return 0;
+}
+
 static int aaic_parse_args(int argc, char **argv, struct aaic_args *a)
 {
     static const struct option opts[] = {
@@ -128,25 +142,10 @@ static int aaic_parse_args(int argc, char **argv, struct aaic_args *a)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f': break; /* already dispatched on */
-        case 'i': a->in = optarg; break;
-        case 't': a->trace_out = optarg; break;
-        case 'c': a->cluster_out = optarg; break;
-        case 'n':
-            if (cli_parse_long("import", "--nodes", optarg, 1, 4096, &a->nodes) < 0)
-                return 2;
-            break;
-        case 'j': a->json = 1; break;
-        case 'h': fputs(aaic_help, stdout); return 0;
-        default: fputs(aaic_help, stderr); return 2;
-        }
-    }
-    if (optind < argc)
-        return cli_failf("import", 2, "unexpected argument '%s'", argv[optind]);
+    static const struct gs_cli_cmd cmd = { "import", aaic_help, opts };
+    int st = gs_cli_parse(&cmd, argc, argv, aaic_opt, a);
+    if (st >= 0)
+        return st;
     if (!a->in)
         return cli_failf("import", 2, "--in is required (see --format aaic --help)");
     if (a->json && a->trace_out && strcmp(a->trace_out, "-") == 0)

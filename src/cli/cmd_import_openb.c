@@ -1,10 +1,10 @@
 /* cmd_import_openb.c - `gpusched import --format openb`: the FGD paper's
  * Alibaba trace (io/import_openb.h) into a native cluster YAML and trace. */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "io/import_openb.h"
 #include "io/trace_csv.h"
 
-#include <getopt.h>
 
 static const char *const openb_help =
     "usage: gpusched import --format openb --nodes NODES.csv --pods PODS.csv\n"
@@ -30,6 +30,20 @@ struct openb_args {
     int json;
 };
 
+static int openb_opt(int c, const char *val, void *arg)
+{
+    struct openb_args *a = arg;
+    switch (c) {
+    case 'f': break; /* already dispatched on */
+    case 'n': a->nodes = val; break;
+    case 'p': a->pods = val; break;
+    case 'c': a->cluster_out = val; break;
+    case 't': a->trace_out = val; break;
+    case 'j': a->json = 1; break;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct openb_args *a)
 {
     static const struct option opts[] = {
@@ -38,22 +52,10 @@ static int parse_args(int argc, char **argv, struct openb_args *a)
         { "trace-out", required_argument, NULL, 't' }, { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },            { NULL, 0, NULL, 0 },
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f': break; /* already dispatched on */
-        case 'n': a->nodes = optarg; break;
-        case 'p': a->pods = optarg; break;
-        case 'c': a->cluster_out = optarg; break;
-        case 't': a->trace_out = optarg; break;
-        case 'j': a->json = 1; break;
-        case 'h': fputs(openb_help, stdout); return 0;
-        default: fputs(openb_help, stderr); return 2;
-        }
-    }
-    if (optind < argc)
-        return cli_failf("import", 2, "unexpected argument '%s'", argv[optind]);
+    static const struct gs_cli_cmd cmd = { "import", openb_help, opts };
+    int st = gs_cli_parse(&cmd, argc, argv, openb_opt, a);
+    if (st >= 0)
+        return st;
     if (!a->nodes || !a->pods)
         return cli_failf("import", 2, "--nodes and --pods are required (see --format openb "
                                       "--help)");

@@ -1,11 +1,11 @@
 /* cmd_sim.c - `gpusched sim`: replay a trace and report. */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "cli/html_out.h"
 #include "io/report.h"
 #include "sim/sim.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -31,6 +31,21 @@ struct sim_args {
     int json, check;
 };
 
+static int sim_opt(int c, const char *val, void *arg)
+{
+    struct sim_args *a = arg;
+    switch (c) {
+    case 'c': a->cluster = val; break;
+    case 't': a->trace = val; break;
+    case 'p': a->policy = val; break;
+    case 'o': a->out = val; break;
+    case 'j': a->json = 1; break;
+    case 'k': a->check = 1; break;
+    case 'H': a->html = val; break;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct sim_args *a)
 {
     static const struct option opts[] = {
@@ -40,23 +55,10 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
         { "help", no_argument, NULL, 'h' },          { "html", required_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': a->cluster = optarg; break;
-        case 't': a->trace = optarg; break;
-        case 'p': a->policy = optarg; break;
-        case 'o': a->out = optarg; break;
-        case 'j': a->json = 1; break;
-        case 'k': a->check = 1; break;
-        case 'H': a->html = optarg; break;
-        case 'h': fputs(sim_help, stdout); return 0;
-        default: fputs(sim_help, stderr); return 2;
-        }
-    }
-    if (optind < argc)
-        return cli_failf("sim", 2, "unexpected argument '%s'", argv[optind]);
+    static const struct gs_cli_cmd cmd = { "sim", sim_help, opts };
+    int st = gs_cli_parse(&cmd, argc, argv, sim_opt, a);
+    if (st >= 0)
+        return st;
     if (!a->cluster || !a->trace)
         return cli_failf("sim", 2, "--cluster and --trace are required (see --help)");
     return -1;
@@ -146,18 +148,14 @@ int cmd_sim(int argc, char **argv)
     int st = parse_args(argc, argv, &a);
     if (st >= 0)
         return st;
-    struct gs_policy pol;
-    struct gs_cluster *cl = cli_load_cluster("sim", a.cluster);
-    if (!cl)
-        return 1;
-    if (cli_load_policy("sim", a.policy, &pol) < 0) {
-        gs_cluster_destroy(cl);
-        return 1;
-    }
-    struct gs_trace *tr = cli_load_trace("sim", a.trace, 1);
-    int status = tr ? run(&a, cl, &pol, tr) : 1;
-    gs_trace_destroy(tr);
-    gs_policy_fini(&pol);
-    gs_cluster_destroy(cl);
+    struct gs_cli_inputs in;
+    gs_cli_inputs_init(&in, "sim");
+    int status = 1;
+    /* the policy before the trace: the order sim has always reported errors in */
+    if (gs_cli_inputs_cluster(&in, a.cluster) == 0 &&
+        gs_cli_inputs_policies(&in, &a.policy, 1) == 0 &&
+        gs_cli_inputs_trace(&in, a.trace, 1) == 0)
+        status = run(&a, in.cluster, &in.pols[0], in.trace);
+    gs_cli_inputs_fini(&in);
     return status;
 }

@@ -2,11 +2,11 @@
  * on the actual cluster, on the fluid cluster, under other policies and
  * with added nodes; one table and a verdict (sim/whatif.h). */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "cli/html_out.h"
 #include "io/report_whatif.h"
 #include "sim/whatif.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -60,6 +60,24 @@ static int parse_adds(const char *text, struct whatif_args *a)
     return 0;
 }
 
+static int whatif_opt(int c, const char *val, void *arg)
+{
+    struct whatif_args *a = arg;
+    switch (c) {
+    case 'c': a->cluster = val; break;
+    case 't': a->trace = val; break;
+    case 'p':
+        if (a->npol == MAX_POLICIES)
+            return cli_failf("whatif", -1, "at most %d policies", MAX_POLICIES);
+        a->pol_paths[a->npol++] = val;
+        break;
+    case 'n': return parse_adds(val, a);
+    case 'j': a->json = 1; break;
+    case 'H': a->html = val; break;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct whatif_args *a)
 {
     static const struct option opts[] = {
@@ -68,43 +86,13 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
         { "json", no_argument, NULL, 'j' },          { "html", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': a->cluster = optarg; break;
-        case 't': a->trace = optarg; break;
-        case 'p':
-            if (a->npol == MAX_POLICIES)
-                return cli_failf("whatif", 2, "at most %d policies", MAX_POLICIES);
-            a->pol_paths[a->npol++] = optarg;
-            break;
-        case 'n':
-            if (parse_adds(optarg, a) < 0)
-                return 2;
-            break;
-        case 'j': a->json = 1; break;
-        case 'H': a->html = optarg; break;
-        case 'h': fputs(whatif_help, stdout); return 0;
-        default: fputs(whatif_help, stderr); return 2;
-        }
-    }
-    if (optind < argc)
-        return cli_failf("whatif", 2, "unexpected argument '%s'", argv[optind]);
+    static const struct gs_cli_cmd cmd = { "whatif", whatif_help, opts };
+    int st = gs_cli_parse(&cmd, argc, argv, whatif_opt, a);
+    if (st >= 0)
+        return st;
     if (!a->cluster || !a->trace)
         return cli_failf("whatif", 2, "--cluster and --trace are required (see --help)");
     return -1;
-}
-
-/* "seed-policy" from "examples/seed-policy.yaml". */
-static void policy_name(const char *path, char *out, size_t n)
-{
-    const char *base = path ? strrchr(path, '/') : NULL;
-    base = base ? base + 1 : path ? path : "defaults";
-    snprintf(out, n, "%s", base);
-    char *dot = strrchr(out, '.');
-    if (dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0))
-        *dot = '\0';
 }
 
 /* Wrap `text` at ~78 columns on stdout. */
@@ -144,8 +132,7 @@ static int report(const struct whatif_args *a, struct gs_whatif *w, struct cli_h
     return a->html ? cli_html_whatif(a->html, h, w, pol) : 0;
 }
 
-static int run(const struct whatif_args *a, const struct gs_cluster *cl, const struct gs_trace *tr,
-               struct gs_policy *pols, const char *const *names, int npol)
+static int run(const struct whatif_args *a, const struct gs_cli_inputs *in)
 {
     struct cli_html h;
     cli_html_init(&h, a->html != NULL);
@@ -154,10 +141,11 @@ static int run(const struct whatif_args *a, const struct gs_cluster *cl, const s
     static struct gs_whatif w; /* large: keep it off the stack */
     struct gs_error err = { 0 };
     int status = 0;
-    if (gs_whatif_run(&w, cl, tr, pols, names, npol, a->add, a->nadd, &opts, &err) < 0)
+    if (gs_whatif_run(&w, in->cluster, in->trace, in->pols, in->names, in->npol, a->add,
+                      a->nadd, &opts, &err) < 0)
         status = cli_fail("whatif", &err);
     else
-        status = report(a, &w, &h, &pols[0]);
+        status = report(a, &w, &h, &in->pols[0]);
     gs_whatif_fini(&w);
     cli_html_fini(&h);
     return status;
@@ -170,24 +158,13 @@ int cmd_whatif(int argc, char **argv)
     int st = parse_args(argc, argv, &a);
     if (st >= 0)
         return st;
-    int npol = a.npol ? a.npol : 1, loaded = 0, status = 0;
-    struct gs_policy pols[MAX_POLICIES];
-    char names[MAX_POLICIES][64];
-    const char *name_ptr[MAX_POLICIES];
-    struct gs_cluster *cl = cli_load_cluster("whatif", a.cluster);
-    struct gs_trace *tr = cl ? cli_load_trace("whatif", a.trace, 1) : NULL;
-    status = tr ? 0 : 1;
-    for (; status == 0 && loaded < npol; loaded++) {
-        policy_name(a.pol_paths[loaded], names[loaded], sizeof names[loaded]);
-        name_ptr[loaded] = names[loaded];
-        if (cli_load_policy("whatif", a.pol_paths[loaded], &pols[loaded]) < 0)
-            status = 1;
-    }
-    if (status == 0)
-        status = run(&a, cl, tr, pols, name_ptr, npol);
-    for (int i = 0; i < loaded; i++)
-        gs_policy_fini(&pols[i]);
-    gs_trace_destroy(tr);
-    gs_cluster_destroy(cl);
+    struct gs_cli_inputs in;
+    gs_cli_inputs_init(&in, "whatif");
+    /* no --policy: one run under the defaults (pol_paths[0] is NULL) */
+    int npol = a.npol ? a.npol : 1;
+    int status = 1;
+    if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.pol_paths, npol) == 0)
+        status = run(&a, &in);
+    gs_cli_inputs_fini(&in);
     return status;
 }

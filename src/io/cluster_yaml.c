@@ -89,7 +89,7 @@ static int read_gpu_types(struct reader *r, const yaml_node_t *v, struct gs_erro
 {
     int rc;
     if (!v || gs_yaml_is_null(v)) {
-        rc = gs_cluster_add_gpu_type(r->cl, DEFAULT_TYPE, DEFAULT_TYPE_GB * 1024, err);
+        rc = gs_cluster_add_gpu_type(r->cl, DEFAULT_TYPE, (int64_t)DEFAULT_TYPE_GB * 1024, err);
         return rc < 0 ? gs_error_prefix(err, rc, "%s: ", r->y.name) : 0;
     }
     if ((rc = want_mapping(r, v, "gpu_types", err)) < 0)

@@ -170,8 +170,8 @@ void gs_html_reasons_chart(FILE *f, const char *id, const struct gs_summary *con
                     "priority (behind a blocked job), reservation (GPUs held for a big job), "
                     "partition. Hover a segment for its hours.");
     svg_open(f, id, 900, 70 + rows * 28, "waiting GPU-hours by reason");
-    double y = 44;
-    for (int i = 0; i < rows; i++, y += 28) {
+    for (int i = 0; i < rows; i++) {
+        double y = 44 + 28 * i;
         char label[80];
         int cls = per_class ? classes[i] : -1;
         const struct gs_summary *s = per_class ? sums[0] : sums[i];

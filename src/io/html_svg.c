@@ -66,6 +66,24 @@ static double nice_step(double range, int target)
     return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
 }
 
+/* nice_step(range, target) spaces ticks more than range / (1.75 x target)
+ * apart, so an axis (target 8 at most) has at most 16 of them. */
+#define MAX_TICKS 32
+
+/* The ticks from the first multiple of a nice step at or above lo up to hi,
+ * into v[]; returns how many.  An integer bounds the loop: adding a step
+ * smaller than the spacing of doubles near lo would never reach hi. */
+static int tick_values(double lo, double hi, int target, double v[MAX_TICKS])
+{
+    double step = nice_step(hi - lo, target), t = ceil(lo / step) * step;
+    int n = 0;
+    for (; n < MAX_TICKS && t <= hi + step * 1e-9; n++) {
+        v[n] = t;
+        t += step;
+    }
+    return n;
+}
+
 static void tick_x(const struct svg_plot *p, double v, svg_tick_fn fmt)
 {
     char buf[32];
@@ -85,9 +103,10 @@ static void x_ticks(const struct svg_plot *p, svg_tick_fn fmt)
                 tick_x(p, marks[i], fmt);
         return;
     }
-    double step = nice_step(p->xhi - p->xlo, 8);
-    for (double v = ceil(p->xlo / step) * step; v <= p->xhi + step * 1e-9; v += step)
-        tick_x(p, v, fmt);
+    double v[MAX_TICKS];
+    int n = tick_values(p->xlo, p->xhi, 8, v);
+    for (int i = 0; i < n; i++)
+        tick_x(p, v[i], fmt);
 }
 
 void svg_axes(const struct svg_plot *p, const char *xlabel, const char *ylabel, svg_tick_fn xt,
@@ -97,10 +116,11 @@ void svg_axes(const struct svg_plot *p, const char *xlabel, const char *ylabel, 
     char buf[32];
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" "
                "stroke=\"#888\"/>\n", p->x0, p->y0, p->w, p->h);
-    double step = nice_step(p->yhi - p->ylo, 5);
-    for (double v = ceil(p->ylo / step) * step; yt && v <= p->yhi + step * 1e-9; v += step) {
-        double y = svg_y(p, v);
-        yt(buf, sizeof buf, v);
+    double v[MAX_TICKS];
+    int n = yt ? tick_values(p->ylo, p->yhi, 5, v) : 0;
+    for (int i = 0; i < n; i++) {
+        double y = svg_y(p, v[i]);
+        yt(buf, sizeof buf, v[i]);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" " FONT ">%s</text>\n",
                 p->x0, y, p->x0 + p->w, y, p->x0 - 4, y + 4, buf);

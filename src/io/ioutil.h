@@ -1,5 +1,6 @@
 /* ioutil.h - small helpers shared by the io readers: reading a whole file
- * (gunzipping *.gz) and prefixing error messages with their location.
+ * (gunzipping *.gz), prefixing error messages with their location and
+ * appending formatted text to a fixed buffer.
  */
 #ifndef GS_IO_IOUTIL_H
 #define GS_IO_IOUTIL_H
@@ -21,6 +22,15 @@ int gs_read_file(const char *path, char **data, size_t *len, struct gs_error *er
  * use it to add "FILE:LINE: " to messages from core calls while keeping
  * their code (GS_ENOTSUP must stay GS_ENOTSUP). */
 int gs_error_prefix(struct gs_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Append printf-style text to the NUL-terminated string in `buf` (of size
+ * n), truncating at n - 1 bytes; does nothing when `buf` is already full.
+ * The report writers build their sentences with it. */
+void gs_catf(char *buf, size_t n, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

@@ -318,12 +318,11 @@ int gs_jcol_is_default(int col, const struct gs_job_spec *s, gs_time duration)
     }
 }
 
-/* "12.345" from 12345 thousandths, trailing zeros and dot trimmed. */
-static int fmt_milli(int64_t v, char *buf, size_t size)
+/* The snprintf result `n` of a number with a decimal point in `buf` (of
+ * `size` bytes), with trailing zeros and then the dot removed: the new
+ * length, or -1 when snprintf failed or did not fit. */
+static int trim_decimals(char *buf, size_t size, int n)
 {
-    const char *sign = v < 0 ? "-" : "";
-    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    int n = snprintf(buf, size, "%s%" PRIu64 ".%03u", sign, a / 1000, (unsigned)(a % 1000));
     if (n < 0 || (size_t)n >= size)
         return -1;
     while (buf[n - 1] == '0')
@@ -333,18 +332,20 @@ static int fmt_milli(int64_t v, char *buf, size_t size)
     return n;
 }
 
+/* "12.345" from 12345 thousandths, trailing zeros and dot trimmed. */
+static int fmt_milli(int64_t v, char *buf, size_t size)
+{
+    const char *sign = v < 0 ? "-" : "";
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    return trim_decimals(buf, size, snprintf(buf, size, "%s%" PRIu64 ".%03u", sign, a / 1000,
+                                             (unsigned)(a % 1000)));
+}
+
 /* MiB as GB with 6 decimals (enough for llround(x * 1024) to give back the
  * same MiB), trailing zeros trimmed. */
 static int fmt_gb(int64_t mib, char *buf, size_t size)
 {
-    int n = snprintf(buf, size, "%.6f", (double)mib / 1024.0);
-    if (n < 0 || (size_t)n >= size)
-        return -1;
-    while (buf[n - 1] == '0')
-        buf[--n] = '\0';
-    if (buf[n - 1] == '.')
-        buf[--n] = '\0';
-    return n;
+    return trim_decimals(buf, size, snprintf(buf, size, "%.6f", (double)mib / 1024.0));
 }
 
 int gs_jcol_format(int col, const struct gs_job_spec *s, gs_time duration, char *buf,
@@ -481,7 +482,8 @@ int gs_parse_iso8601(const char *t, int64_t *unix_ms)
     } else if (*p) {
         return GS_EINVAL;
     }
-    int64_t s = gs_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off * 60;
+    int64_t s = gs_days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 +
+                sec - (int64_t)off * 60;
     *unix_ms = s * 1000 + ms;
     return 0;
 }

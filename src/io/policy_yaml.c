@@ -82,6 +82,17 @@ static int join(struct walker *w, const yaml_node_t *k, const char *path, char *
     return 0;
 }
 
+/* Set `path` from `v`, which must be a scalar; otherwise the error points
+ * at node `at` (the entry's key, or the item itself). */
+static int set_scalar(struct walker *w, const char *path, const yaml_node_t *at,
+                      const yaml_node_t *v, struct gs_error *err)
+{
+    if (v->type != YAML_SCALAR_NODE)
+        return gs_yaml_error(&w->y, at, GS_EINVAL, err, "%s: expected a value, got %s", path,
+                             gs_yaml_kind(v));
+    return set_leaf(w, path, v, err);
+}
+
 /* Entries of a map key (queue.quota): NAME: scalar. */
 static int walk_entries(struct walker *w, const yaml_node_t *m, const char *path,
                         struct gs_error *err)
@@ -96,11 +107,7 @@ static int walk_entries(struct walker *w, const yaml_node_t *m, const char *path
         char sub[PATH_LEN];
         if ((rc = gs_yaml_visit(&w->y, v, err)) < 0 || (rc = join(w, k, path, sub, err)) < 0)
             break;
-        if (v->type != YAML_SCALAR_NODE)
-            rc = gs_yaml_error(&w->y, k, GS_EINVAL, err, "%s: expected a value, got %s", sub,
-                               gs_yaml_kind(v));
-        else
-            rc = set_leaf(w, sub, v, err);
+        rc = set_scalar(w, sub, k, v, err);
     }
     return rc;
 }
@@ -119,11 +126,7 @@ static int walk_multi(struct walker *w, const yaml_node_t *seq, const char *path
         const yaml_node_t *v = gs_yaml_node(&w->y, *it);
         if ((rc = gs_yaml_visit(&w->y, v, err)) < 0)
             break;
-        if (v->type != YAML_SCALAR_NODE)
-            rc = gs_yaml_error(&w->y, v, GS_EINVAL, err, "%s: expected a value, got %s", path,
-                               gs_yaml_kind(v));
-        else
-            rc = set_leaf(w, path, v, err);
+        rc = set_scalar(w, path, v, v, err);
     }
     return rc;
 }

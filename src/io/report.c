@@ -101,7 +101,7 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
     return o;
 }
 
-static void fmt_dur(char *buf, size_t n, double sec)
+void gs_report_fmt_dur(char *buf, size_t n, double sec)
 {
     if (sec < 60)
         snprintf(buf, n, "%.0fs", sec);
@@ -114,11 +114,11 @@ static void fmt_dur(char *buf, size_t n, double sec)
 static void pctl_row(FILE *f, const char *label, const struct gs_pctl *p)
 {
     char a[16], b[16], c[16], d[16], e[16];
-    fmt_dur(a, sizeof a, p->p50);
-    fmt_dur(b, sizeof b, p->p90);
-    fmt_dur(c, sizeof c, p->p99);
-    fmt_dur(d, sizeof d, p->mean);
-    fmt_dur(e, sizeof e, p->max);
+    gs_report_fmt_dur(a, sizeof a, p->p50);
+    gs_report_fmt_dur(b, sizeof b, p->p90);
+    gs_report_fmt_dur(c, sizeof c, p->p99);
+    gs_report_fmt_dur(d, sizeof d, p->mean);
+    gs_report_fmt_dur(e, sizeof e, p->max);
     fprintf(f, "  %-12s %8lld %9s %9s %9s %9s %9s\n", label, (long long)p->n, a, b, c, d, e);
 }
 
@@ -228,6 +228,6 @@ void gs_report_timeline_row(FILE *f, const struct gs_sim_tick *t)
     gs_report_fmt_sec(tb, sizeof tb, gs_time_to_sec(t->time));
     gs_report_fmt_sec(ab, sizeof ab, (double)s->used_milli / GS_MILLI_GPU);
     fprintf(f, "%s,%s,%lld,%lld,%lld,%d,%d\n", tb, ab, (long long)s->idle_gpus,
-            (long long)s->sched, (long long)(s->frag_count + s->frag_topology), t->pending,
+            (long long)s->sched, (long long)s->frag_count + (long long)s->frag_topology, t->pending,
             t->running);
 }

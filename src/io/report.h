@@ -34,6 +34,11 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng);
 void gs_report_timeline_header(FILE *f);
 void gs_report_timeline_row(FILE *f, const struct gs_sim_tick *t);
 
+/* Write a duration for tables: whole seconds below a minute ("45s"),
+ * minutes with one decimal below an hour ("12.5m"), else hours with two
+ * ("3.25h"). */
+void gs_report_fmt_dur(char *buf, size_t n, double sec);
+
 /* Write a seconds value compactly ("12", "0.5", "1234.125"). */
 void gs_report_fmt_sec(char *buf, size_t n, double sec);
 

@@ -1,24 +1,11 @@
 /* report_diag.c - waiting reasons, symptoms and pending-job explanations
  * as text and JSON (report_diag.h). */
 #include "io/report_diag.h"
+#include "io/ioutil.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 #define MIB_PER_GB 1024.0
-
-/* Append printf output to buf (of size n), truncating safely. */
-static void cat(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t n, const char *fmt, ...)
-{
-    size_t len = strlen(buf);
-    if (len + 1 >= n)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, n - len, fmt, ap);
-    va_end(ap);
-}
 
 static const char *node_name(const struct gs_engine *eng, int node)
 {
@@ -117,13 +104,14 @@ void gs_report_waits_text(FILE *f, const struct gs_summary *s, const struct gs_p
 static void lacks_text(char *buf, size_t n, int lacks)
 {
     if (!lacks) {
-        cat(buf, n, "; the policy has aging, quotas and backfill: tune them (quota per team,"
-                    " reservations for big jobs)");
+        gs_catf(buf, n, "; the policy has aging, quotas and backfill: tune them (quota per team,"
+                        " reservations for big jobs)");
         return;
     }
-    cat(buf, n, "; the policy lacks%s%s%s", lacks & GS_SYM_NO_AGING ? " aging" : "",
-        lacks & GS_SYM_NO_QUOTA ? " quotas" : "", lacks & GS_SYM_NO_BACKFILL ? " backfill" : "");
-    cat(buf, n, ": add aging and team quotas, and backfill with reservations");
+    gs_catf(buf, n, "; the policy lacks%s%s%s", lacks & GS_SYM_NO_AGING ? " aging" : "",
+            lacks & GS_SYM_NO_QUOTA ? " quotas" : "",
+            lacks & GS_SYM_NO_BACKFILL ? " backfill" : "");
+    gs_catf(buf, n, ": add aging and team quotas, and backfill with reservations");
 }
 
 void gs_report_symptom_msg(char *buf, size_t n, const struct gs_symptoms *y, int id)
@@ -133,34 +121,34 @@ void gs_report_symptom_msg(char *buf, size_t n, const struct gs_symptoms *y, int
     buf[0] = '\0';
     switch (id) {
     case GS_SYM_FREE_BUT_QUEUED:
-        cat(buf, n, "%.0f%% of waiting GPU-hours (%.1f of %.1f) waited on count/topology/"
-                    "memory fragmentation; on average %.1f idle GPUs could not serve a %d-GPU "
-                    "job (threshold 20%%) - consolidate placement (pack)",
-            100 * v[0], v[1], v[2], v[3], y->k);
+        gs_catf(buf, n, "%.0f%% of waiting GPU-hours (%.1f of %.1f) waited on count/topology/"
+                        "memory fragmentation; on average %.1f idle GPUs could not serve a %d-GPU "
+                        "job (threshold 20%%) - consolidate placement (pack)",
+                100 * v[0], v[1], v[2], v[3], y->k);
         break;
     case GS_SYM_LONG_QUEUE_MODERATE:
-        cat(buf, n, "wait p90 %.2f h (p99 %.2f h) at util_alloc %.0f%% (fires at p90 >= 1 h"
-                    " and util_alloc <= 80%%) - look at the fragmentation split",
-            v[0] / 3600, v[2] / 3600, 100 * v[1]);
+        gs_catf(buf, n, "wait p90 %.2f h (p99 %.2f h) at util_alloc %.0f%% (fires at p90 >= 1 h"
+                        " and util_alloc <= 80%%) - look at the fragmentation split",
+                v[0] / 3600, v[2] / 3600, 100 * v[1]);
         break;
     case GS_SYM_BIG_JOBS_WAIT:
-        cat(buf, n, "%s-GPU jobs wait p90 %.2f h vs %.1f min for 1-GPU jobs; a whole %d-GPU "
-                    "unit was free %.0f%% of the time (fires below 50%%); %.0f%% of their "
-                    "waiting was fragmentation - schedule by NVLink domain",
-            big, v[0] / 3600, v[1] / 60, y->k, 100 * v[2], 100 * v[3]);
+        gs_catf(buf, n, "%s-GPU jobs wait p90 %.2f h vs %.1f min for 1-GPU jobs; a whole %d-GPU "
+                        "unit was free %.0f%% of the time (fires below 50%%); %.0f%% of their "
+                        "waiting was fragmentation - schedule by NVLink domain",
+                big, v[0] / 3600, v[1] / 60, y->k, 100 * v[2], 100 * v[3]);
         break;
     case GS_SYM_SMALL_CROWD_BIG:
-        cat(buf, n, "%s-GPU jobs wait p90 %.2f h vs %.1f min for 1-GPU jobs; %.0f%% of their "
-                    "waiting was GPUs or quota taken by others (shortage/priority/reservation/"
-                    "quota, fires at 50%%)",
-            big, v[0] / 3600, v[1] / 60, 100 * v[2]);
+        gs_catf(buf, n, "%s-GPU jobs wait p90 %.2f h vs %.1f min for 1-GPU jobs; %.0f%% of their "
+                        "waiting was GPUs or quota taken by others (shortage/priority/reservation/"
+                        "quota, fires at 50%%)",
+                big, v[0] / 3600, v[1] / 60, 100 * v[2]);
         lacks_text(buf, n, (int)v[3]);
         break;
     default:
-        cat(buf, n, "util_effective %.0f%% is %.0f%% of util_alloc %.0f%% (fires below 60%%"
-                    " at util_alloc >= 50%%) - check cross-domain placements, GPU sharing and"
-                    " checkpoint cost",
-            100 * v[1], 100 * v[2], 100 * v[0]);
+        gs_catf(buf, n, "util_effective %.0f%% is %.0f%% of util_alloc %.0f%% (fires below 60%%"
+                        " at util_alloc >= 50%%) - check cross-domain placements, GPU sharing and"
+                        " checkpoint cost",
+                100 * v[1], 100 * v[2], 100 * v[0]);
         break;
     }
 }
@@ -186,7 +174,7 @@ json_t *gs_report_symptoms_json(const struct gs_symptoms *y)
 static void domains_text(char *buf, size_t n, const struct gs_diag *d)
 {
     for (int i = 0; i < d->best_node_ndom; i++)
-        cat(buf, n, "%s%d", i ? "+" : "", d->best_node_dom_free[i]);
+        gs_catf(buf, n, "%s%d", i ? "+" : "", d->best_node_dom_free[i]);
 }
 
 static void resource_detail(char *buf, size_t n, const struct gs_engine *eng,
@@ -194,35 +182,35 @@ static void resource_detail(char *buf, size_t n, const struct gs_engine *eng,
 {
     switch (code) {
     case GS_REASON_SHORTAGE:
-        cat(buf, n, "%lld GPUs free for it, needs %d", (long long)d->free_gpus, d->gpus);
+        gs_catf(buf, n, "%lld GPUs free for it, needs %d", (long long)d->free_gpus, d->gpus);
         break;
     case GS_REASON_COUNT_FRAG:
         if (d->gpus > gs_cluster_max_node_gpus(gs_engine_cluster(eng)))
-            cat(buf, n, "%lld GPUs free, but a %d-GPU job needs whole idle nodes: there %s %d "
-                        "(%lld GPUs) and at most %d idle on any other node",
-                (long long)d->free_gpus, d->gpus, d->whole_nodes_free == 1 ? "is" : "are",
-                d->whole_nodes_free, (long long)d->whole_nodes_gpus, d->rest_free);
+            gs_catf(buf, n, "%lld GPUs free, but a %d-GPU job needs whole idle nodes: there %s %d "
+                            "(%lld GPUs) and at most %d idle on any other node",
+                    (long long)d->free_gpus, d->gpus, d->whole_nodes_free == 1 ? "is" : "are",
+                    d->whole_nodes_free, (long long)d->whole_nodes_gpus, d->rest_free);
         else
-            cat(buf, n, "%lld GPUs free, but no node has %d: the most on one node is %d (%s)",
-                (long long)d->free_gpus, d->gpus, d->best_node_free,
-                node_name(eng, d->best_node));
+            gs_catf(buf, n, "%lld GPUs free, but no node has %d: the most on one node is %d (%s)",
+                    (long long)d->free_gpus, d->gpus, d->best_node_free,
+                    node_name(eng, d->best_node));
         break;
     case GS_REASON_TOPOLOGY_FRAG:
-        cat(buf, n, "%lld GPUs free; the largest block on one node is %d (%s) but split ",
-            (long long)d->free_gpus, d->best_node_free, node_name(eng, d->best_node));
+        gs_catf(buf, n, "%lld GPUs free; the largest block on one node is %d (%s) but split ",
+                (long long)d->free_gpus, d->best_node_free, node_name(eng, d->best_node));
         domains_text(buf, n, d);
-        cat(buf, n, " across NVLink domains; the largest free block inside one domain is %d"
-                    " (%s)", d->best_dom_free, node_name(eng, d->best_dom_node));
+        gs_catf(buf, n, " across NVLink domains; the largest free block inside one domain is %d"
+                        " (%s)", d->best_dom_free, node_name(eng, d->best_dom_node));
         break;
     case GS_REASON_MEMORY_FRAG:
         if (d->milli < GS_MILLI_GPU)
-            cat(buf, n, "%lld GPU%s a %.2f share free, but at most %.0f GB free memory "
-                        "(needs %.0f GB)", (long long)d->mem_any_gpus,
-                d->mem_any_gpus == 1 ? " has" : "s have", d->milli / 1000.0,
-                d->best_mem_free_mib / MIB_PER_GB, d->mem_mib / MIB_PER_GB);
+            gs_catf(buf, n, "%lld GPU%s a %.2f share free, but at most %.0f GB free memory "
+                            "(needs %.0f GB)", (long long)d->mem_any_gpus,
+                    d->mem_any_gpus == 1 ? " has" : "s have", d->milli / 1000.0,
+                    d->best_mem_free_mib / MIB_PER_GB, d->mem_mib / MIB_PER_GB);
         else
-            cat(buf, n, "%lld GPUs free, but only %lld with %.0f GB per GPU",
-                (long long)d->mem_any_gpus, (long long)d->mem_ok_gpus, d->mem_mib / MIB_PER_GB);
+            gs_catf(buf, n, "%lld GPUs free, but only %lld with %.0f GB per GPU",
+                    (long long)d->mem_any_gpus, (long long)d->mem_ok_gpus, d->mem_mib / MIB_PER_GB);
         break;
     default:
         break;
@@ -237,31 +225,33 @@ void gs_report_diag_detail(char *buf, size_t n, const struct gs_engine *eng,
     buf[0] = '\0';
     switch (d->reason) {
     case GS_REASON_NONE:
-        cat(buf, n, "fits now (%lld GPUs free): starts at the next pass", (long long)d->free_gpus);
+        gs_catf(buf, n, "fits now (%lld GPUs free): starts at the next pass",
+                (long long)d->free_gpus);
         break;
     case GS_REASON_QUOTA:
-        cat(buf, n, "team %s holds %.1f GPUs of its %d-GPU quota; this job needs %d more",
-            ji.team, d->team_used_gpus, d->quota_gpus, d->gpus);
+        gs_catf(buf, n, "team %s holds %.1f GPUs of its %d-GPU quota; this job needs %d more",
+                ji.team, d->team_used_gpus, d->quota_gpus, d->gpus);
         break;
     case GS_REASON_PRIORITY:
-        cat(buf, n, "%d job%s ahead (%lld GPUs) must start first", d->ahead_jobs,
-            d->ahead_jobs == 1 ? "" : "s", (long long)d->ahead_gpus);
+        gs_catf(buf, n, "%d job%s ahead (%lld GPUs) must start first", d->ahead_jobs,
+                d->ahead_jobs == 1 ? "" : "s", (long long)d->ahead_gpus);
         if (d->blocker >= 0)
-            cat(buf, n, "; the first blocked one is %s", job_id(eng, d->blocker));
+            gs_catf(buf, n, "; the first blocked one is %s", job_id(eng, d->blocker));
         break;
     case GS_REASON_RESERVATION:
-        cat(buf, n, "fits the idle GPUs now, but %lld of them are held for reserved job %s "
-                    "(from t=%.0f s) and it would still run then",
-            (long long)d->reserved_idle_gpus, job_id(eng, d->holder),
-            gs_time_to_sec(d->holder_start));
+        gs_catf(buf, n, "fits the idle GPUs now, but %lld of them are held for reserved job %s "
+                        "(from t=%.0f s) and it would still run then",
+                (long long)d->reserved_idle_gpus, job_id(eng, d->holder),
+                gs_time_to_sec(d->holder_start));
         break;
     case GS_REASON_PARTITION:
         if (d->partitioned)
-            cat(buf, n, "its partition has %lld GPUs free; %lld usable GPUs are free outside it",
-                (long long)d->free_gpus, (long long)d->outside_free_gpus);
+            gs_catf(buf, n,
+                    "its partition has %lld GPUs free; %lld usable GPUs are free outside it",
+                    (long long)d->free_gpus, (long long)d->outside_free_gpus);
         else
-            cat(buf, n, "its partition is at its GPU quota; %lld GPUs are free in the cluster",
-                (long long)d->free_gpus);
+            gs_catf(buf, n, "its partition is at its GPU quota; %lld GPUs are free in the cluster",
+                    (long long)d->free_gpus);
         break;
     default:
         resource_detail(buf, n, eng, d, d->reason);
@@ -276,38 +266,39 @@ void gs_report_diag_unblock(char *buf, size_t n, const struct gs_engine *eng,
     long long g = (long long)d->unblock_gpus;
     switch (d->reason) {
     case GS_REASON_SHORTAGE:
-        cat(buf, n, "%lld more GPU%s must be released", g, g == 1 ? "" : "s");
+        gs_catf(buf, n, "%lld more GPU%s must be released", g, g == 1 ? "" : "s");
         break;
     case GS_REASON_COUNT_FRAG:
         if (d->unblock_node >= 0)
-            cat(buf, n, "free %lld more GPU%s on %s (pack jobs so nodes empty)", g,
-                g == 1 ? "" : "s", node_name(eng, d->unblock_node));
+            gs_catf(buf, n, "free %lld more GPU%s on %s (pack jobs so nodes empty)", g,
+                    g == 1 ? "" : "s", node_name(eng, d->unblock_node));
         else
-            cat(buf, n, "%lld more idle GPUs on whole nodes (pack jobs so nodes empty)", g);
+            gs_catf(buf, n, "%lld more idle GPUs on whole nodes (pack jobs so nodes empty)", g);
         break;
     case GS_REASON_TOPOLOGY_FRAG:
-        cat(buf, n, "free %lld more GPU%s in one NVLink domain of %s, or accept a "
-                    "cross-domain placement (topology: node; slower)",
-            g, g == 1 ? "" : "s", node_name(eng, d->unblock_node));
+        gs_catf(buf, n, "free %lld more GPU%s in one NVLink domain of %s, or accept a "
+                        "cross-domain placement (topology: node; slower)",
+                g, g == 1 ? "" : "s", node_name(eng, d->unblock_node));
         break;
     case GS_REASON_MEMORY_FRAG:
-        cat(buf, n, "%lld more GPU%s with enough free memory", g, g == 1 ? "" : "s");
+        gs_catf(buf, n, "%lld more GPU%s with enough free memory", g, g == 1 ? "" : "s");
         break;
     case GS_REASON_QUOTA:
-        cat(buf, n, "its team must release %lld GPU%s (or borrow idle quota)", g, g == 1 ? "" : "s");
+        gs_catf(buf, n, "its team must release %lld GPU%s (or borrow idle quota)", g,
+                g == 1 ? "" : "s");
         break;
     case GS_REASON_PRIORITY:
-        cat(buf, n, "the jobs ahead start (backfill lets it pass if it ends before them)");
+        gs_catf(buf, n, "the jobs ahead start (backfill lets it pass if it ends before them)");
         break;
     case GS_REASON_RESERVATION:
-        cat(buf, n, "reserved job %s starts, or a shorter run that ends before t=%.0f s",
-            job_id(eng, d->holder), gs_time_to_sec(d->holder_start));
+        gs_catf(buf, n, "reserved job %s starts, or a shorter run that ends before t=%.0f s",
+                job_id(eng, d->holder), gs_time_to_sec(d->holder_start));
         break;
     case GS_REASON_PARTITION:
-        cat(buf, n, "GPUs free in its partition, or a partition that may borrow");
+        gs_catf(buf, n, "GPUs free in its partition, or a partition that may borrow");
         break;
     default:
-        cat(buf, n, "nothing: it fits now");
+        gs_catf(buf, n, "nothing: it fits now");
         break;
     }
 }

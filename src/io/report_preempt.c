@@ -86,23 +86,13 @@ int gs_report_preempt_relevant(const struct gs_summary *s)
            p->total.ckpt_gpu_h > 0;
 }
 
-static void dur(char *buf, size_t n, double sec)
-{
-    if (sec < 60)
-        snprintf(buf, n, "%.0fs", sec);
-    else if (sec < 3600)
-        snprintf(buf, n, "%.1fm", sec / 60);
-    else
-        snprintf(buf, n, "%.2fh", sec / 3600);
-}
-
 static void class_line(FILE *f, const struct gs_preempt_summary *p, int c)
 {
     const struct gs_class_summary *cs = &p->cls[c];
     char a[16], b[16], d[16], slo[16] = "-";
-    dur(a, sizeof a, cs->wait.p50);
-    dur(b, sizeof b, cs->wait.p90);
-    dur(d, sizeof d, cs->wait.p99);
+    gs_report_fmt_dur(a, sizeof a, cs->wait.p50);
+    gs_report_fmt_dur(b, sizeof b, cs->wait.p90);
+    gs_report_fmt_dur(d, sizeof d, cs->wait.p99);
     if (c == GS_CLASS_INFER)
         snprintf(slo, sizeof slo, "%.1f%%", 100 * gs_class_slo_share(cs));
     fprintf(f, "  %-6s %7lld %8s %8s %8s %9s %9lld %9.2f %9.2f %9.2f\n", gs_class_name(c),
@@ -121,11 +111,11 @@ static void advice_line(FILE *f, int c, const struct gs_ckpt_advice *a)
         fprintf(f, "; no preemptions seen, no interval advice\n");
         return;
     }
-    dur(m, sizeof m, a->mtbp_s);
-    dur(used, sizeof used, a->interval_s);
-    dur(opt, sizeof opt, a->optimal_s);
-    dur(cal, sizeof cal, a->calibrated_s);
-    dur(cost, sizeof cost, a->cost_s);
+    gs_report_fmt_dur(m, sizeof m, a->mtbp_s);
+    gs_report_fmt_dur(used, sizeof used, a->interval_s);
+    gs_report_fmt_dur(opt, sizeof opt, a->optimal_s);
+    gs_report_fmt_dur(cal, sizeof cal, a->calibrated_s);
+    gs_report_fmt_dur(cost, sizeof cost, a->cost_s);
     fprintf(f, "\n    MTBP %s, C %s; interval used %s, Young/Daly optimum %s; a preemption"
                " lost %.2f x I/2, so the optimum here is %s\n"
                "    checkpoint often enough? %lld too rarely, %lld about right, %lld too often;"
@@ -140,7 +130,7 @@ void gs_report_preempt_text(FILE *f, const struct gs_summary *s)
         return;
     const struct gs_preempt_summary *p = &s->pre;
     char slo[16];
-    dur(slo, sizeof slo, p->slo_wait_s);
+    gs_report_fmt_dur(slo, sizeof slo, p->slo_wait_s);
     fprintf(f, "\nclasses  %7s %8s %8s %8s %9s %9s %9s %9s %9s\n", "jobs", "wait p50", "p90",
             "p99", "inf SLO", "preempted", "lost GPUh", "ckpt GPUh", "rest GPUh");
     if (p->cls[GS_CLASS_INFER].jobs)

@@ -1,21 +1,9 @@
 /* report_whatif.c - the whatif table and verdict (report_whatif.h). */
 #include "io/report_whatif.h"
+#include "io/ioutil.h"
 #include "io/report.h"
 
-#include <stdarg.h>
 #include <string.h>
-
-static void cat(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t n, const char *fmt, ...)
-{
-    size_t len = strlen(buf);
-    if (len + 1 >= n)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, n - len, fmt, ap);
-    va_end(ap);
-}
 
 const char *gs_whatif_call_name(int call)
 {
@@ -85,21 +73,22 @@ static void frag_sentence(char *buf, size_t n, const struct gs_whatif *w)
     const struct gs_whatif_run *fl = find_kind(w, GS_WHATIF_FLUID);
     char a[16], b[16], c[16], d[16];
     if (!fl) {
-        cat(buf, n, "Fragmentation: not measured (%s). ", w->fluid_note);
+        gs_catf(buf, n, "Fragmentation: not measured (%s). ", w->fluid_note);
         return;
     }
     gs_report_short_dur(a, sizeof a, v->p90[0]);
     gs_report_short_dur(b, sizeof b, v->p90[1]);
     gs_report_short_dur(c, sizeof c, v->p99[0]);
     gs_report_short_dur(d, sizeof d, v->p99[1]);
-    cat(buf, n, "Fragmentation: on the fluid cluster (the same %lld GPUs with no node or "
-                "NVLink-domain boundaries) the p90 wait goes from %s to %s and the p99 from %s "
-                "to %s, so %.0f%% of the p90 and %.0f%% of the p99 wait is fragmentation. ",
-        (long long)fl->gpus, a, b, c, d, 100 * v->frag_share90, 100 * v->frag_share99);
+    gs_catf(buf, n, "Fragmentation: on the fluid cluster (the same %lld GPUs with no node or "
+                    "NVLink-domain boundaries) the p90 wait goes from %s to %s and the p99 from %s "
+                    "to %s, so %.0f%% of the p90 and %.0f%% of the p99 wait is fragmentation. ",
+            (long long)fl->gpus, a, b, c, d, 100 * v->frag_share90, 100 * v->frag_share99);
     if (v->p90[1] > v->p90[0])
-        cat(buf, n, "The fluid cluster is slower at the p90: without boundaries wide jobs start "
-                    "sooner and the many small jobs queued behind them wait longer, so "
-                    "fragmentation is not what sets this p90. ");
+        gs_catf(buf, n,
+                "The fluid cluster is slower at the p90: without boundaries wide jobs start "
+                "sooner and the many small jobs queued behind them wait longer, so "
+                "fragmentation is not what sets this p90. ");
     int big = gs_job_size_class(w->runs[0].sum.sched.k);
     for (int cls = big; cls < GS_SIZE_CLASSES; cls++) {
         const struct gs_pctl *ab = &w->runs[0].sum.wait_by_size[cls],
@@ -108,7 +97,8 @@ static void frag_sentence(char *buf, size_t n, const struct gs_whatif *w)
             continue;
         gs_report_short_dur(a, sizeof a, ab->p90);
         gs_report_short_dur(b, sizeof b, fb->p90);
-        cat(buf, n, "For %s-GPU jobs the p90 goes from %s to %s. ", gs_size_class_name(cls), a, b);
+        gs_catf(buf, n, "For %s-GPU jobs the p90 goes from %s to %s. ", gs_size_class_name(cls),
+                a, b);
     }
 }
 
@@ -117,19 +107,21 @@ static void policy_sentence(char *buf, size_t n, const struct gs_whatif *w)
     const struct gs_whatif_verdict *v = &w->v;
     char a[16], b[16];
     if (v->best_policy < 0) {
-        cat(buf, n, "Policy: no alternative policy was given. ");
+        gs_catf(buf, n, "Policy: no alternative policy was given. ");
         return;
     }
     const struct gs_whatif_run *p = &w->runs[v->best_policy];
     gs_report_short_dur(a, sizeof a, p->sum.wait.p90);
     gs_report_short_dur(b, sizeof b, p->sum.wait.p99);
-    cat(buf, n, "Policy: the best alternative, %s, gives p90 %s and p99 %s (%+.1f h and %+.1f h",
-        p->name, a, b, -v->policy_gain90 / 3600, -v->policy_gain99 / 3600);
+    gs_catf(buf, n,
+            "Policy: the best alternative, %s, gives p90 %s and p99 %s (%+.1f h and %+.1f h",
+            p->name, a, b, -v->policy_gain90 / 3600, -v->policy_gain99 / 3600);
     if (v->p90[2] > 0 && v->policy_recovered <= 1)
-        cat(buf, n, "; it recovers %.0f%% of the fragmentation part of the p90", 100 * v->policy_recovered);
+        gs_catf(buf, n, "; it recovers %.0f%% of the fragmentation part of the p90",
+                100 * v->policy_recovered);
     else if (v->p90[2] > 0)
-        cat(buf, n, "; more than the whole fragmentation part of the p90");
-    cat(buf, n, "). ");
+        gs_catf(buf, n, "; more than the whole fragmentation part of the p90");
+    gs_catf(buf, n, "). ");
 }
 
 static void nodes_sentence(char *buf, size_t n, const struct gs_whatif *w)
@@ -143,13 +135,13 @@ static void nodes_sentence(char *buf, size_t n, const struct gs_whatif *w)
             continue;
         gs_report_short_dur(a, sizeof a, r->sum.wait.p90);
         gs_report_short_dur(b, sizeof b, r->sum.wait.p99);
-        cat(buf, n, "%s%s (%lld GPUs): p90 %s, p99 %s, util_alloc %.0f%% (now %.0f%%)",
-            any ? "; " : "Capacity: ", r->name, (long long)r->gpus, a, b, 100 * r->sum.util_alloc,
-            100 * act->util_alloc);
+        gs_catf(buf, n, "%s%s (%lld GPUs): p90 %s, p99 %s, util_alloc %.0f%% (now %.0f%%)",
+                any ? "; " : "Capacity: ", r->name, (long long)r->gpus, a, b,
+                100 * r->sum.util_alloc, 100 * act->util_alloc);
         any = 1;
     }
     if (any)
-        cat(buf, n, ". ");
+        gs_catf(buf, n, ". ");
 }
 
 static void call_sentence(char *buf, size_t n, const struct gs_whatif *w)
@@ -162,34 +154,38 @@ static void call_sentence(char *buf, size_t n, const struct gs_whatif *w)
     gs_report_short_dur(c, sizeof c, bf ? bf->sum.wait.p90 : 0);
     switch (v->call) {
     case GS_VERDICT_NO_QUEUE:
-        cat(buf, n, "Verdict: no queue worth fixing (p90 under 5 min); neither a new policy nor "
-                    "more GPUs is needed. ");
+        gs_catf(buf, n,
+                "Verdict: no queue worth fixing (p90 under 5 min); neither a new policy nor "
+                "more GPUs is needed. ");
         break;
     case GS_VERDICT_FRAGMENTATION:
-        cat(buf, n, "Verdict: scheduling can help, and placement most - removing fragmentation "
-                    "saves %s of the p90, more than the best policy change (%s), and the best "
-                    "fragmentation-free run (%s) waits p90 %s. Fix scheduling before buying GPUs: "
-                    "on a fragmented cluster added nodes mostly lower util_alloc (the seed's "
-                    "68%% + 4 h becoming 55%% + 4 h). ", a, b, bf ? bf->name : "-", c);
+        gs_catf(buf, n,
+                "Verdict: scheduling can help, and placement most - removing fragmentation "
+                "saves %s of the p90, more than the best policy change (%s), and the best "
+                "fragmentation-free run (%s) waits p90 %s. Fix scheduling before buying GPUs: "
+                "on a fragmented cluster added nodes mostly lower util_alloc (the seed's "
+                "68%% + 4 h becoming 55%% + 4 h). ", a, b, bf ? bf->name : "-", c);
         break;
     case GS_VERDICT_POLICY:
-        cat(buf, n, "Verdict: scheduling can help, and the queue rules most - the best policy "
-                    "saves %s of the p90, more than removing fragmentation (%s), and the best "
-                    "fragmentation-free run (%s) waits p90 %s. Change the policy before buying "
-                    "GPUs. ", b, a, bf ? bf->name : "-", c);
+        gs_catf(buf, n, "Verdict: scheduling can help, and the queue rules most - the best policy "
+                        "saves %s of the p90, more than removing fragmentation (%s), and the best "
+                        "fragmentation-free run (%s) waits p90 %s. Change the policy before buying "
+                        "GPUs. ", b, a, bf ? bf->name : "-", c);
         break;
     case GS_VERDICT_SHORTAGE:
-        cat(buf, n, "Verdict: past the point where scheduling can help - even the "
-                    "fragmentation-free cluster under the best policy (%s) queues, p90 %s "
-                    "(%.0f%% of the actual p90): this is a shortage of GPUs, and capacity is what "
-                    "shortens it. ", bf ? bf->name : "-", c, 100 * v->best_fluid_share);
+        gs_catf(buf, n,
+                "Verdict: past the point where scheduling can help - even the "
+                "fragmentation-free cluster under the best policy (%s) queues, p90 %s "
+                "(%.0f%% of the actual p90): this is a shortage of GPUs, and capacity is what "
+                "shortens it. ", bf ? bf->name : "-", c, 100 * v->best_fluid_share);
         if (v->wide_jobs > 0)
-            cat(buf, n, "At util_alloc %.0f%% the shortage is one of simultaneous capacity: "
-                        "%lld jobs ask for at least half of the cluster's GPUs and must wait "
-                        "for most of it to drain. ", 100 * v->util_alloc, (long long)v->wide_jobs);
+            gs_catf(buf, n,
+                    "At util_alloc %.0f%% the shortage is one of simultaneous capacity: "
+                    "%lld jobs ask for at least half of the cluster's GPUs and must wait "
+                    "for most of it to drain. ", 100 * v->util_alloc, (long long)v->wide_jobs);
         break;
     default:
-        cat(buf, n, "Verdict: unknown without the fluid run. ");
+        gs_catf(buf, n, "Verdict: unknown without the fluid run. ");
         break;
     }
 }
@@ -198,24 +194,24 @@ static void bounds_sentence(char *buf, size_t n, const struct gs_whatif *w)
 {
     const struct gs_whatif_verdict *v = &w->v;
     if (!v->bounds) {
-        cat(buf, n, "None of the seed's cases where complex scheduling is unnecessary applies "
-                    "(one node of <= 8 GPUs; %.1f%% of jobs share one size, under 95%%; "
-                    "not inference only).", 100 * v->uniform_share);
+        gs_catf(buf, n, "None of the seed's cases where complex scheduling is unnecessary applies "
+                        "(one node of <= 8 GPUs; %.1f%% of jobs share one size, under 95%%; "
+                        "not inference only).", 100 * v->uniform_share);
         return;
     }
-    cat(buf, n, "Complex scheduling is unnecessary here:");
+    gs_catf(buf, n, "Complex scheduling is unnecessary here:");
     if (v->bounds & GS_BOUND_ONE_NODE)
-        cat(buf, n, " one node of <= 8 GPUs, so a simple queue is enough;");
+        gs_catf(buf, n, " one node of <= 8 GPUs, so a simple queue is enough;");
     if (v->bounds & GS_BOUND_UNIFORM) {
         if (v->uniform_gpus > GS_MAX_NODE_GPUS)
-            cat(buf, n, " %.0f%% of jobs ask for the same GPU share, so FIFO is enough;",
-                100 * v->uniform_share);
+            gs_catf(buf, n, " %.0f%% of jobs ask for the same GPU share, so FIFO is enough;",
+                    100 * v->uniform_share);
         else
-            cat(buf, n, " %.0f%% of jobs ask for %d GPUs (uniform jobs), so FIFO is enough;",
-                100 * v->uniform_share, v->uniform_gpus);
+            gs_catf(buf, n, " %.0f%% of jobs ask for %d GPUs (uniform jobs), so FIFO is enough;",
+                    100 * v->uniform_share, v->uniform_gpus);
     }
     if (v->bounds & GS_BOUND_INFER_ONLY)
-        cat(buf, n, " inference only, so share GPUs by memory (MIG or time-slicing);");
+        gs_catf(buf, n, " inference only, so share GPUs by memory (MIG or time-slicing);");
     size_t len = strlen(buf);
     if (len > 0 && buf[len - 1] == ';')
         buf[len - 1] = '.';

@@ -215,7 +215,7 @@ static int read_root(struct reader *r, json_t *root, struct gs_trace *q, struct 
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        if (strcmp(key, "time") && strcmp(key, "busy") && strcmp(key, "queue"))
+        if (strcmp(key, "time") != 0 && strcmp(key, "busy") != 0 && strcmp(key, "queue") != 0)
             return gs_errorf(err, GS_EINVAL, "%s: unknown key '%.40s'", r->name, key);
     }
     int rc = 0;

@@ -185,10 +185,10 @@ struct submits {
 static int read_row(struct csv *c, const struct header *h, long line, int need_duration,
                     struct gs_job_row *row, struct gs_error *err)
 {
+    gs_job_row_init(row);
     if (c->nf != h->ncols)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: row has %zu fields, the header has %zu",
                          c->name, line, c->nf, h->ncols);
-    gs_job_row_init(row);
     for (size_t i = 0; i < h->ncols; i++) {
         if (h->map[i] < 0)
             continue;

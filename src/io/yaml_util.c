@@ -162,6 +162,8 @@ int gs_yaml_error(struct gs_yaml *y, const yaml_node_t *n, int code, struct gs_e
     char msg[GS_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
+    /* the multi-file clang-tidy false positive of gs_error_prefix (llvm#40656) */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return gs_errorf(err, code, "%s:%ld: %s", y->name, gs_yaml_line(n), msg);
@@ -189,7 +191,8 @@ int gs_yaml_check_keys(struct gs_yaml *y, const yaml_node_t *m, const char *path
     size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
     if (n == 0)
         return 0;
-    const yaml_node_t **keys = gs_calloc(n, sizeof *keys);
+    /* the key nodes' addresses, sorted by text to find duplicates */
+    const yaml_node_t **keys = gs_calloc(n, sizeof(const yaml_node_t *));
     if (!keys)
         return gs_errorf(err, GS_ENOMEM, "%s: out of memory", y->name);
     int rc = 0;
@@ -200,7 +203,7 @@ int gs_yaml_check_keys(struct gs_yaml *y, const yaml_node_t *m, const char *path
                                "%s%skeys must be plain values", path, *path ? ": " : "");
     }
     if (rc == 0)
-        qsort(keys, n, sizeof *keys, cmp_key);
+        qsort(keys, n, sizeof(const yaml_node_t *), cmp_key);
     for (size_t i = 1; i < n && rc == 0; i++)
         if (strcmp(gs_yaml_text(keys[i - 1]), gs_yaml_text(keys[i])) == 0)
             rc = gs_yaml_error(y, keys[i], GS_EINVAL, err, "%s%sduplicate key '%.*s'", path,

@@ -3,6 +3,7 @@
 #include "core/alloc.h"
 #include "core/engine_place.h"
 
+#include <assert.h>
 #include <string.h>
 
 struct finish_ev {
@@ -119,10 +120,11 @@ static void tick(struct sim *s, gs_time now)
 }
 
 /* Earliest pending instant: a submission, a finish, or an engine wakeup. */
-static gs_time next_time(const struct sim *s, const size_t *order, size_t next, gs_time wake)
+static gs_time next_time(const struct sim *s, const size_t *order, size_t next, size_t n,
+                         gs_time wake)
 {
     gs_time t = wake;
-    if (next < gs_trace_count(s->tr)) {
+    if (next < n) {
         gs_time sub = gs_trace_job(s->tr, order[next])->submit;
         if (sub < t)
             t = sub;
@@ -163,13 +165,16 @@ static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_
     return 0;
 }
 
-static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order,
+/* Replay the n jobs of the trace in submit order (`order`, NULL when n is
+ * 0). */
+static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, size_t n,
                     struct gs_sim_result *out, struct gs_error *err)
 {
-    size_t next = 0, n = gs_trace_count(s->tr);
+    assert(order || n == 0); /* gs_sim_run stops when ordering a non-empty trace fails */
+    size_t next = 0;
     gs_time wake = GS_TIME_INF, last = 0;
     int rc = 0;
-    for (gs_time t; rc == 0 && (t = next_time(s, order, next, wake)) != GS_TIME_INF;) {
+    for (gs_time t; rc == 0 && (t = next_time(s, order, next, n, wake)) != GS_TIME_INF;) {
         rc = apply_finishes(s, t, &out->events, err);
         while (rc == 0 && next < n && gs_trace_job(s->tr, order[next])->submit == t) {
             rc = submit_job(s, order[next++], t, err);
@@ -193,8 +198,8 @@ static int setup(struct sim *s, const struct gs_cluster *cl, const struct gs_pol
 {
     size_t n = gs_trace_count(s->tr);
     s->eng = gs_engine_create(cl, pol, err);
-    if (!s->eng)
-        return err ? err->code : GS_EINVAL;
+    if (!s->eng) /* the error code, never 0 even if err was not filled */
+        return err && err->code < 0 ? err->code : GS_EINVAL;
     s->trace_of = gs_calloc(n ? n : 1, sizeof *s->trace_of);
     s->gen = gs_calloc(n ? n : 1, sizeof *s->gen);
     if (!s->trace_of || !s->gen)
@@ -216,14 +221,14 @@ int gs_sim_run(const struct gs_cluster *cl, const struct gs_policy *pol,
     s.tr = tr;
     s.opts = opts;
     struct gs_metrics *m = gs_metrics_create();
-    size_t *order = gs_trace_order(tr);
+    size_t n = gs_trace_count(tr), *order = gs_trace_order(tr);
     int rc = 0;
-    if (!m || (!order && gs_trace_count(tr) > 0))
+    if (!m || (!order && n > 0))
         rc = gs_errorf(err, GS_ENOMEM, "out of memory");
     if (rc == 0)
         rc = setup(&s, cl, pol, err);
     if (rc == 0)
-        rc = run_loop(&s, m, order, out, err);
+        rc = run_loop(&s, m, order, n, out, err);
     if (rc == 0 && gs_summary_build(&out->summary, m, s.eng) < 0)
         rc = gs_errorf(err, GS_ENOMEM, "out of memory");
     if (rc == 0) {

@@ -28,7 +28,7 @@ static void coarsen(struct gs_timeline *tl)
     double *series[] = { tl->used_milli_ms, tl->sched_ms, tl->pending_ms, tl->covered_ms };
     for (size_t s = 0; s < sizeof series / sizeof series[0]; s++) {
         double *v = series[s];
-        for (int i = 0; i < GS_TL_BUCKETS / 2; i++)
+        for (size_t i = 0; i < GS_TL_BUCKETS / 2; i++)
             v[i] = v[2 * i] + v[2 * i + 1];
         memset(v + GS_TL_BUCKETS / 2, 0, GS_TL_BUCKETS / 2 * sizeof *v);
     }

@@ -12,7 +12,7 @@ static int run_one(struct gs_whatif *w, int kind, const char *name, int added,
                    const struct gs_trace *tr, const struct gs_sim_opts *opts,
                    struct gs_error *err)
 {
-    struct gs_sim_result res, *r = kind == GS_WHATIF_ACTUAL ? &w->actual : &res;
+    struct gs_sim_result res = { 0 }, *r = kind == GS_WHATIF_ACTUAL ? &w->actual : &res;
     int rc = gs_sim_run(cl, pol, tr, opts, r, err);
     if (rc < 0) {
         if (err) {

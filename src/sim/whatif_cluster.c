@@ -70,14 +70,43 @@ static int common_node(const struct gs_cluster *cl)
     return best;
 }
 
-struct gs_cluster *gs_cluster_add_like(const struct gs_cluster *cl, int n, struct gs_error *err)
+/* A new cluster with the GPU types of `cl` and no nodes yet; NULL with
+ * `err` set on failure. */
+static struct gs_cluster *create_like(const struct gs_cluster *cl, struct gs_error *err)
 {
     struct gs_cluster *c = gs_cluster_create();
     if (!c) {
         gs_errorf(err, GS_ENOMEM, "out of memory");
         return NULL;
     }
-    int rc = copy_types(c, cl, err);
+    if (copy_types(c, cl, err) < 0) {
+        gs_cluster_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Seal `c` with the S_k job size of `cl` when building it went well (rc >=
+ * 0) and return it; otherwise, or when sealing fails, destroy it and return
+ * NULL (`err` set by the failed step). */
+static struct gs_cluster *seal_like(struct gs_cluster *c, const struct gs_cluster *cl, int rc,
+                                    struct gs_error *err)
+{
+    if (rc >= 0)
+        rc = gs_cluster_seal(c, gs_cluster_stats(cl).k, err);
+    if (rc < 0) {
+        gs_cluster_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+struct gs_cluster *gs_cluster_add_like(const struct gs_cluster *cl, int n, struct gs_error *err)
+{
+    struct gs_cluster *c = create_like(cl, err);
+    if (!c)
+        return NULL;
+    int rc = 0;
     struct gs_node_spec s;
     for (int i = 0; rc >= 0 && i < gs_cluster_node_count(cl); i++) {
         spec_of_node(cl, i, &s);
@@ -90,13 +119,7 @@ struct gs_cluster *gs_cluster_add_like(const struct gs_cluster *cl, int n, struc
         s.name = name;
         rc = gs_cluster_add_node(c, &s, err);
     }
-    if (rc >= 0)
-        rc = gs_cluster_seal(c, gs_cluster_stats(cl).k, err);
-    if (rc < 0) {
-        gs_cluster_destroy(c);
-        return NULL;
-    }
-    return c;
+    return seal_like(c, cl, rc, err);
 }
 
 /* Fluid nodes for GPU type `t`: its GPUs in nodes of up to 64, one NVLink
@@ -128,21 +151,13 @@ static int add_fluid_type(struct gs_cluster *c, const struct gs_cluster *cl, int
 
 struct gs_cluster *gs_cluster_fluid(const struct gs_cluster *cl, struct gs_error *err)
 {
-    struct gs_cluster *c = gs_cluster_create();
-    if (!c) {
-        gs_errorf(err, GS_ENOMEM, "out of memory");
+    struct gs_cluster *c = create_like(cl, err);
+    if (!c)
         return NULL;
-    }
-    int rc = copy_types(c, cl, err);
+    int rc = 0;
     for (int t = 0; rc >= 0 && t < gs_cluster_gpu_type_count(cl); t++)
         rc = add_fluid_type(c, cl, t, err);
-    if (rc >= 0)
-        rc = gs_cluster_seal(c, gs_cluster_stats(cl).k, err);
-    if (rc < 0) {
-        gs_cluster_destroy(c);
-        return NULL;
-    }
-    return c;
+    return seal_like(c, cl, rc, err);
 }
 
 static int cmp_double(const void *a, const void *b)
