@@ -3,13 +3,14 @@
 #   scripts/deps.sh build   what `make` and `make demo` need
 #   scripts/deps.sh test    plus what `make test` needs (cmocka, jq, prove,
 #                           chromium for the HTML report test, clang and its
-#                           libFuzzer runtime for the brief fuzzing run)
+#                           libFuzzer runtime for the brief fuzzing run,
+#                           clang-tidy and cppcheck for `make lint`)
 # Safe to run repeatedly: with nothing missing it does nothing.
 set -e
 PKGS="gcc make libc6-dev libjansson-dev libyaml-dev zlib1g-dev libsqlite3-dev
 libmicrohttpd-dev pkg-config jq"
 if [ "${1:-build}" = test ]; then
-    PKGS="$PKGS libcmocka-dev perl chromium clang libclang-rt-14-dev"
+    PKGS="$PKGS libcmocka-dev perl chromium clang libclang-rt-14-dev clang-tidy cppcheck"
 fi
 [ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""

@@ -1,8 +1,10 @@
 #!/bin/sh
 # The README's test command (`make test`): builds the debug and the
 # ASan+UBSan variants, then runs, for each: the cmocka unit tests, the CLI
-# tests under prove, and the fuzz corpus replay.  Ends with one line
-# "N passed, N failed" over every assertion of every run.
+# tests under prove, and the fuzz corpus replay; once: the static checks
+# (layering, self-contained headers, clang-tidy + cppcheck) and a brief
+# libFuzzer run of every target.  Ends with one line "N passed, N failed"
+# over every assertion of every run.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -57,7 +59,7 @@ static_checks() {
     echo "== static checks"
     : >"$LOG/static.tap"
     i=0
-    for chk in check-layering headers-check; do
+    for chk in check-layering headers-check lint; do
         i=$((i + 1))
         if make --no-print-directory "$chk" >"$LOG/$chk.log" 2>&1; then
             echo "ok $i - $chk" >>"$LOG/static.tap"

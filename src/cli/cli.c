@@ -21,10 +21,6 @@ int cli_failf(const char *cmd, int status, const char *fmt, ...)
     va_list ap;
     fprintf(stderr, "gpusched %s: ", cmd);
     va_start(ap, fmt);
-    /* False positive: in a clang-tidy run over several files, clang-tidy 14
-     * (up to 18) calls every va_list uninitialized in all files but the first
-     * (llvm/llvm-project#40656); this file alone is clean. */
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);

@@ -10,10 +10,6 @@ int gs_errorf(struct gs_error *err, int code, const char *fmt, ...)
         va_list ap;
         err->code = code;
         va_start(ap, fmt);
-        /* False positive: clang-tidy 14 calls `ap` uninitialized here whenever
-         * error.c is not the first file of a run (its va_start model does not
-         * carry over between translation units). */
-        /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
     }

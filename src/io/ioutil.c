@@ -114,10 +114,6 @@ int gs_error_prefix(struct gs_error *err, int code, const char *fmt, ...)
     old[sizeof old - 1] = '\0';
     va_list ap;
     va_start(ap, fmt);
-    /* False positive: in a clang-tidy run over several files, clang-tidy 14
-     * (up to 18) calls every va_list uninitialized in all files but the first
-     * (llvm/llvm-project#40656); one file alone is clean. */
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
     int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
     if (n >= 0 && (size_t)n < sizeof err->msg)
@@ -133,8 +129,6 @@ void gs_catf(char *buf, size_t n, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    /* the multi-file false positive of gs_error_prefix (llvm#40656) */
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
     vsnprintf(buf + len, n - len, fmt, ap);
     va_end(ap);
 }

@@ -162,8 +162,6 @@ int gs_yaml_error(struct gs_yaml *y, const yaml_node_t *n, int code, struct gs_e
     char msg[GS_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    /* the multi-file clang-tidy false positive of gs_error_prefix (llvm#40656) */
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return gs_errorf(err, code, "%s:%ld: %s", y->name, gs_yaml_line(n), msg);
