@@ -102,6 +102,9 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->blocked);
     gs_free(eng->order);
     gs_free(eng->fresh);
+    gs_free(eng->young);
+    gs_free(eng->aged);
+    gs_free(eng->moved);
     gs_free(eng->dl);
     gs_free(eng->expect);
     gs_profile_destroy(eng->profile);

@@ -38,7 +38,7 @@ struct job {
     uint16_t nparts;
     uint8_t topology, klass, state, backfilled; /* small non-negative codes */
     int8_t reason;              /* enum gs_wait_reason while pending */
-    int8_t in_order;            /* kept in eng->order across passes (queue.c) */
+    int8_t in_order;            /* which kept order list holds it (queue_order.c) */
     /* placement (engine_place.c, rate.c) */
     uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
@@ -96,11 +96,12 @@ struct gs_engine {
     int backfill;               /* resolved enum gs_backfill */
     uint64_t *view;             /* scratch: one mask per node */
     uint64_t *blocked;          /* scratch: one mask per node */
-    struct order_key *order;    /* pass order; under a static order (priority
-                                   without aging) kept across passes */
-    size_t order_cap, norder;   /* norder: entries kept (static order only) */
-    struct order_key *fresh;    /* scratch: jobs queued since the last pass */
-    size_t fresh_cap;
+    struct order_key *order;    /* the pass order (queue_order.c) */
+    size_t order_cap;
+    struct order_key *young, *aged; /* kept across passes (queue_order.c) */
+    size_t nyoung, young_cap, naged, aged_cap;
+    struct order_key *moved, *fresh; /* scratch of queue_order.c */
+    size_t nmoved, moved_cap, fresh_cap;
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
     size_t ndl, dl_cap;
     struct deadline *expect;    /* min-heap of estimated ends (overrun watch) */
@@ -273,5 +274,10 @@ void gs_eng_compact_pending(struct gs_engine *eng);
 /* The queue policy's pass: start what it allows.  Returns jobs started or a
  * negative error.  (queue.c) */
 int gs_queue_pass(struct gs_engine *eng, gs_time now);
+
+/* Fill eng->order with the pending jobs in the order the pass at `now`
+ * visits them (queue.policy, aging).  Returns the count or GS_ENOMEM.
+ * (queue_order.c) */
+int gs_queue_order(struct gs_engine *eng, gs_time now);
 
 #endif

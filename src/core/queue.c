@@ -23,89 +23,6 @@
 #include "core/alloc.h"
 
 #include <limits.h>
-#include <stdlib.h>
-
-#define MS_PER_HOUR (3600.0 * GS_MS_PER_SEC)
-
-static double effective_priority(const struct gs_engine *eng, const struct job *j, gs_time now)
-{
-    double extra = (double)(now - j->submit - eng->pol.max_wait_before_aging);
-    if (extra <= 0 || eng->pol.aging_rate <= 0)
-        return j->priority;
-    return j->priority + eng->pol.aging_rate * extra / MS_PER_HOUR;
-}
-
-static int cmp_order(const void *a, const void *b)
-{
-    const struct order_key *x = a, *y = b;
-    if (x->prio != y->prio)
-        return x->prio > y->prio ? -1 : 1;
-    if (x->submit != y->submit)
-        return x->submit < y->submit ? -1 : 1;
-    return (x->job > y->job) - (x->job < y->job);
-}
-
-static struct order_key order_key_of(const struct gs_engine *eng, int job, gs_time now)
-{
-    const struct job *j = &eng->jobs[job];
-    struct order_key k = { effective_priority(eng, j, now), j->submit, job };
-    return k;
-}
-
-/* Static order (priority without aging): a job's key never changes, so the
- * last pass's order stays sorted.  Drop the jobs that left the queue, sort
- * only those that joined since, and merge: O(n + m log m) per pass for m
- * new jobs instead of a full sort.  Returns the count or GS_ENOMEM. */
-static int merge_order(struct gs_engine *eng, gs_time now)
-{
-    if (gs_grow((void **)&eng->fresh, &eng->fresh_cap, eng->npending + 1, sizeof *eng->fresh))
-        return GS_ENOMEM;
-    size_t kept = 0, m = 0;
-    for (size_t i = 0; i < eng->norder; i++) {
-        struct job *j = &eng->jobs[eng->order[i].job];
-        if (j->state == GS_JOB_PENDING)
-            eng->order[kept++] = eng->order[i];
-        else
-            j->in_order = 0;
-    }
-    for (size_t i = eng->phead; i < eng->ptail; i++) {
-        int job = eng->pending[i];
-        struct job *j = &eng->jobs[job];
-        if (j->state != GS_JOB_PENDING || j->in_order)
-            continue;
-        j->in_order = 1;
-        eng->fresh[m++] = order_key_of(eng, job, now);
-    }
-    qsort(eng->fresh, m, sizeof *eng->fresh, cmp_order);
-    size_t a = kept, b = m, out = kept + m; /* merge from the back, in place */
-    while (b > 0) {
-        if (a > 0 && cmp_order(&eng->order[a - 1], &eng->fresh[b - 1]) > 0)
-            eng->order[--out] = eng->order[--a];
-        else
-            eng->order[--out] = eng->fresh[--b];
-    }
-    eng->norder = kept + m;
-    return (int)eng->norder;
-}
-
-/* Fill eng->order with the pending jobs in pass order; returns the count or
- * GS_ENOMEM. */
-static int build_order(struct gs_engine *eng, gs_time now)
-{
-    size_t n = 0;
-    if (gs_grow((void **)&eng->order, &eng->order_cap, eng->npending + 1, sizeof *eng->order))
-        return GS_ENOMEM;
-    if (eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate <= 0)
-        return merge_order(eng, now);
-    for (size_t i = eng->phead; i < eng->ptail; i++) {
-        int job = eng->pending[i];
-        if (eng->jobs[job].state == GS_JOB_PENDING)
-            eng->order[n++] = order_key_of(eng, job, now);
-    }
-    if (eng->pol.queue_policy != GS_QUEUE_FIFO)
-        qsort(eng->order, n, sizeof *eng->order, cmp_order);
-    return (int)n;
-}
 
 /* GPUs (milli) teams with a quota leave unused, and hold beyond it. */
 static void quota_totals(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed,
@@ -394,7 +311,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
 {
     if (nothing_can_change(eng))
         return gs_eng_account_waits(eng, now, 0);
-    int n = build_order(eng, now);
+    int n = gs_queue_order(eng, now);
     if (n < 0)
         return n;
     struct pass ps; /* not zero-initialised as a whole: res_start is large */
