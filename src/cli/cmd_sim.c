@@ -21,7 +21,11 @@ static const char *const sim_help =
     "  --cluster FILE  cluster YAML (docs/formats.md)\n"
     "  --trace FILE    trace CSV, .gz accepted\n"
     "  --policy FILE   policy YAML (docs/policy.md)\n"
-    "  --out DIR       also write DIR/summary.json, DIR/jobs.csv, DIR/timeline.csv\n"
+    "  --out DIR       also write DIR/summary.json, DIR/jobs.csv, DIR/timeline.csv;\n"
+    "                  jobs.csv: id, submit, start, end, wait, gpus, placement,\n"
+    "                  state, team, class, preemptions, lost_gpu_s,\n"
+    "                  checkpoint_gpu_s, restore_gpu_s, wait_reason\n"
+    "                  (docs/metrics.md)\n"
     "  --json          print the summary as JSON instead of a table\n"
     "  --html FILE     also write a self-contained HTML report with charts\n"
     "  --check         verify the cluster state after every step (slow; tests)\n";

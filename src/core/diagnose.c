@@ -133,10 +133,12 @@ static int pass_code(struct gs_engine *eng, int job)
 }
 
 /* Start of a (re)queued job's wait: its submit time, or when it was stopped
- * if it was requeued. */
+ * if it was requeued.  A job that started before any pass saw it pending
+ * (code 0) and was then preempted waits from its stop, not its submit:
+ * `runs` tells a requeue from a first wait. */
 static gs_time wait_begin(const struct job *j, int8_t code, gs_time now)
 {
-    if (code == 0)
+    if (code == 0 && j->runs == 0)
         return j->submit;
     return j->end != GS_TIME_NONE && j->end <= now ? j->end : now;
 }

@@ -23,7 +23,7 @@ double gs_class_slo_share(const struct gs_class_summary *c)
 
 static double share(const struct gs_job_info *ji)
 {
-    return (double)ji->gpus * ji->milli / GS_MILLI_GPU;
+    return (double)gs_job_info_milli_gpus(ji) / GS_MILLI_GPU;
 }
 
 static gs_time run_ms(const struct gs_job_info *ji)

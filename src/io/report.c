@@ -2,6 +2,8 @@
 #include "io/report.h"
 #include "io/report_diag.h"
 #include "io/report_preempt.h"
+#include "core/diagnose.h"
+#include "core/preempt_metrics.h"
 
 #include <string.h>
 
@@ -195,9 +197,36 @@ static const char *state_name(int state)
     return state >= 0 && state <= GS_JOB_REJECTED ? names[state] : "?";
 }
 
+/* GPU-seconds of `ms` on `milli_gpus` (gpus x milli), exactly: the product
+ * is in micro-GPU-seconds, printed with up to 6 decimals ("240", "0.25"). */
+static void fmt_gpu_s(char *buf, size_t n, int64_t milli_gpus, gs_time ms)
+{
+    int64_t micro = milli_gpus * ms;
+    snprintf(buf, n, "%lld.%06lld", (long long)(micro / 1000000), (long long)(micro % 1000000));
+    char *end = buf + strlen(buf) - 1;
+    while (*end == '0')
+        *end-- = '\0';
+    if (*end == '.')
+        *end = '\0';
+}
+
+/* The columns after `team`: class, preemptions, lost_gpu_s,
+ * checkpoint_gpu_s, restore_gpu_s, wait_reason. */
+static void write_loss(FILE *f, const struct gs_job_info *ji)
+{
+    int64_t mg = gs_job_info_milli_gpus(ji);
+    char lost[32], ckpt[32], rest[32];
+    fmt_gpu_s(lost, sizeof lost, mg, ji->lost);
+    fmt_gpu_s(ckpt, sizeof ckpt, mg, ji->ckpt_wall);
+    fmt_gpu_s(rest, sizeof rest, mg, ji->restore_wall);
+    fprintf(f, ",%s,%d,%s,%s,%s,%s", gs_class_name(ji->klass), ji->preemptions, lost, ckpt, rest,
+            gs_reason_name(ji->wait_dominant));
+}
+
 int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
 {
-    fprintf(f, "id,submit,start,end,wait,gpus,placement,state,team\n");
+    fprintf(f, "id,submit,start,end,wait,gpus,placement,state,team,"
+               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason\n");
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
         gs_engine_job_info(eng, j, &ji);
@@ -211,7 +240,9 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
             gs_report_fmt_sec(en, sizeof en, gs_time_to_sec(ji.end));
         fprintf(f, "%s,%s,%s,%s,%s,%d,", ji.id, sub, st, en, wa, ji.gpus);
         write_placement(f, eng, j);
-        fprintf(f, ",%s,%s\n", state_name(ji.state), ji.team);
+        fprintf(f, ",%s,%s", state_name(ji.state), ji.team);
+        write_loss(f, &ji);
+        fputc('\n', f);
     }
     return ferror(f) ? GS_EIO : 0;
 }

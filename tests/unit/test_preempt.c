@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "ptestutil.h"
+#include "core/diagnose.h"
 
 /* The issue's example.  One 8-GPU node.  A (prio 0, 8 GPUs, 1000 s of
  * work, I = 100 s, C = 10 s) starts at 0; B (prio 10, 8 GPUs, 100 s)
@@ -18,7 +19,10 @@
  *   B runs 250-350.
  *   A restarts at 350 from 200 (restore 0): 800 s of work with
  *   checkpoints at 300, 400, ..., 900 = 7 x 10 s: ends 350 + 800 + 70 = 1220.
- *   A's checkpoint time: 2 x 10 + 7 x 10 = 90 s. */
+ *   A's checkpoint time: 2 x 10 + 7 x 10 = 90 s.
+ *   A started at its submission and waits only while requeued, 250-350,
+ *   all 8 GPUs held by B: 100 s of shortage (not 350 from its submit);
+ *   B never waits. */
 static void test_issue_example(void **state)
 {
     (void)state;
@@ -50,6 +54,13 @@ static void test_issue_example(void **state)
     assert_int_equal(a.runs, 2);
     assert_int_equal(a.preemptions, 1);
     assert_int_equal(a.first_start, 0);
+    gs_time split[GS_REASON_COUNT];
+    assert_int_equal(gs_engine_wait_split(res.engine, gs_engine_job_find(res.engine, "A"), split),
+                     0);
+    for (int c = 0; c < GS_REASON_COUNT; c++)
+        assert_int_equal(split[c], c == GS_REASON_SHORTAGE ? SEC(100) : 0);
+    assert_int_equal(a.wait_dominant, GS_REASON_SHORTAGE);
+    assert_int_equal(job_named(res.engine, "B").wait_dominant, GS_REASON_NONE);
     gs_sim_result_fini(&res);
     gs_trace_destroy(tr);
     gs_policy_fini(&pol);
