@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 CLANG=${CLANG:-clang}
 OUT=build/fuzz
-TARGETS=${FUZZ_TARGETS:-"trace cluster policy snapshot"}
+TARGETS=${FUZZ_TARGETS:-"trace cluster policy snapshot aaic openb"}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -Isrc $SAN"
 LIBS="-ljansson -lyaml -lz -lsqlite3 -lm"
@@ -59,7 +59,7 @@ run() {
     for t in $TARGETS; do
         work="$OUT/work/$t"
         art="$OUT/artifacts/$t"
-        rm -rf "$work"
+        rm -rf "$work" "$art"   # artifacts of an earlier run are not this run's
         mkdir -p "$work" "$art"
         cp fuzz/corpus/"$t"/* "$work"/ 2>/dev/null || true
         dict=""

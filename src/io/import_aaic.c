@@ -29,7 +29,10 @@ static const char *const col_names[NCOLS] = {
 };
 
 #define MISSING INT64_MIN   /* an empty field */
-#define MAX_ABS 1000000000000000LL  /* 1e15 s: far beyond any UNIX time */
+/* Largest |value|: 9e12 s, the native trace's limit for times (MAX_SECONDS
+ * in io/job_fields.c), so every imported time can be written and read
+ * back; still far beyond any UNIX time.  13 digits. */
+#define MAX_ABS 9000000000000LL
 #define SHOW 40             /* characters of a bad value quoted in messages */
 
 /* One data row as read. */
@@ -54,26 +57,23 @@ static int is_blank(char ch)
     return ch == ' ' || ch == '\t';
 }
 
-/* Parse a strict decimal integer [-]digits, |v| <= MAX_ABS. */
+/* Parse a strict decimal integer [-]digits: GS_EINVAL when it is not one,
+ * GS_ERANGE when |v| > MAX_ABS. */
 static int parse_int(const char *t, size_t len, int64_t *out)
 {
-    size_t i = 0;
-    int neg = 0;
-    if (len > 0 && t[0] == '-') {
-        neg = 1;
-        i = 1;
-    }
-    if (i == len || len - i > 16)
+    size_t i = len > 0 && t[0] == '-' ? 1 : 0, start = i;
+    if (i == len)
         return GS_EINVAL;
     int64_t v = 0;
     for (; i < len; i++) {
         if (t[i] < '0' || t[i] > '9')
             return GS_EINVAL;
-        v = v * 10 + (t[i] - '0');
+        if (v <= MAX_ABS)   /* stops growing past the bound: no overflow */
+            v = v * 10 + (t[i] - '0');
     }
     if (v > MAX_ABS)
-        return GS_EINVAL;
-    *out = neg ? -v : v;
+        return GS_ERANGE;
+    *out = start ? -v : v;
     return 0;
 }
 
@@ -187,10 +187,12 @@ static int read_row(struct reader *r, size_t eol, struct row *row, struct gs_err
         size_t i = (size_t)r->map[c], s = f.start[i], len = f.end[i] - s;
         const char *t = r->b + s;
         int64_t v = MISSING;
-        if (len > 0 && parse_int(t, len, &v) < 0)
-            return gs_errorf(err, GS_EINVAL, "%s:%ld:%zu: %s: '%.*s' is not an integer",
-                             r->name, r->line, s - r->pos + 1, col_names[c],
-                             (int)(len < SHOW ? len : SHOW), t);
+        int rc = len > 0 ? parse_int(t, len, &v) : 0;
+        if (rc < 0)
+            return gs_errorf(err, GS_EINVAL, "%s:%ld:%zu: %s: '%.*s' is %s", r->name, r->line,
+                             s - r->pos + 1, col_names[c], (int)(len < SHOW ? len : SHOW), t,
+                             rc == GS_ERANGE ? "out of range (|value| <= 9000000000000)"
+                                             : "not an integer");
         if (required(c) && (v == MISSING || v < 0))
             return gs_errorf(err, GS_EINVAL, "%s:%ld:%zu: %s: %s", r->name, r->line,
                              s - r->pos + 1, col_names[c],

@@ -5,7 +5,8 @@
  *   id, user, group, queue, nodes, gpus, walltime_req, termcode,
  *   time_submit, time_start, time_end, waittime, walltime
  * (any order; values space-padded after commas; all integers, UNIX seconds
- * for the times).  `gpus` is GPUs per node.
+ * for the times, |value| <= 9e12 - the native trace's largest time, so
+ * every import can be written and read back).  `gpus` is GPUs per node.
  *
  * Conversion, in this order:
  *   1. Exact duplicate records - rows whose fields other than `id` are all
@@ -100,9 +101,10 @@ struct gs_aaic_result {
  * `name` is used in messages).  On success fills `out` (release with
  * gs_aaic_result_fini) and returns 0.  Malformed input is an error that
  * names the place, e.g. "q.csv:7:40: walltime_req: '9x' is not an
- * integer" (file:line:byte column: header column), or "q.csv:7: row has 12
- * fields, the header has 13": GS_EINVAL.  GS_ENOMEM on allocation
- * failure.  On failure `out` holds nothing to free. */
+ * integer" (file:line:byte column: header column; "... is out of range"
+ * beyond 9e12), or "q.csv:7: row has 12 fields, the header has 13":
+ * GS_EINVAL.  GS_ENOMEM on allocation failure.  On failure `out` holds
+ * nothing to free. */
 int gs_aaic_parse(const char *text, size_t len, const char *name,
                   struct gs_aaic_result *out, struct gs_error *err);
 

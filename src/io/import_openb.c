@@ -1,25 +1,69 @@
 /* import_openb.c - the openb (FGD) trace into native formats (see
- * import_openb.h).  The files are plain CSV without quoting. */
+ * import_openb.h).  The files are plain CSV without quoting, read strictly
+ * (the header's rules): every row has the header's fields, numbers are
+ * plain integers within what the native cluster and trace formats hold,
+ * so whatever imports can be written and read back. */
 #include "io/import_openb.h"
 #include "core/alloc.h"
+#include "core/cluster.h"
 #include "core/policy.h"
+#include "core/strtab.h"
 #include "io/ioutil.h"
 
-#include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLS 16
+#define MAX_COLS 16                   /* more than either file may have */
+#define MAX_MILLI 1000000000000LL     /* cpu_milli: 1e9 cores, the cluster and trace limit */
+#define MAX_MIB 1000000000000LL       /* memory_mib: < 1e9 GB, the cluster and trace limit */
+#define MAX_SEC 9000000000000LL       /* times: 9e12 s, the native trace's limit */
+#define MAX_POD_GPUS 1000000          /* num_gpu: the native trace's limit */
 
-/* One CSV file being read: its text, the current line and column map. */
+/* One CSV file being read: its text, the current line and its fields. */
 struct csv {
     const char *name;
     char *buf;
     size_t len, pos;
     long line;
-    int ncols;
-    char *f[MAX_COLS];
+    size_t ncols;             /* fields of the current line */
+    size_t hcols;             /* fields of the header line */
+    char *f[MAX_COLS];        /* the first MAX_COLS of them */
+};
+
+/* A column the importer knows: its name and, for a number, its largest
+ * value (-1 = text). */
+struct colspec {
+    const char *name;
+    int64_t max;
+};
+
+enum { N_SN, N_CPU, N_MEM, N_GPU, N_MODEL, N_NCOL };
+
+static const struct colspec node_cols[N_NCOL] = {
+    [N_SN] = { "sn", -1 },
+    [N_CPU] = { "cpu_milli", MAX_MILLI },
+    [N_MEM] = { "memory_mib", MAX_MIB },
+    [N_GPU] = { "gpu", GS_MAX_NODE_GPUS },
+    [N_MODEL] = { "model", -1 },
+};
+
+enum { P_NAME, P_CPU, P_MEM, P_NGPU, P_MILLI, P_SPEC, P_QOS, P_PHASE, P_CREATE, P_DELETE,
+       P_SCHED, P_NCOL };
+
+static const struct colspec pod_cols[P_NCOL] = {
+    [P_NAME] = { "name", -1 },
+    [P_CPU] = { "cpu_milli", MAX_MILLI },
+    [P_MEM] = { "memory_mib", MAX_MIB },
+    [P_NGPU] = { "num_gpu", MAX_POD_GPUS },
+    [P_MILLI] = { "gpu_milli", GS_MILLI_GPU },
+    [P_SPEC] = { "gpu_spec", -1 },
+    [P_QOS] = { "qos", -1 },
+    [P_PHASE] = { "pod_phase", -1 },
+    [P_CREATE] = { "creation_time", MAX_SEC },
+    [P_DELETE] = { "deletion_time", MAX_SEC },
+    [P_SCHED] = { "scheduled_time", MAX_SEC },
 };
 
 static const struct {
@@ -30,7 +74,7 @@ static const struct {
     { "A10", 22731 },  { "A100", 81251 },
 };
 
-/* Next line split in place into fields; returns the field count, 0 at the
+/* Next non-empty line, split in place into fields; returns 1, or 0 at the
  * end of the file. */
 static int next_line(struct csv *c)
 {
@@ -46,51 +90,132 @@ static int next_line(struct csv *c)
         if (n == 0)
             continue;
         c->ncols = 0;
-        for (char *p = s; c->ncols < MAX_COLS;) {
-            c->f[c->ncols++] = p;
-            char *comma = strchr(p, ',');
+        for (char *p = s;;) {
+            if (c->ncols < MAX_COLS)
+                c->f[c->ncols] = p;
+            c->ncols++;
+            char *comma = strchr(p, ',');   /* the text has no NUL of its own */
             if (!comma)
                 break;
             *comma = '\0';
             p = comma + 1;
         }
-        return c->ncols;
+        return 1;
     }
     return 0;
 }
 
-static int open_csv(struct csv *c, const char *path, struct gs_error *err)
+/* Start reading a private, NUL-terminated copy of text[0..len), after a
+ * UTF-8 byte order mark.  NUL bytes are an error (fields are C strings). */
+static int open_csv(struct csv *c, const char *text, size_t len, const char *name,
+                    struct gs_error *err)
 {
     memset(c, 0, sizeof *c);
-    c->name = path;
-    return gs_read_file(path, &c->buf, &c->len, err); /* NUL-terminated */
+    c->name = name;
+    const char *z = len ? memchr(text, '\0', len) : NULL;
+    if (z) {
+        long line = 1;
+        for (const char *p = text; p < z; p++)
+            line += *p == '\n';
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: NUL byte in the input", name, line);
+    }
+    c->buf = len < SIZE_MAX ? gs_malloc(len + 1) : NULL;
+    if (!c->buf)
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", name);
+    if (len)
+        memcpy(c->buf, text, len);
+    c->buf[len] = '\0';
+    c->len = len;
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        c->pos = 3;
+    return 0;
 }
 
-static int col_index(const struct csv *hdr, const char *name)
+/* Read the header line into col[] (the position of each of the `n`
+ * columns of `spec`, -1 = absent).  Unknown and duplicate columns are
+ * errors: a misspelt column would otherwise lose its values. */
+static int read_header(struct csv *c, const struct colspec *spec, int n, int *col,
+                       struct gs_error *err)
 {
-    for (int i = 0; i < hdr->ncols; i++)
-        if (strcmp(hdr->f[i], name) == 0)
-            return i;
-    return -1;
+    for (int k = 0; k < n; k++)
+        col[k] = -1;
+    if (!next_line(c))
+        return gs_errorf(err, GS_EINVAL, "%s: empty file", c->name);
+    if (c->ncols > MAX_COLS)
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: header has %zu columns, at most %d", c->name,
+                         c->line, c->ncols, MAX_COLS);
+    c->hcols = c->ncols;
+    for (size_t i = 0; i < c->ncols; i++) {
+        int k = 0;
+        while (k < n && strcmp(spec[k].name, c->f[i]) != 0)
+            k++;
+        if (k == n || col[k] >= 0)
+            return gs_errorf(err, GS_EINVAL, "%s:%ld: %s column '%.40s'", c->name, c->line,
+                             k == n ? "unknown" : "duplicate", c->f[i]);
+        col[k] = (int)i;
+    }
+    return 0;
 }
 
-/* Integer field (empty = missing: returns 0 and *present = 0). */
-static int int_field(const struct csv *c, int col, int64_t *v, int *present,
-                     struct gs_error *err)
+/* Next data row: 1, 0 at the end of the file, or GS_EINVAL when its field
+ * count is not the header's. */
+static int next_row(struct csv *c, struct gs_error *err)
 {
+    if (!next_line(c))
+        return 0;
+    if (c->ncols != c->hcols)
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: row has %zu fields, the header has %zu",
+                         c->name, c->line, c->ncols, c->hcols);
+    return 1;
+}
+
+/* Field `col` of the current line; "" when absent. */
+static const char *field(const struct csv *c, int col)
+{
+    return col >= 0 && (size_t)col < c->ncols && (size_t)col < MAX_COLS ? c->f[col] : "";
+}
+
+/* Integer field in [0, spec->max] (empty = missing: returns 0 with
+ * *present = 0 and *v = 0). */
+static int int_field(const struct csv *c, int col, const struct colspec *spec, int64_t *v,
+                     int *present, struct gs_error *err)
+{
+    const char *t = field(c, col);
+    int64_t x = 0;
+    size_t i = 0;
     *present = 0;
     *v = 0;
-    if (col < 0 || col >= c->ncols || !*c->f[col])
+    if (!*t)
         return 0;
-    char *end;
-    errno = 0;
-    double d = strtod(c->f[col], &end);
-    if (*end || errno || d < 0 || d > 9e15)
-        return gs_errorf(err, GS_EINVAL, "%s:%ld: '%.30s' is not a number >= 0", c->name,
-                         c->line, c->f[col]);
-    *v = (int64_t)(d + 0.5);
+    for (; t[i] >= '0' && t[i] <= '9'; i++)
+        if (x <= spec->max)     /* stops growing past the bound: no overflow */
+            x = x * 10 + (t[i] - '0');
+    if (t[i] || x > spec->max)
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: %s: '%.30s' is not an integer in [0, %" PRId64
+                         "]", c->name, c->line, spec->name, t, spec->max);
+    *v = x;
     *present = 1;
     return 0;
+}
+
+/* Node and model names go into the cluster YAML, double-quoted: printable
+ * ASCII without spaces, quotes, backslashes (which would need escapes) or
+ * brackets (a node name's range syntax, node-[1-4]). */
+static int bad_name(const char *s)
+{
+    for (; *s; s++)
+        if (*s < '!' || *s > '~' || strchr("\"\\[]", *s))
+            return 1;
+    return 0;
+}
+
+static int name_error(const struct csv *c, const char *col, const char *s,
+                      struct gs_error *err)
+{
+    return gs_errorf(err, GS_EINVAL,
+                     "%s:%ld: %s: '%.30s' is not a name (printable ASCII; no spaces, "
+                     "quotes, backslashes or brackets)",
+                     c->name, c->line, col, s);
 }
 
 static int model_index(struct gs_openb_stats *st, const char *model)
@@ -108,25 +233,33 @@ static int model_index(struct gs_openb_stats *st, const char *model)
     return st->nmodels++;
 }
 
-static int read_node(struct csv *c, const int *col, struct gs_openb_result *out,
-                     struct gs_error *err)
+static int read_node(struct csv *c, const int *col, struct gs_strtab *names,
+                     struct gs_openb_result *out, struct gs_error *err)
 {
     struct gs_openb_node nd;
     memset(&nd, 0, sizeof nd);
+    const char *sn = field(c, col[N_SN]), *model = field(c, col[N_MODEL]);
     int present, rc;
     int64_t gpus;
-    if (col[0] >= c->ncols || !*c->f[col[0]] || strlen(c->f[col[0]]) >= sizeof nd.name)
+    if (!*sn || strlen(sn) >= sizeof nd.name)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: sn: missing or too long", c->name, c->line);
-    snprintf(nd.name, sizeof nd.name, "%s", c->f[col[0]]);
-    if ((rc = int_field(c, col[1], &nd.cpu_milli, &present, err)) < 0 ||
-        (rc = int_field(c, col[2], &nd.mem_mib, &present, err)) < 0 ||
-        (rc = int_field(c, col[3], &gpus, &present, err)) < 0)
+    if (bad_name(sn))
+        return name_error(c, "sn", sn, err);
+    if (gs_strtab_find(names, sn) >= 0)
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: sn: '%s' is not unique", c->name, c->line,
+                         sn);
+    if (out->nnodes >= GS_OPENB_MAX_NODES)
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: more than %d nodes", c->name, c->line,
+                         GS_OPENB_MAX_NODES);
+    snprintf(nd.name, sizeof nd.name, "%s", sn);
+    if ((rc = int_field(c, col[N_CPU], &node_cols[N_CPU], &nd.cpu_milli, &present, err)) < 0 ||
+        (rc = int_field(c, col[N_MEM], &node_cols[N_MEM], &nd.mem_mib, &present, err)) < 0 ||
+        (rc = int_field(c, col[N_GPU], &node_cols[N_GPU], &gpus, &present, err)) < 0)
         return rc;
-    if (gpus > 64)
-        return gs_errorf(err, GS_EINVAL, "%s:%ld: gpu: at most 64 per node", c->name, c->line);
     nd.gpus = (int)gpus;
-    const char *model = col[4] >= 0 && col[4] < c->ncols ? c->f[col[4]] : "";
     if (nd.gpus > 0) {
+        if (bad_name(model))
+            return name_error(c, "model", model, err);
         int m = model_index(&out->stats, *model ? model : "gpu");
         if (m < 0)
             return gs_errorf(err, GS_EINVAL, "%s:%ld: model: too many or too long", c->name,
@@ -136,46 +269,48 @@ static int read_node(struct csv *c, const int *col, struct gs_openb_result *out,
         out->stats.gpu_nodes++;
         out->stats.gpus += nd.gpus;
     }
-    if (gs_grow((void **)&out->nodes, &out->nodes_cap, out->nnodes + 1, sizeof *out->nodes) < 0)
-        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    if (gs_grow((void **)&out->nodes, &out->nodes_cap, out->nnodes + 1, sizeof *out->nodes) < 0 ||
+        gs_strtab_intern(names, nd.name) < 0)
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
     out->nodes[out->nnodes++] = nd;
     out->stats.nodes++;
     return 0;
 }
 
-static int read_nodes(const char *path, struct gs_openb_result *out, struct gs_error *err)
+static int read_nodes(const char *text, size_t len, const char *path,
+                      struct gs_openb_result *out, struct gs_error *err)
 {
     struct csv c;
-    int rc = open_csv(&c, path, err);
+    int col[N_NCOL];
+    int rc = open_csv(&c, text, len, path, err);
     if (rc < 0)
         return rc;
-    if (next_line(&c) == 0)
-        rc = gs_errorf(err, GS_EINVAL, "%s: empty file", path);
-    struct csv hdr = c;
-    int col[5] = { col_index(&hdr, "sn"), col_index(&hdr, "cpu_milli"),
-                   col_index(&hdr, "memory_mib"), col_index(&hdr, "gpu"),
-                   col_index(&hdr, "model") };
-    if (rc == 0 && (col[0] < 0 || col[3] < 0))
-        rc = gs_errorf(err, GS_EINVAL, "%s:1: header needs sn and gpu columns", path);
-    while (rc == 0 && next_line(&c) > 0)
-        rc = read_node(&c, col, out, err);
+    rc = read_header(&c, node_cols, N_NCOL, col, err);
+    if (rc == 0 && (col[N_SN] < 0 || col[N_GPU] < 0))
+        rc = gs_errorf(err, GS_EINVAL, "%s:%ld: header needs sn and gpu columns", path, c.line);
+    struct gs_strtab *names = rc == 0 ? gs_strtab_create() : NULL;
+    if (rc == 0 && !names)
+        rc = gs_errorf(err, GS_ENOMEM, "%s: out of memory", path);
+    while (rc == 0 && (rc = next_row(&c, err)) > 0)
+        rc = read_node(&c, col, names, out, err);
+    gs_strtab_destroy(names);
     gs_free(c.buf);
     return rc;
 }
 
-/* Column indexes of the pods file. */
-enum { P_NAME, P_CPU, P_MEM, P_NGPU, P_MILLI, P_SPEC, P_QOS, P_PHASE, P_CREATE, P_DELETE,
-       P_SCHED, P_NCOL };
-
+/* Whether one of the `|`-separated alternatives of `spec` is a model of
+ * the node list. */
 static int spec_known(const struct gs_openb_stats *st, const char *spec)
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|"))
+    for (const char *p = spec;; p++) {
+        size_t n = strcspn(p, "|");
         for (int i = 0; i < st->nmodels; i++)
-            if (strcmp(st->models[i], tok) == 0)
+            if (strlen(st->models[i]) == n && memcmp(st->models[i], p, n) == 0)
                 return 1;
-    return 0;
+        p += n;
+        if (!*p)
+            return 0;
+    }
 }
 
 /* Times of one pod: submit, and the duration rule of the header. */
@@ -197,6 +332,25 @@ static void pod_times(const int64_t *t, const int *has, struct gs_openb_stats *s
     *dur = (end > from ? end - from : 0) * GS_MS_PER_SEC;
 }
 
+/* GPUs, share and their counts of one pod. */
+static void pod_gpus(const int64_t *t, const int *has, struct gs_openb_stats *st,
+                     struct gs_job_spec *s)
+{
+    int64_t milli = has[P_MILLI] ? t[P_MILLI] : GS_MILLI_GPU;
+    s->gpus = (int)t[P_NGPU];       /* <= MAX_POD_GPUS */
+    if (s->gpus == 0) {
+        st->cpu_only++;
+        st->milli_ignored += has[P_MILLI] && milli > 0;
+    } else if (milli > 0 && milli < GS_MILLI_GPU && s->gpus == 1) {
+        s->milli = (int)milli;
+        st->shared++;
+    } else {
+        st->share_multi += milli > 0 && milli < GS_MILLI_GPU;
+        st->whole++;
+    }
+    st->gpu_request_milli += (int64_t)s->gpus * s->milli;
+}
+
 static int read_pod(struct csv *c, const int *col, struct gs_openb_result *out,
                     struct gs_error *err)
 {
@@ -205,108 +359,110 @@ static int read_pod(struct csv *c, const int *col, struct gs_openb_result *out,
     int has[P_NCOL], rc;
     static const int nums[] = { P_CPU, P_MEM, P_NGPU, P_MILLI, P_CREATE, P_DELETE, P_SCHED };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-        if ((rc = int_field(c, col[nums[i]], &t[nums[i]], &has[nums[i]], err)) < 0)
+        if ((rc = int_field(c, col[nums[i]], &pod_cols[nums[i]], &t[nums[i]], &has[nums[i]],
+                            err)) < 0)
             return rc;
-    if (col[P_NAME] >= c->ncols || !*c->f[col[P_NAME]])
+    const char *name = field(c, col[P_NAME]), *spec = field(c, col[P_SPEC]);
+    const char *qos = field(c, col[P_QOS]);
+    if (!*name)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: name: missing", c->name, c->line);
     struct gs_job_spec s;
     gs_job_spec_init(&s);
-    s.id = c->f[col[P_NAME]];
-    s.gpus = (int)(t[P_NGPU] > 1000000 ? 1000000 : t[P_NGPU]);
+    s.id = name;
     s.cpu_milli = t[P_CPU];
     s.host_mem_mib = t[P_MEM];
-    const char *spec = col[P_SPEC] >= 0 && col[P_SPEC] < c->ncols ? c->f[col[P_SPEC]] : "";
-    const char *qos = col[P_QOS] >= 0 && col[P_QOS] < c->ncols ? c->f[col[P_QOS]] : "";
     s.gpu_model = *spec ? spec : NULL;
     s.queue = *qos ? qos : NULL;
-    int64_t milli = has[P_MILLI] ? t[P_MILLI] : GS_MILLI_GPU;
     st->pods++;
-    if (s.gpus == 0) {
-        st->cpu_only++;
-        st->milli_ignored += has[P_MILLI] && milli > 0;
-    } else if (milli > 0 && milli < GS_MILLI_GPU && s.gpus == 1) {
-        s.milli = (int)milli;
-        st->shared++;
-    } else {
-        st->share_multi += milli > 0 && milli < GS_MILLI_GPU;
-        st->whole++;
-    }
-    st->gpu_request_milli += (int64_t)s.gpus * s.milli;
+    pod_gpus(t, has, st, &s);
     if (*spec) {
         st->spec_pods++;
         st->spec_unknown += !spec_known(st, spec);
     }
-    st->phase_dropped += col[P_PHASE] >= 0 && col[P_PHASE] < c->ncols && *c->f[col[P_PHASE]];
+    st->phase_dropped += *field(c, col[P_PHASE]) != '\0';
     gs_time dur;
     pod_times(t, has, st, &s, &dur);
     if (gs_trace_add(out->trace, &s, dur) < 0)
-        return gs_errorf(err, GS_ENOMEM, "out of memory");
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
     return 0;
 }
 
-/* First pass: the latest time in the file (end of the trace). */
+/* First pass: the latest time in the file (end of the trace).  Bad values
+ * are skipped here; the second pass reports them. */
 static int64_t span_end(struct csv c, const int *col)
 {
     int64_t end = 0;
     struct gs_error e;
-    while (next_line(&c) > 0) {
+    while (next_line(&c)) {
         for (int k = P_CREATE; k <= P_SCHED; k++) {
             int64_t v;
             int has;
-            if (int_field(&c, col[k], &v, &has, &e) == 0 && has && v > end)
+            if (int_field(&c, col[k], &pod_cols[k], &v, &has, &e) == 0 && has && v > end)
                 end = v;
         }
     }
     return end;
 }
 
-static int read_pods(const char *path, struct gs_openb_result *out, struct gs_error *err)
+static int read_pods(const char *text, size_t len, const char *path,
+                     struct gs_openb_result *out, struct gs_error *err)
 {
-    static const char *const names[P_NCOL] = {
-        "name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
-        "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time",
-    };
     struct csv c;
-    int rc = open_csv(&c, path, err);
+    int col[P_NCOL];
+    int rc = open_csv(&c, text, len, path, err);
     if (rc < 0)
         return rc;
-    int col[P_NCOL];
-    if (next_line(&c) == 0)
-        rc = gs_errorf(err, GS_EINVAL, "%s: empty file", path);
-    for (int k = 0; k < P_NCOL; k++)
-        col[k] = rc == 0 ? col_index(&c, names[k]) : -1;
+    rc = read_header(&c, pod_cols, P_NCOL, col, err);
     if (rc == 0 && (col[P_NAME] < 0 || col[P_NGPU] < 0))
-        rc = gs_errorf(err, GS_EINVAL, "%s:1: header needs name and num_gpu columns", path);
+        rc = gs_errorf(err, GS_EINVAL, "%s:%ld: header needs name and num_gpu columns", path,
+                       c.line);
     if (rc == 0) {
         /* the scan splits lines in place: scan a copy */
         struct csv copy = c;
         copy.buf = gs_malloc(c.len + 1);
         if (!copy.buf) {
-            rc = gs_errorf(err, GS_ENOMEM, "out of memory");
+            rc = gs_errorf(err, GS_ENOMEM, "%s: out of memory", path);
         } else {
             memcpy(copy.buf, c.buf, c.len + 1);
             out->stats.span_end = span_end(copy, col);
             gs_free(copy.buf);
         }
     }
-    while (rc == 0 && next_line(&c) > 0)
+    while (rc == 0 && (rc = next_row(&c, err)) > 0)
         rc = read_pod(&c, col, out, err);
     gs_free(c.buf);
+    return rc;
+}
+
+int gs_openb_parse(const char *nodes_text, size_t nodes_len, const char *pods_text,
+                   size_t pods_len, const char *nodes_name, const char *pods_name,
+                   struct gs_openb_result *out, struct gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->trace = gs_trace_create();
+    if (!out->trace)
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", gs_io_name(nodes_name));
+    int rc = read_nodes(nodes_text, nodes_len, gs_io_name(nodes_name), out, err);
+    if (rc == 0)
+        rc = read_pods(pods_text, pods_len, gs_io_name(pods_name), out, err);
+    if (rc < 0)
+        gs_openb_result_fini(out);
     return rc;
 }
 
 int gs_openb_load(const char *nodes_path, const char *pods_path, struct gs_openb_result *out,
                   struct gs_error *err)
 {
+    char *nodes = NULL, *pods = NULL;
+    size_t nodes_len = 0, pods_len = 0;
     memset(out, 0, sizeof *out);
-    out->trace = gs_trace_create();
-    if (!out->trace)
-        return gs_errorf(err, GS_ENOMEM, "out of memory");
-    int rc = read_nodes(nodes_path, out, err);
+    int rc = gs_read_file(nodes_path, &nodes, &nodes_len, err);
     if (rc == 0)
-        rc = read_pods(pods_path, out, err);
-    if (rc < 0)
-        gs_openb_result_fini(out);
+        rc = gs_read_file(pods_path, &pods, &pods_len, err);
+    if (rc == 0)
+        rc = gs_openb_parse(nodes, nodes_len, pods, pods_len, nodes_path, pods_path, out, err);
+    gs_free(nodes);
+    gs_free(pods);
     return rc;
 }
 
@@ -328,7 +484,7 @@ int gs_openb_write_cluster_yaml(FILE *f, const struct gs_openb_result *r, struct
             GS_OPENB_DEFAULT_GPU_MIB / 1024);
     fprintf(f, "cluster:\n  gpu_types:\n");
     for (int i = 0; i < st->nmodels; i++)
-        fprintf(f, "    %s: { memory_gb: %.4f }%s\n", st->models[i],
+        fprintf(f, "    \"%s\": { memory_gb: %.4f }%s\n", st->models[i],
                 (double)model_mem(st->models[i]) / 1024.0,
                 st->model_mem_defaulted[i] ? "   # assumed" : "");
     if (st->nmodels == 0)
@@ -336,9 +492,9 @@ int gs_openb_write_cluster_yaml(FILE *f, const struct gs_openb_result *r, struct
     fprintf(f, "  nodes:\n");
     for (size_t i = 0; i < r->nnodes; i++) {
         const struct gs_openb_node *n = &r->nodes[i];
-        fprintf(f, "    - { name: %s, gpus: %d", n->name, n->gpus);
+        fprintf(f, "    - { name: \"%s\", gpus: %d", n->name, n->gpus);
         if (n->gpus > 0)
-            fprintf(f, ", gpu_type: %s", n->model);
+            fprintf(f, ", gpu_type: \"%s\"", n->model);
         fprintf(f, ", cpu: %.3f, memory_gb: %.4f }\n", (double)n->cpu_milli / 1000.0,
                 (double)n->mem_mib / 1024.0);
     }

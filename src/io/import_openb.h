@@ -24,10 +24,22 @@
  * Files without times (multigpuNN) give submit 0 and no duration (enough
  * for `gpusched fill`, not for `sim`).  pod_phase is not used (counted).
  * Every dropped or defaulted field is counted in gs_openb_stats.
+ *
+ * Both files are read strictly, so that nothing is lost without a word and
+ * whatever imports can be written (gs_openb_write_cluster_yaml,
+ * gs_trace_write_csv) and read back: a header line naming only the columns
+ * above, each once; every row with the header's number of fields (empty
+ * lines are skipped, CRLF and a UTF-8 byte order mark are accepted, a NUL
+ * byte is an error); numbers are plain non-negative integers no larger
+ * than the native formats hold (cpu_milli and memory_mib 1e12, gpu 64,
+ * num_gpu 1e6, gpu_milli 1000, times 9e12 s); sn and model are printable
+ * ASCII without spaces, quotes, backslashes or brackets, and sn is unique.
+ * Anything else is an error naming the file and line.
  */
 #ifndef GS_IO_IMPORT_OPENB_H
 #define GS_IO_IMPORT_OPENB_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,6 +48,7 @@
 
 #define GS_OPENB_DEFAULT_GPU_MIB 32768   /* GPU memory of a model FGD does not list */
 #define GS_OPENB_MAX_MODELS 32
+#define GS_OPENB_MAX_NODES 65536         /* the cluster reader's limit */
 
 struct gs_openb_node {
     char name[64];
@@ -70,9 +83,21 @@ struct gs_openb_result {
     struct gs_openb_stats stats;
 };
 
-/* Read both files and convert.  Errors name the file and line (GS_EINVAL),
- * GS_EIO when a file cannot be read, GS_ENOMEM.  On failure `out` holds
- * nothing to free. */
+/* Convert the nodes CSV `nodes_text` (`nodes_len` bytes) and the pods CSV
+ * `pods_text` (`pods_len` bytes); neither need be NUL-terminated, both are
+ * only read (the parser works on its own copies).  `nodes_name` and
+ * `pods_name` are used in messages (NULL: a generic name).  On success
+ * fills `out` (release with gs_openb_result_fini) and returns 0.  Malformed
+ * input is GS_EINVAL with a message naming the file and line, e.g.
+ * "nodes.csv:3: gpu: at most 64 per node"; GS_ENOMEM on allocation failure.
+ * On failure `out` holds nothing to free. */
+int gs_openb_parse(const char *nodes_text, size_t nodes_len, const char *pods_text,
+                   size_t pods_len, const char *nodes_name, const char *pods_name,
+                   struct gs_openb_result *out, struct gs_error *err);
+
+/* Read both files (gzip when a path ends in .gz, "-" = stdin) and convert
+ * them as gs_openb_parse does.  GS_EIO when a file cannot be read.  On
+ * failure `out` holds nothing to free. */
 int gs_openb_load(const char *nodes_path, const char *pods_path, struct gs_openb_result *out,
                   struct gs_error *err);
 

@@ -285,7 +285,16 @@ static void test_must_fail(void **state)
           "q.csv:2:4: user: must not be negative" },
         /* "1, 0, 0, 0, 1, 1, 60, 0, " is 25 bytes; 17 digits are out of range */
         { HDR "1, 0, 0, 0, 1, 1, 60, 0, 99999999999999999, 0, 100, 0, 100\n",
-          "q.csv:2:26: time_submit: '99999999999999999' is not an integer" },
+          "q.csv:2:26: time_submit: '99999999999999999' is out of range "
+          "(|value| <= 9000000000000)" },
+        /* found by fuzz_aaic: 1.0e13 s used to import, and the written
+         * trace then failed to load (its times stop at 9e12 s) */
+        { HDR "1, 0, 0, 0, 1, 1, 60, 0, 10001500000000, 0, 100, 0, 100\n",
+          "q.csv:2:26: time_submit: '10001500000000' is out of range "
+          "(|value| <= 9000000000000)" },
+        { HDR "1, 0, 0, 0, 1, 1, 60, 0, 0, 0, 100, -9000000000001, 100\n",
+          "q.csv:2:37: waittime: '-9000000000001' is out of range "
+          "(|value| <= 9000000000000)" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct gs_aaic_result r;
@@ -447,6 +456,35 @@ static void test_write_and_read_back(void **state)
     gs_aaic_result_fini(&r);
 }
 
+/* Times at the bound (9e12 s, the native trace's largest) import, and the
+ * written trace reads back with the same values (fuzz_aaic's first
+ * finding: 1e15 s was accepted and the written trace did not load). */
+static void test_limits_read_back(void **state)
+{
+    (void)state;
+    struct gs_aaic_result r;
+    parse_ok(HDR "1, 1, 1, 0, 1, 1, 9000000000000, 0, 9000000000000, 9000000000000, "
+                 "9000000000000, 0, 9000000000000\n"
+                 "2, 1, 1, 0, 1, 1, 60, 0, 0, 0, 10, 0, 10\n",
+             &r);
+    assert_int_equal(r.stats.jobs, 2);
+    const struct gs_job_spec *big = job(&r, 1);
+    assert_int_equal(big->submit, SEC(9000000000000LL));
+    assert_int_equal(big->time_limit, SEC(9000000000000LL));
+    assert_int_equal(gs_trace_duration(r.trace, 1), SEC(9000000000000LL));
+    char *text = write_csv(&r);
+    struct gs_error err = { 0 };
+    struct gs_trace *tr = gs_trace_parse_csv(text, strlen(text), "t.csv", 1, &err);
+    if (!tr)
+        fail_msg("%s", err.msg);
+    assert_int_equal(gs_trace_job(tr, 1)->submit, big->submit);
+    assert_int_equal(gs_trace_job(tr, 1)->time_limit, big->time_limit);
+    assert_int_equal(gs_trace_duration(tr, 1), SEC(9000000000000LL));
+    gs_trace_destroy(tr);
+    free(text);
+    gs_aaic_result_fini(&r);
+}
+
 static void test_cluster_yaml(void **state)
 {
     (void)state;
@@ -516,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_load_gzip),
         cmocka_unit_test(test_load_missing_file),
         cmocka_unit_test(test_write_and_read_back),
+        cmocka_unit_test(test_limits_read_back),
         cmocka_unit_test(test_cluster_yaml),
         cmocka_unit_test(test_oom_sweep),
     };
