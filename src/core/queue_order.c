@@ -98,11 +98,11 @@ static size_t filter(struct gs_engine *eng, struct order_key *list, size_t n, in
     return kept;
 }
 
+/* Room for every pending job in the kept lists and their scratch. */
 static int grow_lists(struct gs_engine *eng)
 {
     size_t need = eng->npending + 1;
-    if (gs_grow((void **)&eng->order, &eng->order_cap, need, sizeof *eng->order) ||
-        gs_grow((void **)&eng->young, &eng->young_cap, need, sizeof *eng->young) ||
+    if (gs_grow((void **)&eng->young, &eng->young_cap, need, sizeof *eng->young) ||
         gs_grow((void **)&eng->aged, &eng->aged_cap, need, sizeof *eng->aged) ||
         gs_grow((void **)&eng->moved, &eng->moved_cap, need, sizeof *eng->moved) ||
         gs_grow((void **)&eng->fresh, &eng->fresh_cap, need, sizeof *eng->fresh))
@@ -138,33 +138,40 @@ static void update_lists(struct gs_engine *eng, gs_time now)
     eng->naged += eng->nmoved;
 }
 
+/* The key an aged-list entry is merged under at `now`: its effective
+ * priority then. */
+static struct order_key aged_key_at(const struct gs_engine *eng, const struct order_key *k,
+                                    gs_time now)
+{
+    const struct job *j = &eng->jobs[k->job];
+    struct order_key at = { effective_priority(eng, j, now), j->submit, k->job };
+    return at;
+}
+
 /* eng->order = young and aged merged by effective priority at `now`. */
 static size_t merge_lists(struct gs_engine *eng, gs_time now)
 {
     size_t y = 0, a = 0, n = 0;
+    struct order_key ka = { 0, 0, -1 };
+    if (eng->naged > 0)
+        ka = aged_key_at(eng, &eng->aged[0], now);
     while (y < eng->nyoung || a < eng->naged) {
-        struct order_key ka = { 0, 0, -1 };
-        if (a < eng->naged) {
-            const struct job *j = &eng->jobs[eng->aged[a].job];
-            ka.prio = effective_priority(eng, j, now);
-            ka.submit = j->submit;
-            ka.job = eng->aged[a].job;
-        }
         if (a == eng->naged || (y < eng->nyoung && cmp_order(&eng->young[y], &ka) < 0)) {
             eng->order[n++] = eng->young[y++];
-        } else {
-            eng->order[n++] = ka;
-            a++;
+            continue;
         }
+        eng->order[n++] = ka;
+        if (++a < eng->naged)
+            ka = aged_key_at(eng, &eng->aged[a], now);
     }
     return n;
 }
 
 int gs_queue_order(struct gs_engine *eng, gs_time now)
 {
-    if (grow_lists(eng) < 0)
+    if (gs_grow((void **)&eng->order, &eng->order_cap, eng->npending + 1, sizeof *eng->order))
         return GS_ENOMEM;
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO) {
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO) { /* no lists: the queue's own order */
         size_t n = 0;
         for (size_t i = eng->phead; i < eng->ptail; i++) {
             int job = eng->pending[i];
@@ -173,6 +180,8 @@ int gs_queue_order(struct gs_engine *eng, gs_time now)
         }
         return (int)n;
     }
+    if (grow_lists(eng) < 0)
+        return GS_ENOMEM;
     update_lists(eng, now);
     return (int)merge_lists(eng, now);
 }
