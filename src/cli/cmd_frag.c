@@ -123,14 +123,9 @@ static void queue_dist(const struct gs_cluster *cl, const struct gs_snapshot *sn
     for (size_t i = 0; snap->queue && i < gs_trace_count(snap->queue); i++) {
         struct gs_shape s;
         gs_frag_shape_of_spec(cl, gs_trace_job(snap->queue, i), 0, &s);
-        int k = 0;
-        while (k < d->n && gs_shape_cmp(&d->s[k], &s) != 0)
-            k++;
-        if (k == d->n && d->n < GS_SHAPES_MAX)
-            d->s[d->n++] = s;
+        gs_shape_dist_add_distinct(d, &s);
     }
-    for (int k = 0; k < d->n; k++)
-        d->s[k].p = 1.0 / d->n;
+    gs_shape_dist_equal_weights(d);
 }
 
 /* Memory and MIG fragmentation and, with a queue, FGD's expected

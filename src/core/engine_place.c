@@ -169,14 +169,9 @@ static void pending_shapes(const struct gs_engine *eng, struct gs_shape_dist *d)
         seen++;
         struct gs_shape s;
         gs_eng_job_shape(eng, job, &s);
-        int k = 0;
-        while (k < d->n && gs_shape_cmp(&d->s[k], &s) != 0)
-            k++;
-        if (k == d->n && d->n < GS_SHAPES_MAX)
-            d->s[d->n++] = s;
+        gs_shape_dist_add_distinct(d, &s);
     }
-    for (int k = 0; k < d->n; k++)
-        d->s[k].p = 1.0 / d->n;
+    gs_shape_dist_equal_weights(d);
 }
 
 void gs_engine_frag_extra(struct gs_engine *eng, struct gs_frag_extra *out)

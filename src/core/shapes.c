@@ -219,3 +219,18 @@ int gs_shape_dist_build(const struct gs_shape *shapes, int n, double coverage,
     finish_dist(out, counts, n, coverage);
     return 0;
 }
+
+void gs_shape_dist_add_distinct(struct gs_shape_dist *d, const struct gs_shape *s)
+{
+    for (int k = 0; k < d->n; k++)
+        if (gs_shape_cmp(&d->s[k], s) == 0)
+            return;
+    if (d->n < GS_SHAPES_MAX)
+        d->s[d->n++] = *s;
+}
+
+void gs_shape_dist_equal_weights(struct gs_shape_dist *d)
+{
+    for (int k = 0; k < d->n; k++)
+        d->s[k].p = 1.0 / d->n;
+}

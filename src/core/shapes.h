@@ -70,4 +70,11 @@ void gs_shape_window_dist(const struct gs_shape_window *w, double coverage,
 int gs_shape_dist_build(const struct gs_shape *shapes, int n, double coverage,
                         struct gs_shape_dist *out);
 
+/* Add `s` to `d` unless an equal shape (gs_shape_cmp) is there already or
+ * `d` is full (GS_SHAPES_MAX); for distributions of distinct shapes. */
+void gs_shape_dist_add_distinct(struct gs_shape_dist *d, const struct gs_shape *s);
+
+/* Give every shape of `d` the same probability 1/n (nothing when n = 0). */
+void gs_shape_dist_equal_weights(struct gs_shape_dist *d);
+
 #endif
