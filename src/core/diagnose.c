@@ -258,6 +258,18 @@ int gs_engine_wait_split(const struct gs_engine *eng, int job, gs_time out[GS_RE
     return 0;
 }
 
+int gs_engine_wait_dominant(const struct gs_engine *eng, int job)
+{
+    gs_time split[GS_REASON_COUNT];
+    int best = GS_REASON_NONE;
+    if (gs_engine_wait_split(eng, job, split) < 0)
+        return best;
+    for (int c = GS_REASON_NONE + 1; c < GS_REASON_COUNT; c++)
+        if (split[c] > 0 && (best == GS_REASON_NONE || split[c] > split[best]))
+            best = c;
+    return best;
+}
+
 void gs_wait_reasons_build(struct gs_wait_reasons *out, const struct gs_engine *eng)
 {
     memset(out, 0, sizeof *out);

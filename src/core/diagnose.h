@@ -138,6 +138,14 @@ int gs_engine_wait_reason(const struct gs_engine *eng, int job);
  * preemption counts too.  Returns 0 or GS_ENOENT. */
 int gs_engine_wait_split(const struct gs_engine *eng, int job, gs_time out[GS_REASON_COUNT]);
 
+/* The code under which `job` spent the most pending time over its whole
+ * life, requeued time after a preemption included (gs_engine_wait_split;
+ * ties go to the lower code).  Time no pass classified does not count, so
+ * GS_REASON_NONE = never waited under any code (also for an unknown
+ * handle).  Unlike gs_engine_wait_reason (the code after the last pass,
+ * pending jobs only), for per-job reports such as jobs.csv. */
+int gs_engine_wait_dominant(const struct gs_engine *eng, int job);
+
 /* Sum gs_engine_wait_split over every job: GPU-hours weight each job's
  * time by its GPUs (times its share); CPU-only jobs count in job-hours
  * only.  Never fails. */

@@ -84,14 +84,6 @@ struct gs_job_info {
     gs_time ckpt_wall;        /* wall time spent writing checkpoints (ms) */
     gs_time restore_wall;     /* wall time spent restoring (ms) */
     int preemptions;          /* times preempted */
-    /* The code (enum gs_reason, core/diagnose.h) under which the job spent
-     * the most pending time, requeued time after a preemption included
-     * (gs_engine_wait_split; ties go to the lower enum value).  Time no pass
-     * classified does not count, so GS_REASON_NONE (0) = never waited under
-     * any code.  Unlike gs_engine_wait_reason (the code after the last
-     * pass, pending jobs only) it covers the job's whole life, for per-job
-     * reports such as jobs.csv. */
-    int wait_dominant;
 };
 
 /* The job's GPU share in milli-GPUs: gpus x milli.  Its GPU-time figures

@@ -22,19 +22,6 @@ static const char *str(const struct gs_engine *eng, int id)
     return gs_strtab_name(eng->strs, id);
 }
 
-/* The code with the most pending time (gs_job_info.wait_dominant). */
-static int wait_dominant(const struct gs_engine *eng, int job)
-{
-    gs_time split[GS_REASON_COUNT];
-    int best = GS_REASON_NONE;
-    if (gs_engine_wait_split(eng, job, split) < 0)
-        return best;
-    for (int c = GS_REASON_NONE + 1; c < GS_REASON_COUNT; c++)
-        if (split[c] > 0 && (best == GS_REASON_NONE || split[c] > split[best]))
-            best = c;
-    return best;
-}
-
 int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info *out)
 {
     if (job < 0 || (size_t)job >= eng->njobs)
@@ -63,7 +50,6 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
     out->ckpt_wall = j->ckpt_wall;
     out->restore_wall = j->restore_wall;
     out->preemptions = j->preemptions;
-    out->wait_dominant = wait_dominant(eng, job);
     if (j->state == GS_JOB_RUNNING) {
         /* include the current run, as of the engine's last call */
         struct gs_progress pr = eng->prog[j->run_pos];

@@ -212,7 +212,7 @@ static void fmt_gpu_s(char *buf, size_t n, int64_t milli_gpus, gs_time ms)
 
 /* The columns after `team`: class, preemptions, lost_gpu_s,
  * checkpoint_gpu_s, restore_gpu_s, wait_reason. */
-static void write_loss(FILE *f, const struct gs_job_info *ji)
+static void write_loss(FILE *f, const struct gs_engine *eng, int job, const struct gs_job_info *ji)
 {
     int64_t mg = gs_job_info_milli_gpus(ji);
     char lost[32], ckpt[32], rest[32];
@@ -220,7 +220,7 @@ static void write_loss(FILE *f, const struct gs_job_info *ji)
     fmt_gpu_s(ckpt, sizeof ckpt, mg, ji->ckpt_wall);
     fmt_gpu_s(rest, sizeof rest, mg, ji->restore_wall);
     fprintf(f, ",%s,%d,%s,%s,%s,%s", gs_class_name(ji->klass), ji->preemptions, lost, ckpt, rest,
-            gs_reason_name(ji->wait_dominant));
+            gs_reason_name(gs_engine_wait_dominant(eng, job)));
 }
 
 int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
@@ -241,7 +241,7 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
         fprintf(f, "%s,%s,%s,%s,%s,%d,", ji.id, sub, st, en, wa, ji.gpus);
         write_placement(f, eng, j);
         fprintf(f, ",%s,%s", state_name(ji.state), ji.team);
-        write_loss(f, &ji);
+        write_loss(f, eng, j, &ji);
         fputc('\n', f);
     }
     return ferror(f) ? GS_EIO : 0;

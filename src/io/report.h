@@ -28,7 +28,7 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
  * lost_gpu_s, checkpoint_gpu_s, restore_gpu_s (work lost to preemption and
  * redone, checkpoint writing, restoring: seconds x gpus x share, exact to
  * the micro-GPU-second, so they add up to the summary's preemption GPU-hours
- * x 3600), wait_reason (gs_job_info.wait_dominant's name, "none" when it
+ * x 3600), wait_reason (gs_engine_wait_dominant's name, "none" when it
  * never waited).  Times in seconds.  Returns 0 or GS_EIO. */
 int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng);
 

@@ -59,8 +59,10 @@ static void test_issue_example(void **state)
                      0);
     for (int c = 0; c < GS_REASON_COUNT; c++)
         assert_int_equal(split[c], c == GS_REASON_SHORTAGE ? SEC(100) : 0);
-    assert_int_equal(a.wait_dominant, GS_REASON_SHORTAGE);
-    assert_int_equal(job_named(res.engine, "B").wait_dominant, GS_REASON_NONE);
+    assert_int_equal(gs_engine_wait_dominant(res.engine, gs_engine_job_find(res.engine, "A")),
+                     GS_REASON_SHORTAGE);
+    assert_int_equal(gs_engine_wait_dominant(res.engine, gs_engine_job_find(res.engine, "B")),
+                     GS_REASON_NONE);
     gs_sim_result_fini(&res);
     gs_trace_destroy(tr);
     gs_policy_fini(&pol);
