@@ -60,7 +60,7 @@ static void round_trip(const struct gs_aaic_result *r)
     if (gs_aaic_write_csv(f, r, &err) != 0)
         fz_fail("gs_aaic_write_csv failed", err.msg);
     fclose(f);
-    fz_trace_reads_back(r->trace, text, len, 1);
+    gs_trace_destroy(fz_trace_reads_back(r->trace, text, len, 1));
     free(text);
 }
 

@@ -105,7 +105,7 @@ static void check_outputs(const struct gs_openb_result *r)
 {
     size_t len;
     char *text = write_mem(r, 0, &len);
-    fz_trace_reads_back(r->trace, text, len, 0);
+    gs_trace_destroy(fz_trace_reads_back(r->trace, text, len, 0));
     free(text);
     text = write_mem(r, 1, &len);
     if (r->stats.gpus > 0)

@@ -40,9 +40,10 @@ static inline int fz_same_job(const struct gs_job_spec *a, const struct gs_job_s
 }
 
 /* Parse `text` (`len` bytes) with the native trace reader and require the
- * same jobs and durations as `tr`, in the same order. */
-static inline void fz_trace_reads_back(const struct gs_trace *tr, const char *text, size_t len,
-                                       int need_duration)
+ * same jobs and durations as `tr`, in the same order.  Returns the parsed
+ * trace; the caller destroys it. */
+static inline struct gs_trace *fz_trace_reads_back(const struct gs_trace *tr, const char *text,
+                                                   size_t len, int need_duration)
 {
     struct gs_error err;
     struct gs_trace *again = gs_trace_parse_csv(text, len, "rt.csv", need_duration, &err);
@@ -59,7 +60,7 @@ static inline void fz_trace_reads_back(const struct gs_trace *tr, const char *te
             fz_fail("a job changed in the write/read round trip", gs_trace_job(tr, i)->id);
         }
     }
-    gs_trace_destroy(again);
+    return again;
 }
 
 /* Lines of text[0..len) that are not blank, where blank means: nothing
