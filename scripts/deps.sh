@@ -4,13 +4,18 @@
 #   scripts/deps.sh test    plus what `make test` needs (cmocka, jq, prove,
 #                           chromium for the HTML report test, clang and its
 #                           libFuzzer runtime for the brief fuzzing run,
-#                           clang-tidy and cppcheck for `make lint`)
+#                           clang-tidy and cppcheck for `make lint`,
+#                           Debian's Slurm 22.05 and MariaDB for the private
+#                           Slurm cluster the Slurm tests start, python's
+#                           prometheus_client to parse /metrics)
 # Safe to run repeatedly: with nothing missing it does nothing.
 set -e
 PKGS="gcc make libc6-dev libjansson-dev libyaml-dev zlib1g-dev libsqlite3-dev
-libmicrohttpd-dev pkg-config jq"
+libmicrohttpd-dev libcurl4-openssl-dev pkg-config jq"
 if [ "${1:-build}" = test ]; then
-    PKGS="$PKGS libcmocka-dev perl chromium clang libclang-rt-14-dev clang-tidy cppcheck"
+    PKGS="$PKGS libcmocka-dev perl chromium clang libclang-rt-14-dev clang-tidy cppcheck
+sqlite3 python3 python3-prometheus-client
+slurmctld slurmd slurm-client libslurm-dev munge slurmdbd mariadb-server"
 fi
 [ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""
