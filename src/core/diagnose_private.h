@@ -40,6 +40,7 @@ struct gs_diag_state {
     int8_t *code;                /* current code; 0 = not seen; DIAG_CLOSED */
     gs_time *since;              /* start of the current code's interval */
     uint32_t *head;              /* first segment + 1, 0 = none */
+    int *runs;                   /* the job's run count when its code began */
     size_t seen;                 /* handles below this were seen by a pass */
     struct wseg *segs;
     size_t nsegs, segs_cap;

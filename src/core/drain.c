@@ -23,7 +23,7 @@
 
 int gs_eng_requeue_reserve(struct gs_engine *eng, size_t n)
 {
-    gs_eng_compact_pending(eng);
+    /* no compaction here: a pass may be walking the queue array */
     return gs_grow((void **)&eng->pending, &eng->pending_cap, eng->ptail + n + 1,
                    sizeof *eng->pending)
                ? GS_ENOMEM

@@ -100,11 +100,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->team_quota);
     gs_free(eng->view);
     gs_free(eng->blocked);
-    gs_free(eng->order);
-    gs_free(eng->fresh);
-    gs_free(eng->young);
-    gs_free(eng->aged);
-    gs_free(eng->moved);
+    gs_queue_state_free(eng->q);
     gs_free(eng->dl);
     gs_free(eng->expect);
     gs_profile_destroy(eng->profile);
@@ -362,7 +358,10 @@ void gs_eng_compact_pending(struct gs_engine *eng)
         eng->phead++;
         eng->pending_gone--;
     }
-    if (eng->pending_gone > 0 || eng->phead * 2 > eng->pending_cap) {
+    /* dead entries behind the front are dropped once they are a quarter of
+     * the queue (amortised O(1) per departure; passes skip the others) */
+    if (eng->pending_gone * 4 > eng->npending + 64 || eng->phead * 2 > eng->pending_cap) {
+        eng->pending_epoch++;
         size_t out = 0;
         for (size_t i = eng->phead; i < eng->ptail; i++)
             if (eng->jobs[eng->pending[i]].state == GS_JOB_PENDING)
@@ -371,8 +370,10 @@ void gs_eng_compact_pending(struct gs_engine *eng)
         eng->ptail = out;
         eng->pending_gone = 0;
     }
-    if (eng->phead == eng->ptail)
+    if (eng->phead == eng->ptail && eng->ptail > 0) {
         eng->phead = eng->ptail = 0;
+        eng->pending_epoch++;
+    }
 }
 
 void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a)
@@ -580,6 +581,9 @@ gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
     gs_time p = gs_eng_preempt_wakeup(eng);
     if (p < t)
         t = p;
+    gs_time q = gs_queue_wakeup(eng); /* a pass held back by min_pass_interval */
+    if (q < t)
+        t = q;
     int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;
     if (aging && eng->npending > 0 && eng->pol.pass_interval > 0) {
         gs_time tick = gs_time_add(now, eng->pol.pass_interval);

@@ -39,6 +39,7 @@ struct job {
     uint8_t topology, klass, state, backfilled; /* small non-negative codes */
     int8_t reason;              /* enum gs_wait_reason while pending */
     int8_t in_order;            /* which kept order list holds it (queue_order.c) */
+    uint32_t order_seq;         /* its live order entry's number (queue_order.c) */
     /* placement (engine_place.c, rate.c) */
     uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
@@ -65,12 +66,6 @@ struct deadline {
     int job;
 };
 
-struct order_key {
-    double prio;                /* effective priority (with aging) */
-    gs_time submit;
-    int job;
-};
-
 struct gs_engine {
     struct gs_cluster *cl;
     struct gs_policy pol;
@@ -78,8 +73,10 @@ struct gs_engine {
     struct gs_strtab *strs;     /* team, user, name, queue, gpu model strings */
     struct job *jobs;
     size_t njobs, jobs_cap;
-    int *pending;               /* handles in queue order, from phead */
+    int *pending;               /* handles in queue order, from phead; new entries
+                                   only at the end (queue_order.c scans the tail) */
     size_t phead, ptail, pending_cap;
+    uint64_t pending_epoch;     /* bumped when compaction moves entries */
     size_t pending_gone;        /* entries in [phead, ptail) no longer pending */
     size_t npending;            /* live pending jobs */
     int *running;
@@ -96,12 +93,7 @@ struct gs_engine {
     int backfill;               /* resolved enum gs_backfill */
     uint64_t *view;             /* scratch: one mask per node */
     uint64_t *blocked;          /* scratch: one mask per node */
-    struct order_key *order;    /* the pass order (queue_order.c) */
-    size_t order_cap;
-    struct order_key *young, *aged; /* kept across passes (queue_order.c) */
-    size_t nyoung, young_cap, naged, aged_cap;
-    struct order_key *moved, *fresh; /* scratch of queue_order.c */
-    size_t nmoved, moved_cap, fresh_cap;
+    struct gs_qstate *q;        /* pass order and bookkeeping (queue_private.h) */
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
     size_t ndl, dl_cap;
     struct deadline *expect;    /* min-heap of estimated ends (overrun watch) */
@@ -267,17 +259,20 @@ int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfil
  * compacted lazily by gs_eng_compact_pending. */
 void gs_eng_leave_pending(struct gs_engine *eng, int job);
 
-/* Drop queue entries that are no longer pending: O(1) when they are at the
- * front (FIFO), O(queue) otherwise. */
+/* Drop queue entries that are no longer pending: those at the front at
+ * once, the others when they are a quarter of the queue (amortised O(1)
+ * per departure); bumps pending_epoch when entries move. */
 void gs_eng_compact_pending(struct gs_engine *eng);
 
 /* The queue policy's pass: start what it allows.  Returns jobs started or a
  * negative error.  (queue.c) */
 int gs_queue_pass(struct gs_engine *eng, gs_time now);
 
-/* Fill eng->order with the pending jobs in the order the pass at `now`
- * visits them (queue.policy, aging).  Returns the count or GS_ENOMEM.
- * (queue_order.c) */
-int gs_queue_order(struct gs_engine *eng, gs_time now);
+/* Free the queue pass state (queue_order.c); NULL is a no-op. */
+void gs_queue_state_free(struct gs_qstate *q);
+
+/* Earliest time a pass held back by queue.min_pass_interval is due,
+ * GS_TIME_INF if none.  (queue.c) */
+gs_time gs_queue_wakeup(const struct gs_engine *eng);
 
 #endif

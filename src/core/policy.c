@@ -66,6 +66,8 @@ static const struct key keys[] = {
     KEY_ENUM("queue.estimate_quantile", estimate_quantile, quantile_names, quantile_values),
     KEY_PLAIN("queue.runtime_cap", K_RUNTIME_CAP, runtime_cap),
     KEY_PLAIN("queue.pass_interval", K_DURATION, pass_interval),
+    KEY_RANGE("queue.max_job_test", K_INT, max_job_test, 0, 1e9),
+    KEY_PLAIN("queue.min_pass_interval", K_DURATION, min_pass_interval),
     KEY_ENUM("placement.strategy", strategy, strategy_names, NULL),
     KEY_ENUM("placement.sharing", sharing, sharing_names, NULL),
     KEY_ENUM("placement.topology", topology, topo_names, NULL),
@@ -112,6 +114,8 @@ void gs_policy_init(struct gs_policy *p)
     p->runtime_cap = GS_TIME_INF;
     p->runtime_cap_factor = 0;
     p->pass_interval = (gs_time)5 * 60 * GS_MS_PER_SEC;
+    p->max_job_test = 100;
+    p->min_pass_interval = 0;
     p->strategy = GS_PLACE_PACK;
     p->sharing = GS_SHARING_SHARED;
     p->topology = GS_TOPO_AUTO;

@@ -69,6 +69,8 @@ struct gs_policy {
     double runtime_cap_factor;    /* > 0: cap = factor x estimate */
     gs_time pass_interval;        /* priority policies with aging_rate > 0: pass at
                                      least this often while jobs wait */
+    int max_job_test;             /* a pass tries at most this many pending jobs, 0 = all */
+    gs_time min_pass_interval;    /* no pass sooner than this after the last, 0 = none */
     /* placement */
     int strategy;                 /* enum gs_strategy */
     int sharing;                  /* enum gs_sharing */

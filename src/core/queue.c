@@ -19,10 +19,11 @@
  * current estimates, so a backfilled job that overruns its estimate delays
  * the reserved job until it ends, unless queue.runtime_cap stops it.
  */
-#include "core/engine_private.h"
+#include "core/queue_private.h"
 #include "core/alloc.h"
 
 #include <limits.h>
+#include <stdint.h>
 
 /* GPUs (milli) teams with a quota leave unused, and hold beyond it. */
 static void quota_totals(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed,
@@ -307,36 +308,112 @@ static int nothing_can_change(const struct gs_engine *eng)
     return eng->pol.aging_rate <= 0 && eng->arrivals_ahead == 0;
 }
 
-int gs_queue_pass(struct gs_engine *eng, gs_time now)
+/* queue.min_pass_interval: a pass within the interval after the last one
+ * is held back; the engine asks to be woken when it is due. */
+static int held_back(struct gs_engine *eng, struct gs_qstate *q, gs_time now)
 {
-    if (nothing_can_change(eng))
-        return gs_eng_account_waits(eng, now, 0);
-    int n = gs_queue_order(eng, now);
-    if (n < 0)
-        return n;
-    struct pass ps; /* not zero-initialised as a whole: res_start is large */
-    ps.eng = eng;
-    ps.now = now;
-    ps.max_res = 0;
-    ps.blocked = ps.plan_failed = 0;
-    ps.head = -1;
-    ps.blocked_in = ps.failed_in = 0;
-    ps.view_k = -1;
-    ps.nres = 0;
-    forget(&ps);
+    gs_time gap = eng->pol.min_pass_interval;
+    if (gap > 0 && q->last_pass != GS_TIME_NONE && now < gs_time_add(q->last_pass, gap)) {
+        q->waiting = 1;
+        q->deferred++;
+        return 1;
+    }
+    q->waiting = 0;
+    q->last_pass = now;
+    q->passes++;
+    return 0;
+}
+
+gs_time gs_queue_wakeup(const struct gs_engine *eng)
+{
+    const struct gs_qstate *q = eng->q;
+    return q && q->waiting ? gs_time_add(q->last_pass, eng->pol.min_pass_interval) : GS_TIME_INF;
+}
+
+static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
+{
+    ps->eng = eng;
+    ps->now = now;
+    ps->max_res = 0;
+    ps->blocked = ps->plan_failed = 0;
+    ps->head = -1;
+    ps->blocked_in = ps->failed_in = 0;
+    ps->view_k = -1;
+    ps->nres = 0;
+    forget(ps);
     if (eng->backfill == GS_BACKFILL_EASY)
-        ps.max_res = 1;
+        ps->max_res = 1;
     else if (eng->backfill == GS_BACKFILL_CONSERVATIVE)
-        ps.max_res = eng->pol.reservations;
-    gs_profile_clear(eng->profile);
-    int started = 0;
-    for (int i = 0; i < n; i++) {
-        int rc = try_job(&ps, eng->order[i].job);
+        ps->max_res = eng->pol.reservations;
+}
+
+/* Victims that `try_job` requeued (queue array from `tail`): they wait for
+ * the next pass, and the wait accounting looks at them with the tried. */
+static int note_requeued(struct gs_engine *eng, struct gs_qstate *q, size_t tail)
+{
+    if (tail == eng->ptail)
+        return 0;
+    if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + (eng->ptail - tail) + 1,
+                sizeof *q->visited))
+        return GS_ENOMEM;
+    for (size_t i = tail; i < eng->ptail; i++) {
+        gs_queue_unlist(eng, eng->pending[i]);
+        q->visited[q->nvisited++] = eng->pending[i];
+    }
+    return 0;
+}
+
+/* Try the jobs in pass order, at most queue.max_job_test of them; the
+ * pending jobs left untried are counted in q->skipped.  Returns jobs
+ * started or a negative error. */
+static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur)
+{
+    struct gs_engine *eng = ps->eng;
+    size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
+    size_t n0 = eng->npending, tried = 0;
+    q->nvisited = 0;
+    int started = 0, job;
+    while (tried < limit && (job = gs_queue_order_next(eng, cur)) >= 0) {
+        if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1,
+                    sizeof *q->visited))
+            return GS_ENOMEM;
+        q->visited[q->nvisited++] = job;
+        tried++;
+        size_t tail = eng->ptail;
+        int rc = try_job(ps, job);
         if (rc == 0)
             started++;
         else if (rc != GS_ENOSPC)
             return rc;
+        if (note_requeued(eng, q, tail) < 0)
+            return GS_ENOMEM;
     }
+    if (n0 > tried)
+        q->skipped += n0 - tried;
+    return started;
+}
+
+int gs_queue_pass(struct gs_engine *eng, gs_time now)
+{
+    struct gs_qstate *q = gs_queue_state(eng);
+    if (!q)
+        return GS_ENOMEM;
+    if (held_back(eng, q, now))
+        return 0;
+    if (nothing_can_change(eng)) {
+        q->nvisited = q->njoined = 0;
+        return gs_eng_account_waits(eng, now, 0);
+    }
+    struct qcursor cur;
+    if (gs_queue_order_begin(eng, now, &cur) < 0)
+        return GS_ENOMEM;
+    struct pass ps; /* not zero-initialised as a whole: res_start is large */
+    pass_init(&ps, eng, now);
+    gs_profile_clear(eng->profile);
+    int started = walk(&ps, q, &cur);
+    gs_queue_order_end(eng, &cur);
+    if (started < 0)
+        return started;
     eng->pass_blocked = ps.blocked && eng->pol.npartitions == 0; /* one queue group */
     eng->pass_releases = eng->releases;
     eng->pass_head_prio = ps.blocked ? eng->jobs[ps.head].priority : INT_MAX;
