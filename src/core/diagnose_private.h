@@ -80,7 +80,5 @@ int gs_diag_shared(const struct gs_cluster *cl, const struct gs_request *req, in
  * shortage, memory, count, topology; NONE when it fits). */
 int gs_diag_resource_code(struct gs_engine *eng, int job);
 
-/* Effective priority of `j` at `now`, the same formula as the queue pass. */
-double gs_diag_priority(const struct gs_engine *eng, const struct job *j, gs_time now);
 
 #endif

@@ -211,7 +211,7 @@ static int grow_teams(struct gs_engine *eng, int team)
         }
         eng->teams_cap = ncap;
     }
-    eng->team_quota[team] = gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team));
+    gs_eng_team_set_quota(eng, team, gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team)));
     return 0;
 }
 
@@ -422,7 +422,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     gs_profile_occupy(eng->profile, a, until);
     gs_eng_watch_overrun(eng, job);
     j->deadline = gs_eng_deadline(eng, job);
-    eng->team_milli[j->team] += (int64_t)j->gpus * j->milli;
+    gs_eng_team_add(eng, j->team, (int64_t)j->gpus * j->milli);
     gs_eng_pre_started(eng, job);
     gs_eng_place_started(eng, job);
 }
@@ -500,7 +500,7 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     j->run_pos = -1;
     j->state = (uint8_t)state;
     j->end = now;
-    eng->team_milli[j->team] -= (int64_t)j->gpus * j->milli;
+    gs_eng_team_add(eng, j->team, -(int64_t)j->gpus * j->milli);
     eng->releases++;
     gs_eng_pre_stopped(eng, job);
     if (a.nparts > 0)

@@ -182,4 +182,15 @@ const char *gs_engine_partition_name(const struct gs_engine *eng, int job);
 /* Time of the most recent engine call (the engine's notion of now). */
 gs_time gs_engine_now(const struct gs_engine *eng);
 
+/* Queue pass counters since the engine was created: passes run, passes held
+ * back by queue.min_pass_interval, and pending jobs that passes left
+ * untried because of queue.max_job_test (a job left untried by k passes
+ * counts k times). */
+struct gs_queue_stats {
+    int64_t passes, held_back, skipped;
+};
+
+/* Fill `out` with the engine's queue pass counters.  (queue.c) */
+void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *out);
+
 #endif

@@ -88,6 +88,8 @@ struct gs_engine {
     int64_t *team_milli;        /* GPU share held per string id (teams) */
     int *team_quota;            /* quota GPUs per string id, -1 none */
     size_t teams_cap;
+    int64_t quota_unused;       /* sum over teams of quota left unused (milli) */
+    int64_t quota_borrowed;     /* ... and of usage beyond quota (queue.c) */
     struct gs_profile *profile; /* expected free times + reservations */
     struct gs_history *hist;    /* from_history estimator state, or NULL */
     int backfill;               /* resolved enum gs_backfill */
@@ -126,6 +128,15 @@ gs_time gs_eng_estimate(const struct gs_engine *eng, int job);
 
 /* Whether starting `job` keeps its team within quota. */
 int gs_eng_quota_ok(const struct gs_engine *eng, int job);
+
+/* Change a team's GPU usage (milli) / quota, keeping the engine's quota
+ * totals (quota_unused, quota_borrowed) in step: O(1).  (queue.c) */
+void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli);
+void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota);
+
+/* The quota totals recounted from every team (tests check the kept ones
+ * against it).  (queue.c) */
+void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed);
 
 /* Try to start `job` now, on GPUs free in `view` (NULL = live state).
  * Returns 0 when started, GS_ENOSPC when it does not fit, GS_ENOMEM. */

@@ -292,6 +292,7 @@ int gs_summary_build(struct gs_summary *out, const struct gs_metrics *m,
     time_figures(out, m);
     window_figures(out, m);
     gs_wait_reasons_build(&out->waits, eng);
+    gs_engine_queue_stats(eng, &out->queue);
     return 0;
 }
 

@@ -54,6 +54,7 @@ struct gs_summary {
     } estimate;
     struct gs_preempt_summary pre;    /* preemptions, classes, SLO (owned) */
     struct gs_wait_reasons waits;     /* waiting time by reason (diagnose.h) */
+    struct gs_queue_stats queue;      /* passes, held back, jobs left untried */
 };
 
 /* Create an accumulator; NULL on allocation failure. */

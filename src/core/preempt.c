@@ -401,13 +401,20 @@ static int search_nodes(struct gs_engine *eng, const struct gs_request *req, int
 
 /* --- the cluster-wide case (jobs larger than a node, topology any) ---- */
 
+/* Cost per GPU, compared exactly in integers: quotient first, then the
+ * remainders as fractions r1 / g1 vs r2 / g2 (r < g, so the cross products
+ * cannot overflow). */
 static int64_t per_gpu_cmp(const struct gs_engine *eng, const struct cand *x,
                            const struct cand *y)
 {
-    double a = (double)x->cost / eng->jobs[x->job].gpus;
-    double b = (double)y->cost / eng->jobs[y->job].gpus;
-    if (a != b)
-        return a < b ? -1 : 1;
+    int64_t gx = eng->jobs[x->job].gpus > 0 ? eng->jobs[x->job].gpus : 1;
+    int64_t gy = eng->jobs[y->job].gpus > 0 ? eng->jobs[y->job].gpus : 1;
+    int64_t qx = x->cost / gx, qy = y->cost / gy;
+    if (qx != qy)
+        return qx < qy ? -1 : 1;
+    int64_t fx = (x->cost % gx) * gy, fy = (y->cost % gy) * gx;
+    if (fx != fy)
+        return fx < fy ? -1 : 1;
     return x->job - y->job;
 }
 

@@ -25,19 +25,51 @@
 #include <limits.h>
 #include <stdint.h>
 
-/* GPUs (milli) teams with a quota leave unused, and hold beyond it. */
-static void quota_totals(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed,
-                         int except)
+/* What team `t` adds to the quota totals: GPUs (milli) of its quota it
+ * leaves unused, or holds beyond it. */
+static void team_share(const struct gs_engine *eng, size_t t, int64_t *unused, int64_t *borrowed)
+{
+    *unused = *borrowed = 0;
+    if (eng->team_quota[t] < 0)
+        return;
+    int64_t q = (int64_t)eng->team_quota[t] * GS_MILLI_GPU, used = eng->team_milli[t];
+    if (used < q)
+        *unused = q - used;
+    else
+        *borrowed = used - q;
+}
+
+/* Add (sign -1: remove) team `t`'s share to the kept totals. */
+static void count_team(struct gs_engine *eng, size_t t, int sign)
+{
+    int64_t u, b;
+    team_share(eng, t, &u, &b);
+    eng->quota_unused += sign * u;
+    eng->quota_borrowed += sign * b;
+}
+
+void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli)
+{
+    count_team(eng, (size_t)team, -1);
+    eng->team_milli[team] += milli;
+    count_team(eng, (size_t)team, 1);
+}
+
+void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota)
+{
+    count_team(eng, (size_t)team, -1);
+    eng->team_quota[team] = quota;
+    count_team(eng, (size_t)team, 1);
+}
+
+void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed)
 {
     *unused = *borrowed = 0;
     for (size_t t = 0; t < eng->teams_cap; t++) {
-        if (eng->team_quota[t] < 0 || (int)t == except)
-            continue;
-        int64_t q = (int64_t)eng->team_quota[t] * GS_MILLI_GPU, used = eng->team_milli[t];
-        if (used < q)
-            *unused += q - used;
-        else
-            *borrowed += used - q;
+        int64_t u, b;
+        team_share(eng, t, &u, &b);
+        *unused += u;
+        *borrowed += b;
     }
 }
 
@@ -54,9 +86,11 @@ int gs_eng_quota_ok(const struct gs_engine *eng, int job)
     if (eng->pol.quota_mode != GS_QUOTA_BORROW)
         return 0;
     /* borrow: the part beyond the quota must fit in other teams' idle quota
-     * that is not already lent out */
-    int64_t unused, borrowed;
-    quota_totals(eng, &unused, &borrowed, j->team);
+     * that is not already lent out (the kept totals less this team's share:
+     * O(1), not a walk of every team) */
+    int64_t self_u, self_b;
+    team_share(eng, (size_t)j->team, &self_u, &self_b);
+    int64_t unused = eng->quota_unused - self_u, borrowed = eng->quota_borrowed - self_b;
     return used + need - q <= unused - borrowed;
 }
 
@@ -322,6 +356,14 @@ static int held_back(struct gs_engine *eng, struct gs_qstate *q, gs_time now)
     q->last_pass = now;
     q->passes++;
     return 0;
+}
+
+void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *out)
+{
+    const struct gs_qstate *q = eng->q;
+    out->passes = q ? (int64_t)q->passes : 0;
+    out->held_back = q ? (int64_t)q->deferred : 0;
+    out->skipped = q ? (int64_t)q->skipped : 0;
 }
 
 gs_time gs_queue_wakeup(const struct gs_engine *eng)

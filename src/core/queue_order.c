@@ -322,7 +322,8 @@ static int update_lists(struct gs_engine *eng, gs_time now)
         return GS_ENOMEM;
     qsort(q->fresh, q->nfresh, sizeof *q->fresh, cmp_order);
     qsort(q->moved, q->nmoved, sizeof *q->moved, cmp_order);
-    if (merge_in(&q->young, q->fresh, q->nfresh) < 0 || merge_in(&q->aged, q->moved, q->nmoved) < 0)
+    if (merge_in(&q->young, q->fresh, q->nfresh) < 0 ||
+        merge_in(&q->aged, q->moved, q->nmoved) < 0)
         return GS_ENOMEM;
     size_t entries = (q->young.n - q->young.head) + (q->aged.n - q->aged.head);
     if (entries > 2 * eng->npending + 64) { /* dead entries outnumber live ones */

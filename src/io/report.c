@@ -98,6 +98,10 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
                                   s->estimate.under_share));
     gs_report_preempt_json(o, s);
     gs_report_waits_json(o, s, pol);
+    json_object_set_new(o, "queue",
+                        json_pack("{s:I, s:I, s:I}", "passes", (json_int_t)s->queue.passes,
+                                  "held_back", (json_int_t)s->queue.held_back, "skipped",
+                                  (json_int_t)s->queue.skipped));
     if (pol)
         json_object_set_new(o, "policy", policy_json(pol));
     return o;
