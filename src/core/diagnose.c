@@ -16,6 +16,12 @@
  * a pool of (code, ms) segments linked per job: a job that waited under
  * two codes costs two 16-byte segments, one that never waited costs none.
  *
+ * A pass classifies only the jobs it tried (queue.max_job_test bounds
+ * them), the victims it requeued and the jobs that joined the queue since
+ * the last pass; a job it did not try keeps its code (a new one waits with
+ * `priority`).  A job that left the queue is closed when a pass next sees
+ * it, or read as closed (its interval ends at its start or end).
+ *
  * A strict-FIFO pass that the queue skips (nothing could change) calls in
  * with full = 0: only jobs submitted since the last call are classified
  * (they wait behind the blocked head: `priority`).

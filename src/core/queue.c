@@ -18,6 +18,15 @@
  * queue.reservations.  Reservations are recomputed at every pass from the
  * current estimates, so a backfilled job that overruns its estimate delays
  * the reserved job until it ends, unless queue.runtime_cap stops it.
+ *
+ * Depth.  A pass costs what changed plus what it tries, never the whole
+ * queue: the order is read lazily from kept lists (queue_order.c), quota
+ * checks read kept totals, and wait accounting looks only at the jobs the
+ * pass tried (diagnose.c).  queue.max_job_test bounds the jobs one pass
+ * tries (Slurm's default_queue_depth / bf_max_job_test); the pending jobs
+ * left untried are counted (gs_engine_queue_stats).  queue.min_pass_interval
+ * holds back a pass due sooner than that after the last one; it runs at
+ * gs_engine_next_wakeup.
  */
 #include "core/queue_private.h"
 #include "core/alloc.h"
