@@ -432,6 +432,8 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur)
         tried++;
         size_t tail = eng->ptail;
         int rc = try_job(ps, job);
+        if (rc == 0 || eng->ptail != tail)
+            cur->dead++; /* its entry (or a victim's) is dead now */
         if (rc == 0)
             started++;
         else if (rc != GS_ENOSPC)

@@ -334,17 +334,20 @@ static int update_lists(struct gs_engine *eng, gs_time now)
 }
 
 /* Skip dead entries from position *i of `l`. */
-static void skip_dead(struct gs_engine *eng, const struct qlist *l, int list, size_t *i)
+static void skip_dead(struct gs_engine *eng, const struct qlist *l, int list, size_t *i,
+                      size_t *dead)
 {
-    while (*i < l->n && !live(eng, &l->k[*i], list))
+    while (*i < l->n && !live(eng, &l->k[*i], list)) {
         (*i)++;
+        (*dead)++;
+    }
 }
 
 /* The aged entry at cur->a keyed by its effective priority at the pass. */
 static void load_aged(struct gs_engine *eng, struct qcursor *cur)
 {
     struct gs_qstate *q = eng->q;
-    skip_dead(eng, &q->aged, LIST_AGED, &cur->a);
+    skip_dead(eng, &q->aged, LIST_AGED, &cur->a, &cur->dead);
     cur->ka.job = -1;
     if (cur->a < q->aged.n) {
         cur->ka = q->aged.k[cur->a];
@@ -358,6 +361,7 @@ int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur
     if (!q)
         return GS_ENOMEM;
     cur->now = now;
+    cur->dead = 0;
     cur->f = eng->phead;
     cur->fend = eng->ptail; /* jobs requeued during the pass wait for the next */
     if (eng->pol.queue_policy == GS_QUEUE_FIFO) /* no lists: the queue's own order */
@@ -381,7 +385,7 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
         }
         return -1;
     }
-    skip_dead(eng, &q->young, LIST_YOUNG, &cur->y);
+    skip_dead(eng, &q->young, LIST_YOUNG, &cur->y, &cur->dead);
     if (cur->ka.job >= 0 && !live(eng, &q->aged.k[cur->a], LIST_AGED))
         load_aged(eng, cur); /* left the queue since it was keyed (a start) */
     if (cur->y < q->young.n && (cur->ka.job < 0 || cmp_order(&q->young.k[cur->y], &cur->ka) < 0))
@@ -399,6 +403,8 @@ void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur)
     struct gs_qstate *q = eng->q;
     if (!q || eng->pol.queue_policy == GS_QUEUE_FIFO)
         return;
+    if (cur->dead == 0)
+        return; /* nothing walked over has left the queue */
     compact_range(eng, &q->young, LIST_YOUNG, q->young.head, cur->y);
     compact_range(eng, &q->aged, LIST_AGED, q->aged.head, cur->a);
 }

@@ -58,6 +58,8 @@ struct gs_qstate {
 struct qcursor {
     size_t y, a, f, fend;       /* positions in young, aged, pending[] (fifo) */
     struct order_key ka;        /* aged[a] keyed at the pass time, job -1 = none */
+    size_t dead;                /* entries walked over that left the queue (the
+                                   pass adds the jobs it started) */
     gs_time now;
 };
 
@@ -74,7 +76,7 @@ int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur
 int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur);
 
 /* After a pass that stopped at `cur`: drop the dead entries it walked over
- * (their cost was paid by the pass). */
+ * (their cost was paid by the pass); nothing when cur->dead is 0. */
 void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur);
 
 /* `job` (a preemption victim requeued during a pass) is no longer listed:
