@@ -20,10 +20,14 @@
  * time it used (the pass's and the simulation's thread CPU
  * time of the simulation alone), which other load inflates much less.
  *
- * Usage: bench_queue [--case N] [--cap S] [--size small]
+ * --max-job-test N sets queue.max_job_test (default: the policy default;
+ * 0 = unbounded, which reproduces the schedules of a build without it).
+ *
+ * Usage: bench_queue [--case N] [--cap S] [--size small] [--max-job-test N]
  */
 #define _DEFAULT_SOURCE
 #include "bench_util.h"
+#define BENCH_HAS_MAX_JOB_TEST 1 /* undefine to build against a tree without the key */
 #include "core/engine.h"
 #include "core/policy.h"
 #include "core/rng.h"
@@ -64,9 +68,15 @@ static void on_event(void *arg, const struct gs_event *ev)
     }
 }
 
+static int max_job_test = -1; /* -1 = the policy default */
+
 static void prio_policy(struct gs_policy *pol)
 {
     gs_policy_init(pol);
+#ifdef BENCH_HAS_MAX_JOB_TEST
+    if (max_job_test >= 0)
+        pol->max_job_test = max_job_test;
+#endif
     pol->queue_policy = GS_QUEUE_PRIORITY_BACKFILL;
     pol->backfill = GS_BACKFILL_EASY;
 }
@@ -231,6 +241,8 @@ int main(int argc, char **argv)
             cap = atoi(argv[++i]);
         else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
             small = strcmp(argv[++i], "small") == 0;
+        else if (strcmp(argv[i], "--max-job-test") == 0 && i + 1 < argc)
+            max_job_test = atoi(argv[++i]);
     }
     printf("bench_queue: priority + aging + EASY backfill on user limits\n");
     double t0 = bench_now_ms();

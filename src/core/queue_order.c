@@ -42,6 +42,8 @@
 
 enum { LIST_NONE, LIST_YOUNG, LIST_AGED }; /* struct job.in_order */
 
+#define PREFETCH_AHEAD 4 /* entries */
+
 static int64_t sat_add(int64_t a, int64_t b)
 {
     int64_t r;
@@ -343,6 +345,16 @@ static void skip_dead(struct gs_engine *eng, const struct qlist *l, int list, si
     }
 }
 
+/* Ask for the job records of the entries a few places ahead of `from`: a
+ * pass reads one job per entry in an order unrelated to the job table, and
+ * does a job's work between two reads, so the loads would not overlap. */
+static void prefetch_jobs(const struct gs_engine *eng, const struct qlist *l, size_t from)
+{
+    size_t i = from + PREFETCH_AHEAD;
+    if (i < l->n)
+        __builtin_prefetch(&eng->jobs[l->k[i].job]);
+}
+
 /* The aged entry at cur->a keyed by its effective priority at the pass. */
 static void load_aged(struct gs_engine *eng, struct qcursor *cur)
 {
@@ -388,12 +400,15 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
     skip_dead(eng, &q->young, LIST_YOUNG, &cur->y, &cur->dead);
     if (cur->ka.job >= 0 && !live(eng, &q->aged.k[cur->a], LIST_AGED))
         load_aged(eng, cur); /* left the queue since it was keyed (a start) */
-    if (cur->y < q->young.n && (cur->ka.job < 0 || cmp_order(&q->young.k[cur->y], &cur->ka) < 0))
+    if (cur->y < q->young.n && (cur->ka.job < 0 || cmp_order(&q->young.k[cur->y], &cur->ka) < 0)) {
+        prefetch_jobs(eng, &q->young, cur->y + 1);
         return q->young.k[cur->y++].job;
+    }
     if (cur->ka.job < 0)
         return -1;
     int job = cur->ka.job;
     cur->a++;
+    prefetch_jobs(eng, &q->aged, cur->a);
     load_aged(eng, cur);
     return job;
 }
