@@ -133,8 +133,9 @@ int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_erro
 int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err);
 
 /* Earliest time after `now` at which the engine wants a step even if no
- * event arrives (a runtime cap expiring, a priority crossing while aging);
- * GS_TIME_INF if none. */
+ * event arrives (a runtime cap expiring, a priority crossing while aging,
+ * a pass held back by queue.min_pass_interval falling due); GS_TIME_INF if
+ * none. */
 gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now);
 
 /* Borrowed views, valid until the next mutating call. */
