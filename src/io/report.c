@@ -192,9 +192,10 @@ static void write_placement(FILE *f, const struct gs_engine *eng, int job)
 
 static const char *state_name(int state)
 {
-    static const char *const names[] = { "pending", "running", "done", "killed",
-                                         "cancelled", "rejected" };
-    return state >= 0 && state <= GS_JOB_REJECTED ? names[state] : "?";
+    static const char *const names[] = { "pending",   "running",  "done",
+                                         "killed",    "cancelled", "rejected",
+                                         "starting",  "stopping", "failed" };
+    return state >= 0 && state <= GS_JOB_FAILED ? names[state] : "?";
 }
 
 /* GPU-seconds of `ms` on `milli_gpus` (gpus x milli), exactly: the product

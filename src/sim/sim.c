@@ -87,7 +87,7 @@ static void on_event(void *arg, const struct gs_event *ev)
         if (heap_push(s, fe) < 0)
             s->failed = GS_ENOMEM;
     } else if (ev->kind == GS_EV_KILL || ev->kind == GS_EV_CANCEL ||
-               ev->kind == GS_EV_PREEMPT) {
+               ev->kind == GS_EV_PREEMPT || ev->kind == GS_EV_FAIL) {
         s->gen[ev->job]++; /* its pending finish event is now stale */
     }
     if (s->opts && s->opts->on_event)
