@@ -216,10 +216,19 @@ int gs_engine_started(struct gs_engine *eng, gs_time now, int job, struct gs_err
         return gs_errorf(err, GS_ESTATE, "job %s is not starting", job_id(eng, job));
     if ((rc = gs_eng_check_time(eng, now, err)) < 0)
         return rc;
+    if (gs_eng_reserve_pools(eng, 0) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
     struct gs_progress *pr = &eng->prog[j->run_pos];
     shift_progress(pr, now);
     j->state = GS_JOB_RUNNING;
     eng->nstarting--;
+    /* the run starts now: its start, runtime cap and overrun watch follow
+     * (the entries of the decided start go stale) */
+    if (j->first_start == j->start)
+        j->first_start = now;
+    j->start = now;
+    j->deadline = gs_eng_deadline(eng, job);
+    gs_eng_watch_overrun(eng, job);
     int rate = gs_eng_rate(eng, job);
     if (rate != pr->rate)
         gs_progress_set_rate(pr, now, rate);
