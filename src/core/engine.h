@@ -247,7 +247,9 @@ int gs_engine_launch_failed(struct gs_engine *eng, gs_time now, int job,
 /* The job's processes are gone, with `exit_code` (0..255, or 128 +
  * signal).  RUNNING (or STARTING): 0 = completed (GS_JOB_DONE, the
  * estimator learns the run time), else GS_JOB_FAILED with the code kept;
- * reports GS_EV_FINISH either way.  STOPPING: the stop is confirmed, the
+ * reports GS_EV_FINISH either way - except a job draining after
+ * GS_EV_DRAIN that exits non-zero before its grace ends: it stopped as told,
+ * so it is requeued under the progress model (GS_EV_PREEMPT).  STOPPING: the stop is confirmed, the
  * GPUs released and the job becomes what the stop decided (stop_reason:
  * pending again under the progress model, CANCELLED, KILLED); no event
  * (the stop was reported when decided). */

@@ -296,6 +296,16 @@ int gs_engine_exited(struct gs_engine *eng, gs_time now, int job, int exit_code,
         eng->nstarting--;
     }
     j->exit_code = (int16_t)exit_code;
+    if (j->draining && exit_code != 0) {
+        /* told to checkpoint and stop (GS_EV_DRAIN), it stopped before the
+         * grace ended: the preemption is carried out now */
+        if (grow_pending(eng) < 0)
+            return gs_errorf(err, GS_ENOMEM, "out of memory");
+        gs_eng_drain_due(eng, job, now); /* its waiter starts at the next step */
+        carry_out(eng, job, now, GS_JOB_PENDING);
+        emit(eng, GS_EV_PREEMPT, now, job);
+        return 0;
+    }
     ended(eng, job, now, exit_code);
     return 0;
 }

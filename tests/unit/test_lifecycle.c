@@ -487,6 +487,60 @@ static void test_retire(void **state)
     gs_metrics_destroy(m);
 }
 
+/* Preemption with a grace in live mode, one [8] node: low (8 GPUs, a
+ * checkpoint every 600 s of work at 30 s) runs from 0; high (prio 10)
+ * arrives at 100 s.  low is told to drain (GS_EV_DRAIN, until 130 s: its
+ * 30 s checkpoint of the 100 s done).  It keeps running; at 130 s the
+ * engine orders the stop (GS_EV_PREEMPT): STOPPING, GPUs still held, high
+ * waits; low's exit at 132 s requeues it with 100 s saved, nothing lost,
+ * and high starts at 132 s.
+ * Second engine: low reports its checkpoint at 118 s and exits (143) at
+ * 120 s, before the grace ends: requeued then (GS_EV_PREEMPT at 120), with
+ * the reported checkpoint protecting its 100 s; high starts at 120 s. */
+static void test_drain_live(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "priority", "preemption.mode", "checkpoint",
+                         "preemption.grace", "60s", "preemption.min_runtime", "0s", NULL };
+    for (int early = 0; early < 2; early++) {
+        struct lfix *f = lf_new("n1:8", kv, 1);
+        struct gs_job_spec lo = spec_of("low", 0, 8), hi = spec_of("high", SEC(100), 8);
+        lo.ckpt_interval = SEC(600);
+        lo.ckpt_cost = SEC(30);
+        hi.priority = 10;
+        int l = lf_submit_spec(f, 0, &lo);
+        lf_step(f, 0);
+        LF_OK(f, gs_engine_started(f->eng, 0, l, LF_ERR), 0);
+        int h = lf_submit_spec(f, SEC(100), &hi);
+        lf_step(f, SEC(100));
+        lf_event(f, 1, GS_EV_DRAIN, l, SEC(100));
+        assert_int_equal(f->rec.ev[1].until, SEC(130));
+        gs_time stop = SEC(132);
+        if (!early) {
+            lf_step(f, SEC(130));
+            lf_event(f, 2, GS_EV_PREEMPT, l, SEC(130));
+            assert_int_equal(lf_state(f, l), GS_JOB_STOPPING);
+            assert_int_equal(lf_idle(f, "n1"), 0);
+            lf_step(f, SEC(131));
+            assert_int_equal(lf_state(f, h), GS_JOB_PENDING);
+            LF_OK(f, gs_engine_exited(f->eng, stop, l, 143, LF_ERR), 0);
+        } else {
+            stop = SEC(120);
+            LF_OK(f, gs_engine_checkpointed(f->eng, SEC(118), l, LF_ERR), 0);
+            LF_OK(f, gs_engine_exited(f->eng, stop, l, 143, LF_ERR), 0);
+            lf_event(f, 2, GS_EV_PREEMPT, l, stop);
+        }
+        struct gs_job_info ji = lf_info(f, l);
+        assert_int_equal(ji.state, GS_JOB_PENDING);
+        assert_int_equal(ji.work, SEC(100));
+        assert_int_equal(ji.lost, 0);
+        assert_int_equal(ji.preemptions, 1);
+        lf_step(f, stop);
+        lf_start(f, 3, h, stop, "n1", 0xFF);
+        lf_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +555,7 @@ int main(void)
         cmocka_unit_test_teardown(test_sim_mode_immediate, lf_teardown),
         cmocka_unit_test_teardown(test_restore_every_state, lf_teardown),
         cmocka_unit_test_teardown(test_retire, lf_teardown),
+        cmocka_unit_test_teardown(test_drain_live, lf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
