@@ -159,7 +159,7 @@ int gs_eng_stop_job(struct gs_engine *eng, int job, gs_time now, int target, int
     }
     gs_progress_advance(pr, now);
     j->state = GS_JOB_STOPPING;
-    j->stop_reason = (int8_t)target;
+    j->stop_reason = (int16_t)target;
     j->stop_at = now;
     eng->nstopping++;
     struct gs_alloc a;
