@@ -362,20 +362,11 @@ static void both_step(struct lfix *o, struct lfix *c, gs_time t)
     assert_int_equal(lf_step(o, t), lf_step(c, t));
 }
 
-/* An engine with a job in every state, at 90 s, on n1, n2, n3 (8 GPUs):
- *   d 2 GPUs done at 10 s; f 1 GPU failed (exit 3) at 20 s;
- *   r 4 GPUs running since 0 with a reported checkpoint at 50 s;
- *   c 8 GPUs on n2 since 60 s, cancelled at 70 s: stopping;
- *   x 8 GPUs on n3 since 80 s; n3 down at 90 s: pending, 10 s lost;
- *   k 1 GPU, launch failed at 86 s: pending at the queue's front;
- *   z 1 GPU, decided at 85 s: starting.
- * Restored into a fresh engine, every record, the queue order, the GPUs
- * and the node states are equal; then the same calls on both make the
- * same decisions and end with equal records and equal summaries. */
-static void test_restore_every_state(void **state)
+/* Drive `f` (n1, n2, n3 live) to the state described below; the handles
+ * are d, f, r, c, x, k, z = 0..6. */
+static void every_state(struct lfix *f)
 {
-    (void)state;
-    struct lfix *o = lf_new("n1:8 n2:8 n3:8", NULL, 1), *f = o;
+    struct lfix *o = f;
     struct gs_job_spec rs = spec_of("r", 0, 4);
     rs.ckpt_interval = SEC(100);
     rs.ckpt_cost = SEC(10);
@@ -394,10 +385,29 @@ static void test_restore_every_state(void **state)
     int x = lf_submit(o, SEC(80), "x", 8);
     lf_step(o, SEC(80));
     LF_OK(f, gs_engine_started(o->eng, SEC(80), x, LF_ERR), 0);
-    int k = lf_submit(o, SEC(85), "k", 1), z = lf_submit(o, SEC(85), "z", 1);
+    int k = lf_submit(o, SEC(85), "k", 1);
+    lf_submit(o, SEC(85), "z", 1);
     lf_step(o, SEC(85));
     LF_OK(f, gs_engine_launch_failed(o->eng, SEC(86), k, LF_ERR), 0);
     LF_OK(f, gs_engine_node_set_state(o->eng, SEC(90), 2, GS_NODE_DOWN, LF_ERR), 0);
+}
+
+/* An engine with a job in every state, at 90 s, on n1, n2, n3 (8 GPUs):
+ *   d 2 GPUs done at 10 s; f 1 GPU failed (exit 3) at 20 s;
+ *   r 4 GPUs running since 0 with a reported checkpoint at 50 s;
+ *   c 8 GPUs on n2 since 60 s, cancelled at 70 s: stopping;
+ *   x 8 GPUs on n3 since 80 s; n3 down at 90 s: pending, 10 s lost;
+ *   k 1 GPU, launch failed at 86 s: pending at the queue's front;
+ *   z 1 GPU, decided at 85 s: starting.
+ * Restored into a fresh engine, every record, the queue order, the GPUs
+ * and the node states are equal; then the same calls on both make the
+ * same decisions and end with equal records and equal summaries. */
+static void test_restore_every_state(void **state)
+{
+    (void)state;
+    struct lfix *o = lf_new("n1:8 n2:8 n3:8", NULL, 1);
+    every_state(o);
+    enum { d, fl, r, c, x, k, z };
     /* the states, as derived above */
     const int want[] = { GS_JOB_DONE,    GS_JOB_FAILED,  GS_JOB_RUNNING, GS_JOB_STOPPING,
                          GS_JOB_PENDING, GS_JOB_PENDING, GS_JOB_STARTING };
