@@ -196,6 +196,7 @@ static void test_down_completes_stop(void **state)
     LF_OK(f, gs_engine_cancel(f->eng, SEC(5), a, LF_ERR), 0);
     set_node(f, SEC(6), "n1", GS_NODE_DOWN);
     assert_int_equal(lf_state(f, a), GS_JOB_CANCELLED);
+    assert_int_equal(lf_info(f, a).failures, 0); /* its stop, not a failed attempt */
     assert_int_equal(lf_idle(f, "n1"), 0);
 }
 
