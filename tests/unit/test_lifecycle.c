@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "lctestutil.h"
+#include "io/policy_yaml.h"
 
 /* START -> STARTING -> started() -> RUNNING -> exited(0) -> DONE.  The
  * run's work counts from the confirmation: started at 5 s, exited at 65 s
@@ -551,6 +552,40 @@ static void test_drain_live(void **state)
     }
 }
 
+/* The retry key as a policy file writes it: the list replaces the default
+ * (both failures), `none` retries nothing, unknown names are refused with
+ * the key's path; max_attempts has a range. */
+static void test_retry_policy_yaml(void **state)
+{
+    (void)state;
+    struct {
+        const char *yaml;
+        int rc, on, max;
+    } cases[] = {
+        { "queue: {policy: fifo}\n", 0, GS_RETRY_NODE_FAILURE | GS_RETRY_LAUNCH_FAILURE, 3 },
+        { "retry: {max_attempts: 5, on: [node_failure]}\n", 0, GS_RETRY_NODE_FAILURE, 5 },
+        { "retry:\n  on: [launch_failure, node_failure]\n", 0,
+          GS_RETRY_NODE_FAILURE | GS_RETRY_LAUNCH_FAILURE, 3 },
+        { "retry: {on: none}\n", 0, 0, 3 },
+        { "retry: {on: [reboot]}\n", GS_EINVAL, 0, 0 },
+        { "retry: {max_attempts: 0}\n", GS_ERANGE, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct gs_policy p;
+        struct gs_error err = { 0 };
+        int rc = gs_policy_parse_yaml(cases[i].yaml, strlen(cases[i].yaml), "p.yaml", &p, &err);
+        if (rc != cases[i].rc)
+            fail_msg("case %zu: rc %d (%s), want %d", i, rc, err.msg, cases[i].rc);
+        if (rc != 0) {
+            assert_non_null(strstr(err.msg, "retry."));
+            continue;
+        }
+        assert_int_equal(gs_policy_retry_on(&p), cases[i].on);
+        assert_int_equal(p.retry_max_attempts, cases[i].max);
+        gs_policy_fini(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -566,6 +601,7 @@ int main(void)
         cmocka_unit_test_teardown(test_restore_every_state, lf_teardown),
         cmocka_unit_test_teardown(test_retire, lf_teardown),
         cmocka_unit_test_teardown(test_drain_live, lf_teardown),
+        cmocka_unit_test(test_retry_policy_yaml),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
