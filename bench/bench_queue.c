@@ -169,7 +169,7 @@ static int deep_case(size_t jobs, struct result *out)
     }
     struct gs_policy pol;
     prio_policy(&pol);
-    struct gs_sim_opts o = { NULL, on_event, NULL, 0 };
+    struct gs_sim_opts o = { .on_event = on_event };
     struct gs_sim_result res;
     hash_state = 1469598103934665603ULL;
     double t0 = bench_now_ms(), c0 = cpu_now_ms();

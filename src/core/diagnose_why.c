@@ -98,9 +98,11 @@ static void priority_figures(const struct gs_engine *eng, int job, struct gs_dia
 {
     d->blocker = -1;
     for (size_t i = eng->phead; i < eng->ptail; i++) {
-        int o = eng->pending[i];
+        int o = gs_eng_queued(eng, i);
+        if (o < 0)
+            continue;
         const struct job *oj = &eng->jobs[o];
-        if (o == job || oj->state != GS_JOB_PENDING || !ahead_of(eng, o, job, eng->now))
+        if (o == job || !ahead_of(eng, o, job, eng->now))
             continue;
         d->ahead_jobs++;
         d->ahead_gpus += oj->gpus;

@@ -171,8 +171,8 @@ static void pending_shapes(const struct gs_engine *eng, struct gs_shape_dist *d)
     struct gs_eng_place *p = eng->place;
     int jobs[EXTRA_PENDING], seen = 0;
     for (size_t i = eng->phead; i < eng->ptail && seen < EXTRA_PENDING; i++) {
-        int job = eng->pending[i];
-        if (eng->jobs[job].state == GS_JOB_PENDING)
+        int job = gs_eng_queued(eng, i);
+        if (job >= 0)
             jobs[seen++] = job;
     }
     if (seen == p->memo_n && memcmp(jobs, p->memo_jobs, (size_t)seen * sizeof *jobs) == 0) {

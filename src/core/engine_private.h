@@ -40,6 +40,9 @@ struct job {
     int8_t reason;              /* enum gs_wait_reason while pending */
     int8_t in_order;            /* which kept order list holds it (queue_order.c) */
     uint32_t order_seq;         /* its live order entry's number (queue_order.c) */
+    uint32_t qpos;              /* index of its live entry in eng->pending[]: the
+                                   array may still hold an older, dead entry of a
+                                   job that left the queue and came back */
     /* placement (engine_place.c, rate.c) */
     uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
@@ -47,6 +50,16 @@ struct job {
     int16_t mem_bw;             /* memory-bandwidth intensity, per mille */
     uint8_t mig;                /* MIG profile id + 1, 0 = none */
     uint8_t mig_slot;           /* MIG instance + 1 of the current run, 0 = none */
+    /* live lifecycle (lifecycle.c) */
+    gs_time last_ckpt;          /* last reported checkpoint, GS_TIME_NONE = none */
+    gs_time stop_at;            /* STOPPING: when it was told to stop */
+    int attempts;               /* starts decided, failed launches included */
+    int16_t exit_code;          /* of the last run that ended, -1 = none */
+    uint8_t failures;           /* failed attempts (node / launch failures) */
+    int16_t stop_reason;        /* STOPPING: state once confirmed, -1 = none */
+    uint8_t front;              /* requeued after a failed launch: sorts ahead of
+                                   its peers until it starts (queue_order.c) */
+    uint8_t retired;            /* forgotten by gs_engine_retire */
 };
 
 /* Why a pending job did not start in the last pass (coarse; issue 6's
@@ -114,8 +127,38 @@ struct gs_engine {
     struct gs_preempt *pre;     /* preemption and partitions (preempt_private.h) */
     struct gs_diag_state *diag; /* wait reasons and accounting (diagnose.c) */
     struct gs_eng_place *place; /* shapes, GPU index, frag figures (engine_place.c) */
+    struct gs_eng_nodes *nodes; /* node states (nodes.c), NULL until one changes */
+    int live;                   /* asynchronous starts and stops (lifecycle.c) */
+    size_t nstopping;           /* jobs in GS_JOB_STOPPING */
+    size_t nstarting;           /* jobs in GS_JOB_STARTING */
     gs_time now;
 };
+
+/* Check that `now` does not go backwards and make it the engine's time.
+ * Returns 0 or GS_EINVAL. */
+int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err);
+
+/* Whether handle `job` was retired (gs_engine_retire). */
+static inline int gs_eng_retired(const struct gs_engine *eng, int job)
+{
+    return eng->jobs[job].retired;
+}
+
+/* The job queued at pending[i], or -1 when that entry is dead (the job left
+ * the queue, or came back and has a newer entry). */
+static inline int gs_eng_queued(const struct gs_engine *eng, size_t i)
+{
+    int job = eng->pending[i];
+    const struct job *j = &eng->jobs[job];
+    return j->state == GS_JOB_PENDING && j->qpos == i ? job : -1;
+}
+
+/* Append `job` to the queue array (room must have been made). */
+static inline void gs_eng_queue_append(struct gs_engine *eng, int job)
+{
+    eng->jobs[job].qpos = (uint32_t)eng->ptail;
+    eng->pending[eng->ptail++] = job;
+}
 
 /* Emit `ev` to the observer, if any. */
 void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
@@ -162,6 +205,42 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
 /* Take a running job off its GPUs and out of the running set, ending in
  * `state` at `now`. */
 void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state);
+
+/* --- lifecycle.c: pending -> starting -> running -> stopping -> done --- */
+
+/* Tell running (or starting) `job` to stop at `now`, to become `target`
+ * (GS_JOB_PENDING = requeued under the progress model, GS_JOB_KILLED,
+ * GS_JOB_CANCELLED), reporting `ev_kind` (GS_EV_PREEMPT, GS_EV_KILL,
+ * GS_EV_CANCEL).  Off live mode the stop takes effect at once; in live
+ * mode the job becomes STOPPING and keeps its GPUs until gs_engine_exited.
+ * A requeue needs room for one more pending entry (gs_eng_requeue_reserve)
+ * off live mode.  Returns 0 or GS_ENOMEM (live confirmation only). */
+int gs_eng_stop_job(struct gs_engine *eng, int job, gs_time now, int target, int ev_kind);
+
+/* A just-started job (gs_eng_start_placed) enters STARTING in live mode. */
+void gs_eng_lifecycle_started(struct gs_engine *eng, int job);
+
+/* Whether new preemptions may be planned now: not in live mode while
+ * victims of earlier ones are still stopping (their GPUs are not free). */
+int gs_eng_may_preempt(const struct gs_engine *eng);
+
+/* A run of `job` failed at `now` (`why`: 0 node failure, 1 launch failure):
+ * its GPUs are released and it is requeued ahead of its peers, or FAILED
+ * when the retry policy says so; reports GS_EV_FAIL.  Returns 0 or
+ * GS_ENOMEM. */
+int gs_eng_fail_run(struct gs_engine *eng, int job, gs_time now, int why);
+
+/* --- nodes.c: node and GPU states --- */
+
+/* After GPUs of `a` were released: take those on drained or down nodes
+ * out of service again.  No-op when every node is up. */
+void gs_eng_nodes_released(struct gs_engine *eng, const struct gs_alloc *a);
+
+/* GPUs of `node` taken out of service (drained or down, and idle). */
+uint64_t gs_eng_nodes_out(const struct gs_engine *eng, int node);
+
+/* Free the node-state tables (NULL-safe). */
+void gs_eng_nodes_destroy(struct gs_eng_nodes *nd);
 
 /* The job's current allocation (parts borrowed from the engine). */
 void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a);
@@ -241,6 +320,10 @@ void gs_eng_pre_stopped(struct gs_engine *eng, int job);
 /* Start of a step at `now`: stop victims whose grace checkpoint completed
  * and start the jobs waiting for them.  Returns 0 or GS_ENOMEM.  (drain.c) */
 int gs_eng_preempt_step(struct gs_engine *eng, gs_time now);
+
+/* Draining `victim` stopped early (live mode): its drains are due now, so
+ * the next step completes them and starts the waiters.  (drain.c) */
+void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now);
 
 /* Earliest time the preemption state wants a step (a drain completing, a
  * candidate victim passing min_runtime), GS_TIME_INF if none.  (drain.c) */

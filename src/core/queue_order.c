@@ -153,7 +153,8 @@ static struct order_key new_key(struct gs_engine *eng, int job, int list)
         eng->q->seq = 1;
     j->in_order = (int8_t)list;
     j->order_seq = eng->q->seq;
-    struct order_key k = { prio, j->submit, job, eng->q->seq };
+    /* a job whose launch failed goes ahead of its peers (lifecycle.c) */
+    struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq };
     return k;
 }
 
@@ -274,13 +275,15 @@ static int scan_joined(struct gs_engine *eng, gs_time now, int lists)
     if (from < eng->ptail && grow_scratch(q, eng->ptail - from) < 0)
         return GS_ENOMEM;
     for (size_t i = from; i < eng->ptail; i++) {
-        int job = eng->pending[i];
-        struct job *j = &eng->jobs[job];
-        if (j->state != GS_JOB_PENDING)
+        int job = gs_eng_queued(eng, i);
+        if (job < 0)
             continue;
+        struct job *j = &eng->jobs[job];
         q->joined[q->njoined++] = job;
-        if (!lists || j->in_order != LIST_NONE)
-            continue; /* still listed (its entry comes back to life) */
+        if (!lists || (j->in_order != LIST_NONE && !j->front))
+            continue; /* still listed (its entry comes back to life); a job
+                         requeued to the front gets a new key below, which
+                         kills its old entry */
         if (aging(eng, j, now)) {
             q->moved[q->nmoved++] = new_key(eng, job, LIST_AGED);
         } else {
@@ -391,8 +394,8 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
     struct gs_qstate *q = eng->q;
     if (eng->pol.queue_policy == GS_QUEUE_FIFO) {
         while (cur->f < cur->fend) {
-            int job = eng->pending[cur->f++];
-            if (eng->jobs[job].state == GS_JOB_PENDING)
+            int job = gs_eng_queued(eng, cur->f++);
+            if (job >= 0)
                 return job;
         }
         return -1;
@@ -428,4 +431,41 @@ void gs_queue_unlist(struct gs_engine *eng, int job)
 {
     eng->jobs[job].in_order = LIST_NONE;
     eng->jobs[job].order_seq = 0;
+}
+
+/* Pass order of the pending jobs at `now`, computed afresh from the queue
+ * array (read-only: the kept lists and the pass's joined/visited
+ * bookkeeping are not touched, so listing never changes what a pass sees).
+ * Same comparator as the pass: effective priority, then submit time (a job
+ * requeued after a failed launch first), then handle. */
+int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap)
+{
+    size_t n = 0;
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO) {
+        for (size_t i = eng->phead; i < eng->ptail; i++) {
+            int job = gs_eng_queued(eng, i);
+            if (job < 0)
+                continue;
+            if (n < cap)
+                out[n] = job;
+            n++;
+        }
+        return (int)n;
+    }
+    struct order_key *k = gs_malloc((eng->npending + 1) * sizeof *k);
+    if (!k)
+        return GS_ENOMEM;
+    for (size_t i = eng->phead; i < eng->ptail; i++) {
+        int job = gs_eng_queued(eng, i);
+        if (job < 0 || n >= eng->npending)
+            continue;
+        const struct job *j = &eng->jobs[job];
+        k[n++] = (struct order_key){ gs_queue_eff_prio(eng, j, now),
+                                     j->front ? GS_TIME_NONE : j->submit, job, 0 };
+    }
+    qsort(k, n, sizeof *k, cmp_order);
+    for (size_t i = 0; i < n && i < cap; i++)
+        out[i] = k[i].job;
+    gs_free(k);
+    return (int)n;
 }

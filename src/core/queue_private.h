@@ -87,4 +87,9 @@ void gs_queue_unlist(struct gs_engine *eng, int job);
  * pass orders it by (saturates instead of overflowing). */
 int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now);
 
+/* The pending jobs in the order a pass at `now` visits them, computed from
+ * the queue array without touching the kept lists: writes up to `cap`
+ * handles to `out` and returns the count, or GS_ENOMEM. */
+int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap);
+
 #endif
