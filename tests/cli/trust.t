@@ -1,0 +1,38 @@
+#!/bin/sh
+# Trust: no silent data loss.  Every case here was accepted silently (exit 0,
+# partial or wrong output) before issue 14; each now fails loudly or keeps
+# every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
+. "$(dirname "$0")/tap.sh"
+plan 8
+C=$ROOT/examples/seed-cluster.yaml
+A=$ROOT/tests/data/aaic
+
+# --- 1. truncated / corrupt .gz input -----------------------------------
+# A 300-job generated trace, gzipped.  540 bytes of it decompress to whole
+# lines (27 jobs in the old build) but the stream stops inside the member.
+"$GPUSCHED" gen --jobs 300 --seed 1 --cluster "$C" >"$TMP/t.csv"
+gzip -c "$TMP/t.csv" >"$TMP/t.csv.gz"
+head -c 540 "$TMP/t.csv.gz" >"$TMP/cut.csv.gz"
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/cut.csv.gz" --json
+ok $([ $rc -ne 0 ]; echo $?) "sim refuses a gzip stream cut mid-member"
+like "$out" "cut.csv.gz: gzip: the gzip stream ends early" "... and says it is truncated"
+# Only the 8-byte trailer (CRC32 + length) missing: every line decompresses.
+head -c -4 "$TMP/t.csv.gz" >"$TMP/nocrc.csv.gz"
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/nocrc.csv.gz" --json
+ok $([ $rc -ne 0 ]; echo $?) "sim refuses a gzip file without its full trailer"
+# A plain file named .gz, and an empty .gz.
+cp "$TMP/t.csv" "$TMP/plain.csv.gz"
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/plain.csv.gz" --json
+like "$out" "not gzip data" "a plain file named .gz is refused"
+: >"$TMP/empty.csv.gz"
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/empty.csv.gz" --json
+ok $([ $rc -ne 0 ]; echo $?) "an empty .gz is refused"
+# The importers read through the same reader: the AAIC importer on a cut file.
+gzip -c "$A/small.csv" >"$TMP/a.csv.gz"
+head -c -4 "$TMP/a.csv.gz" >"$TMP/acut.csv.gz"
+run "$GPUSCHED" import --format aaic --in "$TMP/acut.csv.gz" --trace-out "$TMP/aout.csv"
+ok $([ $rc -ne 0 ]; echo $?) "import aaic refuses a truncated .gz"
+ok $([ ! -e "$TMP/aout.csv" ]; echo $?) "... and writes no trace"
+# An intact .gz still works (300 jobs).
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv.gz" --json
+is "$(printf '%s' "$out" | jq .jobs)" 300 "an intact .gz reads all 300 jobs"
