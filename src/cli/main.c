@@ -31,6 +31,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    cli_guard_std_fds();
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -38,11 +39,13 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return 0;
+        return cli_close_stdout("help");
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            int st = commands[i].run(argc - 1, argv + 1);
+            return cli_close_stdout(commands[i].name) && st == 0 ? 1 : st;
+        }
     fprintf(stderr, "gpusched: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 8
+plan 28
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -36,3 +36,32 @@ ok $([ ! -e "$TMP/aout.csv" ]; echo $?) "... and writes no trace"
 # An intact .gz still works (300 jobs).
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv.gz" --json
 is "$(printf '%s' "$out" | jq .jobs)" 300 "an intact .gz reads all 300 jobs"
+
+# --- 2. write errors: stdout full (/dev/full) or closed (>&-) ------------
+T=$DATA/hol.csv
+N=$DATA/one-node.yaml
+S=$ROOT/examples/seed-snapshot.json
+for cmd in "sim --cluster $N --trace $T" "sim --cluster $N --trace $T --json" \
+           "frag --cluster $C --state $S" "compare --cluster $N --trace $T --policy $DATA/diag-fifo.yaml" \
+           "whatif --cluster $N --trace $T" "fill --cluster $N --trace $T --seeds 1-1" \
+           "gen --jobs 5 --seed 1 --cluster $C" \
+           "import --format aaic --in $A/small.csv --json"; do
+    name=$(echo "$cmd" | cut -d' ' -f1-2)
+    # shellcheck disable=SC2086
+    "$GPUSCHED" $cmd >/dev/full 2>"$TMP/err"; rc=$?
+    ok $([ $rc -eq 1 ] && grep -q "stdout: write failed" "$TMP/err"; echo $?) "$name >/dev/full fails loudly"
+    # shellcheck disable=SC2086
+    "$GPUSCHED" $cmd >&- 2>"$TMP/err"; rc=$?
+    ok $([ $rc -eq 1 ] && grep -q "stdout: write failed" "$TMP/err"; echo $?) "$name >&- fails loudly"
+done
+# stdout closed must not let --out's files take descriptor 1 (they would get
+# the table): the files are complete, only stdout's failure is reported.
+"$GPUSCHED" sim --cluster "$N" --trace "$T" --out "$TMP/closed" >&- 2>/dev/null
+ok $([ $? -eq 1 ] && jq -e '.jobs == 3' "$TMP/closed/summary.json" >/dev/null; echo $?) "sim --out with stdout closed: summary.json intact, exit 1"
+# File outputs on a full device.
+run "$GPUSCHED" gen --jobs 5 --seed 1 --cluster "$C" --out /dev/full
+ok $([ $rc -eq 1 ]; echo $?) "gen --out /dev/full fails"
+run "$GPUSCHED" sim --cluster "$N" --trace "$T" --html /dev/full
+ok $([ $rc -eq 1 ]; echo $?) "sim --html /dev/full fails"
+run "$GPUSCHED" import --format aaic --in "$A/small.csv" --trace-out /dev/full
+ok $([ $rc -eq 1 ]; echo $?) "import --trace-out /dev/full fails"
