@@ -159,7 +159,7 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
     int status = a->out ? write_outputs(a, &files, &r, pol) : 0;
     if (a->out && finish_outputs(a->out, &files, status == 0))
         status = 1;
-    if (a->html && cli_html_sim(a->html, &h, &r, pol, a->trace))
+    if (status == 0 && a->html && cli_html_sim(a->html, &h, &r, pol, a->trace))
         status = 1;
     cli_html_fini(&h);
     if (a->json)

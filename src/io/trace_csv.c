@@ -8,6 +8,7 @@
  */
 #include "io/trace_csv.h"
 #include "core/alloc.h"
+#include "core/strtab.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
 
@@ -231,20 +232,57 @@ static int check_nul(const struct csv *c, struct gs_error *err)
     return gs_errorf(err, GS_EINVAL, "%s:%ld: NUL byte in the input", c->name, line);
 }
 
-static int parse_rows(struct csv *c, const struct header *h, int need_duration,
-                      struct gs_trace *tr, struct gs_error *err)
+/* Ids seen so far and the line each was first used on: a repeated id is an
+ * error here, where the line is known, not later in the engine (which can
+ * only say "job A: id already used"). */
+struct seen_ids {
+    struct gs_strtab *ids;
+    long *lines;
+    size_t cap;
+};
+
+static int check_id(struct csv *c, struct seen_ids *seen, const char *id, long line,
+                    struct gs_error *err)
 {
-    struct submits s = { GS_SUBMIT_NONE, 0 };
+    int n = gs_strtab_count(seen->ids);
+    int k = gs_strtab_intern(seen->ids, id);
+    if (k >= 0 && k < n)
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: id '%s' already used on line %ld", c->name,
+                         line, id, seen->lines[k]);
+    if (k < 0 || gs_grow((void **)&seen->lines, &seen->cap, (size_t)k + 1,
+                         sizeof *seen->lines) < 0)
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
+    seen->lines[k] = line;
+    return 0;
+}
+
+static int read_rows(struct csv *c, const struct header *h, int need_duration,
+                     struct gs_trace *tr, struct submits *s, struct seen_ids *seen,
+                     struct gs_error *err)
+{
     struct gs_job_row row;
     long line;
     int rc;
     while ((rc = next_record(c, &line, err)) > 0) {
         if ((rc = read_row(c, h, line, need_duration, &row, err)) < 0 ||
-            (rc = check_submit(c, line, &row, &s, err)) < 0)
+            (rc = check_submit(c, line, &row, s, err)) < 0 ||
+            (rc = check_id(c, seen, row.spec.id, line, err)) < 0)
             return rc;
         if (gs_trace_add(tr, &row.spec, row.duration) < 0)
             return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
     }
+    return rc;
+}
+
+static int parse_rows(struct csv *c, const struct header *h, int need_duration,
+                      struct gs_trace *tr, struct gs_error *err)
+{
+    struct submits s = { GS_SUBMIT_NONE, 0 };
+    struct seen_ids seen = { gs_strtab_create(), NULL, 0 };
+    int rc = seen.ids ? read_rows(c, h, need_duration, tr, &s, &seen, err)
+                      : gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
+    gs_strtab_destroy(seen.ids);
+    gs_free(seen.lines);
     if (rc < 0)
         return rc;
     if (s.kind == GS_SUBMIT_ISO)

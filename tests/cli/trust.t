@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 34
+plan 36
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -67,18 +67,27 @@ run "$GPUSCHED" import --format aaic --in "$A/small.csv" --trace-out /dev/full
 ok $([ $rc -eq 1 ]; echo $?) "import --trace-out /dev/full fails"
 
 # --- 3. --out DIR and other files appear whole or not at all --------------
-# A good run fills DIR; a rerun that fails inside the simulation (job A's id
-# repeats on line 4, found only when the engine takes the job) must leave the
-# three files of the good run untouched and no temporaries behind.
-"$GPUSCHED" sim --cluster "$N" --trace "$T" --out "$TMP/keep" >/dev/null 2>&1
+# A good run fills DIR; a rerun whose writes fail part way (a file-size limit
+# stands in for a full disk: with SIGXFSZ ignored, write() returns EFBIG once
+# a file passes 16 blocks, and jobs.csv of the 300-job trace is ~27 KB) must
+# leave the three files of the good run untouched and no temporaries behind.
+# The old build left a cut jobs.csv beside a new timeline.csv.
+"$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv" --out "$TMP/keep" >/dev/null 2>&1
 before=$(cat "$TMP/keep/summary.json" "$TMP/keep/jobs.csv" "$TMP/keep/timeline.csv" | cksum)
-run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/dup-id.csv" --out "$TMP/keep" --html "$TMP/keep.html"
-ok $([ $rc -eq 1 ]; echo $?) "a failing rerun exits 1"
+out=$( (trap '' XFSZ; ulimit -f 16; "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv" \
+        --out "$TMP/keep" --html "$TMP/keep.html") 2>&1 >/dev/null); rc=$?
+ok $([ $rc -eq 1 ]; echo $?) "a rerun whose writes fail exits 1"
+like "$out" "write failed" "... and says a write failed"
 is "$(cat "$TMP/keep/summary.json" "$TMP/keep/jobs.csv" "$TMP/keep/timeline.csv" | cksum)" "$before" \
    "... and leaves the earlier run's three files as they were"
 is "$(ls -A "$TMP/keep" | tr '\n' ' ')" "jobs.csv summary.json timeline.csv " "... with no temporary files"
 like "$out" "keep: nothing written" "... and says what DIR holds"
 ok $([ ! -e "$TMP/keep.html" ]; echo $?) "... and writes no HTML page"
 # A fresh DIR for a failing run stays empty.
-run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/dup-id.csv" --out "$TMP/fresh"
+(trap '' XFSZ; ulimit -f 16; "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv" \
+    --out "$TMP/fresh" >/dev/null 2>&1)
 is "$(ls -A "$TMP/fresh" | wc -l)" 0 "a failing first run leaves DIR empty"
+
+# --- 4. errors found after parsing name the input -------------------------
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/dup-id.csv"
+like "$out" "dup-id.csv:4: id 'A' already used on line 2" "a repeated id names file, line and first use"
