@@ -105,16 +105,17 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text, double 
     return 0;
 }
 
-void cli_print_json(void *json)
+int cli_print_json(void *json)
 {
     json_t *j = json;
     if (!j) {
-        fprintf(stderr, "gpusched: out of memory building JSON\n");
-        return;
+        fprintf(stderr, "gpusched: out of memory building JSON (nothing printed)\n");
+        return 1;
     }
-    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    int rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     fputc('\n', stdout);
     json_decref(j);
+    return rc < 0 ? 1 : 0;
 }
 
 void cli_guard_std_fds(void)

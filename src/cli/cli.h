@@ -57,7 +57,9 @@ void cli_guard_std_fds(void);
  * output lost. */
 int cli_close_stdout(const char *cmd);
 
-/* Print a JSON value (jansson json_t *) to stdout, indented, and decref it. */
-void cli_print_json(void *json);
+/* Print a JSON value (jansson json_t *) to stdout, indented, and decref it.
+ * Returns 0, or 1 when `json` is NULL (a builder ran out of memory; the
+ * message is printed) or dumping failed: callers fail the command. */
+int cli_print_json(void *json);
 
 #endif

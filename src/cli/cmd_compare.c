@@ -190,7 +190,7 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     gs_sim_result_fini(&first);
     cli_html_fini(&h);
     if (status == 0 && a->json)
-        cli_print_json(runs_json(runs, n));
+        status = cli_print_json(runs_json(runs, n));
     else if (status == 0) {
         print_table(runs, n);
         print_class_table(runs, n);

@@ -279,7 +279,7 @@ static int import_aaic(int argc, char **argv)
     if (st == 0) {
         aaic_summary(stderr, &a, &r.stats);
         if (a.json)
-            cli_print_json(aaic_json(&a, &r.stats));
+            st = cli_print_json(aaic_json(&a, &r.stats));
     }
     gs_aaic_result_fini(&r);
     return st;

@@ -163,7 +163,7 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
         status = 1;
     cli_html_fini(&h);
     if (a->json)
-        cli_print_json(gs_report_summary_json(&r.summary, pol));
+        status |= cli_print_json(gs_report_summary_json(&r.summary, pol));
     else
         gs_report_summary_text(stdout, &r.summary, pol);
     gs_sim_result_fini(&r);

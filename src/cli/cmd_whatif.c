@@ -122,7 +122,8 @@ static int report(const struct whatif_args *a, struct gs_whatif *w, struct cli_h
 {
     char text[4096];
     if (a->json) {
-        cli_print_json(gs_report_whatif_json(w));
+        if (cli_print_json(gs_report_whatif_json(w)))
+            return 1;
     } else {
         gs_report_whatif_table(stdout, w);
         gs_report_whatif_verdict(text, sizeof text, w);

@@ -241,6 +241,30 @@ static int set_int(struct gs_job_row *r, int col, const char *t, struct gs_error
     return 0;
 }
 
+/* Offset of the first byte of `t` that does not belong to a well-formed
+ * UTF-8 sequence (RFC 3629: no overlongs, surrogates or code points above
+ * U+10FFFF), or -1 when all of it is valid. */
+static long bad_utf8(const char *t)
+{
+    const unsigned char *s = (const unsigned char *)t, *p = s;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : *p >= 0xC2 && *p <= 0xDF ? 1 : *p >= 0xE0 && *p <= 0xEF ? 2
+                : *p >= 0xF0 && *p <= 0xF4 ? 3 : -1;
+        if (n < 0)
+            return (long)(p - s);
+        unsigned lo = 0x80, hi = 0xBF;
+        if (*p == 0xE0) lo = 0xA0;
+        if (*p == 0xED) hi = 0x9F;
+        if (*p == 0xF0) lo = 0x90;
+        if (*p == 0xF4) hi = 0x8F;
+        for (int i = 1; i <= n; i++, lo = 0x80, hi = 0xBF)
+            if (p[i] < lo || p[i] > hi)
+                return (long)(p - s);
+        p += n + 1;
+    }
+    return -1;
+}
+
 int gs_job_row_set(struct gs_job_row *r, int col, const char *t, struct gs_error *err)
 {
     if (col < 0 || col >= GS_JCOL_COUNT)
@@ -256,9 +280,16 @@ int gs_job_row_set(struct gs_job_row *r, int col, const char *t, struct gs_error
     int v;
     switch (c->kind) {
     case K_ID:
-    case K_STR:
+    case K_STR: {
+        /* Strings reach JSON reports, which can only hold UTF-8: refuse here
+         * rather than let the writer drop the value (jansson rejects it). */
+        long at = bad_utf8(t);
+        if (at >= 0)
+            return gs_errorf(err, GS_EINVAL, "%s: not valid UTF-8 (byte 0x%02X at offset %ld)",
+                             c->name, (unsigned)(unsigned char)t[at], at);
         *(const char **)field = t;
         return 0;
+    }
     case K_SUBMIT:
         return set_submit(r, col, t, err);
     case K_DURATION:

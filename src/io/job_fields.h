@@ -65,7 +65,8 @@ const char *gs_jcol_name(int col);
 /* Set the field of column `col` from `text` (NUL-terminated, already
  * trimmed; borrowed by string fields until the row is used).  Empty text
  * keeps the default, except for id and submit, which must not be empty.
- * Returns 0, or GS_EINVAL with a message "COLUMN: 'TEXT' is not ..." that
+ * Returns 0, or GS_EINVAL with a message "COLUMN: 'TEXT' is not ..." (a string
+ * column: "COLUMN: not valid UTF-8 ...") that
  * the caller prefixes with the location. */
 int gs_job_row_set(struct gs_job_row *r, int col, const char *text, struct gs_error *err);
 

@@ -1,10 +1,12 @@
 /* report.c - summary JSON/text and the jobs/timeline CSV files. */
 #include "io/report.h"
+#include "io/csv.h"
 #include "io/report_diag.h"
 #include "io/report_preempt.h"
 #include "core/diagnose.h"
 #include "core/preempt_metrics.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void gs_report_fmt_sec(char *buf, size_t n, double sec)
@@ -174,20 +176,43 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
     gs_report_waits_text(f, s, pol);
 }
 
+static void write_placement_raw(FILE *f, const struct gs_engine *eng, const struct gs_alloc *a)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(eng);
+    int first = 1;
+    for (int i = 0; i < a->nparts; i++) {
+        for (uint64_t m = a->parts[i].mask; m; m &= m - 1) {
+            fprintf(f, "%s%s:%d", first ? "" : " ", gs_cluster_node_name(cl, a->parts[i].node),
+                    __builtin_ctzll(m));
+            first = 0;
+        }
+    }
+}
+
+/* "node:gpu node:gpu ...", as one CSV field (quoted when a node name holds a
+ * comma, a quote or a line break). */
 static void write_placement(FILE *f, const struct gs_engine *eng, int job)
 {
     struct gs_alloc a;
     if (gs_engine_job_alloc(eng, job, &a) < 0)
         return;
-    const struct gs_cluster *cl = gs_engine_cluster(eng);
-    int first = 1;
-    for (int i = 0; i < a.nparts; i++) {
-        for (uint64_t m = a.parts[i].mask; m; m &= m - 1) {
-            fprintf(f, "%s%s:%d", first ? "" : " ", gs_cluster_node_name(cl, a.parts[i].node),
-                    __builtin_ctzll(m));
-            first = 0;
-        }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        write_placement_raw(m, eng, &a);
+        int ok = fclose(m) == 0;
+        if (ok)
+            gs_csv_put_n(f, text, len);
+        free(text);
+        if (ok)
+            return;
     }
+    /* no memory to build the field: quote it whole (a quote inside a node
+     * name is then not doubled; such names and this path are both rare) */
+    putc('"', f);
+    write_placement_raw(f, eng, &a);
+    putc('"', f);
 }
 
 static const char *state_name(int state)
@@ -238,9 +263,11 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
         }
         if (ji.end != GS_TIME_NONE)
             gs_report_fmt_sec(en, sizeof en, gs_time_to_sec(ji.end));
-        fprintf(f, "%s,%s,%s,%s,%s,%d,", ji.id, sub, st, en, wa, ji.gpus);
+        gs_csv_put(f, ji.id);
+        fprintf(f, ",%s,%s,%s,%s,%d,", sub, st, en, wa, ji.gpus);
         write_placement(f, eng, j);
-        fprintf(f, ",%s,%s", state_name(ji.state), ji.team);
+        fprintf(f, ",%s,", state_name(ji.state));
+        gs_csv_put(f, ji.team);
         write_loss(f, eng, j, &ji);
         fputc('\n', f);
     }

@@ -9,6 +9,7 @@
 #include "io/trace_csv.h"
 #include "core/alloc.h"
 #include "core/strtab.h"
+#include "io/csv.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
 
@@ -346,24 +347,6 @@ struct gs_trace *gs_trace_load_csv(const char *path, int need_duration, struct g
 
 /* --- writer ------------------------------------------------------------- */
 
-/* A string cell, quoted when the reader would otherwise split or trim it. */
-static void write_str(FILE *f, const char *s)
-{
-    size_t n = strlen(s);
-    int quote = n > 0 && (strpbrk(s, ",\"\r\n") || is_blank(s[0]) || is_blank(s[n - 1]));
-    if (!quote) {
-        fputs(s, f);
-        return;
-    }
-    putc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            putc('"', f);
-        putc(*s, f);
-    }
-    putc('"', f);
-}
-
 static void write_row(FILE *f, const int *use, const struct gs_job_spec *s, gs_time dur)
 {
     char buf[64];
@@ -381,7 +364,7 @@ static void write_row(FILE *f, const int *use, const struct gs_job_spec *s, gs_t
                               : col == GS_JCOL_USER ? s->user
                               : col == GS_JCOL_NAME ? s->name
                               : col == GS_JCOL_QUEUE ? s->queue : s->gpu_model;
-            write_str(f, str ? str : "");
+            gs_csv_put(f, str);
         } else if (gs_jcol_format(col, s, dur, buf, sizeof buf) > 0) {
             fputs(buf, f);
         }

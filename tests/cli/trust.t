@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 36
+plan 41
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -91,3 +91,24 @@ is "$(ls -A "$TMP/fresh" | wc -l)" 0 "a failing first run leaves DIR empty"
 # --- 4. errors found after parsing name the input -------------------------
 run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/dup-id.csv"
 like "$out" "dup-id.csv:4: id 'A' already used on line 2" "a repeated id names file, line and first use"
+
+# --- 5. CSV outputs are valid CSV for any name; JSON keeps every value ------
+# ids, teams and a node name with commas, quotes, a line break and blanks:
+# Python's csv module (an independent RFC 4180 reader) must see 15 fields per
+# row and the exact values.
+run "$GPUSCHED" sim --cluster "$DATA/comma-node.yaml" --trace "$DATA/quoted.csv" --out "$TMP/q"
+ok $rc "sim with quoted names runs"
+got=$(python3 -c 'import csv,sys
+r=list(csv.reader(open(sys.argv[1], newline="")))
+print(all(len(x)==15 for x in r), repr([(x[0],x[6],x[8]) for x in r[1:]]))' "$TMP/q/jobs.csv")
+is "$got" "True [('a,1', 'rack,1:0 rack,1:1', 'team \"x\", y'), ('b\"q', 'rack,1:2', 'plain'), ('l\\nm', 'rack,1:3', ' pad ')]" \
+   "jobs.csv quotes ids, placements and teams (RFC 4180)"
+# The summary JSON keeps the team with quotes and commas as a key.
+is "$(jq -r '.wait_by_team | keys | join("|")' "$TMP/q/summary.json")" ' pad |plain|team "x", y' \
+   "wait_by_team keeps every team"
+# A team that is not UTF-8 used to vanish from wait_by_team (jansson refuses
+# the key); now the reader refuses it, naming file, line and column.
+printf 'id,submit,duration,gpus,team\nA,0,10,1,t\351am\nB,0,10,1,ok\n' >"$TMP/latin1.csv"
+run "$GPUSCHED" sim --cluster "$N" --trace "$TMP/latin1.csv" --json
+ok $([ $rc -ne 0 ]; echo $?) "a non-UTF-8 team is refused, not dropped"
+like "$out" "latin1.csv:2: team: not valid UTF-8 (byte 0xE9 at offset 1)" "... naming file:line, column and byte"
