@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 41
+plan 42
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -112,3 +112,9 @@ printf 'id,submit,duration,gpus,team\nA,0,10,1,t\351am\nB,0,10,1,ok\n' >"$TMP/la
 run "$GPUSCHED" sim --cluster "$N" --trace "$TMP/latin1.csv" --json
 ok $([ $rc -ne 0 ]; echo $?) "a non-UTF-8 team is refused, not dropped"
 like "$out" "latin1.csv:2: team: not valid UTF-8 (byte 0xE9 at offset 1)" "... naming file:line, column and byte"
+
+# --- 6. JSON readers: a number where a string is expected keeps its value --
+# The snapshot reader formatted numbers into one shared buffer that the row's
+# id borrowed, so {"id": 12, "gpus": 8} came out as job "8".
+run "$GPUSCHED" frag --cluster "$C" --state "$DATA/snap-numeric-id.json" --json
+is "$(printf '%s' "$out" | jq -c '[.pending[].id]')" '["12","x"]' "a numeric id in a snapshot stays 12"
