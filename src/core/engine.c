@@ -398,7 +398,8 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     j->alloc_mem = a->mem_mib;
     j->alloc_milli = a->milli;
     j->mig_slot = (uint8_t)a->mig_slot;
-    memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
+    if (a->nparts > 0) /* a CPU-only job has none, and eng->parts may be NULL */
+        memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
     eng->nparts += (size_t)a->nparts;
     j->run_pos = (int)eng->nrunning;
     eng->running[eng->nrunning] = job;

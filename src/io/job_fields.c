@@ -319,6 +319,23 @@ int gs_job_row_set(struct gs_job_row *r, int col, const char *t, struct gs_error
     }
 }
 
+int gs_job_row_check(const struct gs_job_row *r, struct gs_error *err)
+{
+    const struct gs_job_spec *s = &r->spec;
+    if (r->duration == GS_TIME_NONE || r->duration <= 0 || s->ckpt_interval <= 0 ||
+        s->ckpt_cost <= 0)
+        return 0;
+    /* checkpoints strictly inside the work (none after the last piece) */
+    int64_t n = (r->duration - 1) / s->ckpt_interval, ckpt, wall;
+    const int64_t max = (int64_t)(MAX_SECONDS * 1000);
+    if (__builtin_mul_overflow(n, s->ckpt_cost, &ckpt) ||
+        __builtin_add_overflow(ckpt, r->duration, &wall) || wall > max)
+        return gs_errorf(err, GS_ERANGE, "checkpoint_interval, checkpoint_cost: %lld checkpoints "
+                         "of %.17g s make the run longer than the %.0f s limit",
+                         (long long)n, gs_time_to_sec(s->ckpt_cost), MAX_SECONDS);
+    return 0;
+}
+
 int gs_jcol_is_string(int col)
 {
     return col >= 0 && col < GS_JCOL_COUNT && (cols[col].kind == K_ID || cols[col].kind == K_STR);

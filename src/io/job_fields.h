@@ -70,6 +70,13 @@ const char *gs_jcol_name(int col);
  * the caller prefixes with the location. */
 int gs_job_row_set(struct gs_job_row *r, int col, const char *text, struct gs_error *err);
 
+/* Checks across the fields of a complete row: a run whose checkpoints
+ * (floor((duration - 1) / checkpoint_interval) of checkpoint_cost each) make
+ * it longer than the largest time (9e12 s) is refused, since no end time
+ * could be computed for it.  Returns 0 or GS_ERANGE "COLUMNS: ..." that the
+ * caller prefixes with the location. */
+int gs_job_row_check(const struct gs_job_row *r, struct gs_error *err);
+
 /* Whether column `col` holds a string (id, mig, team, user, name, queue,
  * gpu_model); gs_jcol_format copies those unquoted and unbounded writers
  * should write the spec's string directly. */

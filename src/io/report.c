@@ -226,7 +226,11 @@ static const char *state_name(int state)
  * is in micro-GPU-seconds, printed with up to 6 decimals ("240", "0.25"). */
 static void fmt_gpu_s(char *buf, size_t n, int64_t milli_gpus, gs_time ms)
 {
-    int64_t micro = milli_gpus * ms;
+    int64_t micro;
+    if (__builtin_mul_overflow(milli_gpus, ms, &micro)) { /* past 9.2e12 GPU-s: not exact */
+        snprintf(buf, n, "%.0f", (double)milli_gpus * (double)ms / 1e6);
+        return;
+    }
     snprintf(buf, n, "%lld.%06lld", (long long)(micro / 1000000), (long long)(micro % 1000000));
     char *end = buf + strlen(buf) - 1;
     while (*end == '0')

@@ -201,7 +201,8 @@ static int read_row(struct csv *c, const struct header *h, long line, int need_d
     if (need_duration && row->duration == GS_TIME_NONE)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: duration: empty, but the simulator needs it",
                          c->name, line);
-    return 0;
+    int rc = gs_job_row_check(row, err);
+    return rc < 0 ? gs_error_prefix(err, rc, "%s:%ld: ", c->name, line) : 0;
 }
 
 static int check_submit(struct csv *c, long line, const struct gs_job_row *row,

@@ -23,7 +23,8 @@ struct sim {
     struct finish_ev *heap;
     size_t nheap, heap_cap;
     uint64_t seq;
-    int failed;         /* GS_ENOMEM inside the observer */
+    int failed;         /* GS_ENOMEM inside the observer, or GS_ERANGE */
+    int failed_job;     /* GS_ERANGE: the job whose end is not representable */
 };
 
 static int ev_less(const struct finish_ev *a, const struct finish_ev *b)
@@ -83,6 +84,10 @@ static void on_event(void *arg, const struct gs_event *ev)
         gs_time dur = gs_trace_duration(s->tr, s->trace_of[ev->job]), end;
         if (gs_engine_job_eta(s->eng, ev->job, dur, &end) < 0)
             end = gs_time_add(ev->time, dur);
+        if (end == GS_TIME_INF && !s->failed) {
+            s->failed = GS_ERANGE; /* its end is past the largest time */
+            s->failed_job = ev->job;
+        }
         struct finish_ev fe = { end, s->seq++, ev->job, s->gen[ev->job] };
         if (heap_push(s, fe) < 0)
             s->failed = GS_ENOMEM;
@@ -150,6 +155,12 @@ static int apply_finishes(struct sim *s, gs_time t, int64_t *events, struct gs_e
 
 static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_error *err)
 {
+    if (s->failed == GS_ERANGE) {
+        struct gs_job_spec spec;
+        gs_engine_job_spec(s->eng, s->failed_job, &spec);
+        return gs_errorf(err, GS_ERANGE, "job %s: its run (work plus checkpoints) ends past "
+                         "the largest time the simulator can represent", spec.id);
+    }
     if (s->failed)
         return gs_errorf(err, s->failed, "out of memory in the simulator");
     if (s->opts && s->opts->check && gs_cluster_check(gs_engine_cluster(s->eng), err) < 0)

@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 42
+plan 46
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -118,3 +118,17 @@ like "$out" "latin1.csv:2: team: not valid UTF-8 (byte 0xE9 at offset 1)" "... n
 # id borrowed, so {"id": 12, "gpus": 8} came out as job "8".
 run "$GPUSCHED" frag --cluster "$C" --state "$DATA/snap-numeric-id.json" --json
 is "$(printf '%s' "$out" | jq -c '[.pending[].id]')" '["12","x"]' "a numeric id in a snapshot stays 12"
+
+# --- 7. arithmetic on times inside the limits --------------------------------
+# 1e7 s of work, 1 ms interval, 1e6 s cost: ~1e10 checkpoints x 1e6 s = 1e16 s,
+# past the 9e12 s time limit (and past INT64_MAX ms, so the old build wrapped).
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/ckpt-overflow.csv" --out "$TMP/ovf"
+ok $([ $rc -eq 1 ]; echo $?) "a run whose checkpoints pass the time limit is refused"
+like "$out" "ckpt-overflow.csv:2: checkpoint_interval, checkpoint_cost: 9999999999 checkpoints" \
+     "... at FILE:LINE with the count"
+# A CPU-only job (gpus 0) that starts first: the engine copied 0 placement
+# parts from a NULL pool (UB the sanitizer build aborts on).  It runs 0-100
+# beside A (4 GPUs, 0-100): util_alloc = 4*100 / (8*100) = 0.5.
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/cpu-first.csv" --json
+ok $rc "a CPU-only job that starts first runs (sanitizer clean in the san variant)"
+is "$(printf '%s' "$out" | jq .util_alloc)" 0.5 "... and util_alloc is 400/800"
