@@ -2,22 +2,62 @@
  * subcommands (cli_load.h). */
 #include "cli/cli_load.h"
 #include "cli/cli.h"
+#include "core/engine.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/* Options every command takes (cli_load.h), read here so no command can
+ * forget one.  Process-wide settings of this one CLI invocation, like
+ * getopt's own optind: a file-static is the honest shape for them. */
+enum { OPT_STRICT = 0x7f01, OPT_VERSION };
+static struct gs_cli_common common;
+
+const struct gs_cli_common *gs_cli_common(void)
+{
+    return &common;
+}
+
+static int common_opt(const struct gs_cli_cmd *cmd, int c)
+{
+    if (c == OPT_STRICT)
+        common.strict = 1;
+    else if (c == OPT_VERSION)
+        printf("gpusched %s %s\n", cmd->name, GS_VERSION);
+    return c == OPT_VERSION;
+}
 
 int gs_cli_parse(const struct gs_cli_cmd *cmd, int argc, char **argv, gs_cli_opt_fn on_opt,
                  void *arg)
 {
+    static const struct option extra[] = {
+        { "strict", no_argument, NULL, OPT_STRICT },
+        { "version", no_argument, NULL, OPT_VERSION },
+    };
+    enum { MAX_OPTS = 64 };
+    struct option opts[MAX_OPTS + 3];
+    size_t n = 0;
+    while (cmd->opts[n].name && n < MAX_OPTS)
+        n++;
+    memcpy(opts, cmd->opts, n * sizeof *opts);
+    memcpy(opts + n, extra, sizeof extra);
+    memset(&opts[n + 2], 0, sizeof opts[n + 2]);
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", cmd->opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(cmd->help, stdout);
+            fputs(gs_cli_common_help, stdout);
             return 0;
         }
         if (c == '?') {
             fputs(cmd->help, stderr);
             return 2;
+        }
+        if (c >= OPT_STRICT && c <= OPT_VERSION) {
+            if (common_opt(cmd, c))
+                return 0;
+            continue;
         }
         if (on_opt(c, optarg, arg) < 0)
             return 2;
@@ -26,6 +66,14 @@ int gs_cli_parse(const struct gs_cli_cmd *cmd, int argc, char **argv, gs_cli_opt
         return cli_failf(cmd->name, 2, "unexpected argument '%s'", argv[optind]);
     return -1;
 }
+
+const char gs_cli_common_help[] =
+    "\n"
+    "Options every command takes:\n"
+    "  --strict        treat input the run cannot use as an error: an empty\n"
+    "                  trace, jobs that can never fit the cluster (rejected)\n"
+    "  --version       print the version and exit\n"
+    "  -h, --help      print this help and exit\n";
 
 void gs_cli_inputs_init(struct gs_cli_inputs *in, const char *cmd)
 {
@@ -42,7 +90,40 @@ int gs_cli_inputs_cluster(struct gs_cli_inputs *in, const char *path)
 int gs_cli_inputs_trace(struct gs_cli_inputs *in, const char *path, int need_duration)
 {
     in->trace = cli_load_trace(in->cmd, path, need_duration);
-    return in->trace ? 0 : -1;
+    if (!in->trace)
+        return -1;
+    if (gs_trace_count(in->trace) == 0) {
+        if (common.strict)
+            return cli_failf(in->cmd, -1, "%s: the trace has no jobs (--strict)", path);
+        cli_failf(in->cmd, 0, "warning: %s: the trace has no jobs; every figure below is "
+                              "empty", path);
+    }
+    return 0;
+}
+
+int gs_cli_check_rejected(const char *cmd, const struct gs_engine *eng)
+{
+    int n = 0, shown = 0;
+    char ids[256] = "";
+    for (int j = 0; j < gs_engine_job_count(eng); j++) {
+        struct gs_job_info ji;
+        if (gs_engine_job_info(eng, j, &ji) < 0 || ji.state != GS_JOB_REJECTED)
+            continue;
+        n++;
+        if (shown < 5) {
+            size_t len = strlen(ids);
+            snprintf(ids + len, sizeof ids - len, "%s%s (%d GPUs)", shown ? ", " : "", ji.id,
+                     ji.gpus);
+            shown++;
+        }
+    }
+    if (n == 0)
+        return 0;
+    cli_failf(cmd, 0, "%s: %d job%s can never run on this cluster and %s rejected "
+                      "(counted as 'rejected' in the summary): %s%s",
+              common.strict ? "error" : "warning", n, n == 1 ? "" : "s",
+              n == 1 ? "was" : "were", ids, n > shown ? ", ..." : "");
+    return common.strict ? 1 : 0;
 }
 
 /* "seed-policy" from "examples/seed-policy.yaml"; "defaults" for NULL. */

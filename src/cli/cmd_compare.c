@@ -185,6 +185,8 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     for (int i = 0; status == 0 && i < n; i++)
         status = run_one(&runs[i], in->cluster, in->trace, i == 0 ? &o : NULL,
                          i == 0 ? &first : NULL);
+    if (status == 0 && first.engine && gs_cli_check_rejected("compare", first.engine))
+        status = 1;
     if (status == 0 && a->html)
         status = write_html(a->html, &h, &first, runs, n);
     gs_sim_result_fini(&first);

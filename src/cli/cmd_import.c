@@ -42,6 +42,7 @@ static void import_usage(FILE *f)
     for (size_t i = 0; i < NFORMATS; i++)
         fprintf(f, "  %-8s %s\n", formats[i].name, formats[i].summary);
     fputs("\nRun 'gpusched import --format FORMAT --help' for a format's options.\n", f);
+    fputs(gs_cli_common_help, f);
 }
 
 /* The value of --format in argv (NULL if absent); stops at "--". */

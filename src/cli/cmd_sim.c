@@ -156,7 +156,9 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
         cli_html_fini(&h);
         return 1;
     }
-    int status = a->out ? write_outputs(a, &files, &r, pol) : 0;
+    int status = gs_cli_check_rejected("sim", r.engine);
+    if (status == 0 && a->out)
+        status = write_outputs(a, &files, &r, pol);
     if (a->out && finish_outputs(a->out, &files, status == 0))
         status = 1;
     if (status == 0 && a->html && cli_html_sim(a->html, &h, &r, pol, a->trace))

@@ -145,6 +145,8 @@ static int run(const struct whatif_args *a, const struct gs_cli_inputs *in)
     if (gs_whatif_run(&w, in->cluster, in->trace, in->pols, in->names, in->npol, a->add,
                       a->nadd, &opts, &err) < 0)
         status = cli_fail("whatif", &err);
+    else if (gs_cli_check_rejected("whatif", w.actual.engine))
+        status = 1;
     else
         status = report(a, &w, &h, &in->pols[0]);
     gs_whatif_fini(&w);

@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 46
+plan 63
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -132,3 +132,30 @@ like "$out" "ckpt-overflow.csv:2: checkpoint_interval, checkpoint_cost: 99999999
 run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/cpu-first.csv" --json
 ok $rc "a CPU-only job that starts first runs (sanitizer clean in the san variant)"
 is "$(printf '%s' "$out" | jq .util_alloc)" 0.5 "... and util_alloc is 400/800"
+
+# --- 8. jobs that can never run, empty traces: said on stderr, --strict -----
+# A asks for 16 GPUs on an 8-GPU cluster: rejected at submit.
+"$GPUSCHED" sim --cluster "$N" --trace "$DATA/too-wide.csv" --json >"$TMP/o.json" 2>"$TMP/e"; rc=$?
+ok $rc "a rejected job alone still exits 0 ..."
+like "$(cat "$TMP/e")" "warning: 1 job can never run on this cluster and was rejected.*A (16 GPUs)" \
+     "... but says so on stderr with the id"
+is "$(jq .rejected "$TMP/o.json")" 1 "... and counts it in the summary"
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/too-wide.csv" --strict
+ok $([ $rc -eq 1 ]; echo $?) "--strict makes a rejected job an error"
+for c in compare whatif; do
+    run "$GPUSCHED" $c --cluster "$N" --trace "$DATA/too-wide.csv" --policy "$DATA/diag-fifo.yaml" --strict
+    ok $([ $rc -eq 1 ] && printf '%s' "$out" | grep -q "error: 1 job can never run"; echo $?) "$c --strict refuses it too"
+done
+"$GPUSCHED" sim --cluster "$N" --trace "$DATA/no-jobs.csv" >"$TMP/o.txt" 2>"$TMP/e"; rc=$?
+like "$(cat "$TMP/e")" "no-jobs.csv: the trace has no jobs" "an empty trace is reported on stderr"
+like "$(cat "$TMP/o.txt")" "schedulability S_8" "... and S_k keeps the cluster's k (was S_0)"
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/no-jobs.csv" --strict
+ok $([ $rc -eq 1 ]; echo $?) "--strict refuses an empty trace"
+
+# --- 9. --version and -h ------------------------------------------------------
+run "$GPUSCHED" --version
+like "$out" "^gpusched [0-9]" "gpusched --version"
+for c in sim frag compare whatif fill gen import; do
+    run "$GPUSCHED" $c -h
+    ok $([ $rc -eq 0 ] && printf '%s' "$out" | grep -q -- "--strict"; echo $?) "$c -h prints the help with the common options"
+done
