@@ -120,7 +120,7 @@ static void print_wrapped(const char *text)
 static int report(const struct whatif_args *a, struct gs_whatif *w, struct cli_html *h,
                   const struct gs_policy *pol)
 {
-    char text[4096];
+    char text[8192];
     if (a->json) {
         if (cli_print_json(gs_report_whatif_json(w)))
             return 1;

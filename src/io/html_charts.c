@@ -265,7 +265,7 @@ void gs_html_compare_sections(FILE *f, const struct gs_html_run *runs, int n)
 
 void gs_html_whatif_sections(FILE *f, const struct gs_whatif *w)
 {
-    char text[4096];
+    char text[8192];
     gs_report_whatif_verdict(text, sizeof text, w);
     gs_html_section(f, "What if: fragmentation or shortage?",
                     "actual: the cluster and policy as given; fluid: the same GPUs with no node "
