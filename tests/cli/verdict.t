@@ -3,7 +3,7 @@
 # (docs/diagnosis.md section 4).  Each case fixes the cause by building it in:
 # every waiting job-hour has one reason, and the counterfactual runs agree.
 . "$(dirname "$0")/tap.sh"
-plan 27
+plan 30
 N=$DATA/one-node.yaml
 FIFO=$DATA/diag-fifo.yaml
 v() { "$GPUSCHED" whatif "$@" --json >"$TMP/v.json" 2>"$TMP/v.err"; rc=$?; }
@@ -72,3 +72,12 @@ is "$(jq -c '[.verdict.attribution.resolved.quota, .verdict.attribution.resolved
    "... half quota, half shortage"
 is "$(j '.verdict.fixes[0].run')" "+1 node" "... only capacity shortens it"
 like "$(j .verdict.text)" "no cause holds 60%" "... and the text says why it is mixed"
+
+# The symptom checks state every condition they test, waits in hours only.
+"$GPUSCHED" sim --cluster "$N" --trace "$DATA/hol.csv" --json >"$TMP/s.json"
+m=$(jq -r '.symptoms[] | select(.name == "big_jobs_wait") | .message' "$TMP/s.json")
+like "$m" "5-8-GPU p90 >= 1.00 h: 0.03 h (no), and >= 3 x the 1-GPU p90 0.00 h (yes), and S_8 >= 1 less than 50% of the time: 0% (yes)" \
+     "big_jobs_wait names its three conditions with values"
+ok $(jq -r '.symptoms[].message' "$TMP/s.json" | grep -q " min\b"; [ $? -ne 0 ]; echo $?) "no check mixes minutes with hours"
+m=$(jq -r '.symptoms[] | select(.name == "long_queue_moderate") | .message' "$TMP/s.json")
+like "$m" "wait p90 >= 1.00 h: 0.04 h (no), and util_alloc <= 80%: 64% (yes)" "long_queue_moderate names both conditions"
