@@ -157,11 +157,16 @@ static void policy_vs_capacity(char *buf, size_t n, const struct gs_whatif *w)
     fix_ref(buf, n, w, v->best_policy);
     gs_catf(buf, n, "; best capacity: ");
     fix_ref(buf, n, w, v->best_capacity);
-    if (v->best_policy >= 0 && v->best_capacity >= 0)
-        gs_catf(buf, n, "; the %s shortens the tails more",
-                gs_whatif_gain(w, v->best_policy) >= gs_whatif_gain(w, v->best_capacity)
-                    ? "policy change, on the same GPUs,"
-                    : "added capacity");
+    if (v->best_policy >= 0 && v->best_capacity >= 0) {
+        double more = w->runs[0].gpus > 0 ? (double)(w->runs[v->best_capacity].gpus -
+                                                     w->runs[0].gpus) / (double)w->runs[0].gpus
+                                          : 0;
+        if (gs_whatif_gain(w, v->best_policy) >= gs_whatif_gain(w, v->best_capacity))
+            gs_catf(buf, n, "; the policy change, on the same GPUs, shortens the tails more");
+        else
+            gs_catf(buf, n, "; the added capacity (%.0f%% more GPUs) shortens the tails more, "
+                            "the policy change costs no hardware", 100 * more);
+    }
     gs_catf(buf, n, ". ");
 }
 
