@@ -180,6 +180,7 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     struct gs_sim_result first;
     memset(&first, 0, sizeof first);
     cli_html_init(&h, a->html != NULL);
+    cli_html_names(&h, a->cluster, a->trace, a->policies, a->npol);
     cli_html_opts(&h, &o);
     int status = 0;
     for (int i = 0; status == 0 && i < n; i++)

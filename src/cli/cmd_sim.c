@@ -142,6 +142,7 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
     struct gs_sim_opts o = { on_tick, NULL, &files, a->check };
     struct cli_html h;
     cli_html_init(&h, a->html != NULL);
+    cli_html_names(&h, a->cluster, a->trace, &a->policy, 1);
     cli_html_opts(&h, &o);
     struct gs_sim_result r;
     struct gs_error err = { 0 };
@@ -161,7 +162,8 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
         status = write_outputs(a, &files, &r, pol);
     if (a->out && finish_outputs(a->out, &files, status == 0))
         status = 1;
-    if (status == 0 && a->html && cli_html_sim(a->html, &h, &r, pol, a->trace))
+    if (status == 0 && a->html &&
+        cli_html_sim(a->html, &h, &r, pol, "One replay of the trace on the cluster."))
         status = 1;
     cli_html_fini(&h);
     if (a->json)

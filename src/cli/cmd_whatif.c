@@ -137,6 +137,7 @@ static int run(const struct whatif_args *a, const struct gs_cli_inputs *in)
 {
     struct cli_html h;
     cli_html_init(&h, a->html != NULL);
+    cli_html_names(&h, a->cluster, a->trace, a->pol_paths, a->npol);
     struct gs_sim_opts opts = { 0 };
     cli_html_opts(&h, &opts);
     static struct gs_whatif w; /* large: keep it off the stack */

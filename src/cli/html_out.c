@@ -13,6 +13,15 @@ void cli_html_init(struct cli_html *h, int on)
     gs_timeline_init(&h->tl);
 }
 
+void cli_html_names(struct cli_html *h, const char *cluster, const char *trace,
+                    const char *const *policies, int npol)
+{
+    h->cluster = cluster;
+    h->trace = trace;
+    h->policies = policies;
+    h->npol = npol;
+}
+
 static void tick(void *arg, const struct gs_sim_tick *t)
 {
     struct cli_html *h = arg;
@@ -38,11 +47,14 @@ void cli_html_fini(struct cli_html *h)
 }
 
 static FILE *open_page(const char *cmd, struct cli_out *o, const char *path, const char *title,
-                       const char *sub)
+                       const char *sub, const struct cli_html *h, const struct gs_policy *pol)
 {
     if (cli_out_open(cmd, o, path))
         return NULL;
     gs_html_begin(o->f, title, sub);
+    static const char *const none[1] = { NULL };
+    gs_html_meta(o->f, h->cluster, h->trace, h->npol ? h->policies : none, h->npol ? h->npol : 1,
+                 pol);
     return o->f;
 }
 
@@ -58,7 +70,7 @@ int cli_html_sim(const char *path, struct cli_html *h, const struct gs_sim_resul
 {
     gs_timeline_close(&h->tl, r->summary.span_end);
     struct cli_out o;
-    FILE *f = open_page("sim", &o, path, "gpusched simulation report", subtitle);
+    FILE *f = open_page("sim", &o, path, "gpusched simulation report", subtitle, h, pol);
     if (!f)
         return 1;
     struct gs_html_run run = { "simulation", &r->summary, r->engine, &h->tl, pol, NULL };
@@ -80,7 +92,7 @@ int cli_html_compare(const char *path, struct cli_html *h, const struct gs_sim_r
     struct cli_out o;
     FILE *f = open_page("compare", &o, path, "gpusched policy comparison",
                         "The same trace on the same cluster under each policy; the detailed "
-                        "charts below are for the first policy.");
+                        "charts below are for the first policy.", h, pols[0]);
     if (!f)
         return 1;
     gs_html_compare_sections(f, runs, n);
@@ -98,7 +110,7 @@ int cli_html_whatif(const char *path, struct cli_html *h, const struct gs_whatif
     FILE *f = open_page("whatif", &o, path, "gpusched what-if: fragmentation or shortage?",
                         "The trace on the actual cluster, on the fluid cluster, under other "
                         "policies and with added nodes; the detailed charts below are for the "
-                        "actual run.");
+                        "actual run.", h, pol);
     if (!f)
         return 1;
     gs_html_whatif_sections(f, w);
