@@ -22,10 +22,19 @@ void gs_report_fmt_sec(char *buf, size_t n, double sec)
         *end = '\0';
 }
 
+/* A statistic over nothing is unknown, not 0: null when `known` is false. */
+static json_t *real_or_null(int known, double v)
+{
+    return known ? json_real(v) : json_null();
+}
+
 json_t *gs_report_pctl_json(const struct gs_pctl *p)
 {
-    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)p->n, "p50", p->p50,
-                     "p90", p->p90, "p99", p->p99, "mean", p->mean, "max", p->max);
+    int k = p->n > 0;
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)p->n, "p50",
+                     real_or_null(k, p->p50), "p90", real_or_null(k, p->p90), "p99",
+                     real_or_null(k, p->p99), "mean", real_or_null(k, p->mean), "max",
+                     real_or_null(k, p->max));
 }
 
 static json_t *by_size_json(const struct gs_summary *s)
@@ -46,10 +55,13 @@ static json_t *by_team_json(const struct gs_summary *s)
 
 static json_t *sched_json(const struct gs_summary *s)
 {
-    return json_pack("{s:i, s:f, s:f, s:{s:I, s:f, s:f, s:f, s:f}}", "k", s->sched.k, "mean",
-                     s->sched.mean, "share_ge1", s->sched.share_ge1, "windows", "count",
-                     (json_int_t)s->sched.windows, "mean", s->sched.win_mean, "p50",
-                     s->sched.win_p50, "p90", s->sched.win_p90, "max", s->sched.win_max);
+    int span = s->span_end > s->span_start, w = s->sched.windows > 0;
+    return json_pack("{s:i, s:o, s:o, s:{s:I, s:o, s:o, s:o, s:o}}", "k", s->sched.k, "mean",
+                     real_or_null(span, s->sched.mean), "share_ge1",
+                     real_or_null(span, s->sched.share_ge1), "windows", "count",
+                     (json_int_t)s->sched.windows, "mean", real_or_null(w, s->sched.win_mean),
+                     "p50", real_or_null(w, s->sched.win_p50), "p90",
+                     real_or_null(w, s->sched.win_p90), "max", real_or_null(w, s->sched.win_max));
 }
 
 static json_t *policy_json(const struct gs_policy *p)
@@ -76,8 +88,9 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
     json_object_set_new(o, "wait_by_size", by_size_json(s));
     json_object_set_new(o, "wait_by_team", by_team_json(s));
     json_object_set_new(o, "jct", gs_report_pctl_json(&s->jct));
-    json_object_set_new(o, "util_alloc", json_real(s->util_alloc));
-    json_object_set_new(o, "util_effective", json_real(s->util_effective));
+    int span = s->span_end > s->span_start;
+    json_object_set_new(o, "util_alloc", real_or_null(span, s->util_alloc));
+    json_object_set_new(o, "util_effective", real_or_null(span, s->util_effective));
     json_object_set_new(o, "util_effective_note",
                         json_string(s->util_effective_modelled
                                         ? "useful work of completed jobs at full speed; "
@@ -87,17 +100,20 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
                                         : "useful work of completed jobs; checkpoint time, "
                                           "lost and killed work are excluded, but slow-downs "
                                           "from placement and GPU sharing are not modelled"));
-    json_object_set_new(o, "jobs_per_gpu_day", json_real(s->jobs_per_gpu_day));
+    json_object_set_new(o, "jobs_per_gpu_day", real_or_null(span, s->jobs_per_gpu_day));
     json_object_set_new(o, "schedulability", sched_json(s));
     json_object_set_new(o, "fragmentation",
-                        json_pack("{s:f, s:f, s:f, s:f}", "count", s->frag.count, "topology",
-                                  s->frag.topology, "memory", s->frag.memory, "mig",
-                                  s->frag.mig));
+                        json_pack("{s:o, s:o, s:o, s:o}", "count",
+                                  real_or_null(span, s->frag.count), "topology",
+                                  real_or_null(span, s->frag.topology), "memory",
+                                  real_or_null(span, s->frag.memory), "mig",
+                                  real_or_null(span, s->frag.mig)));
+    int est = s->estimate.n > 0;
     json_object_set_new(o, "estimate_accuracy",
-                        json_pack("{s:I, s:f, s:f, s:f}", "jobs", (json_int_t)s->estimate.n,
-                                  "ratio_p50", s->estimate.ratio_p50, "ratio_p90",
-                                  s->estimate.ratio_p90, "underestimated",
-                                  s->estimate.under_share));
+                        json_pack("{s:I, s:o, s:o, s:o}", "jobs", (json_int_t)s->estimate.n,
+                                  "ratio_p50", real_or_null(est, s->estimate.ratio_p50),
+                                  "ratio_p90", real_or_null(est, s->estimate.ratio_p90),
+                                  "underestimated", real_or_null(est, s->estimate.under_share)));
     gs_report_preempt_json(o, s);
     gs_report_waits_json(o, s, pol);
     if (pol)

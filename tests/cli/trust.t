@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 63
+plan 67
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -159,3 +159,29 @@ for c in sim frag compare whatif fill gen import; do
     run "$GPUSCHED" $c -h
     ok $([ $rc -eq 0 ] && printf '%s' "$out" | grep -q -- "--strict"; echo $?) "$c -h prints the help with the common options"
 done
+# Every long option in each command's getopt table appears in its --help.
+missing=""
+for f in "$ROOT"/src/cli/cmd_*.c; do
+    c=$(basename "$f" .c | sed 's/^cmd_//')
+    case $c in
+    import) h=$("$GPUSCHED" import --format aaic --help) ;;
+    import_openb) h=$("$GPUSCHED" import --format openb --help) ;;
+    *) h=$("$GPUSCHED" "$c" --help) ;;
+    esac
+    for o in $(grep -oE '\{ "[a-z][a-z0-9_-]*", (required|no|optional)_argument' "$f" |
+               sed -E 's/\{ "([^"]+)".*/\1/' | sort -u); do
+        printf '%s' "$h" | grep -q -- "--$o\b" || missing="$missing $c:--$o"
+    done
+done
+is "$missing" "" "every option of every command is in its --help"
+
+# --- 10. empty statistics are null, not 0 -------------------------------------
+"$GPUSCHED" sim --cluster "$N" --trace "$DATA/no-jobs.csv" --json >"$TMP/e.json" 2>/dev/null
+is "$(jq -c '[.wait.p50, .wait.max, .util_alloc, .jobs_per_gpu_day, .schedulability.mean, .fragmentation.count]' "$TMP/e.json")" \
+   "[null,null,null,null,null,null]" "an empty run: waits, utilization, S_k and fragmentation are null"
+# hol.csv has no inference job: SLO attainment is unknown (null), and a size
+# class without jobs has null percentiles (1 GPU: none in hol.csv).
+"$GPUSCHED" sim --cluster "$N" --trace "$T" --json >"$TMP/h.json"
+is "$(jq -c '[.classes.infer.jobs, .classes.infer.slo_attainment, .wait_by_size["1"].p90]' "$TMP/h.json")" \
+   "[0,null,null]" "no inference jobs: slo_attainment null; an empty size class: null p90"
+is "$(jq '.wait.p90' "$TMP/h.json")" 136 "... while real statistics keep their value (p90 136 s)"
