@@ -3,6 +3,7 @@
 #include "cli/cli_load.h"
 #include "cli/cli.h"
 #include "core/engine.h"
+#include "sim/offered.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -171,4 +172,44 @@ void gs_cli_inputs_fini(struct gs_cli_inputs *in)
     in->trace = NULL;
     gs_cluster_destroy(in->cluster);
     in->cluster = NULL;
+}
+
+void gs_cli_warn_load(const char *cmd, const struct gs_cluster *cl, const struct gs_policy *pol,
+                      const char *name, const struct gs_trace *tr)
+{
+    struct gs_offered o;
+    gs_offered_compute(&o, cl, pol, tr);
+    const char *pn = name ? name : "the policy";
+    char span[32];
+    if (o.span_s < 2 * 86400)
+        snprintf(span, sizeof span, "%.2f h", o.span_s / 3600);
+    else
+        snprintf(span, sizeof span, "%.1f days", o.span_s / 86400);
+    if (o.steady && o.load > 1.0)
+        cli_failf(cmd, 0, "warning: the trace offers %.2f x the cluster's capacity (%.1f "
+                          "GPU-hours asked over %s of arrivals on %lld GPUs): the queue "
+                          "grows without bound while jobs arrive",
+                  o.load, o.gpu_hours, span, (long long)o.gpus);
+    if (o.quota_gpus > 0) {
+        char load[96] = "";
+        if (o.steady && o.span_s > 0)
+            snprintf(load, sizeof load, "; the trace offers %.2f x that%s", o.quota_load,
+                     o.quota_load > 1.0 ? ", so the queue grows without bound" : "");
+        cli_failf(cmd, 0, "warning: under %s every job is under a strict team quota and the "
+                          "quotas add up to %lld of the %lld GPUs: at most %lld can ever be "
+                          "busy%s",
+                  pn, (long long)o.quota_gpus, (long long)o.gpus, (long long)o.quota_gpus, load);
+    }
+    for (int i = 0; i < o.nteams; i++) {
+        const struct gs_offered_team *t = &o.teams[i];
+        if (t->load > 1.0)
+            cli_failf(cmd, 0, "warning: under %s team %s asks for %.1f GPUs on average against "
+                              "its quota of %d (%.2f x): its queue grows without bound",
+                      pn, t->team, t->mean_gpus, t->quota, t->load);
+        if (t->too_wide > 0)
+            cli_failf(cmd, 0, "warning: under %s %lld job%s of team %s ask%s for more than its "
+                              "quota of %d GPUs and can never start",
+                      pn, (long long)t->too_wide, t->too_wide == 1 ? "" : "s", t->team,
+                      t->too_wide == 1 ? "s" : "", t->quota);
+    }
 }

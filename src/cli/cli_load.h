@@ -63,6 +63,13 @@ struct gs_engine;
  * error ("error:" instead of "warning:"), else 0. */
 int gs_cli_check_rejected(const char *cmd, const struct gs_engine *eng);
 
+/* Before a replay: warn on stderr when the queue can only grow (offered load
+ * above capacity, quotas that cap the busy GPUs, a team over its quota, jobs
+ * wider than their team's quota), with the numbers (sim/offered.h).  `name`
+ * labels the policy in messages (NULL: "the policy"). */
+void gs_cli_warn_load(const char *cmd, const struct gs_cluster *cl, const struct gs_policy *pol,
+                      const char *name, const struct gs_trace *tr);
+
 /* What a replay reads: a cluster, a trace and policies.  The struct owns what
  * it has loaded and must not be copied or moved (names points into it). */
 struct gs_cli_inputs {

@@ -214,9 +214,11 @@ int cmd_compare(int argc, char **argv)
     gs_cli_inputs_init(&in, "compare");
     int status = 1;
     if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.policies, a.npol) == 0) {
-        for (int i = 0; i < a.npol; i++)
+        for (int i = 0; i < a.npol; i++) {
             runs[i] = (struct run){ .path = a.policies[i], .name = in.names[i],
                                     .pol = &in.pols[i] };
+            gs_cli_warn_load("compare", in.cluster, &in.pols[i], in.names[i], in.trace);
+        }
         status = run_all(&a, &in, runs, a.npol);
     }
     for (int i = 0; i < a.npol; i++)

@@ -186,8 +186,10 @@ int cmd_sim(int argc, char **argv)
     /* the policy before the trace: the order sim has always reported errors in */
     if (gs_cli_inputs_cluster(&in, a.cluster) == 0 &&
         gs_cli_inputs_policies(&in, &a.policy, 1) == 0 &&
-        gs_cli_inputs_trace(&in, a.trace, 1) == 0)
+        gs_cli_inputs_trace(&in, a.trace, 1) == 0) {
+        gs_cli_warn_load("sim", in.cluster, &in.pols[0], NULL, in.trace);
         status = run(&a, in.cluster, &in.pols[0], in.trace);
+    }
     gs_cli_inputs_fini(&in);
     return status;
 }

@@ -167,8 +167,11 @@ int cmd_whatif(int argc, char **argv)
     /* no --policy: one run under the defaults (pol_paths[0] is NULL) */
     int npol = a.npol ? a.npol : 1;
     int status = 1;
-    if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.pol_paths, npol) == 0)
+    if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.pol_paths, npol) == 0) {
+        for (int i = 0; i < in.npol; i++)
+            gs_cli_warn_load("whatif", in.cluster, &in.pols[i], in.names[i], in.trace);
         status = run(&a, &in);
+    }
     gs_cli_inputs_fini(&in);
     return status;
 }

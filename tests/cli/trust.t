@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 67
+plan 72
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -185,3 +185,26 @@ is "$(jq -c '[.wait.p50, .wait.max, .util_alloc, .jobs_per_gpu_day, .schedulabil
 is "$(jq -c '[.classes.infer.jobs, .classes.infer.slo_attainment, .wait_by_size["1"].p90]' "$TMP/h.json")" \
    "[0,null,null]" "no inference jobs: slo_attainment null; an empty size class: null p90"
 is "$(jq '.wait.p90' "$TMP/h.json")" 136 "... while real statistics keep their value (p90 136 s)"
+
+# --- 11. a queue that can only grow is flagged before the replay -------------
+# 21 jobs of 8 GPUs x 100 s, one every 50 s, on 8 GPUs: 16800 GPU-s (4.7
+# GPU-hours) asked over 1000 s (0.28 h) = 16800 / 8000 = 2.10 x capacity.  The
+# arrivals span 10 run times, so this is a trend, not a burst.
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/over-capacity.csv"
+like "$out" "warning: the trace offers 2.10 x the cluster's capacity (4.7 GPU-hours asked over 0.28 h of arrivals on 8 GPUs)" \
+     "offered load above capacity is warned with the numbers"
+# hol.csv asks for 20 x capacity, but all at once (5 s of arrivals, 10-100 s
+# jobs): a burst that drains, not a growing queue - no warning.
+run "$GPUSCHED" sim --cluster "$N" --trace "$T"
+ok $(printf '%s' "$out" | grep -q "warning"; [ $? -ne 0 ]; echo $?) "a burst is not warned about"
+# team-a: 41 1-GPU jobs of 100 s every 25 s plus one 4-GPU job of 100 s, over
+# 1000 s: (4100 + 400) / 1000 = 4.5 GPUs against a quota of 2 (2.25 x); every
+# job is team-a's, so at most 2 GPUs are ever busy; the 4-GPU job is wider
+# than the quota.
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/quota-starve.csv" --policy "$DATA/verdict-quota.yaml"
+like "$out" "team team-a asks for 4.5 GPUs on average against its quota of 2 (2.25 x): its queue grows without bound" \
+     "a team over its quota is warned with the numbers"
+like "$out" "quotas add up to 2 of the 8 GPUs: at most 2 can ever be busy; the trace offers 2.25 x that" \
+     "quotas that starve most of the cluster are warned"
+like "$out" "1 job of team team-a asks for more than its quota of 2 GPUs and can never start" \
+     "a job wider than its team's quota is warned"
