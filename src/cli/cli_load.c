@@ -11,7 +11,7 @@
 /* Options every command takes (cli_load.h), read here so no command can
  * forget one.  Process-wide settings of this one CLI invocation, like
  * getopt's own optind: a file-static is the honest shape for them. */
-enum { OPT_STRICT = 0x7f01, OPT_VERSION };
+enum { OPT_STRICT = 0x7f01, OPT_PROGRESS, OPT_VERSION };
 static struct gs_cli_common common;
 
 const struct gs_cli_common *gs_cli_common(void)
@@ -23,6 +23,8 @@ static int common_opt(const struct gs_cli_cmd *cmd, int c)
 {
     if (c == OPT_STRICT)
         common.strict = 1;
+    else if (c == OPT_PROGRESS)
+        common.progress = 1;
     else if (c == OPT_VERSION)
         printf("gpusched %s %s\n", cmd->name, GS_VERSION);
     return c == OPT_VERSION;
@@ -33,16 +35,17 @@ int gs_cli_parse(const struct gs_cli_cmd *cmd, int argc, char **argv, gs_cli_opt
 {
     static const struct option extra[] = {
         { "strict", no_argument, NULL, OPT_STRICT },
+        { "progress", no_argument, NULL, OPT_PROGRESS },
         { "version", no_argument, NULL, OPT_VERSION },
     };
     enum { MAX_OPTS = 64 };
-    struct option opts[MAX_OPTS + 3];
+    struct option opts[MAX_OPTS + 4];
     size_t n = 0;
     while (cmd->opts[n].name && n < MAX_OPTS)
         n++;
     memcpy(opts, cmd->opts, n * sizeof *opts);
     memcpy(opts + n, extra, sizeof extra);
-    memset(&opts[n + 2], 0, sizeof opts[n + 2]);
+    memset(&opts[n + 3], 0, sizeof opts[n + 3]);
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -73,6 +76,9 @@ const char gs_cli_common_help[] =
     "Options every command takes:\n"
     "  --strict        treat input the run cannot use as an error: an empty\n"
     "                  trace, jobs that can never fit the cluster (rejected)\n"
+    "  --progress      progress on stderr (simulated time, jobs finished, rate,\n"
+    "                  ETA) also when stderr is not a terminal (on by default when\n"
+    "                  it is); sim, compare (each policy), whatif (actual run)\n"
     "  --version       print the version and exit\n"
     "  -h, --help      print this help and exit\n";
 

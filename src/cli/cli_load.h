@@ -44,9 +44,10 @@ int gs_cli_parse(const struct gs_cli_cmd *cmd, int argc, char **argv, gs_cli_opt
 #endif
 
 /* Options that gs_cli_parse accepts for every command (besides -h/--help):
- * --strict, --version. */
+ * --strict, --progress, --version. */
 struct gs_cli_common {
     int strict;   /* --strict: an empty trace or a rejected job is an error */
+    int progress; /* --progress: progress on stderr even when it is not a terminal */
 };
 
 /* The common options read by the last gs_cli_parse (borrowed, static). */

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
+#include "cli/progress_out.h"
 #include "io/report.h"
 #include "io/report_preempt.h"
 #include "sim/sim.h"
@@ -183,9 +184,15 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     cli_html_names(&h, a->cluster, a->trace, a->policies, a->npol);
     cli_html_opts(&h, &o);
     int status = 0;
-    for (int i = 0; status == 0 && i < n; i++)
-        status = run_one(&runs[i], in->cluster, in->trace, i == 0 ? &o : NULL,
+    for (int i = 0; status == 0 && i < n; i++) {
+        struct cli_progress prog;
+        struct gs_sim_opts rest = { 0 }, *oi = i == 0 ? &o : &rest;
+        cli_progress_init(&prog, "compare", runs[i].name, in->trace);
+        cli_progress_opts(&prog, oi);
+        status = run_one(&runs[i], in->cluster, in->trace, i == 0 || prog.on ? oi : NULL,
                          i == 0 ? &first : NULL);
+        cli_progress_done(&prog, status == 0);
+    }
     if (status == 0 && first.engine && gs_cli_check_rejected("compare", first.engine))
         status = 1;
     if (status == 0 && a->html)

@@ -3,6 +3,7 @@
 #include "cli/cli_load.h"
 #include "cli/cli_out.h"
 #include "cli/html_out.h"
+#include "cli/progress_out.h"
 #include "io/report.h"
 #include "sim/sim.h"
 
@@ -144,9 +145,13 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
     cli_html_init(&h, a->html != NULL);
     cli_html_names(&h, a->cluster, a->trace, &a->policy, 1);
     cli_html_opts(&h, &o);
+    struct cli_progress prog;
+    cli_progress_init(&prog, "sim", NULL, tr);
+    cli_progress_opts(&prog, &o);
     struct gs_sim_result r;
     struct gs_error err = { 0 };
     int rc = gs_sim_run(cl, pol, tr, &o, &r, &err);
+    cli_progress_done(&prog, rc >= 0);
     if (files.timeline.f && cli_out_close("sim", &files.timeline))
         rc = rc < 0 ? rc : -1;
     if (rc < 0) {

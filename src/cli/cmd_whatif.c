@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
+#include "cli/progress_out.h"
 #include "io/report_whatif.h"
 #include "sim/whatif.h"
 
@@ -140,11 +141,16 @@ static int run(const struct whatif_args *a, const struct gs_cli_inputs *in)
     cli_html_names(&h, a->cluster, a->trace, a->pol_paths, a->npol);
     struct gs_sim_opts opts = { 0 };
     cli_html_opts(&h, &opts);
+    struct cli_progress prog;
+    cli_progress_init(&prog, "whatif", "actual run", in->trace);
+    cli_progress_opts(&prog, &opts);
     static struct gs_whatif w; /* large: keep it off the stack */
     struct gs_error err = { 0 };
     int status = 0;
-    if (gs_whatif_run(&w, in->cluster, in->trace, in->pols, in->names, in->npol, a->add,
-                      a->nadd, &opts, &err) < 0)
+    int rc = gs_whatif_run(&w, in->cluster, in->trace, in->pols, in->names, in->npol, a->add,
+                           a->nadd, &opts, &err);
+    cli_progress_done(&prog, rc >= 0);
+    if (rc < 0)
         status = cli_fail("whatif", &err);
     else if (gs_cli_check_rejected("whatif", w.actual.engine))
         status = 1;

@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 72
+plan 75
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -208,3 +208,12 @@ like "$out" "quotas add up to 2 of the 8 GPUs: at most 2 can ever be busy; the t
      "quotas that starve most of the cluster are warned"
 like "$out" "1 job of team team-a asks for more than its quota of 2 GPUs and can never start" \
      "a job wider than its team's quota is warned"
+
+# --- 12. progress on stderr ---------------------------------------------------
+"$GPUSCHED" sim --cluster "$N" --trace "$T" --progress >/dev/null 2>"$TMP/p"
+like "$(cat "$TMP/p")" "gpusched sim: done: simulated .*3 of 3 jobs finished (100%)" "--progress: a last line with jobs finished"
+"$GPUSCHED" sim --cluster "$N" --trace "$T" >/dev/null 2>"$TMP/p"
+is "$(wc -c <"$TMP/p")" 0 "no progress when stderr is not a terminal and --progress is absent"
+"$GPUSCHED" compare --cluster "$N" --trace "$T" --policy "$DATA/diag-fifo.yaml" --policy "$DATA/diag-backfill.yaml" \
+    --progress >/dev/null 2>"$TMP/p"
+is "$(grep -c 'done: simulated' "$TMP/p")" 2 "compare --progress: one line per policy"
