@@ -4,6 +4,7 @@
 #include "cli/cli_out.h"
 #include "cli/html_out.h"
 #include "cli/progress_out.h"
+#include "io/job_fields.h"
 #include "io/report.h"
 #include "sim/sim.h"
 
@@ -92,12 +93,26 @@ static int open_in(const char *dir, const char *name, struct cli_out *o, char *p
     return cli_out_open("sim", o, path);
 }
 
+/* The summary JSON plus, when the trace gave ISO-8601 submit times,
+ * time_zero {iso, unix}: the absolute time of time 0 (docs/metrics.md). */
+static json_t *summary_json(const struct gs_sim_result *r, const struct gs_policy *pol,
+                            int64_t epoch)
+{
+    json_t *j = gs_report_summary_json(&r->summary, pol);
+    char iso[40];
+    if (j && epoch != GS_TIME_NONE && gs_format_iso8601(epoch, iso, sizeof iso) > 0)
+        json_object_set_new(j, "time_zero", json_pack("{s:s, s:f}", "iso", iso, "unix",
+                                                      (double)epoch / 1000));
+    return j;
+}
+
 static int write_outputs(const struct sim_args *a, struct out_files *o,
-                         const struct gs_sim_result *r, const struct gs_policy *pol)
+                         const struct gs_sim_result *r, const struct gs_policy *pol,
+                         int64_t epoch)
 {
     if (open_in(a->out, "summary.json", &o->summary, o->paths[1], sizeof o->paths[1]))
         return 1;
-    json_t *j = gs_report_summary_json(&r->summary, pol);
+    json_t *j = summary_json(r, pol, epoch);
     int bad = !j || json_dumpf(j, o->summary.f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0;
     fputc('\n', o->summary.f);
     json_decref(j);
@@ -105,7 +120,7 @@ static int write_outputs(const struct sim_args *a, struct out_files *o,
         return 1;
     if (open_in(a->out, "jobs.csv", &o->jobs, o->paths[2], sizeof o->paths[2]))
         return 1;
-    gs_report_jobs_csv(o->jobs.f, r->engine);
+    gs_report_jobs_csv_at(o->jobs.f, r->engine, epoch);
     return cli_out_close("sim", &o->jobs);
 }
 
@@ -164,7 +179,7 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
     }
     int status = gs_cli_check_rejected("sim", r.engine);
     if (status == 0 && a->out)
-        status = write_outputs(a, &files, &r, pol);
+        status = write_outputs(a, &files, &r, pol, gs_trace_epoch(tr));
     if (a->out && finish_outputs(a->out, &files, status == 0))
         status = 1;
     if (status == 0 && a->html &&
@@ -172,9 +187,15 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
         status = 1;
     cli_html_fini(&h);
     if (a->json)
-        status |= cli_print_json(gs_report_summary_json(&r.summary, pol));
-    else
+        status |= cli_print_json(summary_json(&r, pol, gs_trace_epoch(tr)));
+    else {
+        char iso[40];
+        if (gs_trace_epoch(tr) != GS_TIME_NONE &&
+            gs_format_iso8601(gs_trace_epoch(tr), iso, sizeof iso) > 0)
+            printf("time 0 = %s (the trace's earliest submit; times below are seconds after "
+                   "it)\n", iso);
         gs_report_summary_text(stdout, &r.summary, pol);
+    }
     gs_sim_result_fini(&r);
     return status;
 }

@@ -535,3 +535,39 @@ int gs_parse_iso8601(const char *t, int64_t *unix_ms)
     *unix_ms = s * 1000 + ms;
     return 0;
 }
+
+/* Howard Hinnant's civil_from_days: the inverse of gs_days_from_civil. */
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+int gs_format_iso8601(int64_t unix_ms, char *buf, size_t size)
+{
+    int64_t ms = unix_ms % 1000, s = unix_ms / 1000;
+    if (ms < 0) {
+        ms += 1000;
+        s--;
+    }
+    int64_t days = s / 86400, sod = s % 86400;
+    if (sod < 0) {
+        sod += 86400;
+        days--;
+    }
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int n = ms ? snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ", (long long)y, m, d,
+                          (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60), (int)ms)
+               : snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)y, m, d,
+                          (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
+    return n < 0 || (size_t)n >= size ? GS_ERANGE : n;
+}

@@ -100,6 +100,11 @@ int gs_jcol_format(int col, const struct gs_job_spec *s, gs_time duration, char 
  * Stores UNIX milliseconds and returns 0, or GS_EINVAL. */
 int gs_parse_iso8601(const char *text, int64_t *unix_ms);
 
+/* Format UNIX milliseconds as ISO-8601 UTC: "2017-07-01T12:00:00Z", with
+ * ".mmm" before the Z when the milliseconds are not 0.  Returns the length,
+ * or GS_ERANGE when `size` is too small. */
+int gs_format_iso8601(int64_t unix_ms, char *buf, size_t size);
+
 /* Days since 1970-01-01 of a proleptic Gregorian date (month 1-12). */
 int64_t gs_days_from_civil(int64_t y, int m, int d);
 

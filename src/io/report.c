@@ -1,6 +1,7 @@
 /* report.c - summary JSON/text and the jobs/timeline CSV files. */
 #include "io/report.h"
 #include "io/csv.h"
+#include "io/job_fields.h"
 #include "io/report_diag.h"
 #include "io/report_preempt.h"
 #include "core/diagnose.h"
@@ -268,10 +269,26 @@ static void write_loss(FILE *f, const struct gs_engine *eng, int job, const stru
             gs_reason_name(gs_engine_wait_dominant(eng, job)));
 }
 
+/* ",ISO" of time t (ms after the epoch), or "," when there is none. */
+static void iso_cell(FILE *f, int64_t epoch_ms, gs_time t)
+{
+    char buf[40];
+    if (t != GS_TIME_NONE && gs_format_iso8601(epoch_ms + t, buf, sizeof buf) > 0)
+        fprintf(f, ",%s", buf);
+    else
+        fputc(',', f);
+}
+
 int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
 {
+    return gs_report_jobs_csv_at(f, eng, GS_TIME_NONE);
+}
+
+int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms)
+{
     fprintf(f, "id,submit,start,end,wait,gpus,placement,state,team,"
-               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason\n");
+               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason%s\n",
+            epoch_ms != GS_TIME_NONE ? ",submit_time,start_time,end_time" : "");
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
         gs_engine_job_info(eng, j, &ji);
@@ -289,6 +306,11 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
         fprintf(f, ",%s,", state_name(ji.state));
         gs_csv_put(f, ji.team);
         write_loss(f, eng, j, &ji);
+        if (epoch_ms != GS_TIME_NONE) {
+            iso_cell(f, epoch_ms, ji.submit);
+            iso_cell(f, epoch_ms, ji.first_start);
+            iso_cell(f, epoch_ms, ji.end);
+        }
         fputc('\n', f);
     }
     return ferror(f) ? GS_EIO : 0;

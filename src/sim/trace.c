@@ -11,14 +11,27 @@ struct gs_trace {
     gs_time *dur;
     size_t n, cap, dur_cap;
     struct gs_arena strings;
+    int64_t epoch_ms;           /* UNIX ms of time 0, GS_TIME_NONE = unknown */
 };
 
 struct gs_trace *gs_trace_create(void)
 {
     struct gs_trace *tr = gs_calloc(1, sizeof *tr);
-    if (tr)
+    if (tr) {
         gs_arena_init(&tr->strings);
+        tr->epoch_ms = GS_TIME_NONE;
+    }
     return tr;
+}
+
+void gs_trace_set_epoch(struct gs_trace *tr, int64_t unix_ms)
+{
+    tr->epoch_ms = unix_ms;
+}
+
+int64_t gs_trace_epoch(const struct gs_trace *tr)
+{
+    return tr->epoch_ms;
 }
 
 void gs_trace_destroy(struct gs_trace *tr)

@@ -41,6 +41,13 @@ gs_time gs_trace_duration(const struct gs_trace *tr, size_t i);
 struct gs_job_spec *gs_trace_job_mut(struct gs_trace *tr, size_t i);
 void gs_trace_set_duration(struct gs_trace *tr, size_t i, gs_time duration);
 
+/* The absolute time of time 0, in UNIX milliseconds: set by the CSV reader
+ * when the trace's submit times were ISO-8601 (time 0 is the earliest), so
+ * reports can give absolute times again.  GS_TIME_NONE (the default) when
+ * the trace used relative seconds. */
+void gs_trace_set_epoch(struct gs_trace *tr, int64_t unix_ms);
+int64_t gs_trace_epoch(const struct gs_trace *tr);
+
 /* Indexes of the jobs sorted by submit time, ties in trace order (a stable
  * order).  Returns a gs_malloc'd array of gs_trace_count() entries (caller
  * frees with gs_free), or NULL on allocation failure / empty trace. */

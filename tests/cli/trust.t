@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 75
+plan 80
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -217,3 +217,16 @@ is "$(wc -c <"$TMP/p")" 0 "no progress when stderr is not a terminal and --progr
 "$GPUSCHED" compare --cluster "$N" --trace "$T" --policy "$DATA/diag-fifo.yaml" --policy "$DATA/diag-backfill.yaml" \
     --progress >/dev/null 2>"$TMP/p"
 is "$(grep -c 'done: simulated' "$TMP/p")" 2 "compare --progress: one line per policy"
+
+# --- 13. ISO-8601 submit times come back as absolute times ------------------
+# Time 0 is the earliest submit, 2017-07-01T10:00:00Z = 1498903200 s (date -u
+# -d @1498903200).  A runs 0-100 s, B (submitted at 30.5 s) 100-150 s.
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/iso-submit.csv" --out "$TMP/iso"
+like "$out" "time 0 = 2017-07-01T10:00:00Z" "the text report gives the epoch of time 0"
+is "$(jq -c .time_zero "$TMP/iso/summary.json")" '{"iso":"2017-07-01T10:00:00Z","unix":1498903200}' \
+   "summary.json: time_zero"
+is "$(date -u -d @1498903200 +%Y-%m-%dT%H:%M:%SZ)" "2017-07-01T10:00:00Z" "... (checked with date(1))"
+is "$(awk -F, '$1 == "B" { print $16 "|" $17 "|" $18 }' "$TMP/iso/jobs.csv")" \
+   "2017-07-01T10:00:30.500Z|2017-07-01T10:01:40Z|2017-07-01T10:02:30Z" "jobs.csv: ISO submit/start/end of B"
+"$GPUSCHED" sim --cluster "$N" --trace "$T" --out "$TMP/num" >/dev/null 2>&1
+is "$(head -1 "$TMP/num/jobs.csv" | tr ',' '\n' | tail -1)" wait_reason "numeric submits: no ISO columns"
