@@ -1,6 +1,23 @@
-/* csv.h - RFC 4180 CSV fields for every CSV file gpusched writes.
+/* csv.h - the one CSV reader and writer of gpusched: every CSV the project
+ * reads (native traces, the AAIC and openb importers) goes through
+ * gs_csv_next, every CSV field it writes through gs_csv_put.
  *
- * A field is quoted when it holds a comma, a double quote, CR or LF, or
+ * Why our own and not a library: the one Debian packages, libcsv (3.0.3,
+ * upstream silent since 2013), parses through per-field callbacks into its
+ * own buffers and reports no line numbers, and every error here must name
+ * FILE:LINE (and the AAIC importer FILE:LINE:COLUMN) of a record, also of one
+ * whose quoted field spans lines; a million-row trace must cost no allocation
+ * per field.  The reader below is ~150 lines, tokenizes in place and keeps
+ * those positions.
+ *
+ * Reading: RFC 4180 records - fields separated by commas, records by LF or
+ * CRLF (or a lone CR), a field in double quotes may hold commas, quotes
+ * (doubled) and line breaks.  Blanks around an unquoted field are trimmed;
+ * inside quotes they are kept.  A record that is one empty unquoted field (a
+ * blank line) is skipped.  A UTF-8 byte order mark at the start is skipped;
+ * a NUL byte anywhere is an error.
+ *
+ * Writing: a field is quoted when it holds a comma, a double quote, CR or LF, or
  * starts or ends with a blank (the project's readers trim unquoted fields);
  * a quote inside is doubled.  Any byte string round-trips through the trace
  * reader (io/trace_csv.c) and through Python's csv module.
@@ -10,6 +27,35 @@
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "core/error.h"
+
+/* A reader over a caller's buffer, which it modifies in place (fields are
+ * NUL-terminated pointers into it). */
+struct gs_csv {
+    char *b;
+    size_t n, pos;
+    long line;              /* line of the next byte */
+    size_t line_start;      /* offset of that line's first byte */
+    const char *name;       /* for messages (borrowed) */
+    char **f;               /* fields of the last record (into b) */
+    size_t *col;            /* 1-based byte column of each field's text on its line */
+    size_t nf, fcap, ccap;
+};
+
+/* Start reading buf[0..n), which must have one spare byte at buf[n] (set to
+ * NUL here).  `name` (borrowed) prefixes messages.  Returns 0, or GS_EINVAL
+ * "NAME:LINE: NUL byte in the input". */
+int gs_csv_open(struct gs_csv *c, char *buf, size_t n, const char *name, struct gs_error *err);
+
+/* Read the next record that is not a blank line into c->f[0 .. c->nf).
+ * *line is the line it starts on.  Returns 1, 0 at the end of the input, or
+ * GS_EINVAL ("NAME:LINE: unterminated quoted field", "... text after a
+ * closing quote") / GS_ENOMEM. */
+int gs_csv_next(struct gs_csv *c, long *line, struct gs_error *err);
+
+/* Free the field arrays (not the buffer); `c` may be NULL. */
+void gs_csv_close(struct gs_csv *c);
 
 /* Whether `s` (n bytes) must be quoted to be read back as itself. */
 int gs_csv_needs_quotes(const char *s, size_t n);
