@@ -45,14 +45,21 @@ void gs_csv_put(FILE *f, const char *s)
 
 /* ---- reader ------------------------------------------------------------ */
 
-static int is_end(char ch)
+/* Whether b[p] ends a field: a comma or a line break.  Without
+ * GS_CSV_QUOTES a lone CR is data (only LF, or CRLF, ends a record). */
+static int is_end(const struct gs_csv *c, size_t p)
 {
-    return ch == ',' || ch == '\n' || ch == '\r';
+    char ch = c->b[p];
+    if (ch == ',' || ch == '\n')
+        return 1;
+    return ch == '\r' && ((c->flags & GS_CSV_QUOTES) || (p + 1 < c->n && c->b[p + 1] == '\n'));
 }
 
-int gs_csv_open(struct gs_csv *c, char *buf, size_t n, const char *name, struct gs_error *err)
+int gs_csv_open(struct gs_csv *c, char *buf, size_t n, const char *name, int flags,
+                struct gs_error *err)
 {
     memset(c, 0, sizeof *c);
+    c->flags = flags;
     c->b = buf;
     c->n = n;
     c->line = 1;
@@ -112,25 +119,26 @@ static int read_field(struct gs_csv *c, char **text, size_t *col, int *quoted, i
     char *b = c->b;
     size_t p = c->pos, end;
     long at = c->line;
-    while (p < c->n && is_blank(b[p]))
+    int trim = (c->flags & GS_CSV_TRIM) != 0;
+    while (trim && p < c->n && is_blank(b[p]))
         p++;
     *col = p - c->line_start + 1;
-    *quoted = p < c->n && b[p] == '"';
+    *quoted = (c->flags & GS_CSV_QUOTES) && p < c->n && b[p] == '"';
     if (*quoted) {
         if ((p = unquote(c, p + 1, text)) == 0)
             return gs_errorf(err, GS_EINVAL, "%s:%ld: unterminated quoted field", c->name, at);
         while (p < c->n && is_blank(b[p]))
             p++;
-        if (p < c->n && !is_end(b[p]))
+        if (p < c->n && !is_end(c, p))
             return gs_errorf(err, GS_EINVAL, "%s:%ld: text after a closing quote", c->name,
                              c->line);
         end = p;    /* nothing to cut: unquote terminated the text */
     } else {
         *text = b + p;
-        while (p < c->n && !is_end(b[p]))
+        while (p < c->n && !is_end(c, p))
             p++;
         end = p;
-        while (end > (size_t)(*text - b) && is_blank(b[end - 1]))
+        while (trim && end > (size_t)(*text - b) && is_blank(b[end - 1]))
             end--;
     }
     char delim = p < c->n ? b[p] : '\0';

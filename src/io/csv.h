@@ -10,12 +10,15 @@
  * per field.  The reader below is ~150 lines, tokenizes in place and keeps
  * those positions.
  *
- * Reading: RFC 4180 records - fields separated by commas, records by LF or
- * CRLF (or a lone CR), a field in double quotes may hold commas, quotes
- * (doubled) and line breaks.  Blanks around an unquoted field are trimmed;
- * inside quotes they are kept.  A record that is one empty unquoted field (a
- * blank line) is skipped.  A UTF-8 byte order mark at the start is skipped;
- * a NUL byte anywhere is an error.
+ * Reading: fields separated by commas, records by LF or CRLF.  With
+ * GS_CSV_QUOTES, RFC 4180: a lone CR also ends a record, and a field in
+ * double quotes may hold commas, quotes (doubled) and line breaks (the
+ * native trace); without it quotes are data and a lone CR too (the public
+ * traces, which never quote: openb keeps every byte of a name).  With
+ * GS_CSV_TRIM blanks around an unquoted field are trimmed (inside quotes
+ * they are kept).  A record that is one empty unquoted field (a blank line)
+ * is skipped.  A UTF-8 byte order mark at the start is skipped; a NUL byte
+ * anywhere is an error.
  *
  * Writing: a field is quoted when it holds a comma, a double quote, CR or LF, or
  * starts or ends with a blank (the project's readers trim unquoted fields);
@@ -30,6 +33,8 @@
 
 #include "core/error.h"
 
+enum { GS_CSV_QUOTES = 1, GS_CSV_TRIM = 2 };
+
 /* A reader over a caller's buffer, which it modifies in place (fields are
  * NUL-terminated pointers into it). */
 struct gs_csv {
@@ -41,12 +46,14 @@ struct gs_csv {
     char **f;               /* fields of the last record (into b) */
     size_t *col;            /* 1-based byte column of each field's text on its line */
     size_t nf, fcap, ccap;
+    int flags;              /* GS_CSV_* */
 };
 
 /* Start reading buf[0..n), which must have one spare byte at buf[n] (set to
- * NUL here).  `name` (borrowed) prefixes messages.  Returns 0, or GS_EINVAL
- * "NAME:LINE: NUL byte in the input". */
-int gs_csv_open(struct gs_csv *c, char *buf, size_t n, const char *name, struct gs_error *err);
+ * NUL here), with `flags` (GS_CSV_*).  `name` (borrowed) prefixes messages.
+ * Returns 0, or GS_EINVAL "NAME:LINE: NUL byte in the input". */
+int gs_csv_open(struct gs_csv *c, char *buf, size_t n, const char *name, int flags,
+                struct gs_error *err);
 
 /* Read the next record that is not a blank line into c->f[0 .. c->nf).
  * *line is the line it starts on.  Returns 1, 0 at the end of the input, or

@@ -244,7 +244,7 @@ static int set_int(struct gs_job_row *r, int col, const char *t, struct gs_error
 /* Offset of the first byte of `t` that does not belong to a well-formed
  * UTF-8 sequence (RFC 3629: no overlongs, surrogates or code points above
  * U+10FFFF), or -1 when all of it is valid. */
-static long bad_utf8(const char *t)
+long gs_utf8_invalid_at(const char *t)
 {
     const unsigned char *s = (const unsigned char *)t, *p = s;
     while (*p) {
@@ -283,7 +283,7 @@ int gs_job_row_set(struct gs_job_row *r, int col, const char *t, struct gs_error
     case K_STR: {
         /* Strings reach JSON reports, which can only hold UTF-8: refuse here
          * rather than let the writer drop the value (jansson rejects it). */
-        long at = bad_utf8(t);
+        long at = gs_utf8_invalid_at(t);
         if (at >= 0)
             return gs_errorf(err, GS_EINVAL, "%s: not valid UTF-8 (byte 0x%02X at offset %ld)",
                              c->name, (unsigned)(unsigned char)t[at], at);

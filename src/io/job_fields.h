@@ -77,6 +77,11 @@ int gs_job_row_set(struct gs_job_row *r, int col, const char *text, struct gs_er
  * caller prefixes with the location. */
 int gs_job_row_check(const struct gs_job_row *r, struct gs_error *err);
 
+/* Offset of the first byte of `text` that is not part of well-formed UTF-8
+ * (RFC 3629), or -1 when it all is.  Every string that reaches a JSON
+ * report must pass (jansson drops what does not). */
+long gs_utf8_invalid_at(const char *text);
+
 /* Whether column `col` holds a string (id, mig, team, user, name, queue,
  * gpu_model); gs_jcol_format copies those unquoted and unbounded writers
  * should write the spec's string directly. */

@@ -185,7 +185,7 @@ static struct gs_trace *parse_buf(char *buf, size_t n, const char *name, int nee
     struct gs_csv c;
     struct header h = { NULL, 0, { 0 } };
     struct gs_trace *tr = NULL;
-    if (gs_csv_open(&c, buf, n, gs_io_name(name), err) < 0 ||
+    if (gs_csv_open(&c, buf, n, gs_io_name(name), GS_CSV_QUOTES | GS_CSV_TRIM, err) < 0 ||
         read_header(&c, &h, need_duration, err) < 0)
         goto out;
     tr = gs_trace_create();
