@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 80
+plan 81
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -230,3 +230,11 @@ is "$(awk -F, '$1 == "B" { print $16 "|" $17 "|" $18 }' "$TMP/iso/jobs.csv")" \
    "2017-07-01T10:00:30.500Z|2017-07-01T10:01:40Z|2017-07-01T10:02:30Z" "jobs.csv: ISO submit/start/end of B"
 "$GPUSCHED" sim --cluster "$N" --trace "$T" --out "$TMP/num" >/dev/null 2>&1
 is "$(head -1 "$TMP/num/jobs.csv" | tr ',' '\n' | tail -1)" wait_reason "numeric submits: no ISO columns"
+
+# --- 14. one CSV reader: the same quoting rules reach every reader ------------
+# A CSV whose quoted field spans two lines: the trace reader keeps the record
+# together and numbers lines after it correctly: the repeated id starts on
+# line 5 (header 1, "a\nb" 2-3, c 4).
+printf 'id,submit,duration,gpus,team\n"a\nb",0,10,1,x\nc,0,10,1,y\n"a\nb",0,10,1,z\n' >"$TMP/ml.csv"
+run "$GPUSCHED" sim --cluster "$N" --trace "$TMP/ml.csv"
+like "$out" "ml.csv:5: id 'a" "a record spanning lines keeps line numbers right (dup on line 5, first on 2)"
