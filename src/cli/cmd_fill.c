@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const fill_help =
     "usage: gpusched fill --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
@@ -175,10 +176,14 @@ static int run(const struct fill_args *a, const struct gs_cluster *cl, const str
     struct gs_error err = { 0 };
     int status = runs ? 0 : cli_failf("fill", 1, "out of memory");
     int done = 0;
+    int progress = gs_cli_common()->progress || isatty(STDERR_FILENO);
     for (; status == 0 && done < nseeds; done++) {
         o->seed = seeds[done];
         if (gs_fill_run(cl, tr, o, &runs[done], &err) < 0)
             status = cli_fail("fill", &err);
+        else if (progress)
+            fprintf(stderr, "gpusched fill: seed %llu done (%d of %d)\n",
+                    (unsigned long long)seeds[done], done + 1, nseeds);
     }
     if (status == 0 && gs_fill_median(runs, nseeds, &med) < 0)
         status = cli_failf("fill", 1, "out of memory");
