@@ -379,7 +379,7 @@ void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct g
 {
     a->nparts = j->nparts;
     a->cap = j->nparts;
-    a->parts = eng->parts + j->parts_off;
+    a->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* CPU-only jobs alone: no pool */
     a->milli = j->alloc_milli;
     a->mem_mib = j->alloc_mem;
     a->cpu_milli = j->cpu_milli;

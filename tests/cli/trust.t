@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 81
+plan 83
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -132,6 +132,11 @@ like "$out" "ckpt-overflow.csv:2: checkpoint_interval, checkpoint_cost: 99999999
 run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/cpu-first.csv" --json
 ok $rc "a CPU-only job that starts first runs (sanitizer clean in the san variant)"
 is "$(printf '%s' "$out" | jq .util_alloc)" 0.5 "... and util_alloc is 400/800"
+# Only CPU-only jobs: the engine never grows its placement pool, and jobs.csv
+# asked for each job's (empty) placement at a NULL pool (found by fuzz_report).
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/cpu-only.csv" --out "$TMP/cpu"
+ok $rc "a trace of CPU-only jobs replays and writes jobs.csv (sanitizer clean)"
+is "$(awk -F, 'NR > 1 { print $1 ":" $7 }' "$TMP/cpu/jobs.csv" | tr '\n' ' ')" "c1: c2: " "... with empty placements"
 
 # --- 8. jobs that can never run, empty traces: said on stderr, --strict -----
 # A asks for 16 GPUs on an 8-GPU cluster: rejected at submit.
