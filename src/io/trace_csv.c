@@ -153,7 +153,8 @@ static int read_rows(struct gs_csv *c, const struct header *h, int need_duration
             (rc = check_submit(c, line, &row, s, err)) < 0 ||
             (rc = check_id(c, seen, row.spec.id, line, err)) < 0)
             return rc;
-        if (gs_trace_add(tr, &row.spec, row.duration) < 0)
+        int k = gs_trace_add(tr, &row.spec, row.duration);
+        if (k < 0 || gs_trace_set_line(tr, (size_t)k, line) < 0)
             return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
     }
     return rc;
@@ -189,6 +190,10 @@ static struct gs_trace *parse_buf(char *buf, size_t n, const char *name, int nee
         read_header(&c, &h, need_duration, err) < 0)
         goto out;
     tr = gs_trace_create();
+    if (tr && gs_trace_set_source(tr, c.name) < 0) {
+        gs_trace_destroy(tr);
+        tr = NULL;
+    }
     if (!tr) {
         gs_errorf(err, GS_ENOMEM, "%s: out of memory", c.name);
         goto out;

@@ -99,17 +99,31 @@ static void on_event(void *arg, const struct gs_event *ev)
         s->opts->on_event(s->opts->arg, ev);
 }
 
+/* Prefix an error about trace job ti with "FILE:LINE: " when the trace
+ * knows where the job came from; returns rc. */
+static int at_job(const struct sim *s, size_t ti, int rc, struct gs_error *err)
+{
+    const char *src;
+    long line;
+    if (!err || !gs_trace_where(s->tr, ti, &src, &line))
+        return rc;
+    char msg[sizeof err->msg];
+    memcpy(msg, err->msg, sizeof msg);
+    msg[sizeof msg - 1] = '\0';
+    return gs_errorf(err, rc, "%s:%ld: %s", src, line, msg);
+}
+
 static int submit_job(struct sim *s, size_t ti, gs_time now, struct gs_error *err)
 {
     const struct gs_job_spec *spec = gs_trace_job(s->tr, ti);
     if (gs_trace_duration(s->tr, ti) == GS_TIME_NONE || gs_trace_duration(s->tr, ti) < 0)
-        return gs_errorf(err, GS_EINVAL, "job %s: no duration", spec->id);
+        return at_job(s, ti, gs_errorf(err, GS_EINVAL, "job %s: no duration", spec->id), err);
     /* the handle the engine will assign is the next in sequence */
     s->trace_of[s->njobs] = ti;
     s->gen[s->njobs] = 0;
     int h = gs_engine_submit(s->eng, now, spec, err);
     if (h < 0)
-        return h;
+        return at_job(s, ti, h, err);
     s->njobs++;
     return 0;
 }
@@ -158,8 +172,10 @@ static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_
     if (s->failed == GS_ERANGE) {
         struct gs_job_spec spec;
         gs_engine_job_spec(s->eng, s->failed_job, &spec);
-        return gs_errorf(err, GS_ERANGE, "job %s: its run (work plus checkpoints) ends past "
-                         "the largest time the simulator can represent", spec.id);
+        return at_job(s, s->trace_of[s->failed_job],
+                      gs_errorf(err, GS_ERANGE, "job %s: its run (work plus checkpoints) ends "
+                                "past the largest time the simulator can represent", spec.id),
+                      err);
     }
     if (s->failed)
         return gs_errorf(err, s->failed, "out of memory in the simulator");

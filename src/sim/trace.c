@@ -12,6 +12,9 @@ struct gs_trace {
     size_t n, cap, dur_cap;
     struct gs_arena strings;
     int64_t epoch_ms;           /* UNIX ms of time 0, GS_TIME_NONE = unknown */
+    const char *source;         /* file the jobs came from (in strings), or NULL */
+    long *lines;                /* line of each job in it (0 = unknown), or NULL */
+    size_t lines_cap;
 };
 
 struct gs_trace *gs_trace_create(void)
@@ -40,6 +43,7 @@ void gs_trace_destroy(struct gs_trace *tr)
         return;
     gs_free(tr->jobs);
     gs_free(tr->dur);
+    gs_free(tr->lines);
     gs_arena_fini(&tr->strings);
     gs_free(tr);
 }
@@ -74,6 +78,31 @@ int gs_trace_add(struct gs_trace *tr, const struct gs_job_spec *spec, gs_time du
     tr->jobs[tr->n] = s;
     tr->dur[tr->n] = duration;
     return (int)tr->n++;
+}
+
+int gs_trace_set_source(struct gs_trace *tr, const char *name)
+{
+    int ok = 1;
+    tr->source = copy(tr, name, &ok);
+    return ok ? 0 : GS_ENOMEM;
+}
+
+int gs_trace_set_line(struct gs_trace *tr, size_t i, long line)
+{
+    size_t old = tr->lines_cap;
+    if (gs_grow((void **)&tr->lines, &tr->lines_cap, i + 1, sizeof *tr->lines) < 0)
+        return GS_ENOMEM;
+    for (size_t k = old; k < tr->lines_cap; k++)
+        tr->lines[k] = 0;
+    tr->lines[i] = line;
+    return 0;
+}
+
+int gs_trace_where(const struct gs_trace *tr, size_t i, const char **source, long *line)
+{
+    *source = tr->source;
+    *line = tr->lines && i < tr->lines_cap ? tr->lines[i] : 0;
+    return tr->source && *line > 0;
 }
 
 size_t gs_trace_count(const struct gs_trace *tr) { return tr->n; }

@@ -48,6 +48,16 @@ void gs_trace_set_duration(struct gs_trace *tr, size_t i, gs_time duration);
 void gs_trace_set_epoch(struct gs_trace *tr, int64_t unix_ms);
 int64_t gs_trace_epoch(const struct gs_trace *tr);
 
+/* Where the jobs came from, so errors found after parsing (in the
+ * simulator, in the engine) can still say FILE:LINE: the source name
+ * (copied) and each job's first line in it.  Returns 0 or GS_ENOMEM. */
+int gs_trace_set_source(struct gs_trace *tr, const char *name);
+int gs_trace_set_line(struct gs_trace *tr, size_t i, long line);
+
+/* The source and line of job `i`: 1 when both are known, else 0 (*source
+ * may still be set, *line is then 0). */
+int gs_trace_where(const struct gs_trace *tr, size_t i, const char **source, long *line);
+
 /* Indexes of the jobs sorted by submit time, ties in trace order (a stable
  * order).  Returns a gs_malloc'd array of gs_trace_count() entries (caller
  * frees with gs_free), or NULL on allocation failure / empty trace. */

@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 83
+plan 84
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -92,6 +92,10 @@ is "$(ls -A "$TMP/fresh" | wc -l)" 0 "a failing first run leaves DIR empty"
 run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/dup-id.csv"
 like "$out" "dup-id.csv:4: id 'A' already used on line 2" "a repeated id names file, line and first use"
 
+# An error only the engine finds (a MIG profile the cluster does not know,
+# checked at submit, after parsing) names the trace file and the job's line.
+run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/bad-mig.csv"
+like "$out" "bad-mig.csv:2: job A: mig: unknown profile '9g.99gb'" "an engine error names FILE:LINE of the job"
 # --- 5. CSV outputs are valid CSV for any name; JSON keeps every value ------
 # ids, teams and a node name with commas, quotes, a line break and blanks:
 # Python's csv module (an independent RFC 4180 reader) must see 15 fields per
