@@ -5,10 +5,12 @@
 #include "io/trace_csv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_fail(const char *cmd, const struct gs_error *err)
 {
@@ -70,8 +72,8 @@ FILE *cli_open_out(const char *cmd, const char *path)
 
 int cli_close(const char *cmd, FILE *f, const char *path)
 {
-    if (f == stdout)
-        return fflush(f) == 0 ? 0 : cli_failf(cmd, 1, "stdout: write failed");
+    if (f == stdout) /* main's cli_close_stdout says why, once */
+        return fflush(f) != 0 || ferror(f) ? 1 : 0;
     if (ferror(f) | fclose(f))
         return cli_failf(cmd, 1, "%s: write failed", path);
     return 0;
@@ -103,14 +105,46 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text, double 
     return 0;
 }
 
-void cli_print_json(void *json)
+int cli_print_json(void *json)
 {
     json_t *j = json;
     if (!j) {
-        fprintf(stderr, "gpusched: out of memory building JSON\n");
-        return;
+        fprintf(stderr, "gpusched: out of memory building JSON (nothing printed)\n");
+        return 1;
     }
-    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    int rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     fputc('\n', stdout);
     json_decref(j);
+    return rc < 0 ? 1 : 0;
+}
+
+void cli_guard_std_fds(void)
+{
+    /* Lowest free descriptor first: opening in order 0, 1, 2 refills exactly
+     * the closed ones.  Stdout gets /dev/null read-only, so every write to it
+     * fails (EBADF) and cli_close_stdout reports it; a later fopen can then
+     * never become fd 1 and receive what was meant for stdout. */
+    static const int modes[3] = { O_WRONLY, O_RDONLY, O_RDONLY };
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int got = open("/dev/null", modes[fd]);
+            if (got >= 0 && got != fd)
+                close(got);
+        }
+}
+
+int cli_close_stdout(const char *cmd)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int e = errno;
+    bad |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad)
+        return 0;
+    return cli_failf(cmd, 1, "stdout: write failed%s%s (the output is incomplete)",
+                     e ? ": " : "", e ? strerror(e) : "");
 }

@@ -46,7 +46,20 @@ int cli_parse_long(const char *cmd, const char *opt, const char *text, long long
 int cli_parse_double(const char *cmd, const char *opt, const char *text, double min,
                      double max, double *out);
 
-/* Print a JSON value (jansson json_t *) to stdout, indented, and decref it. */
-void cli_print_json(void *json);
+/* Reopen any of descriptors 0-2 that the caller closed onto /dev/null (stdout
+ * read-only, so writes to it fail and are reported instead of going into the
+ * next file opened).  main calls it first. */
+void cli_guard_std_fds(void);
+
+/* Flush and close stdout; on any write error (full disk, closed pipe, closed
+ * descriptor) print "gpusched CMD: stdout: write failed: REASON" and return 1,
+ * else 0.  main calls it after every command so no command can exit 0 with
+ * output lost. */
+int cli_close_stdout(const char *cmd);
+
+/* Print a JSON value (jansson json_t *) to stdout, indented, and decref it.
+ * Returns 0, or 1 when `json` is NULL (a builder ran out of memory; the
+ * message is printed) or dumping failed: callers fail the command. */
+int cli_print_json(void *json);
 
 #endif

@@ -39,6 +39,38 @@ typedef int (*gs_cli_opt_fn)(int c, const char *val, void *arg);
 int gs_cli_parse(const struct gs_cli_cmd *cmd, int argc, char **argv, gs_cli_opt_fn on_opt,
                  void *arg);
 
+#ifndef GS_VERSION
+#define GS_VERSION "0.1"
+#endif
+
+/* Options that gs_cli_parse accepts for every command (besides -h/--help):
+ * --strict, --progress, --version. */
+struct gs_cli_common {
+    int strict;   /* --strict: an empty trace or a rejected job is an error */
+    int progress; /* --progress: progress on stderr even when it is not a terminal */
+};
+
+/* The common options read by the last gs_cli_parse (borrowed, static). */
+const struct gs_cli_common *gs_cli_common(void);
+
+/* Their help text, printed after each command's own by --help. */
+extern const char gs_cli_common_help[];
+
+struct gs_engine;
+
+/* After a replay: when jobs were rejected (they can never fit the cluster),
+ * print "gpusched CMD: warning: N jobs can never run ... : ID (G GPUs), ..."
+ * on stderr (the first five ids).  Returns 1 when --strict makes that an
+ * error ("error:" instead of "warning:"), else 0. */
+int gs_cli_check_rejected(const char *cmd, const struct gs_engine *eng);
+
+/* Before a replay: warn on stderr when the queue can only grow (offered load
+ * above capacity, quotas that cap the busy GPUs, a team over its quota, jobs
+ * wider than their team's quota), with the numbers (sim/offered.h).  `name`
+ * labels the policy in messages (NULL: "the policy"). */
+void gs_cli_warn_load(const char *cmd, const struct gs_cluster *cl, const struct gs_policy *pol,
+                      const char *name, const struct gs_trace *tr);
+
 /* What a replay reads: a cluster, a trace and policies.  The struct owns what
  * it has loaded and must not be copied or moved (names points into it). */
 struct gs_cli_inputs {
@@ -59,7 +91,8 @@ void gs_cli_inputs_init(struct gs_cli_inputs *in, const char *cmd);
 int gs_cli_inputs_cluster(struct gs_cli_inputs *in, const char *path);
 
 /* Load the trace CSV at `path` (.gz accepted) into in->trace;
- * `need_duration` as for gs_trace_load_csv.  Returns 0, or -1 after
+ * `need_duration` as for gs_trace_load_csv.  A trace without jobs gets a
+ * warning on stderr (an error under --strict).  Returns 0, or -1 after
  * printing the error. */
 int gs_cli_inputs_trace(struct gs_cli_inputs *in, const char *path, int need_duration);
 

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
+#include "cli/progress_out.h"
 #include "io/report.h"
 #include "io/report_preempt.h"
 #include "sim/sim.h"
@@ -180,17 +181,26 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     struct gs_sim_result first;
     memset(&first, 0, sizeof first);
     cli_html_init(&h, a->html != NULL);
+    cli_html_names(&h, a->cluster, a->trace, a->policies, a->npol);
     cli_html_opts(&h, &o);
     int status = 0;
-    for (int i = 0; status == 0 && i < n; i++)
-        status = run_one(&runs[i], in->cluster, in->trace, i == 0 ? &o : NULL,
+    for (int i = 0; status == 0 && i < n; i++) {
+        struct cli_progress prog;
+        struct gs_sim_opts rest = { 0 }, *oi = i == 0 ? &o : &rest;
+        cli_progress_init(&prog, "compare", runs[i].name, in->trace);
+        cli_progress_opts(&prog, oi);
+        status = run_one(&runs[i], in->cluster, in->trace, i == 0 || prog.on ? oi : NULL,
                          i == 0 ? &first : NULL);
+        cli_progress_done(&prog, status == 0);
+    }
+    if (status == 0 && first.engine && gs_cli_check_rejected("compare", first.engine))
+        status = 1;
     if (status == 0 && a->html)
         status = write_html(a->html, &h, &first, runs, n);
     gs_sim_result_fini(&first);
     cli_html_fini(&h);
     if (status == 0 && a->json)
-        cli_print_json(runs_json(runs, n));
+        status = cli_print_json(runs_json(runs, n));
     else if (status == 0) {
         print_table(runs, n);
         print_class_table(runs, n);
@@ -211,9 +221,11 @@ int cmd_compare(int argc, char **argv)
     gs_cli_inputs_init(&in, "compare");
     int status = 1;
     if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.policies, a.npol) == 0) {
-        for (int i = 0; i < a.npol; i++)
+        for (int i = 0; i < a.npol; i++) {
             runs[i] = (struct run){ .path = a.policies[i], .name = in.names[i],
                                     .pol = &in.pols[i] };
+            gs_cli_warn_load("compare", in.cluster, &in.pols[i], in.names[i], in.trace);
+        }
         status = run_all(&a, &in, runs, a.npol);
     }
     for (int i = 0; i < a.npol; i++)

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const fill_help =
     "usage: gpusched fill --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
@@ -118,13 +119,13 @@ static json_t *curve_json(const struct gs_fill_result *r)
     return arr;
 }
 
-static void print_json(const struct gs_fill_opts *o, const uint64_t *seeds, int nseeds,
+static int print_json(const struct gs_fill_opts *o, const uint64_t *seeds, int nseeds,
                        const struct gs_fill_result *r)
 {
     json_t *s = json_array();
     for (int i = 0; s && i < nseeds; i++)
         json_array_append_new(s, json_integer((json_int_t)seeds[i]));
-    cli_print_json(json_pack("{s:s, s:f, s:o, s:I, s:I, s:I, s:i, s:i, s:o}", "policy",
+    return cli_print_json(json_pack("{s:s, s:f, s:o, s:I, s:I, s:I, s:i, s:i, s:o}", "policy",
                              gs_fill_policy_name(o->policy, o->strategy), "inflate", o->inflate,
                              "seeds", s, "jobs", (json_int_t)r->jobs, "placed",
                              (json_int_t)r->placed, "failed", (json_int_t)r->failed, "k", r->k,
@@ -175,16 +176,20 @@ static int run(const struct fill_args *a, const struct gs_cluster *cl, const str
     struct gs_error err = { 0 };
     int status = runs ? 0 : cli_failf("fill", 1, "out of memory");
     int done = 0;
+    int progress = gs_cli_common()->progress || isatty(STDERR_FILENO);
     for (; status == 0 && done < nseeds; done++) {
         o->seed = seeds[done];
         if (gs_fill_run(cl, tr, o, &runs[done], &err) < 0)
             status = cli_fail("fill", &err);
+        else if (progress)
+            fprintf(stderr, "gpusched fill: seed %llu done (%d of %d)\n",
+                    (unsigned long long)seeds[done], done + 1, nseeds);
     }
     if (status == 0 && gs_fill_median(runs, nseeds, &med) < 0)
         status = cli_failf("fill", 1, "out of memory");
     if (status == 0) {
         if (a->json)
-            print_json(o, seeds, nseeds, &med);
+            status = print_json(o, seeds, nseeds, &med);
         else
             print_text(o, nseeds, &med, a->step > 0 ? a->step : 5);
         gs_fill_result_fini(&med);

@@ -235,7 +235,7 @@ int cmd_frag(int argc, char **argv)
             json_object_set(o, "pending", pending);
         json_decref(pending);
         if (status == 0)
-            cli_print_json(o);
+            status = cli_print_json(o);
         else
             json_decref(o);
     } else {

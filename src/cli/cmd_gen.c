@@ -1,5 +1,6 @@
 /* cmd_gen.c - `gpusched gen`: seeded synthetic workload traces. */
 #include "cli/cli.h"
+#include "cli/cli_out.h"
 #include "cli/cli_load.h"
 #include "io/node_events_csv.h"
 #include "io/trace_csv.h"
@@ -232,12 +233,12 @@ int cmd_gen(int argc, char **argv)
             gs_errorf(&err, GS_ENOMEM, "out of memory");
         status = cli_fail("gen", &err);
     } else {
-        FILE *f = cli_open_out("gen", a.out);
-        if (!f)
+        struct cli_out o;
+        if (cli_out_open("gen", &o, a.out))
             status = 1;
-        else if (gs_trace_write_csv(f, tr, &err) < 0)
+        else if (gs_trace_write_csv(o.f, tr, &err) < 0)
             status = cli_fail("gen", &err);
-        if (f && cli_close("gen", f, a.out ? a.out : "-"))
+        if (o.f && cli_out_finish("gen", &o, status == 0))
             status = 1;
     }
     if (status == 0 && a.events_out)

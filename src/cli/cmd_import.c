@@ -8,6 +8,7 @@
  * another (aaic's --nodes is a node count; openb's would be a file).
  */
 #include "cli/cli.h"
+#include "cli/cli_out.h"
 #include "cli/cli_load.h"
 #include "io/import_aaic.h"
 
@@ -41,6 +42,7 @@ static void import_usage(FILE *f)
     for (size_t i = 0; i < NFORMATS; i++)
         fprintf(f, "  %-8s %s\n", formats[i].name, formats[i].summary);
     fputs("\nRun 'gpusched import --format FORMAT --help' for a format's options.\n", f);
+    fputs(gs_cli_common_help, f);
 }
 
 /* The value of --format in argv (NULL if absent); stops at "--". */
@@ -223,30 +225,45 @@ static json_t *aaic_json(const struct aaic_args *a, const struct gs_aaic_stats *
         "req_ratio_p50", s->req_ratio_p50);
 }
 
-static int write_trace(const char *path, const struct gs_aaic_result *r)
+static int write_trace(struct cli_out *o, const char *path, const struct gs_aaic_result *r)
 {
-    FILE *f = cli_open_out("import", path);
-    if (!f)
+    if (cli_out_open("import", o, path))
         return 1;
     struct gs_error err = { 0 };
-    int rc = gs_aaic_write_csv(f, r, &err);
-    int st = cli_close("import", f, path);
-    if (rc < 0)
+    if (gs_aaic_write_csv(o->f, r, &err) < 0) {
+        cli_out_discard(o);
         return cli_failf("import", 1, "%s: %s", path, err.msg);
-    return st ? 1 : 0;
+    }
+    return cli_out_close("import", o);
 }
 
-static int write_cluster(const char *path, int nodes)
+static int write_cluster(struct cli_out *o, const char *path, int nodes)
 {
-    FILE *f = cli_open_out("import", path);
-    if (!f)
+    if (cli_out_open("import", o, path))
         return 1;
     struct gs_error err = { 0 };
-    int rc = gs_aaic_write_cluster_yaml(f, nodes, &err);
-    int st = cli_close("import", f, path);
-    if (rc < 0)
+    if (gs_aaic_write_cluster_yaml(o->f, nodes, &err) < 0) {
+        cli_out_discard(o);
         return cli_failf("import", 1, "%s: %s", path, err.msg);
-    return st ? 1 : 0;
+    }
+    return cli_out_close("import", o);
+}
+
+/* Trace and cluster files are renamed into place only when both were
+ * written. */
+static int write_files(const struct aaic_args *a, const struct gs_aaic_result *r)
+{
+    struct cli_out t = { 0 }, c = { 0 };
+    int st = a->trace_out ? write_trace(&t, a->trace_out, r) : 0;
+    if (st == 0 && a->cluster_out)
+        st = write_cluster(&c, a->cluster_out, (int)a->nodes);
+    if (st == 0 && a->trace_out)
+        st = cli_out_commit("import", &t);
+    if (st == 0 && a->cluster_out)
+        st = cli_out_commit("import", &c);
+    cli_out_discard(&t);
+    cli_out_discard(&c);
+    return st;
 }
 
 static int import_aaic(int argc, char **argv)
@@ -259,13 +276,11 @@ static int import_aaic(int argc, char **argv)
     struct gs_error err = { 0 };
     if (gs_aaic_load(a.in, &r, &err) < 0)
         return cli_fail("import", &err);
-    st = a.trace_out ? write_trace(a.trace_out, &r) : 0;
-    if (st == 0 && a.cluster_out)
-        st = write_cluster(a.cluster_out, (int)a.nodes);
+    st = write_files(&a, &r);
     if (st == 0) {
         aaic_summary(stderr, &a, &r.stats);
         if (a.json)
-            cli_print_json(aaic_json(&a, &r.stats));
+            st = cli_print_json(aaic_json(&a, &r.stats));
     }
     gs_aaic_result_fini(&r);
     return st;

@@ -1,6 +1,7 @@
 /* cmd_import_openb.c - `gpusched import --format openb`: the FGD paper's
  * Alibaba trace (io/import_openb.h) into a native cluster YAML and trace. */
 #include "cli/cli.h"
+#include "cli/cli_out.h"
 #include "cli/cli_load.h"
 #include "io/import_openb.h"
 #include "io/trace_csv.h"
@@ -62,26 +63,31 @@ static int parse_args(int argc, char **argv, struct openb_args *a)
     return -1;
 }
 
+/* Both files are renamed into place only when both were written. */
 static int write_outputs(const struct openb_args *a, const struct gs_openb_result *r)
 {
     struct gs_error err = { 0 };
+    struct cli_out c = { 0 }, t = { 0 };
+    int rc = 0, st = 0;
     if (a->cluster_out) {
-        FILE *f = cli_open_out("import", a->cluster_out);
-        if (!f)
-            return 1;
-        int rc = gs_openb_write_cluster_yaml(f, r, &err);
-        if (cli_close("import", f, a->cluster_out) || rc < 0)
-            return rc < 0 ? cli_fail("import", &err) : 1;
+        st = cli_out_open("import", &c, a->cluster_out);
+        if (!st && (rc = gs_openb_write_cluster_yaml(c.f, r, &err)) < 0)
+            st = cli_fail("import", &err);
+        st = st ? st : cli_out_close("import", &c);
     }
-    if (a->trace_out) {
-        FILE *f = cli_open_out("import", a->trace_out);
-        if (!f)
-            return 1;
-        int rc = gs_trace_write_csv(f, r->trace, &err);
-        if (cli_close("import", f, a->trace_out) || rc < 0)
-            return rc < 0 ? cli_fail("import", &err) : 1;
+    if (!st && a->trace_out) {
+        st = cli_out_open("import", &t, a->trace_out);
+        if (!st && (rc = gs_trace_write_csv(t.f, r->trace, &err)) < 0)
+            st = cli_fail("import", &err);
+        st = st ? st : cli_out_close("import", &t);
     }
-    return 0;
+    if (!st && a->cluster_out)
+        st = cli_out_commit("import", &c);
+    if (!st && a->trace_out)
+        st = cli_out_commit("import", &t);
+    cli_out_discard(&c);
+    cli_out_discard(&t);
+    return st;
 }
 
 int cli_import_openb(int argc, char **argv)

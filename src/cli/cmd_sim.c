@@ -1,8 +1,11 @@
 /* cmd_sim.c - `gpusched sim`: replay a trace and report. */
 #include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "cli/cli_out.h"
 #include "cli/html_out.h"
 #include "io/node_events_csv.h"
+#include "cli/progress_out.h"
+#include "io/job_fields.h"
 #include "io/report.h"
 #include "sim/sim.h"
 
@@ -26,7 +29,9 @@ static const char *const sim_help =
     "                  jobs.csv: id, submit, start, end, wait, gpus, placement,\n"
     "                  state, team, class, preemptions, lost_gpu_s,\n"
     "                  checkpoint_gpu_s, restore_gpu_s, wait_reason\n"
-    "                  (docs/metrics.md)\n"
+    "                  (docs/metrics.md).  The files are written under temporary\n"
+    "                  names and renamed when the run succeeded: a failed run\n"
+    "                  leaves DIR as it was\n"
     "  --json          print the summary as JSON instead of a table\n"
     "  --html FILE     also write a self-contained HTML report with charts\n"
     "  --check         verify every engine invariant after every step (slow; tests)\n"
@@ -73,81 +78,130 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
     return -1;
 }
 
+/* The three files of --out DIR: written to temporary names and renamed
+ * together only when the run and every write succeeded. */
 struct out_files {
-    FILE *timeline;
+    struct cli_out timeline, summary, jobs;
+    char paths[3][4096];
 };
 
 static void on_tick(void *arg, const struct gs_sim_tick *t)
 {
     struct out_files *o = arg;
-    if (o->timeline)
-        gs_report_timeline_row(o->timeline, t);
+    if (o->timeline.f)
+        gs_report_timeline_row(o->timeline.f, t);
 }
 
-static FILE *open_in(const char *dir, const char *name, char *path, size_t n)
+static int open_in(const char *dir, const char *name, struct cli_out *o, char *path, size_t n)
 {
     snprintf(path, n, "%s/%s", dir, name);
-    return cli_open_out("sim", path);
+    return cli_out_open("sim", o, path);
 }
 
-static int write_outputs(const struct sim_args *a, const struct gs_sim_result *r,
-                         const struct gs_policy *pol)
+/* The summary JSON plus, when the trace gave ISO-8601 submit times,
+ * time_zero {iso, unix}: the absolute time of time 0 (docs/metrics.md). */
+static json_t *summary_json(const struct gs_sim_result *r, const struct gs_policy *pol,
+                            int64_t epoch)
 {
-    char path[4096];
-    FILE *f = open_in(a->out, "summary.json", path, sizeof path);
-    if (!f)
-        return 1;
     json_t *j = gs_report_summary_json(&r->summary, pol);
-    if (j)
-        json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    fputc('\n', f);
+    char iso[40];
+    if (j && epoch != GS_TIME_NONE && gs_format_iso8601(epoch, iso, sizeof iso) > 0)
+        json_object_set_new(j, "time_zero", json_pack("{s:s, s:f}", "iso", iso, "unix",
+                                                      (double)epoch / 1000));
+    return j;
+}
+
+static int write_outputs(const struct sim_args *a, struct out_files *o,
+                         const struct gs_sim_result *r, const struct gs_policy *pol,
+                         int64_t epoch)
+{
+    if (open_in(a->out, "summary.json", &o->summary, o->paths[1], sizeof o->paths[1]))
+        return 1;
+    json_t *j = summary_json(r, pol, epoch);
+    int bad = !j || json_dumpf(j, o->summary.f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0;
+    fputc('\n', o->summary.f);
     json_decref(j);
-    if (cli_close("sim", f, path))
+    if (cli_out_close("sim", &o->summary) || bad)
         return 1;
-    f = open_in(a->out, "jobs.csv", path, sizeof path);
-    if (!f)
+    if (open_in(a->out, "jobs.csv", &o->jobs, o->paths[2], sizeof o->paths[2]))
         return 1;
-    gs_report_jobs_csv(f, r->engine);
-    return cli_close("sim", f, path) ? 1 : 0;
+    gs_report_jobs_csv_at(o->jobs.f, r->engine, epoch);
+    return cli_out_close("sim", &o->jobs);
+}
+
+/* Rename all three, or remove the temporaries and say what DIR holds. */
+static int finish_outputs(const char *dir, struct out_files *o, int ok)
+{
+    struct cli_out *all[3] = { &o->timeline, &o->summary, &o->jobs };
+    int bad = !ok;
+    for (int i = 0; i < 3 && !bad; i++)
+        bad = !all[i]->closed_ok;
+    for (int i = 0; i < 3 && !bad; i++)
+        if (cli_out_commit("sim", all[i]))
+            return cli_failf("sim", 1, "%s: only some files were replaced (see above)", dir);
+    if (!bad)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        cli_out_discard(all[i]);
+    return cli_failf("sim", 1, "%s: nothing written (files there, if any, are from an "
+                               "earlier run)", dir);
 }
 
 static int run(const struct sim_args *a, const struct gs_cluster *cl,
                const struct gs_policy *pol, const struct gs_trace *tr,
                const struct gs_node_events *ne)
 {
-    struct out_files files = { NULL };
-    char path[4096];
+    struct out_files files;
+    memset(&files, 0, sizeof files);
     if (a->out) {
         if (mkdir(a->out, 0777) < 0 && errno != EEXIST)
             return cli_failf("sim", 1, "%s: %s", a->out, strerror(errno));
-        files.timeline = open_in(a->out, "timeline.csv", path, sizeof path);
-        if (!files.timeline)
+        if (open_in(a->out, "timeline.csv", &files.timeline, files.paths[0],
+                    sizeof files.paths[0]))
             return 1;
-        gs_report_timeline_header(files.timeline);
+        gs_report_timeline_header(files.timeline.f);
     }
     struct gs_sim_opts o = { on_tick, NULL, &files, a->check, ne };
     struct cli_html h;
     cli_html_init(&h, a->html != NULL);
+    cli_html_names(&h, a->cluster, a->trace, &a->policy, 1);
     cli_html_opts(&h, &o);
+    struct cli_progress prog;
+    cli_progress_init(&prog, "sim", NULL, tr);
+    cli_progress_opts(&prog, &o);
     struct gs_sim_result r;
     struct gs_error err = { 0 };
     int rc = gs_sim_run(cl, pol, tr, &o, &r, &err);
-    if (files.timeline && cli_close("sim", files.timeline, path))
+    cli_progress_done(&prog, rc >= 0);
+    if (files.timeline.f && cli_out_close("sim", &files.timeline))
         rc = rc < 0 ? rc : -1;
     if (rc < 0) {
         if (err.code)
             cli_fail("sim", &err);
+        if (a->out)
+            finish_outputs(a->out, &files, 0);
         cli_html_fini(&h);
         return 1;
     }
-    int status = a->out ? write_outputs(a, &r, pol) : 0;
-    if (a->html && cli_html_sim(a->html, &h, &r, pol, a->trace))
+    int status = gs_cli_check_rejected("sim", r.engine);
+    if (status == 0 && a->out)
+        status = write_outputs(a, &files, &r, pol, gs_trace_epoch(tr));
+    if (a->out && finish_outputs(a->out, &files, status == 0))
+        status = 1;
+    if (status == 0 && a->html &&
+        cli_html_sim(a->html, &h, &r, pol, "One replay of the trace on the cluster."))
         status = 1;
     cli_html_fini(&h);
     if (a->json)
-        cli_print_json(gs_report_summary_json(&r.summary, pol));
-    else
+        status |= cli_print_json(summary_json(&r, pol, gs_trace_epoch(tr)));
+    else {
+        char iso[40];
+        if (gs_trace_epoch(tr) != GS_TIME_NONE &&
+            gs_format_iso8601(gs_trace_epoch(tr), iso, sizeof iso) > 0)
+            printf("time 0 = %s (the trace's earliest submit; times below are seconds after "
+                   "it)\n", iso);
         gs_report_summary_text(stdout, &r.summary, pol);
+    }
     gs_sim_result_fini(&r);
     return status;
 }
@@ -158,7 +212,7 @@ static int load_node_events(const struct sim_args *a, const struct gs_cli_inputs
     if (!a->node_events)
         return 0;
     struct gs_error err = { 0 };
-    if (gs_node_events_load(a->node_events, in->cluster, gs_trace_origin(in->trace), ne,
+    if (gs_node_events_load(a->node_events, in->cluster, gs_trace_epoch(in->trace), ne,
                             &err) == 0)
         return 0;
     cli_fail("sim", &err);
@@ -178,8 +232,10 @@ int cmd_sim(int argc, char **argv)
     struct gs_node_events ne = { 0 };
     if (gs_cli_inputs_cluster(&in, a.cluster) == 0 &&
         gs_cli_inputs_policies(&in, &a.policy, 1) == 0 &&
-        gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0)
+        gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0) {
+        gs_cli_warn_load("sim", in.cluster, &in.pols[0], NULL, in.trace);
         status = run(&a, in.cluster, &in.pols[0], in.trace, a.node_events ? &ne : NULL);
+    }
     gs_node_events_fini(&ne);
     gs_cli_inputs_fini(&in);
     return status;

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
+#include "cli/progress_out.h"
 #include "io/report_whatif.h"
 #include "sim/whatif.h"
 
@@ -120,9 +121,10 @@ static void print_wrapped(const char *text)
 static int report(const struct whatif_args *a, struct gs_whatif *w, struct cli_html *h,
                   const struct gs_policy *pol)
 {
-    char text[4096];
+    char text[8192];
     if (a->json) {
-        cli_print_json(gs_report_whatif_json(w));
+        if (cli_print_json(gs_report_whatif_json(w)))
+            return 1;
     } else {
         gs_report_whatif_table(stdout, w);
         gs_report_whatif_verdict(text, sizeof text, w);
@@ -136,14 +138,22 @@ static int run(const struct whatif_args *a, const struct gs_cli_inputs *in)
 {
     struct cli_html h;
     cli_html_init(&h, a->html != NULL);
+    cli_html_names(&h, a->cluster, a->trace, a->pol_paths, a->npol);
     struct gs_sim_opts opts = { 0 };
     cli_html_opts(&h, &opts);
+    struct cli_progress prog;
+    cli_progress_init(&prog, "whatif", "actual run", in->trace);
+    cli_progress_opts(&prog, &opts);
     static struct gs_whatif w; /* large: keep it off the stack */
     struct gs_error err = { 0 };
     int status = 0;
-    if (gs_whatif_run(&w, in->cluster, in->trace, in->pols, in->names, in->npol, a->add,
-                      a->nadd, &opts, &err) < 0)
+    int rc = gs_whatif_run(&w, in->cluster, in->trace, in->pols, in->names, in->npol, a->add,
+                           a->nadd, &opts, &err);
+    cli_progress_done(&prog, rc >= 0);
+    if (rc < 0)
         status = cli_fail("whatif", &err);
+    else if (gs_cli_check_rejected("whatif", w.actual.engine))
+        status = 1;
     else
         status = report(a, &w, &h, &in->pols[0]);
     gs_whatif_fini(&w);
@@ -163,8 +173,11 @@ int cmd_whatif(int argc, char **argv)
     /* no --policy: one run under the defaults (pol_paths[0] is NULL) */
     int npol = a.npol ? a.npol : 1;
     int status = 1;
-    if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.pol_paths, npol) == 0)
+    if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.pol_paths, npol) == 0) {
+        for (int i = 0; i < in.npol; i++)
+            gs_cli_warn_load("whatif", in.cluster, &in.pols[i], in.names[i], in.trace);
         status = run(&a, &in);
+    }
     gs_cli_inputs_fini(&in);
     return status;
 }

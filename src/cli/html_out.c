@@ -1,6 +1,7 @@
 /* html_out.c - the `--html FILE` option of sim, compare and whatif. */
 #include "cli/html_out.h"
 #include "cli/cli.h"
+#include "cli/cli_out.h"
 #include "io/html_report.h"
 
 #include <string.h>
@@ -10,6 +11,15 @@ void cli_html_init(struct cli_html *h, int on)
     memset(h, 0, sizeof *h);
     h->on = on;
     gs_timeline_init(&h->tl);
+}
+
+void cli_html_names(struct cli_html *h, const char *cluster, const char *trace,
+                    const char *const *policies, int npol)
+{
+    h->cluster = cluster;
+    h->trace = trace;
+    h->policies = policies;
+    h->npol = npol;
 }
 
 static void tick(void *arg, const struct gs_sim_tick *t)
@@ -36,30 +46,36 @@ void cli_html_fini(struct cli_html *h)
         gs_timeline_fini(&h->tl);
 }
 
-static FILE *open_page(const char *cmd, const char *path, const char *title, const char *sub)
+static FILE *open_page(const char *cmd, struct cli_out *o, const char *path, const char *title,
+                       const char *sub, const struct cli_html *h, const struct gs_policy *pol)
 {
-    FILE *f = cli_open_out(cmd, path);
-    if (f)
-        gs_html_begin(f, title, sub);
-    return f;
+    if (cli_out_open(cmd, o, path))
+        return NULL;
+    gs_html_begin(o->f, title, sub);
+    static const char *const none[1] = { NULL };
+    gs_html_meta(o->f, h->cluster, h->trace, h->npol ? h->policies : none, h->npol ? h->npol : 1,
+                 pol);
+    return o->f;
 }
 
-static int close_page(const char *cmd, FILE *f, const char *path)
+/* The page appears under its name only when every write succeeded. */
+static int close_page(const char *cmd, struct cli_out *o)
 {
-    int bad = gs_html_end(f) < 0;
-    return cli_close(cmd, f, path) || bad ? 1 : 0;
+    int bad = gs_html_end(o->f) < 0;
+    return cli_out_finish(cmd, o, !bad) || bad ? 1 : 0;
 }
 
 int cli_html_sim(const char *path, struct cli_html *h, const struct gs_sim_result *r,
                  const struct gs_policy *pol, const char *subtitle)
 {
     gs_timeline_close(&h->tl, r->summary.span_end);
-    FILE *f = open_page("sim", path, "gpusched simulation report", subtitle);
+    struct cli_out o;
+    FILE *f = open_page("sim", &o, path, "gpusched simulation report", subtitle, h, pol);
     if (!f)
         return 1;
     struct gs_html_run run = { "simulation", &r->summary, r->engine, &h->tl, pol, NULL };
     gs_html_run_sections(f, &run);
-    return close_page("sim", f, path);
+    return close_page("sim", &o);
 }
 
 int cli_html_compare(const char *path, struct cli_html *h, const struct gs_sim_result *first,
@@ -73,31 +89,33 @@ int cli_html_compare(const char *path, struct cli_html *h, const struct gs_sim_r
         struct gs_html_run r = { names[i], sums[i], NULL, NULL, pols[i], &cdfs[i] };
         runs[i] = r;
     }
-    FILE *f = open_page("compare", path, "gpusched policy comparison",
+    struct cli_out o;
+    FILE *f = open_page("compare", &o, path, "gpusched policy comparison",
                         "The same trace on the same cluster under each policy; the detailed "
-                        "charts below are for the first policy.");
+                        "charts below are for the first policy.", h, pols[0]);
     if (!f)
         return 1;
     gs_html_compare_sections(f, runs, n);
     runs[0].eng = first->engine;
     runs[0].tl = &h->tl;
     gs_html_run_sections(f, &runs[0]);
-    return close_page("compare", f, path);
+    return close_page("compare", &o);
 }
 
 int cli_html_whatif(const char *path, struct cli_html *h, const struct gs_whatif *w,
                     const struct gs_policy *pol)
 {
     gs_timeline_close(&h->tl, w->runs[0].sum.span_end);
-    FILE *f = open_page("whatif", path, "gpusched what-if: fragmentation or shortage?",
+    struct cli_out o;
+    FILE *f = open_page("whatif", &o, path, "gpusched what-if: fragmentation or shortage?",
                         "The trace on the actual cluster, on the fluid cluster, under other "
                         "policies and with added nodes; the detailed charts below are for the "
-                        "actual run.");
+                        "actual run.", h, pol);
     if (!f)
         return 1;
     gs_html_whatif_sections(f, w);
     struct gs_html_run run = { "actual", &w->runs[0].sum, w->actual.engine, &h->tl, pol,
                                &w->runs[0].cdf };
     gs_html_run_sections(f, &run);
-    return close_page("whatif", f, path);
+    return close_page("whatif", &o);
 }

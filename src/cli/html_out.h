@@ -11,6 +11,10 @@
 
 struct cli_html {
     int on;
+    /* what the page names at its top (borrowed; set with cli_html_names) */
+    const char *cluster, *trace;
+    const char *const *policies;
+    int npol;
     struct gs_timeline tl;
     void (*prev_tick)(void *arg, const struct gs_sim_tick *t);
     void *prev_arg;
@@ -18,6 +22,10 @@ struct cli_html {
 
 /* Start (`on` = 0: everything below is a no-op). */
 void cli_html_init(struct cli_html *h, int on);
+
+/* The input files the page names (borrowed until cli_html_fini). */
+void cli_html_names(struct cli_html *h, const char *cluster, const char *trace,
+                    const char *const *policies, int npol);
 
 /* Hook the timeline recorder into `o` (chaining any on_tick already set). */
 void cli_html_opts(struct cli_html *h, struct gs_sim_opts *o);

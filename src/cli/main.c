@@ -1,5 +1,6 @@
 /* main.c - `gpusched`: dispatch to one subcommand per file. */
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 
 #include <string.h>
 
@@ -26,11 +27,13 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpusched <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nRun 'gpusched <command> --help' for a command's options.\n");
+    fprintf(f, "\nRun 'gpusched <command> --help' for a command's options;\n"
+               "'gpusched --version' prints the version.\n");
 }
 
 int main(int argc, char **argv)
 {
+    cli_guard_std_fds();
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -38,11 +41,17 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return 0;
+        return cli_close_stdout("help");
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("gpusched %s\n", GS_VERSION);
+        return cli_close_stdout("version");
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            int st = commands[i].run(argc - 1, argv + 1);
+            return cli_close_stdout(commands[i].name) && st == 0 ? 1 : st;
+        }
     fprintf(stderr, "gpusched: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

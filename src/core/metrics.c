@@ -293,6 +293,8 @@ int gs_summary_build(struct gs_summary *out, const struct gs_metrics *m,
     if (out->nteams > 1)
         qsort(out->teams, (size_t)out->nteams, sizeof *out->teams, cmp_team);
     time_figures(out, m);
+    if (out->sched.k == 0) /* never sampled (an empty trace): the cluster's own k */
+        out->sched.k = gs_cluster_stats(gs_engine_cluster(eng)).k;
     window_figures(out, m);
     gs_wait_reasons_build(&out->waits, eng);
     gs_engine_queue_stats(eng, &out->queue);

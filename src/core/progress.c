@@ -98,26 +98,45 @@ void gs_progress_set_rate(struct gs_progress *p, gs_time now, int rate)
     p->rate = rate >= 1 && rate <= GS_RATE_FULL ? rate : GS_RATE_FULL;
 }
 
+/* a + b and a * b for non-negative times, GS_TIME_INF when not representable. */
+static gs_time add_sat(gs_time a, gs_time b)
+{
+    gs_time r;
+    return __builtin_add_overflow(a, b, &r) ? GS_TIME_INF : r;
+}
+
+static gs_time mul_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? GS_TIME_INF : r;
+}
+
 gs_time gs_progress_eta(const struct gs_progress *p, gs_time total_ms)
 {
-    int64_t total = total_ms * UNITS, work = p->work;
+    int64_t total = mul_sat(total_ms, UNITS), work = p->work;
     gs_time t = p->t;
+    if (total == GS_TIME_INF)
+        return GS_TIME_INF;
     if (work >= total)
         return t;
     if (p->phase != GS_PHASE_COMPUTE)
         t = p->phase_end;
     if (p->interval == 0)
-        return t + ceil_div(total - work, p->rate);
-    int64_t iu = p->interval * UNITS;
+        return add_sat(t, ceil_div(total - work, p->rate));
+    int64_t iu = mul_sat(p->interval, UNITS);
+    if (iu == GS_TIME_INF) /* one interval longer than any run: never checkpoints */
+        return add_sat(t, ceil_div(total - work, p->rate));
     int64_t b = next_boundary(p, work);
     if (b >= total)
-        return t + ceil_div(total - work, p->rate);
+        return add_sat(t, ceil_div(total - work, p->rate));
     /* to the first boundary, its checkpoint, then whole cycles, then the
-     * last piece (no checkpoint after the final piece of work) */
-    t += ceil_div(b - work, p->rate) + p->cost;
+     * last piece (no checkpoint after the final piece of work); a sum past
+     * the largest time (1e10 checkpoints of 1e6 s) is GS_TIME_INF, never a
+     * wrapped value */
+    t = add_sat(t, add_sat(ceil_div(b - work, p->rate), p->cost));
     int64_t cycles = (total - 1 - b) / iu; /* boundaries strictly inside (b, total) */
-    t += cycles * (ceil_div(iu, p->rate) + p->cost);
-    return t + ceil_div(total - (b + cycles * iu), p->rate);
+    t = add_sat(t, mul_sat(cycles, add_sat(ceil_div(iu, p->rate), p->cost)));
+    return add_sat(t, ceil_div(total - (b + cycles * iu), p->rate));
 }
 
 gs_time gs_progress_work(const struct gs_progress *p) { return p->work / UNITS; }

@@ -54,7 +54,8 @@ void gs_progress_advance(struct gs_progress *p, gs_time now);
 void gs_progress_set_rate(struct gs_progress *p, gs_time now, int rate);
 
 /* Wall time at which the job's work reaches `total_ms`, if nothing changes
- * after the snapshot; p->t when it already has. */
+ * after the snapshot; p->t when it already has; GS_TIME_INF when that time
+ * is not representable (e.g. 1e10 checkpoints of 1e6 s each). */
 gs_time gs_progress_eta(const struct gs_progress *p, gs_time total_ms);
 
 /* Work done (ms, rounded down) and work protected by checkpoints. */

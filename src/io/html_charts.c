@@ -12,9 +12,15 @@
 
 /* ---- GPU occupancy heatmap -------------------------------------------------------- */
 
-/* Paint the job's last run into grid (value = size class + 1, the largest
- * wins where several jobs share a cell). */
-static void paint_job(uint8_t *grid, int rows, const struct gs_html_run *r, int job)
+/* One heatmap cell: the allocated GPU-time of each size class in it, as a
+ * share of the cell's GPU-time (rows x slice). */
+struct hm_cell {
+    float share[GS_SIZE_CLASSES];
+};
+
+/* Add the job's last run to the grid: each GPU adds, to the cells of its
+ * row, the part of each time slice it was held (times its GPU share). */
+static void paint_job(struct hm_cell *grid, int rows, const struct gs_html_run *r, int job)
 {
     const struct gs_timeline *tl = r->tl;
     const struct gs_cluster *cl = gs_engine_cluster(r->eng);
@@ -26,40 +32,73 @@ static void paint_job(uint8_t *grid, int rows, const struct gs_html_run *r, int 
     gs_time end = ji.end == GS_TIME_NONE ? tl->end : ji.end, span = tl->end - tl->t0;
     if (span <= 0 || end <= ji.start)
         return;
-    int c0 = (int)((double)(ji.start - tl->t0) * HM_COLS / (double)span);
-    int c1 = (int)((double)(end - tl->t0) * HM_COLS / (double)span + 0.999);
+    double slice = (double)span / HM_COLS, t0 = (double)(ji.start - tl->t0),
+           t1 = (double)(end - tl->t0);
+    int c0 = (int)(t0 / slice), c1 = (int)(t1 / slice) + 1;
     c0 = c0 < 0 ? 0 : c0;
     c1 = c1 > HM_COLS ? HM_COLS : c1;
-    uint8_t v = (uint8_t)(gs_job_size_class(ji.gpus) + 1);
+    int cls = gs_job_size_class(ji.gpus);
     int64_t gpus = gs_cluster_gpu_count(cl);
+    double per_row = (double)gpus / rows, share = (double)ji.milli / GS_MILLI_GPU;
     for (int i = 0; i < a.nparts; i++) {
         int first = gs_cluster_node_first_gpu(cl, a.parts[i].node);
         for (uint64_t m = a.parts[i].mask; m; m &= m - 1) {
             int row = (int)((first + __builtin_ctzll(m)) * (int64_t)rows / gpus);
-            uint8_t *cell = grid + (size_t)row * HM_COLS;
-            for (int c = c0; c < c1; c++)
-                cell[c] = cell[c] < v ? v : cell[c];
+            struct hm_cell *cell = grid + (size_t)row * HM_COLS;
+            for (int c = c0; c < c1; c++) {
+                double lo = c * slice, hi = lo + slice;
+                double busy = (t1 < hi ? t1 : hi) - (t0 > lo ? t0 : lo);
+                if (busy > 0)
+                    cell[c].share[cls] += (float)(share * busy / (slice * per_row));
+            }
         }
     }
 }
 
-static void draw_grid(const struct svg_plot *p, const uint8_t *grid, int rows)
+/* A cell's colour (size class holding most of it) and its allocated share
+ * in tenths (0 = idle), so runs of equal cells become one rect. */
+static int cell_key(const struct hm_cell *c)
+{
+    double total = 0;
+    int top = 0;
+    for (int k = 0; k < GS_SIZE_CLASSES; k++) {
+        total += c->share[k];
+        top = c->share[k] > c->share[top] ? k : top;
+    }
+    int tenths = (int)(total * 10 + 0.5);
+    tenths = tenths > 10 ? 10 : tenths;
+    return tenths ? top * 16 + tenths : 0;
+}
+
+/* Each cell coloured by the size class holding most of it, with opacity the
+ * allocated share of the cell (a cell half allocated is drawn half strong). */
+static void draw_grid(const struct svg_plot *p, const struct hm_cell *grid, int rows)
 {
     double cw = p->w / HM_COLS, rh = p->h / rows;
     for (int row = 0; row < rows; row++) {
-        const uint8_t *cell = grid + (size_t)row * HM_COLS;
+        const struct hm_cell *cell = grid + (size_t)row * HM_COLS;
         for (int c = 0; c < HM_COLS;) {
-            int e = c + 1;
-            while (e < HM_COLS && cell[e] == cell[c])
+            int key = cell_key(&cell[c]), e = c + 1;
+            while (e < HM_COLS && cell_key(&cell[e]) == key)
                 e++;
-            if (cell[c])
-                fprintf(p->f, "<rect class=\"cell\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                              "fill=\"%s\"/>\n",
+            if (key)
+                fprintf(p->f, "<rect class=\"cell\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                              "height=\"%.2f\" fill=\"%s\" fill-opacity=\"%.1f\"/>\n",
                         p->x0 + c * cw, p->y0 + row * rh, (e - c) * cw, rh,
-                        gs_html_class_colors[cell[c] - 1]);
+                        gs_html_class_colors[key / 16], (key % 16) / 10.0);
             c = e;
         }
     }
+}
+
+/* Allocated share of all cells: what the heatmap paints, for the caption. */
+static double painted_share(const struct hm_cell *grid, int rows)
+{
+    double sum = 0;
+    for (size_t i = 0; i < (size_t)rows * HM_COLS; i++)
+        for (int k = 0; k < GS_SIZE_CLASSES; k++)
+            sum += grid[i].share[k];
+    return rows > 0 ? sum / ((double)rows * HM_COLS) : 0;
 }
 
 /* Node names at their first row (when there are few nodes). */
@@ -84,19 +123,29 @@ void gs_html_heatmap(FILE *f, const struct gs_html_run *r)
     const struct gs_cluster *cl = gs_engine_cluster(r->eng);
     int64_t gpus = gs_cluster_gpu_count(cl);
     int rows = gpus > HM_MAX_ROWS ? HM_MAX_ROWS : (int)gpus;
-    uint8_t *grid = gs_calloc((size_t)rows * HM_COLS, 1);
+    struct hm_cell *grid = gs_calloc((size_t)rows * HM_COLS, sizeof *grid);
     if (!grid)
         return;
     for (int j = 0; j < gs_engine_job_count(r->eng); j++)
         paint_job(grid, rows, r, j);
-    char cap[400];
+    char cap[600];
+    double painted = painted_share(grid, rows);
     snprintf(cap, sizeof cap,
-             "Which GPUs were busy when, coloured by the size of the job holding them (white: "
-             "idle). Rows are GPUs in node order%s; columns are %d time slices. Scattered "
-             "small jobs on every node are what keeps large jobs waiting. Preempted jobs show "
-             "their last run only.",
-             gpus > HM_MAX_ROWS ? " (each row groups several GPUs)" : "", HM_COLS);
+             "Which GPUs were allocated when, coloured by the size of the job holding them; "
+             "the stronger the colour, the larger the allocated share of the cell (white: "
+             "idle). Rows are GPUs in node order%s; columns are %d time slices of %.2f h. The "
+             "painted share is %.1f%% of the picture, util_alloc %.1f%%. Scattered small jobs "
+             "on every node are what keeps large jobs waiting. Preempted jobs show their last "
+             "run only.",
+             gpus > HM_MAX_ROWS ? " (each row groups several GPUs)" : "", HM_COLS,
+             (double)(r->tl->end - r->tl->t0) / HM_COLS / 3.6e6, 100 * painted,
+             100 * r->sum->util_alloc);
     gs_html_section(f, "GPU occupancy", cap);
+    if (painted <= 0) {
+        fputs("<p class=\"empty\">No data: no job ran on the cluster.</p></section>\n", f);
+        gs_free(grid);
+        return;
+    }
     svg_open(f, "chart-heatmap", 900, 340, "GPU occupancy over time by job size");
     struct svg_plot p = { f, 60, 30, 820, 260, 0, (double)(r->tl->end - r->tl->t0) / 3.6e6,
                           0, 1, 0 };
@@ -128,18 +177,26 @@ static double gh(const struct gs_summary *s, int cls, int c)
     return h;
 }
 
-static void reason_bar(FILE *f, double x0, double y, double w, const struct gs_summary *s,
-                       int cls, const char *label)
+static double bar_total(const struct gs_summary *s, int cls)
 {
-    double total = 0, x = x0;
+    double total = 0;
     for (int c = 0; c < GS_REASON_COUNT; c++)
         total += gh(s, cls, c);
+    return total;
+}
+
+/* One stacked bar; `scale` GPU-hours take the full width w, so all bars of
+ * a chart share one scale. */
+static void reason_bar(FILE *f, double x0, double y, double w, double scale,
+                       const struct gs_summary *s, int cls, const char *label)
+{
+    double total = bar_total(s, cls), x = x0;
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-family=\"sans-serif\" "
                "font-size=\"11\">", x0 - 6, y + 13);
     html_text(f, label);
     fputs("</text>\n", f);
     for (int c = 0; total > 0 && c < GS_REASON_COUNT; c++) {
-        double h = gh(s, cls, c), bw = w * h / total;
+        double h = gh(s, cls, c), bw = w * h / scale;
         if (h <= 0)
             continue;
         fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" "
@@ -148,7 +205,7 @@ static void reason_bar(FILE *f, double x0, double y, double w, const struct gs_s
         x += bw;
     }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"sans-serif\" font-size=\"11\">"
-               "%.1f GPU-h</text>\n", x0 + w + 6, y + 13, total);
+               "%.1f GPU-h</text>\n", x + 6, y + 13, total);
 }
 
 void gs_html_reasons_chart(FILE *f, const char *id, const struct gs_summary *const *sums,
@@ -168,7 +225,18 @@ void gs_html_reasons_chart(FILE *f, const char *id, const struct gs_summary *con
                     "had at each scheduling pass: shortage (not enough idle GPUs), count / "
                     "topology / memory fragmentation (enough idle GPUs, wrong places), quota, "
                     "priority (behind a blocked job), reservation (GPUs held for a big job), "
-                    "partition. Hover a segment for its hours.");
+                    "partition. All bars share one scale (the longest is the most "
+                    "GPU-hours). Hover a segment for its hours.");
+    double scale = 0;
+    for (int i = 0; i < rows; i++) {
+        double t = bar_total(per_class ? sums[0] : sums[i], per_class ? classes[i] : -1);
+        scale = t > scale ? t : scale;
+    }
+    if (scale <= 0) {
+        fputs("<p class=\"empty\">No data: no job waited, so there is nothing to split by "
+              "reason.</p></section>\n", f);
+        return;
+    }
     svg_open(f, id, 900, 70 + rows * 28, "waiting GPU-hours by reason");
     for (int i = 0; i < rows; i++) {
         double y = 44 + 28 * i;
@@ -179,7 +247,7 @@ void gs_html_reasons_chart(FILE *f, const char *id, const struct gs_summary *con
             snprintf(label, sizeof label, "%s GPU jobs", gs_size_class_name(cls));
         else
             snprintf(label, sizeof label, "%s", per_class ? "all jobs" : names[i]);
-        reason_bar(f, 170, y, 600, s, cls, label);
+        reason_bar(f, 170, y, 600, scale, s, cls, label);
     }
     const char *labels[GS_REASON_COUNT];
     for (int c = 0; c < GS_REASON_COUNT; c++)
@@ -265,7 +333,7 @@ void gs_html_compare_sections(FILE *f, const struct gs_html_run *runs, int n)
 
 void gs_html_whatif_sections(FILE *f, const struct gs_whatif *w)
 {
-    char text[4096];
+    char text[8192];
     gs_report_whatif_verdict(text, sizeof text, w);
     gs_html_section(f, "What if: fragmentation or shortage?",
                     "actual: the cluster and policy as given; fluid: the same GPUs with no node "

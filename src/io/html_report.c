@@ -2,6 +2,7 @@
  * (html_report.h).  Comparison and what-if sections: html_compare.c. */
 #include "io/html_report.h"
 #include "io/html_private.h"
+#include "io/report.h"
 #include "io/report_diag.h"
 
 #include <math.h>
@@ -30,11 +31,33 @@ void gs_html_begin(FILE *f, const char *title, const char *subtitle)
           ".fired{color:#fff;background:#d62728;padding:1px 5px;border-radius:3px}\n"
           ".okay{color:#fff;background:#2ca02c;padding:1px 5px;border-radius:3px}\n"
           "#verdict{background:#fff8e1;border-left:4px solid #f0b400;padding:8px 12px}\n"
+          "p.empty{color:#a00;font-style:italic}#meta th,#meta td{text-align:left}\n"
           "</style></head>\n<body>\n<h1>", f);
     html_text(f, title);
     fputs("</h1>\n<p class=\"cap\">", f);
     html_text(f, subtitle);
     fputs("</p>\n", f);
+}
+
+void gs_html_meta(FILE *f, const char *cluster, const char *trace,
+                  const char *const *policies, int npol, const struct gs_policy *pol)
+{
+    fputs("<table id=\"meta\"><tr><th>cluster</th><td>", f);
+    html_text(f, cluster ? cluster : "-");
+    fputs("</td></tr><tr><th>trace</th><td>", f);
+    html_text(f, trace ? trace : "-");
+    fputs("</td></tr><tr><th>policy</th><td>", f);
+    for (int i = 0; i < npol; i++) {
+        fputs(i ? ", " : "", f);
+        html_text(f, policies[i] ? policies[i] : "defaults");
+    }
+    if (pol)
+        fprintf(f, " (%s: queue %s, placement %s, backfill %s, estimate %s)",
+                npol > 1 ? "the first" : "that is", gs_policy_queue_name(pol->queue_policy),
+                gs_policy_strategy_name(pol->strategy),
+                gs_policy_backfill_name(gs_policy_backfill_mode(pol)),
+                gs_policy_estimate_name(pol->estimate));
+    fputs("</td></tr></table>\n", f);
 }
 
 int gs_html_end(FILE *f)
@@ -229,28 +252,45 @@ static void cdf_chart(FILE *f, const struct gs_html_run *r, const struct gs_wait
         colors[n] = c < GS_SIZE_CLASSES ? gs_html_class_colors[c] : "#222";
         n++;
     }
-    char cap[256];
+    char cap[256], a[16], b[16], c[16];
+    gs_report_fmt_dur(a, sizeof a, r->sum->wait.p50);
+    gs_report_fmt_dur(b, sizeof b, r->sum->wait.p90);
+    gs_report_fmt_dur(c, sizeof c, r->sum->wait.p99);
     snprintf(cap, sizeof cap, "Share of jobs that started within a given wait, per job size "
-                              "(GPUs asked). Overall p50 %.0f s, p90 %.0f s, p99 %.0f s.",
-             r->sum->wait.p50, r->sum->wait.p90, r->sum->wait.p99);
+                              "(GPUs asked). Overall p50 %s, p90 %s, p99 %s.", a, b, c);
     gs_html_section(f, "Queue wait distribution by job size", cap);
-    gs_html_cdf_chart(f, "chart-cdf", cdfs, classes, labels, colors, n);
+    if (!cdf->n[GS_SIZE_CLASSES])
+        fputs("<p class=\"empty\">No data: no job started.</p>\n", f);
+    else
+        gs_html_cdf_chart(f, "chart-cdf", cdfs, classes, labels, colors, n);
     fputs("</section>\n", f);
+}
+
+/* Waits as the CLI's `sim` table prints them (gs_report_fmt_dur). */
+static void wait_cell(FILE *f, const struct gs_pctl *p, double v)
+{
+    char d[16];
+    gs_report_fmt_dur(d, sizeof d, v);
+    fprintf(f, "<td>%s</td>", p->n ? d : "-");
 }
 
 static void key_figures(FILE *f, const struct gs_html_run *r)
 {
     const struct gs_summary *s = r->sum;
-    fputs("<section><h2>Key figures</h2><table><tr><th>jobs</th><th>GPUs</th><th>span (h)</th>"
-          "<th>wait p50 (s)</th><th>p90 (s)</th><th>p99 (s)</th><th>util_alloc</th>"
+    fputs("<section><h2>Key figures</h2><table><tr><th>jobs</th><th>rejected</th><th>GPUs</th>"
+          "<th>span</th><th>wait p50</th><th>p90</th><th>p99</th><th>util_alloc</th>"
           "<th>util_effective</th><th>jobs per GPU-day</th><th>mean S_k</th></tr>\n", f);
-    fprintf(f, "<tr><td>%lld</td><td>%lld</td><td>%.1f</td><td>%.0f</td><td>%.0f</td>"
-               "<td>%.0f</td><td>%.1f%%</td><td>%.1f%%</td><td>%.2f</td><td>%.2f</td></tr>"
-               "</table></section>\n",
-            (long long)s->jobs, (long long)s->gpus,
-            gs_time_to_sec(s->span_end - s->span_start) / 3600, s->wait.p50, s->wait.p90,
-            s->wait.p99, 100 * s->util_alloc, 100 * s->util_effective, s->jobs_per_gpu_day,
-            s->sched.mean);
+    fprintf(f, "<tr><td>%lld</td><td>%lld</td><td>%lld</td><td>%.2fh</td>", (long long)s->jobs,
+            (long long)s->rejected, (long long)s->gpus,
+            gs_time_to_sec(s->span_end - s->span_start) / 3600);
+    wait_cell(f, &s->wait, s->wait.p50);
+    wait_cell(f, &s->wait, s->wait.p90);
+    wait_cell(f, &s->wait, s->wait.p99);
+    fprintf(f, "<td>%.1f%%</td><td>%.1f%%</td><td>%.3f</td><td>%.2f</td></tr></table>\n"
+               "<p class=\"cap\">Units as in <code>gpusched sim</code>: waits in s, m or h; "
+               "util_alloc (GPUs allocated) beside util_effective (useful work) as shares of "
+               "the cluster's GPU-time.</p></section>\n",
+            100 * s->util_alloc, 100 * s->util_effective, s->jobs_per_gpu_day, s->sched.mean);
 }
 
 static void symptoms_list(FILE *f, const struct gs_html_run *r)
@@ -284,6 +324,10 @@ void gs_html_run_sections(FILE *f, const struct gs_html_run *r)
     if (r->tl && gs_timeline_buckets(r->tl) > 0) {
         util_chart(f, r);
         sk_chart(f, r);
+    } else if (r->tl) {
+        gs_html_section(f, "GPU utilization and S_k over time", "");
+        fputs("<p class=\"empty\">No data: the run has no events (an empty trace).</p>"
+              "</section>\n", f);
     }
     if (cdf)
         cdf_chart(f, r, cdf);

@@ -51,4 +51,10 @@ void gs_html_whatif_sections(FILE *f, const struct gs_whatif *w);
 /* Close the page.  Returns 0, or GS_EIO when writing failed. */
 int gs_html_end(FILE *f);
 
+/* A table naming what the page is about: the cluster and trace files and
+ * the policy files (NULL = the defaults), with the first policy's queue,
+ * placement, backfill and estimate when `pol` is given. */
+void gs_html_meta(FILE *f, const char *cluster, const char *trace,
+                  const char *const *policies, int npol, const struct gs_policy *pol);
+
 #endif

@@ -2,13 +2,14 @@
  *
  * Three passes over an array of parsed rows: read (strict: every field an
  * integer or empty), de-duplicate (open-addressing hash of the twelve
- * fields other than id), then convert the survivors in submit order.  The
- * log has no quoting, so the tokenizer is a plain comma split; the native
- * trace reader's tokenizer (trace_csv.c) is file-static and would accept
- * quoted fields the AAIC format never has.
+ * fields other than id), then convert the survivors in submit order.  Lines
+ * come from the project's CSV reader (io/csv.h) in plain mode: the log has
+ * no quoting, so a quote is data (and an integer field holding one is an
+ * error, as before).
  */
 #include "io/import_aaic.h"
 #include "core/alloc.h"
+#include "io/csv.h"
 #include "io/ioutil.h"
 #include "core/policy.h"
 #include "io/job_fields.h"
@@ -43,19 +44,13 @@ struct row {
 };
 
 struct reader {
-    const char *b;
-    size_t n, pos;
-    long line;
+    struct gs_csv csv;      /* the project's CSV reader over a private copy */
+    long line;              /* line of the current record */
     const char *name;
     int map[NCOLS];         /* header position of each column */
     struct row *rows;
     size_t nrows, cap;
 };
-
-static int is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t';
-}
 
 /* Parse a strict decimal integer [-]digits: GS_EINVAL when it is not one,
  * GS_ERANGE when |v| > MAX_ABS. */
@@ -77,84 +72,29 @@ static int parse_int(const char *t, size_t len, int64_t *out)
     return 0;
 }
 
-/* One line's fields: [start, end) offsets of the trimmed text. */
-struct fields {
-    size_t start[NCOLS + 1], end[NCOLS + 1];
-    size_t n;               /* fields seen (counting past NCOLS + 1 stops) */
-};
-
-/* Split the line at [p, eol) on commas, trimming blanks. */
-static void split(const char *b, size_t p, size_t eol, struct fields *f)
-{
-    f->n = 0;
-    for (;;) {
-        size_t s = p;
-        while (p < eol && b[p] != ',')
-            p++;
-        size_t e = p;
-        while (s < e && is_blank(b[s]))
-            s++;
-        while (e > s && is_blank(b[e - 1]))
-            e--;
-        if (f->n < NCOLS + 1) {
-            f->start[f->n] = s;
-            f->end[f->n] = e;
-        }
-        f->n++;
-        if (p >= eol)
-            return;
-        p++;
-    }
-}
-
-/* End of the line starting at r->pos (before any "\r\n" or "\n"), and the
- * start of the next one in *next. */
-static size_t line_end(const struct reader *r, size_t *next)
-{
-    const char *nl = memchr(r->b + r->pos, '\n', r->n - r->pos);
-    size_t eol = nl ? (size_t)(nl - r->b) : r->n;
-    *next = nl ? eol + 1 : r->n;
-    if (eol > r->pos && r->b[eol - 1] == '\r')
-        eol--;
-    return eol;
-}
-
-static int blank_line(const char *b, size_t p, size_t eol)
-{
-    while (p < eol && is_blank(b[p]))
-        p++;
-    return p == eol;
-}
-
 static int read_header(struct reader *r, struct gs_error *err)
 {
-    size_t next, eol;
-    for (;;) {
-        if (r->pos >= r->n)
-            return gs_errorf(err, GS_EINVAL, "%s: empty input; the AAIC header line is required",
-                             r->name);
-        eol = line_end(r, &next);
-        if (!blank_line(r->b, r->pos, eol))
-            break;
-        r->pos = next;
-        r->line++;
-    }
-    struct fields f;
-    split(r->b, r->pos, eol, &f);
+    struct gs_csv *f = &r->csv;
+    int rc = gs_csv_next(f, &r->line, err);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return gs_errorf(err, GS_EINVAL, "%s: empty input; the AAIC header line is required",
+                         r->name);
     for (int c = 0; c < NCOLS; c++)
         r->map[c] = -1;
-    for (size_t i = 0; i < f.n; i++) {
+    for (size_t i = 0; i < f->nf; i++) {
         if (i >= NCOLS)
             return gs_errorf(err, GS_EINVAL, "%s:%ld: header has %zu columns, AAIC has %d",
-                             r->name, r->line, f.n, NCOLS);
-        const char *t = r->b + f.start[i];
-        size_t len = f.end[i] - f.start[i];
+                             r->name, r->line, f->nf, NCOLS);
+        const char *t = f->f[i];
+        size_t len = strlen(t);
         int c = 0;
-        while (c < NCOLS && !(strlen(col_names[c]) == len && memcmp(col_names[c], t, len) == 0))
+        while (c < NCOLS && strcmp(col_names[c], t) != 0)
             c++;
         if (c == NCOLS || r->map[c] >= 0)
             return gs_errorf(err, GS_EINVAL, "%s:%ld:%zu: %s column '%.*s' in the AAIC header",
-                             r->name, r->line, f.start[i] - r->pos + 1,
+                             r->name, r->line, f->col[i],
                              c == NCOLS ? "unknown" : "duplicate", (int)(len < SHOW ? len : SHOW),
                              t);
         r->map[c] = (int)i;
@@ -163,8 +103,6 @@ static int read_header(struct reader *r, struct gs_error *err)
         if (r->map[c] < 0)
             return gs_errorf(err, GS_EINVAL, "%s:%ld: missing AAIC column '%s'", r->name,
                              r->line, col_names[c]);
-    r->pos = next;
-    r->line++;
     return 0;
 }
 
@@ -174,28 +112,28 @@ static int required(int c)
     return c == C_ID || c == C_USER || c == C_GROUP || c == C_QUEUE;
 }
 
-static int read_row(struct reader *r, size_t eol, struct row *row, struct gs_error *err)
+static int read_row(struct reader *r, struct row *row, struct gs_error *err)
 {
-    struct fields f;
-    split(r->b, r->pos, eol, &f);
-    if (f.n != NCOLS)
+    const struct gs_csv *f = &r->csv;
+    if (f->nf != NCOLS)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: row has %zu fields, the header has %d",
-                         r->name, r->line, f.n, NCOLS);
+                         r->name, r->line, f->nf, NCOLS);
     row->line = r->line;
     row->occurrence = 1;
     for (int c = 0; c < NCOLS; c++) {
-        size_t i = (size_t)r->map[c], s = f.start[i], len = f.end[i] - s;
-        const char *t = r->b + s;
+        size_t i = (size_t)r->map[c], col = f->col[i];
+        const char *t = f->f[i];
+        size_t len = strlen(t);
         int64_t v = MISSING;
         int rc = len > 0 ? parse_int(t, len, &v) : 0;
         if (rc < 0)
             return gs_errorf(err, GS_EINVAL, "%s:%ld:%zu: %s: '%.*s' is %s", r->name, r->line,
-                             s - r->pos + 1, col_names[c], (int)(len < SHOW ? len : SHOW), t,
+                             col, col_names[c], (int)(len < SHOW ? len : SHOW), t,
                              rc == GS_ERANGE ? "out of range (|value| <= 9000000000000)"
                                              : "not an integer");
         if (required(c) && (v == MISSING || v < 0))
-            return gs_errorf(err, GS_EINVAL, "%s:%ld:%zu: %s: %s", r->name, r->line,
-                             s - r->pos + 1, col_names[c],
+            return gs_errorf(err, GS_EINVAL, "%s:%ld:%zu: %s: %s", r->name, r->line, col,
+                             col_names[c],
                              v == MISSING ? "empty, but every row needs it"
                                           : "must not be negative");
         row->v[c] = v;
@@ -205,20 +143,15 @@ static int read_row(struct reader *r, size_t eol, struct row *row, struct gs_err
 
 static int read_rows(struct reader *r, struct gs_error *err)
 {
-    while (r->pos < r->n) {
-        size_t next, eol = line_end(r, &next);
-        if (!blank_line(r->b, r->pos, eol)) {
-            if (gs_grow((void **)&r->rows, &r->cap, r->nrows + 1, sizeof *r->rows) < 0)
-                return gs_errorf(err, GS_ENOMEM, "%s: out of memory", r->name);
-            int rc = read_row(r, eol, &r->rows[r->nrows], err);
-            if (rc < 0)
-                return rc;
-            r->nrows++;
-        }
-        r->pos = next;
-        r->line++;
+    int rc;
+    while ((rc = gs_csv_next(&r->csv, &r->line, err)) > 0) {
+        if (gs_grow((void **)&r->rows, &r->cap, r->nrows + 1, sizeof *r->rows) < 0)
+            return gs_errorf(err, GS_ENOMEM, "%s: out of memory", r->name);
+        if ((rc = read_row(r, &r->rows[r->nrows], err)) < 0)
+            return rc;
+        r->nrows++;
     }
-    return 0;
+    return rc;
 }
 
 /* ---- de-duplication ---------------------------------------------------- */
@@ -509,20 +442,23 @@ static int process(struct reader *r, struct gs_aaic_result *out, struct gs_error
 int gs_aaic_parse(const char *text, size_t len, const char *name,
                   struct gs_aaic_result *out, struct gs_error *err)
 {
-    struct reader r = { text, len, 0, 1, gs_io_name(name), { 0 }, NULL, 0, 0 };
+    struct reader r;
+    memset(&r, 0, sizeof r);
+    r.name = gs_io_name(name);
     memset(out, 0, sizeof *out);
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-        r.pos = 3;
-    const char *z = memchr(text, '\0', len);
-    int rc = 0;
-    if (z) {
-        long line = 1;
-        for (const char *p = text; p < z; p++)
-            line += *p == '\n';
-        rc = gs_errorf(err, GS_EINVAL, "%s:%ld: NUL byte in the input", r.name, line);
+    /* the CSV reader tokenizes in place: a private copy (the log has no
+     * quoting: plain fields, blanks trimmed) */
+    char *buf = len < SIZE_MAX ? gs_malloc(len + 1) : NULL;
+    int rc = buf ? 0 : gs_errorf(err, GS_ENOMEM, "%s: out of memory", r.name);
+    if (rc == 0) {
+        if (len)
+            memcpy(buf, text, len);
+        rc = gs_csv_open(&r.csv, buf, len, r.name, GS_CSV_TRIM, err);
     }
     if (rc == 0)
         rc = process(&r, out, err);
+    gs_csv_close(&r.csv);
+    gs_free(buf);
     gs_free(r.rows);
     if (rc < 0)
         gs_aaic_result_fini(out);

@@ -8,7 +8,9 @@
 #include "core/cluster.h"
 #include "core/policy.h"
 #include "core/strtab.h"
+#include "io/csv.h"
 #include "io/ioutil.h"
+#include "io/job_fields.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -21,15 +23,16 @@
 #define MAX_SEC 9000000000000LL       /* times: 9e12 s, the native trace's limit */
 #define MAX_POD_GPUS 1000000          /* num_gpu: the native trace's limit */
 
-/* One CSV file being read: its text, the current line and its fields. */
+/* One CSV file being read through the project's reader (io/csv.h): a
+ * private copy of its text, the current record's line and fields. */
 struct csv {
     const char *name;
-    char *buf;
-    size_t len, pos;
-    long line;
-    size_t ncols;             /* fields of the current line */
+    char *buf;                /* owned copy of the text (plus a spare byte) */
+    struct gs_csv r;
+    long line;                /* line of the current record */
+    size_t ncols;             /* fields of the current record */
     size_t hcols;             /* fields of the header line */
-    char *f[MAX_COLS];        /* the first MAX_COLS of them */
+    char **f;                 /* r.f: the fields */
 };
 
 /* A column the importer knows: its name and, for a number, its largest
@@ -74,61 +77,41 @@ static const struct {
     { "A10", 22731 },  { "A100", 81251 },
 };
 
-/* Next non-empty line, split in place into fields; returns 1, or 0 at the
- * end of the file. */
-static int next_line(struct csv *c)
+/* Next non-empty record: 1, 0 at the end of the file, or a negative code
+ * (an unterminated quote; `err` may be NULL for the scan that ignores it). */
+static int next_line(struct csv *c, struct gs_error *err)
 {
-    while (c->pos < c->len) {
-        char *s = c->buf + c->pos;
-        char *e = memchr(s, '\n', c->len - c->pos);
-        size_t n = e ? (size_t)(e - s) : c->len - c->pos;
-        c->pos += n + (e ? 1 : 0);
-        c->line++;
-        if (n > 0 && s[n - 1] == '\r')
-            n--;
-        s[n] = '\0';
-        if (n == 0)
-            continue;
-        c->ncols = 0;
-        for (char *p = s;;) {
-            if (c->ncols < MAX_COLS)
-                c->f[c->ncols] = p;
-            c->ncols++;
-            char *comma = strchr(p, ',');   /* the text has no NUL of its own */
-            if (!comma)
-                break;
-            *comma = '\0';
-            p = comma + 1;
-        }
-        return 1;
-    }
-    return 0;
+    int rc = gs_csv_next(&c->r, &c->line, err);
+    c->f = c->r.f;
+    c->ncols = rc > 0 ? c->r.nf : 0;
+    return rc;
 }
 
-/* Start reading a private, NUL-terminated copy of text[0..len), after a
- * UTF-8 byte order mark.  NUL bytes are an error (fields are C strings). */
+/* Start reading a private copy of text[0..len) (after a UTF-8 byte order
+ * mark).  NUL bytes are an error (fields are C strings). */
 static int open_csv(struct csv *c, const char *text, size_t len, const char *name,
                     struct gs_error *err)
 {
     memset(c, 0, sizeof *c);
     c->name = name;
-    const char *z = len ? memchr(text, '\0', len) : NULL;
-    if (z) {
-        long line = 1;
-        for (const char *p = text; p < z; p++)
-            line += *p == '\n';
-        return gs_errorf(err, GS_EINVAL, "%s:%ld: NUL byte in the input", name, line);
-    }
     c->buf = len < SIZE_MAX ? gs_malloc(len + 1) : NULL;
     if (!c->buf)
         return gs_errorf(err, GS_ENOMEM, "%s: out of memory", name);
     if (len)
         memcpy(c->buf, text, len);
-    c->buf[len] = '\0';
-    c->len = len;
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-        c->pos = 3;
-    return 0;
+    int rc = gs_csv_open(&c->r, c->buf, len, name, 0, err); /* no quoting, every byte kept */
+    if (rc < 0) {
+        gs_free(c->buf);
+        c->buf = NULL;
+    }
+    return rc;
+}
+
+static void close_csv(struct csv *c)
+{
+    gs_csv_close(&c->r);
+    gs_free(c->buf);
+    c->buf = NULL;
 }
 
 /* Read the header line into col[] (the position of each of the `n`
@@ -139,7 +122,10 @@ static int read_header(struct csv *c, const struct colspec *spec, int n, int *co
 {
     for (int k = 0; k < n; k++)
         col[k] = -1;
-    if (!next_line(c))
+    int rc = next_line(c, err);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
         return gs_errorf(err, GS_EINVAL, "%s: empty file", c->name);
     if (c->ncols > MAX_COLS)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: header has %zu columns, at most %d", c->name,
@@ -161,8 +147,9 @@ static int read_header(struct csv *c, const struct colspec *spec, int n, int *co
  * count is not the header's. */
 static int next_row(struct csv *c, struct gs_error *err)
 {
-    if (!next_line(c))
-        return 0;
+    int rc = next_line(c, err);
+    if (rc <= 0)
+        return rc;
     if (c->ncols != c->hcols)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: row has %zu fields, the header has %zu",
                          c->name, c->line, c->ncols, c->hcols);
@@ -172,7 +159,7 @@ static int next_row(struct csv *c, struct gs_error *err)
 /* Field `col` of the current line; "" when absent. */
 static const char *field(const struct csv *c, int col)
 {
-    return col >= 0 && (size_t)col < c->ncols && (size_t)col < MAX_COLS ? c->f[col] : "";
+    return col >= 0 && (size_t)col < c->ncols ? c->f[col] : "";
 }
 
 /* Integer field in [0, spec->max] (empty = missing: returns 0 with
@@ -294,7 +281,7 @@ static int read_nodes(const char *text, size_t len, const char *path,
     while (rc == 0 && (rc = next_row(&c, err)) > 0)
         rc = read_node(&c, col, names, out, err);
     gs_strtab_destroy(names);
-    gs_free(c.buf);
+    close_csv(&c);
     return rc;
 }
 
@@ -366,6 +353,15 @@ static int read_pod(struct csv *c, const int *col, struct gs_openb_result *out,
     const char *qos = field(c, col[P_QOS]);
     if (!*name)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: name: missing", c->name, c->line);
+    const char *const strs[3] = { name, spec, qos }, *const cols[3] = { "name", "gpu_spec",
+                                                                        "qos" };
+    for (int k = 0; k < 3; k++) {
+        long at = gs_utf8_invalid_at(strs[k]);
+        if (at >= 0) /* the trace it becomes must load, and JSON hold it */
+            return gs_errorf(err, GS_EINVAL, "%s:%ld: %s: not valid UTF-8 (byte 0x%02X at "
+                             "offset %ld)", c->name, c->line, cols[k],
+                             (unsigned)(unsigned char)strs[k][at], at);
+    }
     struct gs_job_spec s;
     gs_job_spec_init(&s);
     s.id = name;
@@ -387,21 +383,28 @@ static int read_pod(struct csv *c, const int *col, struct gs_openb_result *out,
     return 0;
 }
 
-/* First pass: the latest time in the file (end of the trace).  Bad values
- * are skipped here; the second pass reports them. */
-static int64_t span_end(struct csv c, const int *col)
+/* First pass over its own copy of the text: the latest time in the file
+ * (end of the trace).  Bad values are skipped here; the second pass reports
+ * them. */
+static int span_end(const char *text, size_t len, const char *path, const int *col,
+                        int64_t *end, struct gs_error *err)
 {
-    int64_t end = 0;
-    struct gs_error e;
-    while (next_line(&c)) {
-        for (int k = P_CREATE; k <= P_SCHED; k++) {
-            int64_t v;
-            int has;
-            if (int_field(&c, col[k], &pod_cols[k], &v, &has, &e) == 0 && has && v > end)
-                end = v;
+    struct csv c;
+    *end = 0;
+    int rc = open_csv(&c, text, len, path, err);
+    if (rc == 0 && next_line(&c, NULL) > 0) { /* the header, read before */
+        struct gs_error e;
+        while (next_line(&c, NULL) > 0) {
+            for (int k = P_CREATE; k <= P_SCHED; k++) {
+                int64_t v;
+                int has;
+                if (int_field(&c, col[k], &pod_cols[k], &v, &has, &e) == 0 && has && v > *end)
+                    *end = v;
+            }
         }
     }
-    return end;
+    close_csv(&c);
+    return rc;
 }
 
 static int read_pods(const char *text, size_t len, const char *path,
@@ -416,21 +419,11 @@ static int read_pods(const char *text, size_t len, const char *path,
     if (rc == 0 && (col[P_NAME] < 0 || col[P_NGPU] < 0))
         rc = gs_errorf(err, GS_EINVAL, "%s:%ld: header needs name and num_gpu columns", path,
                        c.line);
-    if (rc == 0) {
-        /* the scan splits lines in place: scan a copy */
-        struct csv copy = c;
-        copy.buf = gs_malloc(c.len + 1);
-        if (!copy.buf) {
-            rc = gs_errorf(err, GS_ENOMEM, "%s: out of memory", path);
-        } else {
-            memcpy(copy.buf, c.buf, c.len + 1);
-            out->stats.span_end = span_end(copy, col);
-            gs_free(copy.buf);
-        }
-    }
+    if (rc == 0) /* the reader splits its text in place: the scan reads its own copy */
+        rc = span_end(text, len, path, col, &out->stats.span_end, err);
     while (rc == 0 && (rc = next_row(&c, err)) > 0)
         rc = read_pod(&c, col, out, err);
-    gs_free(c.buf);
+    close_csv(&c);
     return rc;
 }
 

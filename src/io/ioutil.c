@@ -39,7 +39,12 @@ static int read_plain(FILE *f, struct buf *b)
     }
 }
 
-static int read_gz(gzFile gz, struct buf *b)
+/* Decompress the whole stream.  zlib's gzread returns 0 both at a clean end
+ * and when the input stops inside a member (a truncated download, `head -c`):
+ * the second leaves Z_BUF_ERROR behind, which gzread does not report as an
+ * error.  A file named .gz that is not gzip at all is read "transparently" by
+ * zlib; refuse it too, since it is not what the name promises. */
+static int read_gz(gzFile gz, struct buf *b, const char **why)
 {
     for (;;) {
         if (reserve(b, CHUNK) < 0)
@@ -49,8 +54,19 @@ static int read_gz(gzFile gz, struct buf *b)
         int n = gzread(gz, b->data + b->len, want);
         if (n < 0)
             return GS_EIO;
-        if (n == 0)
-            return 0;
+        if (gzdirect(gz)) {
+            *why = "not gzip data (empty, or plain text named .gz)";
+            return GS_EIO;
+        }
+        if (n == 0) {
+            int zerr;
+            gzerror(gz, &zerr);
+            if (zerr == Z_BUF_ERROR) {
+                *why = "the gzip stream ends early (truncated file)";
+                return GS_EIO;
+            }
+            return zerr == Z_OK ? 0 : GS_EIO;
+        }
         b->len += (size_t)n;
     }
 }
@@ -72,14 +88,17 @@ int gs_read_file(const char *path, char **data, size_t *len, struct gs_error *er
         if (!gz)
             return gs_errorf(err, GS_EIO, "%s: %s", path,
                              errno ? strerror(errno) : "cannot open");
-        rc = read_gz(gz, &b);
+        const char *why = NULL;
+        rc = read_gz(gz, &b, &why);
         if (rc == GS_EIO) {
             int zerr;
             const char *msg = gzerror(gz, &zerr);
             gs_errorf(err, GS_EIO, "%s: gzip: %s", path,
-                      zerr == Z_ERRNO ? strerror(errno) : msg);
+                      why ? why : zerr == Z_ERRNO ? strerror(errno) : msg);
         }
-        gzclose(gz);
+        if (gzclose(gz) != Z_OK && rc == 0)
+            rc = gs_errorf(err, GS_EIO, "%s: gzip: the stream ends early (truncated file)",
+                           path);
     } else {
         int is_stdin = strcmp(path, "-") == 0;
         FILE *f = is_stdin ? stdin : fopen(path, "rb");

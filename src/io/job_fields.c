@@ -241,6 +241,30 @@ static int set_int(struct gs_job_row *r, int col, const char *t, struct gs_error
     return 0;
 }
 
+/* Offset of the first byte of `t` that does not belong to a well-formed
+ * UTF-8 sequence (RFC 3629: no overlongs, surrogates or code points above
+ * U+10FFFF), or -1 when all of it is valid. */
+long gs_utf8_invalid_at(const char *t)
+{
+    const unsigned char *s = (const unsigned char *)t, *p = s;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : *p >= 0xC2 && *p <= 0xDF ? 1 : *p >= 0xE0 && *p <= 0xEF ? 2
+                : *p >= 0xF0 && *p <= 0xF4 ? 3 : -1;
+        if (n < 0)
+            return (long)(p - s);
+        unsigned lo = 0x80, hi = 0xBF;
+        if (*p == 0xE0) lo = 0xA0;
+        if (*p == 0xED) hi = 0x9F;
+        if (*p == 0xF0) lo = 0x90;
+        if (*p == 0xF4) hi = 0x8F;
+        for (int i = 1; i <= n; i++, lo = 0x80, hi = 0xBF)
+            if (p[i] < lo || p[i] > hi)
+                return (long)(p - s);
+        p += n + 1;
+    }
+    return -1;
+}
+
 int gs_job_row_set(struct gs_job_row *r, int col, const char *t, struct gs_error *err)
 {
     if (col < 0 || col >= GS_JCOL_COUNT)
@@ -256,9 +280,16 @@ int gs_job_row_set(struct gs_job_row *r, int col, const char *t, struct gs_error
     int v;
     switch (c->kind) {
     case K_ID:
-    case K_STR:
+    case K_STR: {
+        /* Strings reach JSON reports, which can only hold UTF-8: refuse here
+         * rather than let the writer drop the value (jansson rejects it). */
+        long at = gs_utf8_invalid_at(t);
+        if (at >= 0)
+            return gs_errorf(err, GS_EINVAL, "%s: not valid UTF-8 (byte 0x%02X at offset %ld)",
+                             c->name, (unsigned)(unsigned char)t[at], at);
         *(const char **)field = t;
         return 0;
+    }
     case K_SUBMIT:
         return set_submit(r, col, t, err);
     case K_DURATION:
@@ -286,6 +317,23 @@ int gs_job_row_set(struct gs_job_row *r, int col, const char *t, struct gs_error
     default:
         return set_scaled(r, col, t, err);
     }
+}
+
+int gs_job_row_check(const struct gs_job_row *r, struct gs_error *err)
+{
+    const struct gs_job_spec *s = &r->spec;
+    if (r->duration == GS_TIME_NONE || r->duration <= 0 || s->ckpt_interval <= 0 ||
+        s->ckpt_cost <= 0)
+        return 0;
+    /* checkpoints strictly inside the work (none after the last piece) */
+    int64_t n = (r->duration - 1) / s->ckpt_interval, ckpt, wall;
+    const int64_t max = (int64_t)(MAX_SECONDS * 1000);
+    if (__builtin_mul_overflow(n, s->ckpt_cost, &ckpt) ||
+        __builtin_add_overflow(ckpt, r->duration, &wall) || wall > max)
+        return gs_errorf(err, GS_ERANGE, "checkpoint_interval, checkpoint_cost: %lld checkpoints "
+                         "of %.17g s make the run longer than the %.0f s limit",
+                         (long long)n, gs_time_to_sec(s->ckpt_cost), MAX_SECONDS);
+    return 0;
 }
 
 int gs_jcol_is_string(int col)
@@ -486,4 +534,40 @@ int gs_parse_iso8601(const char *t, int64_t *unix_ms)
                 sec - (int64_t)off * 60;
     *unix_ms = s * 1000 + ms;
     return 0;
+}
+
+/* Howard Hinnant's civil_from_days: the inverse of gs_days_from_civil. */
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+int gs_format_iso8601(int64_t unix_ms, char *buf, size_t size)
+{
+    int64_t ms = unix_ms % 1000, s = unix_ms / 1000;
+    if (ms < 0) {
+        ms += 1000;
+        s--;
+    }
+    int64_t days = s / 86400, sod = s % 86400;
+    if (sod < 0) {
+        sod += 86400;
+        days--;
+    }
+    int64_t y;
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    int n = ms ? snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ", (long long)y, m, d,
+                          (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60), (int)ms)
+               : snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)y, m, d,
+                          (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
+    return n < 0 || (size_t)n >= size ? GS_ERANGE : n;
 }

@@ -65,9 +65,22 @@ const char *gs_jcol_name(int col);
 /* Set the field of column `col` from `text` (NUL-terminated, already
  * trimmed; borrowed by string fields until the row is used).  Empty text
  * keeps the default, except for id and submit, which must not be empty.
- * Returns 0, or GS_EINVAL with a message "COLUMN: 'TEXT' is not ..." that
+ * Returns 0, or GS_EINVAL with a message "COLUMN: 'TEXT' is not ..." (a string
+ * column: "COLUMN: not valid UTF-8 ...") that
  * the caller prefixes with the location. */
 int gs_job_row_set(struct gs_job_row *r, int col, const char *text, struct gs_error *err);
+
+/* Checks across the fields of a complete row: a run whose checkpoints
+ * (floor((duration - 1) / checkpoint_interval) of checkpoint_cost each) make
+ * it longer than the largest time (9e12 s) is refused, since no end time
+ * could be computed for it.  Returns 0 or GS_ERANGE "COLUMNS: ..." that the
+ * caller prefixes with the location. */
+int gs_job_row_check(const struct gs_job_row *r, struct gs_error *err);
+
+/* Offset of the first byte of `text` that is not part of well-formed UTF-8
+ * (RFC 3629), or -1 when it all is.  Every string that reaches a JSON
+ * report must pass (jansson drops what does not). */
+long gs_utf8_invalid_at(const char *text);
 
 /* Whether column `col` holds a string (id, mig, team, user, name, queue,
  * gpu_model); gs_jcol_format copies those unquoted and unbounded writers
@@ -91,6 +104,11 @@ int gs_jcol_format(int col, const struct gs_job_spec *s, gs_time duration, char 
  * No offset means UTC.  Fractions below a millisecond are dropped.
  * Stores UNIX milliseconds and returns 0, or GS_EINVAL. */
 int gs_parse_iso8601(const char *text, int64_t *unix_ms);
+
+/* Format UNIX milliseconds as ISO-8601 UTC: "2017-07-01T12:00:00Z", with
+ * ".mmm" before the Z when the milliseconds are not 0.  Returns the length,
+ * or GS_ERANGE when `size` is too small. */
+int gs_format_iso8601(int64_t unix_ms, char *buf, size_t size);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (month 1-12). */
 int64_t gs_days_from_civil(int64_t y, int m, int d);

@@ -1,10 +1,13 @@
 /* report.c - summary JSON/text and the jobs/timeline CSV files. */
 #include "io/report.h"
+#include "io/csv.h"
+#include "io/job_fields.h"
 #include "io/report_diag.h"
 #include "io/report_preempt.h"
 #include "core/diagnose.h"
 #include "core/preempt_metrics.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void gs_report_fmt_sec(char *buf, size_t n, double sec)
@@ -20,10 +23,19 @@ void gs_report_fmt_sec(char *buf, size_t n, double sec)
         *end = '\0';
 }
 
+/* A statistic over nothing is unknown, not 0: null when `known` is false. */
+static json_t *real_or_null(int known, double v)
+{
+    return known ? json_real(v) : json_null();
+}
+
 json_t *gs_report_pctl_json(const struct gs_pctl *p)
 {
-    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)p->n, "p50", p->p50,
-                     "p90", p->p90, "p99", p->p99, "mean", p->mean, "max", p->max);
+    int k = p->n > 0;
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)p->n, "p50",
+                     real_or_null(k, p->p50), "p90", real_or_null(k, p->p90), "p99",
+                     real_or_null(k, p->p99), "mean", real_or_null(k, p->mean), "max",
+                     real_or_null(k, p->max));
 }
 
 static json_t *by_size_json(const struct gs_summary *s)
@@ -44,10 +56,13 @@ static json_t *by_team_json(const struct gs_summary *s)
 
 static json_t *sched_json(const struct gs_summary *s)
 {
-    return json_pack("{s:i, s:f, s:f, s:{s:I, s:f, s:f, s:f, s:f}}", "k", s->sched.k, "mean",
-                     s->sched.mean, "share_ge1", s->sched.share_ge1, "windows", "count",
-                     (json_int_t)s->sched.windows, "mean", s->sched.win_mean, "p50",
-                     s->sched.win_p50, "p90", s->sched.win_p90, "max", s->sched.win_max);
+    int span = s->span_end > s->span_start, w = s->sched.windows > 0;
+    return json_pack("{s:i, s:o, s:o, s:{s:I, s:o, s:o, s:o, s:o}}", "k", s->sched.k, "mean",
+                     real_or_null(span, s->sched.mean), "share_ge1",
+                     real_or_null(span, s->sched.share_ge1), "windows", "count",
+                     (json_int_t)s->sched.windows, "mean", real_or_null(w, s->sched.win_mean),
+                     "p50", real_or_null(w, s->sched.win_p50), "p90",
+                     real_or_null(w, s->sched.win_p90), "max", real_or_null(w, s->sched.win_max));
 }
 
 static json_t *policy_json(const struct gs_policy *p)
@@ -76,8 +91,9 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
     json_object_set_new(o, "wait_by_size", by_size_json(s));
     json_object_set_new(o, "wait_by_team", by_team_json(s));
     json_object_set_new(o, "jct", gs_report_pctl_json(&s->jct));
-    json_object_set_new(o, "util_alloc", json_real(s->util_alloc));
-    json_object_set_new(o, "util_effective", json_real(s->util_effective));
+    int span = s->span_end > s->span_start;
+    json_object_set_new(o, "util_alloc", real_or_null(span, s->util_alloc));
+    json_object_set_new(o, "util_effective", real_or_null(span, s->util_effective));
     json_object_set_new(o, "util_effective_note",
                         json_string(s->util_effective_modelled
                                         ? "useful work of completed jobs at full speed; "
@@ -87,17 +103,20 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
                                         : "useful work of completed jobs; checkpoint time, "
                                           "lost and killed work are excluded, but slow-downs "
                                           "from placement and GPU sharing are not modelled"));
-    json_object_set_new(o, "jobs_per_gpu_day", json_real(s->jobs_per_gpu_day));
+    json_object_set_new(o, "jobs_per_gpu_day", real_or_null(span, s->jobs_per_gpu_day));
     json_object_set_new(o, "schedulability", sched_json(s));
     json_object_set_new(o, "fragmentation",
-                        json_pack("{s:f, s:f, s:f, s:f}", "count", s->frag.count, "topology",
-                                  s->frag.topology, "memory", s->frag.memory, "mig",
-                                  s->frag.mig));
+                        json_pack("{s:o, s:o, s:o, s:o}", "count",
+                                  real_or_null(span, s->frag.count), "topology",
+                                  real_or_null(span, s->frag.topology), "memory",
+                                  real_or_null(span, s->frag.memory), "mig",
+                                  real_or_null(span, s->frag.mig)));
+    int est = s->estimate.n > 0;
     json_object_set_new(o, "estimate_accuracy",
-                        json_pack("{s:I, s:f, s:f, s:f}", "jobs", (json_int_t)s->estimate.n,
-                                  "ratio_p50", s->estimate.ratio_p50, "ratio_p90",
-                                  s->estimate.ratio_p90, "underestimated",
-                                  s->estimate.under_share));
+                        json_pack("{s:I, s:o, s:o, s:o}", "jobs", (json_int_t)s->estimate.n,
+                                  "ratio_p50", real_or_null(est, s->estimate.ratio_p50),
+                                  "ratio_p90", real_or_null(est, s->estimate.ratio_p90),
+                                  "underestimated", real_or_null(est, s->estimate.under_share)));
     gs_report_preempt_json(o, s);
     gs_report_waits_json(o, s, pol);
     json_object_set_new(o, "queue",
@@ -182,20 +201,43 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
     gs_report_waits_text(f, s, pol);
 }
 
+static void write_placement_raw(FILE *f, const struct gs_engine *eng, const struct gs_alloc *a)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(eng);
+    int first = 1;
+    for (int i = 0; i < a->nparts; i++) {
+        for (uint64_t m = a->parts[i].mask; m; m &= m - 1) {
+            fprintf(f, "%s%s:%d", first ? "" : " ", gs_cluster_node_name(cl, a->parts[i].node),
+                    __builtin_ctzll(m));
+            first = 0;
+        }
+    }
+}
+
+/* "node:gpu node:gpu ...", as one CSV field (quoted when a node name holds a
+ * comma, a quote or a line break). */
 static void write_placement(FILE *f, const struct gs_engine *eng, int job)
 {
     struct gs_alloc a;
     if (gs_engine_job_alloc(eng, job, &a) < 0)
         return;
-    const struct gs_cluster *cl = gs_engine_cluster(eng);
-    int first = 1;
-    for (int i = 0; i < a.nparts; i++) {
-        for (uint64_t m = a.parts[i].mask; m; m &= m - 1) {
-            fprintf(f, "%s%s:%d", first ? "" : " ", gs_cluster_node_name(cl, a.parts[i].node),
-                    __builtin_ctzll(m));
-            first = 0;
-        }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        write_placement_raw(m, eng, &a);
+        int ok = fclose(m) == 0;
+        if (ok)
+            gs_csv_put_n(f, text, len);
+        free(text);
+        if (ok)
+            return;
     }
+    /* no memory to build the field: quote it whole (a quote inside a node
+     * name is then not doubled; such names and this path are both rare) */
+    putc('"', f);
+    write_placement_raw(f, eng, &a);
+    putc('"', f);
 }
 
 static const char *state_name(int state)
@@ -210,7 +252,11 @@ static const char *state_name(int state)
  * is in micro-GPU-seconds, printed with up to 6 decimals ("240", "0.25"). */
 static void fmt_gpu_s(char *buf, size_t n, int64_t milli_gpus, gs_time ms)
 {
-    int64_t micro = milli_gpus * ms;
+    int64_t micro;
+    if (__builtin_mul_overflow(milli_gpus, ms, &micro)) { /* past 9.2e12 GPU-s: not exact */
+        snprintf(buf, n, "%.0f", (double)milli_gpus * (double)ms / 1e6);
+        return;
+    }
     snprintf(buf, n, "%lld.%06lld", (long long)(micro / 1000000), (long long)(micro % 1000000));
     char *end = buf + strlen(buf) - 1;
     while (*end == '0')
@@ -232,10 +278,26 @@ static void write_loss(FILE *f, const struct gs_engine *eng, int job, const stru
             gs_reason_name(gs_engine_wait_dominant(eng, job)));
 }
 
+/* ",ISO" of time t (ms after the epoch), or "," when there is none. */
+static void iso_cell(FILE *f, int64_t epoch_ms, gs_time t)
+{
+    char buf[40];
+    if (t != GS_TIME_NONE && gs_format_iso8601(epoch_ms + t, buf, sizeof buf) > 0)
+        fprintf(f, ",%s", buf);
+    else
+        fputc(',', f);
+}
+
 int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
 {
+    return gs_report_jobs_csv_at(f, eng, GS_TIME_NONE);
+}
+
+int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms)
+{
     fprintf(f, "id,submit,start,end,wait,gpus,placement,state,team,"
-               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason\n");
+               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason%s\n",
+            epoch_ms != GS_TIME_NONE ? ",submit_time,start_time,end_time" : "");
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
         if (gs_engine_job_info(eng, j, &ji) < 0)
@@ -248,10 +310,17 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
         }
         if (ji.end != GS_TIME_NONE)
             gs_report_fmt_sec(en, sizeof en, gs_time_to_sec(ji.end));
-        fprintf(f, "%s,%s,%s,%s,%s,%d,", ji.id, sub, st, en, wa, ji.gpus);
+        gs_csv_put(f, ji.id);
+        fprintf(f, ",%s,%s,%s,%s,%d,", sub, st, en, wa, ji.gpus);
         write_placement(f, eng, j);
-        fprintf(f, ",%s,%s", state_name(ji.state), ji.team);
+        fprintf(f, ",%s,", state_name(ji.state));
+        gs_csv_put(f, ji.team);
         write_loss(f, eng, j, &ji);
+        if (epoch_ms != GS_TIME_NONE) {
+            iso_cell(f, epoch_ms, ji.submit);
+            iso_cell(f, epoch_ms, ji.first_start);
+            iso_cell(f, epoch_ms, ji.end);
+        }
         fputc('\n', f);
     }
     return ferror(f) ? GS_EIO : 0;

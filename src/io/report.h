@@ -32,6 +32,12 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
  * never waited).  Times in seconds.  Returns 0 or GS_EIO. */
 int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng);
 
+/* The same, and when `epoch_ms` (UNIX ms of time 0) is not GS_TIME_NONE -
+ * the trace's submit times were ISO-8601 - three more columns at the end:
+ * submit_time, start_time, end_time as ISO-8601 UTC (empty when the job
+ * never started or ended). */
+int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms);
+
 /* Timeline writer for gs_sim_opts.on_tick: one CSV row per step:
  * time, allocated GPUs (share-weighted), free GPUs, S_k, fragmented GPUs,
  * pending, running.  Call gs_report_timeline_header first. */

@@ -114,41 +114,58 @@ static void lacks_text(char *buf, size_t n, int lacks)
     gs_catf(buf, n, ": add aging and team quotas, and backfill with reservations");
 }
 
+/* "yes"/"no" for one condition of a check. */
+static const char *held(int c)
+{
+    return c ? "yes" : "no";
+}
+
+/* Every message names each condition its check tests, the threshold and the
+ * measured value, waits in hours and shares in percent throughout. */
 void gs_report_symptom_msg(char *buf, size_t n, const struct gs_symptoms *y, int id)
 {
     const double *v = y->s[id].v;
     const char *big = gs_size_class_name(y->big_class);
+    const double lw = GS_SYM_LONG_WAIT_S / 3600;
     buf[0] = '\0';
     switch (id) {
     case GS_SYM_FREE_BUT_QUEUED:
-        gs_catf(buf, n, "%.0f%% of waiting GPU-hours (%.1f of %.1f) waited on count/topology/"
-                        "memory fragmentation; on average %.1f idle GPUs could not serve a %d-GPU "
-                        "job (threshold 20%%) - consolidate placement (pack)",
-                100 * v[0], v[1], v[2], v[3], y->k);
+        gs_catf(buf, n, "fires when count + topology + memory fragmentation hold >= %.0f%% of all "
+                        "waiting GPU-hours: %.0f%% (%.1f of %.1f GPU-h, %s); on average %.1f idle "
+                        "GPUs could not serve a %d-GPU job - consolidate placement (pack)",
+                100 * GS_SYM_FRAG_SHARE, 100 * v[0], v[1], v[2],
+                held(y->s[id].fired), v[3], y->k);
         break;
     case GS_SYM_LONG_QUEUE_MODERATE:
-        gs_catf(buf, n, "wait p90 %.2f h (p99 %.2f h) at util_alloc %.0f%% (fires at p90 >= 1 h"
-                        " and util_alloc <= 80%%) - look at the fragmentation split",
-                v[0] / 3600, v[2] / 3600, 100 * v[1]);
+        gs_catf(buf, n, "fires when wait p90 >= %.2f h: %.2f h (%s), and util_alloc <= %.0f%%: "
+                        "%.0f%% (%s); p99 %.2f h - look at the fragmentation split",
+                lw, v[0] / 3600, held(v[0] >= GS_SYM_LONG_WAIT_S), 100 * GS_SYM_MODERATE_ALLOC,
+                100 * v[1], held(v[1] <= GS_SYM_MODERATE_ALLOC), v[2] / 3600);
         break;
     case GS_SYM_BIG_JOBS_WAIT:
-        gs_catf(buf, n, "%s-GPU jobs wait p90 %.2f h vs %.1f min for 1-GPU jobs; a whole %d-GPU "
-                        "unit was free %.0f%% of the time (fires below 50%%); %.0f%% of their "
-                        "waiting was fragmentation - schedule by NVLink domain",
-                big, v[0] / 3600, v[1] / 60, y->k, 100 * v[2], 100 * v[3]);
+        gs_catf(buf, n, "fires when %s-GPU p90 >= %.2f h: %.2f h (%s), and >= %.0f x the 1-GPU "
+                        "p90 %.2f h (%s), and S_%d >= 1 less than %.0f%% of the time: %.0f%% (%s); "
+                        "%.0f%% of their waiting GPU-hours were fragmentation - schedule by "
+                        "NVLink domain",
+                big, lw, v[0] / 3600, held(v[0] >= GS_SYM_LONG_WAIT_S), GS_SYM_BIG_RATIO,
+                v[1] / 3600, held(v[0] >= GS_SYM_BIG_RATIO * v[1]), y->k,
+                100 * GS_SYM_SK_SHARE, 100 * v[2], held(v[2] < GS_SYM_SK_SHARE), 100 * v[3]);
         break;
     case GS_SYM_SMALL_CROWD_BIG:
-        gs_catf(buf, n, "%s-GPU jobs wait p90 %.2f h vs %.1f min for 1-GPU jobs; %.0f%% of their "
-                        "waiting was GPUs or quota taken by others (shortage/priority/reservation/"
-                        "quota, fires at 50%%)",
-                big, v[0] / 3600, v[1] / 60, 100 * v[2]);
+        gs_catf(buf, n, "fires when %s-GPU p90 >= %.2f h: %.2f h (%s), and >= %.0f x the 1-GPU "
+                        "p90 %.2f h (%s), and shortage + priority + reservation + quota hold >= "
+                        "%.0f%% of their waiting GPU-hours: %.0f%% (%s)",
+                big, lw, v[0] / 3600, held(v[0] >= GS_SYM_LONG_WAIT_S), GS_SYM_BIG_RATIO,
+                v[1] / 3600, held(v[0] >= GS_SYM_BIG_RATIO * v[1]), 100 * GS_SYM_TAKEN_SHARE,
+                100 * v[2], held(v[2] >= GS_SYM_TAKEN_SHARE));
         lacks_text(buf, n, (int)v[3]);
         break;
     default:
-        gs_catf(buf, n, "util_effective %.0f%% is %.0f%% of util_alloc %.0f%% (fires below 60%%"
-                        " at util_alloc >= 50%%) - check cross-domain placements, GPU sharing and"
-                        " checkpoint cost",
-                100 * v[1], 100 * v[2], 100 * v[0]);
+        gs_catf(buf, n, "fires when util_alloc >= %.0f%%: %.0f%% (%s), and util_effective < "
+                        "%.0f%% of util_alloc: %.0f%% (util_effective %.0f%%, %s) - check "
+                        "cross-domain placements, GPU sharing and checkpoint cost",
+                100 * GS_SYM_BUSY_ALLOC, 100 * v[0], held(v[0] >= GS_SYM_BUSY_ALLOC),
+                100 * GS_SYM_EFFECTIVE, 100 * v[2], 100 * v[1], held(v[2] < GS_SYM_EFFECTIVE));
         break;
     }
 }

@@ -39,7 +39,10 @@ static json_t *classes_json(const struct gs_preempt_summary *p)
                               cs->loss.ckpt_gpu_h);
         if (x && c == GS_CLASS_INFER) {
             json_object_set_new(x, "slo_wait", json_real(p->slo_wait_s));
-            json_object_set_new(x, "slo_attainment", json_real(gs_class_slo_share(cs)));
+            /* no inference job: attainment is unknown, not 0 % or 100 % */
+            json_object_set_new(x, "slo_attainment", cs->jobs > 0
+                                                         ? json_real(gs_class_slo_share(cs))
+                                                         : json_null());
             json_object_set_new(x, "slo_met", json_integer(cs->slo_met));
         }
         json_object_set_new(o, gs_class_name(c), x);

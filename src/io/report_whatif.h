@@ -14,6 +14,10 @@
  * "unknown"). */
 const char *gs_whatif_call_name(int call);
 
+/* Name of a cause as verdict.cause has it: "none" (no queue), "shortage",
+ * "fragmentation", "policy", "quota", "mixed". */
+const char *gs_whatif_cause_name(int cause);
+
 /* Compact duration: "45s", "12m", "3.4h". */
 void gs_report_short_dur(char *buf, size_t n, double sec);
 
@@ -25,6 +29,11 @@ void gs_report_whatif_table(FILE *f, const struct gs_whatif *w);
 /* The verdict paragraph (plain text, several sentences, numbers included)
  * into buf. */
 void gs_report_whatif_verdict(char *buf, size_t n, const struct gs_whatif *w);
+
+/* The verdict as JSON (report_verdict.c): {cause, call, text, attribution,
+ * bound, fixes, ...} with the numbers behind it (new reference, NULL on
+ * allocation failure). */
+json_t *gs_report_verdict_json(const struct gs_whatif *w);
 
 /* Everything as one JSON object {runs: [...], verdict: {...}} (new
  * reference, NULL on allocation failure). */

@@ -171,12 +171,15 @@ static int read_job(struct reader *r, size_t idx, const json_t *o, struct gs_tra
     gs_job_row_init(&row);
     const char *key, *text = "";
     json_t *v;
-    char buf[64];
+    /* One buffer per column: string fields of the row borrow their text until
+     * gs_trace_add copies it, so a number written for "id" must not share a
+     * buffer with the next number ("gpus") and turn into it. */
+    char buf[GS_JCOL_COUNT][64];
     json_object_foreach((json_t *)o, key, v) {
         int col = gs_jcol_find(key, strlen(key)), rc;
         if (col < 0)
             continue;   /* unknown columns are ignored, as in a CSV trace */
-        if (value_text(v, buf, sizeof buf, &text) < 0)
+        if (value_text(v, buf[col], sizeof buf[col], &text) < 0)
             return gs_errorf(err, GS_EINVAL, "%s: queue[%zu].%s: expected a number or a string",
                              r->name, idx, key);
         if ((rc = gs_job_row_set(&row, col, text, err)) < 0)

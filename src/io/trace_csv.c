@@ -1,128 +1,23 @@
 /* trace_csv.c - the native trace format: CSV with a header.
  *
- * The reader works on one mutable copy of the input: fields are unquoted
- * and NUL-terminated in place (unescaping only ever shrinks a field), so a
- * million-row trace costs no allocation per field; gs_trace_add copies the
- * strings it keeps.  Column conversion lives in io/job_fields.c, shared
+ * Records come from the project's one CSV reader (io/csv.h), which
+ * tokenizes one mutable copy of the input in place, so a million-row trace
+ * costs no allocation per field; gs_trace_add copies the strings it keeps.  Column conversion lives in io/job_fields.c, shared
  * with the snapshot reader.
  */
 #include "io/trace_csv.h"
 #include "core/alloc.h"
+#include "core/strtab.h"
+#include "io/csv.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
 
 #include <stdint.h>
 #include <string.h>
 
-/* Reader state: the buffer, the position and line of the next byte, and
- * the fields of the current record (pointers into the buffer). */
-struct csv {
-    char *b;
-    size_t n, pos;
-    long line;
-    const char *name;
-    char **f;
-    size_t nf, fcap;
-};
-
 static int is_blank(char ch)
 {
     return ch == ' ' || ch == '\t';
-}
-
-static int is_end(char ch)
-{
-    return ch == ',' || ch == '\n' || ch == '\r';
-}
-
-/* Unquote a quoted field starting at b[p] (just after the opening quote)
- * in place.  Returns the position after the closing quote, or 0 when the
- * input ends first. */
-static size_t unquote(struct csv *c, size_t p, char **text)
-{
-    char *b = c->b;
-    size_t w = p;
-    *text = b + p;
-    for (; p < c->n; p++) {
-        char ch = b[p];
-        if (ch == '"') {
-            if (p + 1 < c->n && b[p + 1] == '"') {
-                b[w++] = '"';
-                p++;
-                continue;
-            }
-            b[w] = '\0';    /* w <= p: the closing quote is already read */
-            return p + 1;
-        }
-        if (ch == '\n' || (ch == '\r' && (p + 1 >= c->n || b[p + 1] != '\n')))
-            c->line++;
-        b[w++] = ch;
-    }
-    return 0;
-}
-
-/* Read one field at c->pos; *last is set when it ends its record.  On
- * return the field is NUL-terminated and c->pos is past its delimiter. */
-static int read_field(struct csv *c, char **text, int *quoted, int *last,
-                      struct gs_error *err)
-{
-    char *b = c->b;
-    size_t p = c->pos, end;
-    long at = c->line;
-    while (p < c->n && is_blank(b[p]))
-        p++;
-    *quoted = p < c->n && b[p] == '"';
-    if (*quoted) {
-        if ((p = unquote(c, p + 1, text)) == 0)
-            return gs_errorf(err, GS_EINVAL, "%s:%ld: unterminated quoted field",
-                             c->name, at);
-        while (p < c->n && is_blank(b[p]))
-            p++;
-        if (p < c->n && !is_end(b[p]))
-            return gs_errorf(err, GS_EINVAL, "%s:%ld: text after a closing quote",
-                             c->name, c->line);
-        end = p;    /* nothing to cut: unquote terminated the text */
-    } else {
-        *text = b + p;
-        while (p < c->n && !is_end(b[p]))
-            p++;
-        end = p;
-        while (end > (size_t)(*text - b) && is_blank(b[end - 1]))
-            end--;
-    }
-    char delim = p < c->n ? b[p] : '\0';
-    *last = delim != ',';
-    if (delim == '\r' && p + 1 < c->n && b[p + 1] == '\n')
-        p++;
-    if (delim == '\n' || delim == '\r')
-        c->line++;
-    c->pos = p < c->n ? p + 1 : c->n;
-    if (!*quoted)
-        b[end] = '\0';  /* after reading delim; b[n] is the spare NUL byte */
-    return 0;
-}
-
-/* Read the next non-blank record into c->f.  Returns 1, 0 at the end of
- * the input, or a negative code.  *line is the record's first line. */
-static int next_record(struct csv *c, long *line, struct gs_error *err)
-{
-    for (;;) {
-        if (c->pos >= c->n)
-            return 0;
-        *line = c->line;
-        c->nf = 0;
-        int last = 0, quoted = 0, rc;
-        while (!last) {
-            char *text;
-            if ((rc = read_field(c, &text, &quoted, &last, err)) < 0)
-                return rc;
-            if (gs_grow((void **)&c->f, &c->fcap, c->nf + 1, sizeof *c->f) < 0)
-                return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
-            c->f[c->nf++] = text;
-        }
-        if (!(c->nf == 1 && !quoted && c->f[0][0] == '\0'))
-            return 1;
-    }
 }
 
 /* Header state: the column of each field (-1 = ignored). */
@@ -142,11 +37,11 @@ static char *trim(char *s)
     return s;
 }
 
-static int read_header(struct csv *c, struct header *h, int need_duration,
+static int read_header(struct gs_csv *c, struct header *h, int need_duration,
                        struct gs_error *err)
 {
     long line = 1;
-    int rc = next_record(c, &line, err);
+    int rc = gs_csv_next(c, &line, err);
     if (rc == 0)
         return gs_errorf(err, GS_EINVAL, "%s: empty input; a header line is required",
                          c->name);
@@ -182,7 +77,7 @@ struct submits {
     gs_time min;
 };
 
-static int read_row(struct csv *c, const struct header *h, long line, int need_duration,
+static int read_row(struct gs_csv *c, const struct header *h, long line, int need_duration,
                     struct gs_job_row *row, struct gs_error *err)
 {
     gs_job_row_init(row);
@@ -199,10 +94,11 @@ static int read_row(struct csv *c, const struct header *h, long line, int need_d
     if (need_duration && row->duration == GS_TIME_NONE)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: duration: empty, but the simulator needs it",
                          c->name, line);
-    return 0;
+    int rc = gs_job_row_check(row, err);
+    return rc < 0 ? gs_error_prefix(err, rc, "%s:%ld: ", c->name, line) : 0;
 }
 
-static int check_submit(struct csv *c, long line, const struct gs_job_row *row,
+static int check_submit(struct gs_csv *c, long line, const struct gs_job_row *row,
                         struct submits *s, struct gs_error *err)
 {
     if (s->kind == GS_SUBMIT_NONE) {
@@ -220,37 +116,65 @@ static int check_submit(struct csv *c, long line, const struct gs_job_row *row,
 }
 
 /* Reject NUL bytes up front: every field is used as a C string. */
-static int check_nul(const struct csv *c, struct gs_error *err)
+
+/* Ids seen so far and the line each was first used on: a repeated id is an
+ * error here, where the line is known, not later in the engine (which can
+ * only say "job A: id already used"). */
+struct seen_ids {
+    struct gs_strtab *ids;
+    long *lines;
+    size_t cap;
+};
+
+static int check_id(struct gs_csv *c, struct seen_ids *seen, const char *id, long line,
+                    struct gs_error *err)
 {
-    const char *z = memchr(c->b, '\0', c->n);
-    if (!z)
-        return 0;
-    long line = 1;
-    for (const char *p = c->b; p < z; p++)
-        line += *p == '\n';
-    return gs_errorf(err, GS_EINVAL, "%s:%ld: NUL byte in the input", c->name, line);
+    int n = gs_strtab_count(seen->ids);
+    int k = gs_strtab_intern(seen->ids, id);
+    if (k >= 0 && k < n)
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: id '%s' already used on line %ld", c->name,
+                         line, id, seen->lines[k]);
+    if (k < 0 || gs_grow((void **)&seen->lines, &seen->cap, (size_t)k + 1,
+                         sizeof *seen->lines) < 0)
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
+    seen->lines[k] = line;
+    return 0;
 }
 
-static int parse_rows(struct csv *c, const struct header *h, int need_duration,
-                      struct gs_trace *tr, struct gs_error *err)
+static int read_rows(struct gs_csv *c, const struct header *h, int need_duration,
+                     struct gs_trace *tr, struct submits *s, struct seen_ids *seen,
+                     struct gs_error *err)
 {
-    struct submits s = { GS_SUBMIT_NONE, 0 };
     struct gs_job_row row;
     long line;
     int rc;
-    while ((rc = next_record(c, &line, err)) > 0) {
+    while ((rc = gs_csv_next(c, &line, err)) > 0) {
         if ((rc = read_row(c, h, line, need_duration, &row, err)) < 0 ||
-            (rc = check_submit(c, line, &row, &s, err)) < 0)
+            (rc = check_submit(c, line, &row, s, err)) < 0 ||
+            (rc = check_id(c, seen, row.spec.id, line, err)) < 0)
             return rc;
-        if (gs_trace_add(tr, &row.spec, row.duration) < 0)
+        int k = gs_trace_add(tr, &row.spec, row.duration);
+        if (k < 0 || gs_trace_set_line(tr, (size_t)k, line) < 0)
             return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
     }
+    return rc;
+}
+
+static int parse_rows(struct gs_csv *c, const struct header *h, int need_duration,
+                      struct gs_trace *tr, struct gs_error *err)
+{
+    struct submits s = { GS_SUBMIT_NONE, 0 };
+    struct seen_ids seen = { gs_strtab_create(), NULL, 0 };
+    int rc = seen.ids ? read_rows(c, h, need_duration, tr, &s, &seen, err)
+                      : gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
+    gs_strtab_destroy(seen.ids);
+    gs_free(seen.lines);
     if (rc < 0)
         return rc;
     if (s.kind == GS_SUBMIT_ISO) {
         for (size_t i = 0; i < gs_trace_count(tr); i++)
             gs_trace_job_mut(tr, i)->submit -= s.min;
-        gs_trace_set_origin(tr, s.min);
+        gs_trace_set_epoch(tr, s.min);
     }
     return 0;
 }
@@ -259,14 +183,17 @@ static int parse_rows(struct csv *c, const struct header *h, int need_duration,
 static struct gs_trace *parse_buf(char *buf, size_t n, const char *name, int need_duration,
                                   struct gs_error *err)
 {
-    struct csv c = { buf, n, 0, 1, gs_io_name(name), NULL, 0, 0 };
+    struct gs_csv c;
     struct header h = { NULL, 0, { 0 } };
     struct gs_trace *tr = NULL;
-    if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-        c.pos = 3;
-    if (check_nul(&c, err) < 0 || read_header(&c, &h, need_duration, err) < 0)
+    if (gs_csv_open(&c, buf, n, gs_io_name(name), GS_CSV_QUOTES | GS_CSV_TRIM, err) < 0 ||
+        read_header(&c, &h, need_duration, err) < 0)
         goto out;
     tr = gs_trace_create();
+    if (tr && gs_trace_set_source(tr, c.name) < 0) {
+        gs_trace_destroy(tr);
+        tr = NULL;
+    }
     if (!tr) {
         gs_errorf(err, GS_ENOMEM, "%s: out of memory", c.name);
         goto out;
@@ -277,7 +204,7 @@ static struct gs_trace *parse_buf(char *buf, size_t n, const char *name, int nee
     }
 out:
     gs_free(h.map);
-    gs_free(c.f);
+    gs_csv_close(&c);
     return tr;
 }
 
@@ -310,24 +237,6 @@ struct gs_trace *gs_trace_load_csv(const char *path, int need_duration, struct g
 
 /* --- writer ------------------------------------------------------------- */
 
-/* A string cell, quoted when the reader would otherwise split or trim it. */
-static void write_str(FILE *f, const char *s)
-{
-    size_t n = strlen(s);
-    int quote = n > 0 && (strpbrk(s, ",\"\r\n") || is_blank(s[0]) || is_blank(s[n - 1]));
-    if (!quote) {
-        fputs(s, f);
-        return;
-    }
-    putc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            putc('"', f);
-        putc(*s, f);
-    }
-    putc('"', f);
-}
-
 static void write_row(FILE *f, const int *use, const struct gs_job_spec *s, gs_time dur)
 {
     char buf[64];
@@ -345,7 +254,7 @@ static void write_row(FILE *f, const int *use, const struct gs_job_spec *s, gs_t
                               : col == GS_JCOL_USER ? s->user
                               : col == GS_JCOL_NAME ? s->name
                               : col == GS_JCOL_QUEUE ? s->queue : s->gpu_model;
-            write_str(f, str ? str : "");
+            gs_csv_put(f, str);
         } else if (gs_jcol_format(col, s, dur, buf, sizeof buf) > 0) {
             fputs(buf, f);
         }

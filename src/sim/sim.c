@@ -23,7 +23,8 @@ struct sim {
     struct finish_ev *heap;
     size_t nheap, heap_cap;
     uint64_t seq;
-    int failed;         /* GS_ENOMEM inside the observer */
+    int failed;         /* GS_ENOMEM inside the observer, or GS_ERANGE */
+    int failed_job;     /* GS_ERANGE: the job whose end is not representable */
     size_t next_node_ev; /* next of opts->node_events to apply */
 };
 
@@ -84,6 +85,10 @@ static void on_event(void *arg, const struct gs_event *ev)
         gs_time dur = gs_trace_duration(s->tr, s->trace_of[ev->job]), end;
         if (gs_engine_job_eta(s->eng, ev->job, dur, &end) < 0)
             end = gs_time_add(ev->time, dur);
+        if (end == GS_TIME_INF && !s->failed) {
+            s->failed = GS_ERANGE; /* its end is past the largest time */
+            s->failed_job = ev->job;
+        }
         struct finish_ev fe = { end, s->seq++, ev->job, s->gen[ev->job] };
         if (heap_push(s, fe) < 0)
             s->failed = GS_ENOMEM;
@@ -95,17 +100,31 @@ static void on_event(void *arg, const struct gs_event *ev)
         s->opts->on_event(s->opts->arg, ev);
 }
 
+/* Prefix an error about trace job ti with "FILE:LINE: " when the trace
+ * knows where the job came from; returns rc. */
+static int at_job(const struct sim *s, size_t ti, int rc, struct gs_error *err)
+{
+    const char *src;
+    long line;
+    if (!err || !gs_trace_where(s->tr, ti, &src, &line))
+        return rc;
+    char msg[sizeof err->msg];
+    memcpy(msg, err->msg, sizeof msg);
+    msg[sizeof msg - 1] = '\0';
+    return gs_errorf(err, rc, "%s:%ld: %s", src, line, msg);
+}
+
 static int submit_job(struct sim *s, size_t ti, gs_time now, struct gs_error *err)
 {
     const struct gs_job_spec *spec = gs_trace_job(s->tr, ti);
     if (gs_trace_duration(s->tr, ti) == GS_TIME_NONE || gs_trace_duration(s->tr, ti) < 0)
-        return gs_errorf(err, GS_EINVAL, "job %s: no duration", spec->id);
+        return at_job(s, ti, gs_errorf(err, GS_EINVAL, "job %s: no duration", spec->id), err);
     /* the handle the engine will assign is the next in sequence */
     s->trace_of[s->njobs] = ti;
     s->gen[s->njobs] = 0;
     int h = gs_engine_submit(s->eng, now, spec, err);
     if (h < 0)
-        return h;
+        return at_job(s, ti, h, err);
     s->njobs++;
     return 0;
 }
@@ -170,6 +189,14 @@ static int apply_finishes(struct sim *s, gs_time t, int64_t *events, struct gs_e
 
 static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_error *err)
 {
+    if (s->failed == GS_ERANGE) {
+        struct gs_job_spec spec;
+        gs_engine_job_spec(s->eng, s->failed_job, &spec);
+        return at_job(s, s->trace_of[s->failed_job],
+                      gs_errorf(err, GS_ERANGE, "job %s: its run (work plus checkpoints) ends "
+                                "past the largest time the simulator can represent", spec.id),
+                      err);
+    }
     if (s->failed)
         return gs_errorf(err, s->failed, "out of memory in the simulator");
     if (s->opts && s->opts->check && gs_engine_check(s->eng, err) < 0)

@@ -11,7 +11,10 @@ struct gs_trace {
     gs_time *dur;
     size_t n, cap, dur_cap;
     struct gs_arena strings;
-    gs_time origin;     /* unix ms of time 0 for ISO traces, GS_TIME_NONE */
+    int64_t epoch_ms;           /* UNIX ms of time 0, GS_TIME_NONE = unknown */
+    const char *source;         /* file the jobs came from (in strings), or NULL */
+    long *lines;                /* line of each job in it (0 = unknown), or NULL */
+    size_t lines_cap;
 };
 
 struct gs_trace *gs_trace_create(void)
@@ -19,9 +22,19 @@ struct gs_trace *gs_trace_create(void)
     struct gs_trace *tr = gs_calloc(1, sizeof *tr);
     if (tr) {
         gs_arena_init(&tr->strings);
-        tr->origin = GS_TIME_NONE;
+        tr->epoch_ms = GS_TIME_NONE;
     }
     return tr;
+}
+
+void gs_trace_set_epoch(struct gs_trace *tr, int64_t unix_ms)
+{
+    tr->epoch_ms = unix_ms;
+}
+
+int64_t gs_trace_epoch(const struct gs_trace *tr)
+{
+    return tr->epoch_ms;
 }
 
 void gs_trace_destroy(struct gs_trace *tr)
@@ -30,6 +43,7 @@ void gs_trace_destroy(struct gs_trace *tr)
         return;
     gs_free(tr->jobs);
     gs_free(tr->dur);
+    gs_free(tr->lines);
     gs_arena_fini(&tr->strings);
     gs_free(tr);
 }
@@ -64,6 +78,31 @@ int gs_trace_add(struct gs_trace *tr, const struct gs_job_spec *spec, gs_time du
     tr->jobs[tr->n] = s;
     tr->dur[tr->n] = duration;
     return (int)tr->n++;
+}
+
+int gs_trace_set_source(struct gs_trace *tr, const char *name)
+{
+    int ok = 1;
+    tr->source = copy(tr, name, &ok);
+    return ok ? 0 : GS_ENOMEM;
+}
+
+int gs_trace_set_line(struct gs_trace *tr, size_t i, long line)
+{
+    size_t old = tr->lines_cap;
+    if (gs_grow((void **)&tr->lines, &tr->lines_cap, i + 1, sizeof *tr->lines) < 0)
+        return GS_ENOMEM;
+    for (size_t k = old; k < tr->lines_cap; k++)
+        tr->lines[k] = 0;
+    tr->lines[i] = line;
+    return 0;
+}
+
+int gs_trace_where(const struct gs_trace *tr, size_t i, const char **source, long *line)
+{
+    *source = tr->source;
+    *line = tr->lines && i < tr->lines_cap ? tr->lines[i] : 0;
+    return tr->source && *line > 0;
 }
 
 size_t gs_trace_count(const struct gs_trace *tr) { return tr->n; }
@@ -111,5 +150,3 @@ size_t *gs_trace_order(const struct gs_trace *tr)
     return v;
 }
 
-gs_time gs_trace_origin(const struct gs_trace *tr) { return tr->origin; }
-void gs_trace_set_origin(struct gs_trace *tr, gs_time unix_ms) { tr->origin = unix_ms; }

@@ -100,97 +100,6 @@ static int run_nodes(struct gs_whatif *w, const struct gs_cluster *cl,
     return rc;
 }
 
-/* The seed's boundary table: one node of at most 8 GPUs, uniform jobs,
- * inference only. */
-static void boundaries(struct gs_whatif_verdict *v, const struct gs_cluster *cl,
-                       const struct gs_trace *tr)
-{
-    size_t n = gs_trace_count(tr), infer = 0, count[GS_MAX_NODE_GPUS + 2] = { 0 };
-    int64_t half = (gs_cluster_gpu_count(cl) + 1) / 2;
-    for (size_t i = 0; i < n; i++) {
-        const struct gs_job_spec *s = gs_trace_job(tr, i);
-        infer += s->klass == GS_CLASS_INFER;
-        v->wide_jobs += s->gpus >= half;
-        int g = s->milli < GS_MILLI_GPU ? GS_MAX_NODE_GPUS + 1
-                : s->gpus > GS_MAX_NODE_GPUS ? GS_MAX_NODE_GPUS : s->gpus;
-        count[g]++;
-    }
-    int best = 0;
-    for (int g = 1; g <= GS_MAX_NODE_GPUS + 1; g++)
-        if (count[g] > count[best])
-            best = g;
-    v->uniform_gpus = best;
-    v->uniform_share = n ? (double)count[best] / (double)n : 0;
-    if (gs_cluster_node_count(cl) == 1 && gs_cluster_gpu_count(cl) <= 8)
-        v->bounds |= GS_BOUND_ONE_NODE;
-    if (n && v->uniform_share >= GS_WHATIF_UNIFORM)
-        v->bounds |= GS_BOUND_UNIFORM;
-    if (n && infer == n)
-        v->bounds |= GS_BOUND_INFER_ONLY;
-}
-
-static void policy_figures(struct gs_whatif *w, double gap)
-{
-    struct gs_whatif_verdict *v = &w->v;
-    const struct gs_pctl *a = &w->runs[0].sum.wait;
-    v->best_policy = -1;
-    for (int i = 1; i < w->nruns; i++) {
-        if (w->runs[i].kind != GS_WHATIF_POLICY)
-            continue;
-        const struct gs_pctl *p = &w->runs[i].sum.wait, *b;
-        if (v->best_policy >= 0) {
-            b = &w->runs[v->best_policy].sum.wait;
-            if (p->p90 > b->p90 || (p->p90 == b->p90 && p->p99 >= b->p99))
-                continue;
-        }
-        v->best_policy = i;
-    }
-    if (v->best_policy < 0)
-        return;
-    const struct gs_pctl *b = &w->runs[v->best_policy].sum.wait;
-    v->policy_gain90 = a->p90 - b->p90;
-    v->policy_gain99 = a->p99 - b->p99;
-    v->policy_recovered = gap > 0 ? v->policy_gain90 / gap : 0;
-}
-
-static void verdict(struct gs_whatif *w, const struct gs_cluster *cl, const struct gs_trace *tr)
-{
-    struct gs_whatif_verdict *v = &w->v;
-    const struct gs_pctl *a = &w->runs[0].sum.wait;
-    const struct gs_whatif_run *fluid = NULL;
-    v->best_fluid = -1;
-    for (int i = 0; i < w->nruns; i++) {
-        if (w->runs[i].kind != GS_WHATIF_FLUID)
-            continue;
-        if (!fluid)
-            fluid = &w->runs[i];
-        if (v->best_fluid < 0 || w->runs[i].sum.wait.p90 < w->runs[v->best_fluid].sum.wait.p90)
-            v->best_fluid = i;
-    }
-    v->p90[0] = a->p90;
-    v->p99[0] = a->p99;
-    if (fluid) {
-        v->p90[1] = fluid->sum.wait.p90;
-        v->p99[1] = fluid->sum.wait.p99;
-        v->p90[2] = a->p90 > v->p90[1] ? a->p90 - v->p90[1] : 0;
-        v->p99[2] = a->p99 > v->p99[1] ? a->p99 - v->p99[1] : 0;
-        v->frag_share90 = a->p90 > 0 ? v->p90[2] / a->p90 : 0;
-        v->frag_share99 = a->p99 > 0 ? v->p99[2] / a->p99 : 0;
-        v->best_fluid_share = a->p90 > 0 ? w->runs[v->best_fluid].sum.wait.p90 / a->p90 : 0;
-    }
-    policy_figures(w, v->p90[2]);
-    v->util_alloc = w->runs[0].sum.util_alloc;
-    if (a->p90 < GS_WHATIF_NO_QUEUE_S)
-        v->call = GS_VERDICT_NO_QUEUE;
-    else if (!fluid)
-        v->call = GS_VERDICT_UNKNOWN;
-    else if (v->best_fluid_share >= GS_WHATIF_SHORTAGE)
-        v->call = GS_VERDICT_SHORTAGE;
-    else
-        v->call = v->p90[2] >= v->policy_gain90 ? GS_VERDICT_FRAGMENTATION : GS_VERDICT_POLICY;
-    boundaries(v, cl, tr);
-}
-
 int gs_whatif_run(struct gs_whatif *out, const struct gs_cluster *cl, const struct gs_trace *tr,
                   const struct gs_policy *pols, const char *const *names, int npol,
                   const int *add, int nadd, const struct gs_sim_opts *opts,
@@ -216,7 +125,7 @@ int gs_whatif_run(struct gs_whatif *out, const struct gs_cluster *cl, const stru
         gs_whatif_fini(out);
         return rc;
     }
-    verdict(out, cl, tr);
+    gs_whatif_judge(out, cl, tr);
     return 0;
 }
 

@@ -13,14 +13,21 @@
  *   +N nodes the actual cluster plus N nodes shaped like its most common
  *            node, under the first policy.
  *
- * The verdict compares p90 waits (A = actual, F = fluid under the current
- * policy, B = the best fluid run over all policies, P = the best
- * alternative policy on the actual cluster):
- *   no_queue       A < 5 min;
- *   shortage       B >= 50 % of A: even without fragmentation and with the
- *                  best policy the cluster queues - scheduling cannot help;
- *   fragmentation  otherwise, when A - F >= A - P (placement gains most);
- *   policy         otherwise (the queue rules gain most).
+ * The verdict (whatif_verdict.c, docs/diagnosis.md section 4) weighs two
+ * kinds of evidence.  Attribution: the actual run's waiting job-hours split
+ * by cause - shortage, fragmentation (count, topology, memory), quota
+ * (and partition), and the queue rules (priority: behind a blocked job;
+ * reservation).  Counterfactuals: the fluid runs (a bound on what any
+ * placement could give under each policy, not a policy), the alternative
+ * policies and the added nodes, each compared with the actual run at the
+ * p50, p90 and p99, overall and per size class.  Time spent behind a
+ * blocked job is the queue rules' only when some alternative policy
+ * shortens a tail by GS_WHATIF_HELPS; otherwise it goes to what the jobs
+ * ahead waited for (shortage when even the fluid bound keeps half of both
+ * tails, fragmentation when the fluid run under the same policy shortens
+ * a tail by GS_WHATIF_HELPS).  The cause is the group holding
+ * GS_WHATIF_DOMINANT of the resolved job-hours, "mixed" otherwise; a
+ * shortage also needs the bound to keep half of both tails.
  * It also reports the seed's boundary cases where complex scheduling is
  * unnecessary.
  */
@@ -56,9 +63,25 @@ struct gs_whatif_run {
 };
 
 /* Thresholds of the verdict (docs/diagnosis.md). */
-#define GS_WHATIF_NO_QUEUE_S 300.0 /* p90 below 5 min: no queue worth fixing */
-#define GS_WHATIF_SHORTAGE 0.5     /* the best fluid run keeps half the p90 */
+#define GS_WHATIF_NO_QUEUE_S 300.0 /* p90 below 5 min ... */
+#define GS_WHATIF_NO_QUEUE_P99_S 1800.0 /* ... and p99 below 30 min: no queue */
+#define GS_WHATIF_SHORTAGE 0.5     /* the best fluid run keeps half the p90 and p99 */
+#define GS_WHATIF_HELPS 0.25       /* a run "helps" when it cuts the p90 or p99 by 25 % */
+#define GS_WHATIF_DOMINANT 0.6     /* a cause holds 60 % of the resolved job-hours */
 #define GS_WHATIF_UNIFORM 0.95     /* one job shape covers 95 % of jobs */
+
+/* The cause of the queue, as `whatif --json` names it in verdict.cause. */
+enum gs_whatif_cause {
+    GS_CAUSE_NONE,                 /* no queue worth fixing */
+    GS_CAUSE_SHORTAGE,
+    GS_CAUSE_FRAGMENTATION,
+    GS_CAUSE_POLICY,
+    GS_CAUSE_QUOTA,
+    GS_CAUSE_MIXED,
+};
+
+/* The groups waiting time is attributed to. */
+enum { GS_GROUP_SHORTAGE, GS_GROUP_FRAG, GS_GROUP_QUOTA, GS_GROUP_POLICY, GS_GROUPS };
 
 enum gs_whatif_call {
     GS_VERDICT_NO_QUEUE,           /* actual p90 below GS_WHATIF_NO_QUEUE_S */
@@ -86,6 +109,22 @@ struct gs_whatif_verdict {
     double uniform_share;
     int64_t wide_jobs;             /* jobs asking for >= half the cluster's GPUs */
     double util_alloc;             /* the actual run's */
+    /* attribution (shares of the actual run's waiting job-hours) */
+    int cause;                     /* enum gs_whatif_cause */
+    double wait_job_h;             /* all waiting job-hours */
+    double share[GS_GROUPS];       /* as the engine attributed them */
+    double resolved[GS_GROUPS];    /* after giving "behind a blocked job" its cause */
+    double frag_form[3];           /* count, topology, memory (shares of all) */
+    double priority_share, reservation_share; /* the two parts of GROUP_POLICY */
+    int priority_to;               /* group that time went to */
+    /* counterfactuals */
+    int policy_helps;              /* some policy cuts the p90 or p99 by HELPS */
+    int fluid_helps;               /* the fluid run (same policy) cuts a tail by HELPS */
+    int bound_keeps;               /* the best fluid run keeps SHORTAGE of p90 and p99 */
+    double best_fluid_share99;     /* best fluid p99 / actual p99 */
+    int best_capacity;             /* run index of the best +N nodes run, -1 = none */
+    int nrank;                     /* policy and capacity runs, best first: */
+    int rank[GS_WHATIF_MAX_RUNS];
 };
 
 struct gs_whatif {
@@ -117,6 +156,15 @@ struct gs_cluster *gs_cluster_fluid(const struct gs_cluster *cl, struct gs_error
  * ...), sealed; NULL with `err` set on failure. */
 struct gs_cluster *gs_cluster_add_like(const struct gs_cluster *cl, int n,
                                        struct gs_error *err);
+
+/* Draw w->v from the runs of `w` (whatif_verdict.c; called by
+ * gs_whatif_run).  Pure; never fails. */
+void gs_whatif_judge(struct gs_whatif *w, const struct gs_cluster *cl, const struct gs_trace *tr);
+
+/* The relative gain of run `i` over the actual run at the p90 plus that at
+ * the p99 (each (actual - run) / actual, 0 when the actual is 0): the key
+ * the fixes are ranked by. */
+double gs_whatif_gain(const struct gs_whatif *w, int i);
 
 /* Quantiles of the first-start waits of the engine's jobs. */
 void gs_wait_cdf_build(struct gs_wait_cdf *out, const struct gs_engine *eng);

@@ -94,7 +94,7 @@ is "$(printf '%s' "$out" | jq -r '.verdict.call')" fragmentation "verdict: fragm
 is "$(printf '%s' "$out" | jq '.runs | length')" 3 "runs: actual, fluid, +1 node"
 is "$(printf '%s' "$out" | jq '.runs[1].wait.max')" 0 "fluid: nobody waits"
 run "$GPUSCHED" whatif --cluster "$C" --trace "$DATA/diag-frag.csv" --policy "$DATA/diag-fifo.yaml"
-like "$out" "Verdict: scheduling can help, and placement most" "text verdict"
+like "$out" "Verdict: cause fragmentation" "text verdict"
 
 # one node, uniform 1-GPU jobs: the seed's boundary cases.
 run "$GPUSCHED" whatif --cluster "$DATA/one-node.yaml" --trace "$DATA/diag-uniform.csv" --json

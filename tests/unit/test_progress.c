@@ -141,6 +141,30 @@ static void test_after_forced_checkpoint(void **state)
     assert_int_equal(p.ckpt_wall, S(10 + 10 + 5));
 }
 
+/* Regression (issue 14): 1e7 s of work with a 1 ms interval and a 1e6 s
+ * cost is 1e10 - 1 checkpoints x 1e9 ms = ~1e19 ms, past INT64_MAX (9.2e18):
+ * the eta wrapped to a negative time.  It must saturate to GS_TIME_INF. */
+static void test_eta_saturates(void **state)
+{
+    (void)state;
+    struct gs_progress p;
+    gs_progress_start(&p, 0, 0, 1, S(1000000LL), 0, GS_RATE_FULL);
+    assert_true(gs_progress_eta(&p, S(10000000LL)) == GS_TIME_INF);
+    /* same at a slow rate (cycle = ceil(1000 / 1) + cost) */
+    gs_progress_start(&p, 0, 0, 1, S(1000000LL), 0, 1);
+    assert_true(gs_progress_eta(&p, S(10000000LL)) == GS_TIME_INF);
+    /* the largest work without checkpoints is still exact: 9e15 ms */
+    gs_progress_start(&p, 5, 0, 0, 0, 0, GS_RATE_FULL);
+    assert_int_equal(gs_progress_eta(&p, 9000000000000000LL), 9000000000000005LL);
+    /* an interval too long to count in work units is "never checkpoints":
+     * 1 ms of work ends at 1 ms */
+    gs_progress_start(&p, 0, 0, INT64_MAX / 10, S(1), 0, GS_RATE_FULL);
+    assert_int_equal(gs_progress_eta(&p, 1), 1);
+    /* 1e10 checkpoints of 1 ms fit: 1e10 ms work + (1e10 - 1) x 1 ms */
+    gs_progress_start(&p, 0, 0, 1, 1, 0, GS_RATE_FULL);
+    assert_int_equal(gs_progress_eta(&p, S(10000000LL)), 2 * S(10000000LL) - 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_save_now),
         cmocka_unit_test(test_after_forced_checkpoint),
+        cmocka_unit_test(test_eta_saturates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,6 +89,10 @@ static void test_verdict_fragmentation(void **state)
     assert_float_equal(w.v.p90[1], 0, 1e-9);
     assert_float_equal(w.v.frag_share90, 1.0, 1e-9);
     assert_int_equal(w.v.call, GS_VERDICT_FRAGMENTATION);
+    /* all of b's 7190 s is count fragmentation: the cause by attribution */
+    assert_int_equal(w.v.cause, GS_CAUSE_FRAGMENTATION);
+    assert_float_equal(w.v.frag_form[0], 1.0, 1e-9);
+    assert_int_equal(w.v.best_capacity, 2);
     assert_float_equal(w.runs[2].sum.wait.p90, 0, 1e-9);
     assert_int_equal(w.runs[2].gpus, 40);
     /* the CDF of the actual run: 5 jobs, the largest wait 7190 s */
@@ -125,6 +129,11 @@ static void test_verdict_boundaries(void **state)
     assert_float_equal(w.v.p90[0], 600, 1e-6);
     assert_float_equal(w.v.best_fluid_share, 1.0, 1e-9);
     assert_int_equal(w.v.call, GS_VERDICT_SHORTAGE);
+    /* u9 waits for a GPU (shortage), u10 behind it (priority); no policy
+     * alternative, the bound keeps both tails: all of it shortage */
+    assert_int_equal(w.v.cause, GS_CAUSE_SHORTAGE);
+    assert_float_equal(w.v.share[GS_GROUP_SHORTAGE], 0.5, 1e-9);
+    assert_float_equal(w.v.resolved[GS_GROUP_SHORTAGE], 1.0, 1e-9);
     assert_int_equal(w.v.bounds, GS_BOUND_ONE_NODE | GS_BOUND_UNIFORM);
     assert_int_equal(w.v.uniform_gpus, 1);
     gs_whatif_fini(&w);
