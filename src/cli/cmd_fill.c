@@ -23,7 +23,7 @@ static const char *const fill_help =
     "  --cluster FILE   cluster YAML\n"
     "  --trace FILE     trace CSV (durations and submit times are ignored)\n"
     "  --policy FILE    policy YAML: placement.strategy and placement.frag\n"
-    "  --strategy NAME  pack | spread | topo | frag (engine strategies), or a\n"
+    "  --strategy NAME  pack | spread | topo | frag | first_fit (engine), or a\n"
     "                   baseline of the FGD artifact: random | dotprod |\n"
     "                   clustering | packing | bestfit | fgd (overrides --policy)\n"
     "  --inflate X      target GPU request / capacity (default 1.3)\n"

@@ -18,7 +18,8 @@
 enum gs_queue_policy { GS_QUEUE_FIFO, GS_QUEUE_PRIORITY, GS_QUEUE_PRIORITY_BACKFILL };
 enum gs_backfill { GS_BACKFILL_NONE, GS_BACKFILL_EASY, GS_BACKFILL_CONSERVATIVE };
 enum gs_estimate_src { GS_EST_USER, GS_EST_HISTORY, GS_EST_ORACLE };
-enum gs_strategy { GS_PLACE_PACK, GS_PLACE_SPREAD, GS_PLACE_TOPO, GS_PLACE_FRAG };
+enum gs_strategy { GS_PLACE_PACK, GS_PLACE_SPREAD, GS_PLACE_TOPO, GS_PLACE_FRAG,
+                   GS_PLACE_FIRST_FIT };
 enum gs_sharing { GS_SHARING_EXCLUSIVE, GS_SHARING_SHARED };
 enum gs_quota_mode { GS_QUOTA_STRICT, GS_QUOTA_BORROW };
 /* Job topology requirement (trace column `topology`, or placement.topology). */

@@ -13,6 +13,7 @@ static const struct {
 } policies[] = {
     { "pack", GS_FILL_ENGINE, GS_PLACE_PACK },     { "spread", GS_FILL_ENGINE, GS_PLACE_SPREAD },
     { "topo", GS_FILL_ENGINE, GS_PLACE_TOPO },     { "frag", GS_FILL_ENGINE, GS_PLACE_FRAG },
+    { "first_fit", GS_FILL_ENGINE, GS_PLACE_FIRST_FIT },
     { "random", GS_FILL_RANDOM, 0 },               { "dotprod", GS_FILL_DOTPROD, 0 },
     { "clustering", GS_FILL_CLUSTERING, 0 },       { "packing", GS_FILL_PACKING, 0 },
     { "bestfit", GS_FILL_BESTFIT, 0 },             { "fgd", GS_FILL_FGD, 0 },
