@@ -499,6 +499,7 @@ static void setup(struct gs_pctx *c, const struct gs_cluster *cl, const uint64_t
                req->mem_mib <= 0 && req->cpu_milli == 0 && req->host_mem_mib == 0;
     c->weight = req->ctx ? req->ctx->sched_weight : DEFAULT_SCHED_WEIGHT;
     c->quantum = req->ctx ? req->ctx->quantum : DEFAULT_QUANTUM;
+    c->score_shape = req->ctx ? req->ctx->score_shape : GS_FRAG_SCORE_QUANTUM;
     c->mig_reconfigure = req->ctx ? req->ctx->mig_reconfigure : GS_MIG_NEVER;
     c->shapes = req->ctx ? req->ctx->shapes : NULL;
     c->fnode = -1;

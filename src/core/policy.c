@@ -31,6 +31,7 @@ static const char *const quantile_names[] = { "p50", "p90", NULL };
 static const int quantile_values[] = { 50, 90 };
 static const char *const strategy_names[] = { "pack", "spread", "topo", "frag",
                                                  "first_fit", NULL };
+static const char *const frag_score_names[] = { "quantum", "sigmoid", NULL };
 static const char *const sharing_names[] = { "exclusive", "shared", NULL };
 static const char *const quota_mode_names[] = { "strict", "borrow", NULL };
 static const char *const topo_names[] = { "auto", "domain", "node", "any", NULL };
@@ -73,6 +74,7 @@ static const struct key keys[] = {
     KEY_RANGE("placement.frag.sched_weight", K_DOUBLE, frag_sched_weight, 0, 1000),
     KEY_RANGE("placement.frag.window", K_INT, frag_window, 1, 1e7),
     KEY_RANGE("placement.frag.quantum", K_DOUBLE, frag_quantum, 0, 1e6),
+    KEY_ENUM("placement.frag.score", frag_score, frag_score_names, NULL),
     KEY_RANGE("placement.slowdown.pcie", K_DOUBLE, slow_pcie, 0.01, 1),
     KEY_RANGE("placement.slowdown.network", K_DOUBLE, slow_network, 0.01, 1),
     KEY_RANGE("placement.slowdown.corunner", K_DOUBLE, slow_corunner, 0.01, 1),

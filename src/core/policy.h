@@ -77,6 +77,7 @@ struct gs_policy {
     double frag_sched_weight;     /* frag: weight of a lost S_k unit (place.h) */
     int frag_window;              /* frag: recent job shapes remembered */
     double frag_quantum;          /* frag: score step in milli-GPU (place.h) */
+    int frag_score;               /* frag: enum gs_frag_score (place.h) */
     double slow_pcie;             /* rate of a job split across NVLink domains */
     double slow_network;          /* ... across nodes */
     double slow_corunner;         /* rate factor per co-runner on a shared GPU */

@@ -118,6 +118,14 @@ struct gs_cluster *gs_cluster_fluid(const struct gs_cluster *cl, struct gs_error
 struct gs_cluster *gs_cluster_add_like(const struct gs_cluster *cl, int n,
                                        struct gs_error *err);
 
+/* The nodes of the unallocated, sealed `cl` in the order `order` (a
+ * permutation of the node indexes: new node i is old node order[i]; names,
+ * types, domains, labels and host resources kept; MIG layouts are not
+ * copied), sealed with the same S_k size; NULL with `err` set on failure.
+ * `gpusched fill` uses it for FGD's random tie order. */
+struct gs_cluster *gs_cluster_reordered(const struct gs_cluster *cl, const int *order,
+                                        struct gs_error *err);
+
 /* Quantiles of the first-start waits of the engine's jobs. */
 void gs_wait_cdf_build(struct gs_wait_cdf *out, const struct gs_engine *eng);
 
