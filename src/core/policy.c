@@ -92,6 +92,9 @@ static const struct key keys[] = {
     KEY_ENUM("preemption.quota_reclaim", quota_reclaim, bool_names, NULL),
     KEY_ENUM("preemption.over_cap", over_cap, over_cap_names, NULL),
     KEY_PLAIN("inference.slo_wait", K_DURATION, slo_wait),
+    KEY_PLAIN("start_latency.median", K_DURATION, start_latency),
+    KEY_RANGE("start_latency.sigma", K_DOUBLE, start_latency_sigma, 0, 5),
+    KEY_RANGE("start_latency.seed", K_INT, start_latency_seed, 0, 2147483647),
 };
 
 #undef KEY_RANGE
@@ -133,6 +136,9 @@ void gs_policy_init(struct gs_policy *p)
     p->quota_reclaim = 1;
     p->over_cap = GS_OVER_CAP_KILL;
     p->slo_wait = (gs_time)30 * GS_MS_PER_SEC;
+    p->start_latency = 0;
+    p->start_latency_sigma = 0;
+    p->start_latency_seed = 1;
 }
 
 void gs_policy_fini(struct gs_policy *p)

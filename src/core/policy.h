@@ -96,6 +96,11 @@ struct gs_policy {
     int quota_reclaim;            /* a team within quota preempts borrowed GPUs */
     int over_cap;                 /* enum gs_over_cap: past the runtime cap */
     gs_time slo_wait;             /* inference SLO: start within this */
+    /* the driver's start latency (engine.c): between the start decision and
+     * the job really starting, its resources held; median 0 = none */
+    gs_time start_latency;        /* median (the constant when sigma = 0) */
+    double start_latency_sigma;   /* lognormal sigma of ln(latency), 0 = constant */
+    int start_latency_seed;       /* seed of the per-start draws */
     /* partitions (partition.c) */
     struct gs_partition *partitions; /* owned array */
     int npartitions;
