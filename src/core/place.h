@@ -73,7 +73,9 @@ struct gs_request {
  * unit by its leftover; topo keeps S_k units, whole NVLink domains and
  * whole nodes free before fitting best, and keeps multi-node jobs inside
  * one rack or multi-node domain; frag minimises the increase of expected
- * fragmentation (FGD) w.r.t. ctx->shapes plus sched_weight x the S_k loss.
+ * fragmentation (FGD) w.r.t. ctx->shapes plus sched_weight x the S_k loss
+ * (rounded by ctx->score_shape); first_fit takes the first candidate in
+ * node order that fits (Tiresias).
  * A MIG request takes a free instance of its profile (GPUs with more busy
  * instances first, spread: fewer), else, with mig_reconfigure when_idle, an
  * idle MIG GPU repartitioned (out->mig_reconf).

@@ -21,7 +21,9 @@
  * here for comparison (random, dotprod, clustering, packing, bestfit, fgd):
  * a 0-100 integer node score, the highest wins, ties go to the smallest
  * node name as in the artifact's patched scheduler (random: a uniformly
- * drawn feasible node with the run's seed).  Jobs without GPUs take
+ * drawn feasible node with the run's seed).  By default the nodes are
+ * first put in a random order per seed (opts.ties, FGD's random node
+ * names), and ties of every policy go to the first node of that order.  Jobs without GPUs take
  * host CPU and memory on a node (best fit; spread: most free).
  */
 #ifndef GS_SIM_FILL_H
