@@ -18,6 +18,7 @@ int cmd_fill(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
+int cmd_slurm_conf(int argc, char **argv);
 
 /* `gpusched import --format openb` (cmd_import_openb.c). */
 int cli_import_openb(int argc, char **argv);
