@@ -193,10 +193,10 @@ int gs_slurm_conf_write_topology(FILE *f, const struct gs_cluster *cl)
 void gs_slurm_conf_write_dbd(FILE *f, const struct gs_slurm_conf *c)
 {
     fprintf(f, "# slurmdbd of the private cluster (docs/slurm.md); auth/none.\n"
-               "AuthType=auth/none\nDbdHost=127.0.0.1\nDbdAddr=127.0.0.1\nDbdPort=%d\n"
+               "AuthType=auth/none\nDbdHost=%s\nDbdAddr=127.0.0.1\nDbdPort=%d\n"
                "SlurmUser=root\nStorageType=accounting_storage/mysql\n"
                "StorageHost=127.0.0.1\nStoragePort=%d\nStorageUser=root\n"
                "StorageLoc=slurm_acct_db\nPidFile=%s/run/slurmdbd.pid\n"
                "LogFile=%s/log/slurmdbd.log\n",
-            c->dbd_port, c->db_port, c->rundir, c->rundir);
+            c->host, c->dbd_port, c->db_port, c->rundir, c->rundir);
 }
