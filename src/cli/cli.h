@@ -20,6 +20,10 @@ int cmd_import(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
 int cmd_slurm_conf(int argc, char **argv);
 
+/* `gpusched why JOBID --from-slurm` (cmd_why_slurm.c): the daemon's `why`
+ * client command calls it when --from-slurm is given. */
+int cli_why_slurm(int argc, char **argv);
+
 /* `gpusched import --format openb` (cmd_import_openb.c). */
 int cli_import_openb(int argc, char **argv);
 
