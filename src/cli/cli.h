@@ -27,6 +27,9 @@ int cli_why_slurm(int argc, char **argv);
 /* `gpusched import --format openb` (cmd_import_openb.c). */
 int cli_import_openb(int argc, char **argv);
 
+/* `gpusched import --format sacct` (cmd_import_sacct.c). */
+int cli_import_sacct(int argc, char **argv);
+
 /* Print "gpusched CMD: message" to stderr; returns 1. */
 int cli_fail(const char *cmd, const struct gs_error *err);
 
