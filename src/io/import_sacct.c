@@ -312,7 +312,7 @@ int gs_sacct_write_csv(FILE *f, const struct gs_sacct_result *r, struct gs_error
         cell(f, s->id);
         fprintf(f, ",%" PRId64 ",%" PRId64 ",%d,", s->submit / 1000,
                 gs_trace_duration(r->trace, i) / 1000, s->gpus);
-        cell(f, s->team ? s->team : "default");
+        cell(f, s->team); /* empty = the reader's "default" */
         fputc(',', f);
         cell(f, s->user);
         fputc(',', f);

@@ -194,6 +194,11 @@ static const char *pipe_times(struct gs_sacct_row *r, char **f, const int *col_o
     if (col_of[P_TIMELIMIT] >= 0 &&
         gs_slurm_parse_limit(field(f, col_of, P_TIMELIMIT), &r->limit) < 0)
         return "Timelimit";
+    /* no End column: a run that is not RUNNING ended Elapsed after Start */
+    const char *st = field(f, col_of, P_STATE);
+    if (col_of[P_END] < 0 && r->start != GS_SACCT_NONE && r->elapsed >= 0 &&
+        strncmp(st, "RUNNING", 7) != 0 && strncmp(st, "SUSPENDED", 9) != 0)
+        r->end = r->start + r->elapsed;
     return NULL;
 }
 
