@@ -44,7 +44,7 @@ start_db() {
         || die "mariadb-install-db failed (see $RUN/log/mariadb-install.log)"
     mariadbd --no-defaults --datadir="$db/data" --user=root --port="$DB_PORT" \
         --bind-address=127.0.0.1 --socket="$db/mysql.sock" --pid-file="$RUN/run/mariadb.pid" \
-        --innodb-buffer-pool-size=32M --innodb-log-file-size=8M \
+        --innodb-buffer-pool-size=32M --innodb-log-file-size=8M --innodb-lock-wait-timeout=900 \
         --log-error="$RUN/log/mariadb.log" >/dev/null 2>&1 &
     wait_pidfile "$RUN/run/mariadb.pid" 30 || die "mariadbd did not start (see $RUN/log/mariadb.log)"
     i=0
@@ -54,7 +54,8 @@ start_db() {
 }
 
 start_dbd() {
-    start slurmdbd "$SLURM_SBIN/slurmdbd" -D -f "$ETC/slurmdbd.conf"
+    # slurmdbd reads slurmdbd.conf next to $SLURM_CONF (it has no -f).
+    SLURM_CONF=$ETC/slurm.conf start slurmdbd "$SLURM_SBIN/slurmdbd" -D
     i=0
     until SLURM_CONF=$ETC/slurm.conf sacctmgr -n list cluster >/dev/null 2>&1; do
         i=$((i + 1)); [ "$i" -le 300 ] || die "slurmdbd not answering (see $RUN/log/slurmdbd.log)"
@@ -90,6 +91,8 @@ up() {
         esac
     done
     [ ! -e "$RUN/run/slurmctld.pid" ] || die "$RUN: a cluster runs there already (down first)"
+    # A failed start stops what it started.
+    trap 'rc=$?; [ "$rc" = 0 ] || down "$RUN" >/dev/null 2>&1; exit "$rc"' EXIT
     NAME=gs$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
     # shellcheck disable=SC2086
     "$GPUSCHED" slurm-conf --cluster "$cluster" --rundir "$RUN" --name "$NAME" $opts
@@ -107,6 +110,7 @@ EOF
         start slurmd "$SLURM_SBIN/slurmd-wlm" -D -N "$node" -f "$ETC/slurm.conf"
     done <"$RUN/nodes.txt"
     wait_idle
+    trap - EXIT
     echo "slurm-local.sh: $(wc -l <"$RUN/nodes.txt") nodes idle; . $RUN/env.sh"
 }
 
@@ -136,8 +140,14 @@ down() {
             i=$((i + 1)); sleep 0.1
         done
     fi
-    for f in "$RUN"/run/slurmd-*.pid; do [ -e "$f" ] && stop_pid "$f" & done
-    wait
+    # wait only for these stoppers: `up` may have started daemons from this shell
+    pids=
+    for f in "$RUN"/run/slurmd-*.pid; do
+        [ -e "$f" ] || continue
+        stop_pid "$f" & pids="$pids $!"
+    done
+    # shellcheck disable=SC2086
+    [ -z "$pids" ] || wait $pids
     stop_pid "$RUN/run/slurmctld.pid"
     stop_pid "$RUN/run/slurmdbd.pid"
     stop_pid "$RUN/run/mariadb.pid"
