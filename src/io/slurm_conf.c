@@ -39,7 +39,9 @@ static void write_header(FILE *f, const struct gs_cluster *cl, const struct gs_s
     fprintf(f, "# Private Slurm cluster rendered by `gpusched slurm-conf` (docs/slurm.md).\n"
                "# auth/none: tests and demos on one machine only.\n"
                "ClusterName=%s\nSlurmctldHost=%s(127.0.0.1)\nSlurmctldPort=%d\n"
-               "SlurmUser=root\nSlurmdUser=root\nAuthType=auth/none\nCredType=cred/none\n",
+               "SlurmUser=root\nSlurmdUser=root\nAuthType=auth/none\nCredType=cred/none\n"
+               "# a requeued job may start again cred_expire + 1 s later (default 121 s)\n"
+               "AuthInfo=cred_expire=5\n",
             c->name, c->host, c->ctld_port);
     fprintf(f, "StateSaveLocation=%s/state\nSlurmdSpoolDir=%s/spool/%%n\n"
                "SlurmctldPidFile=%s/run/slurmctld.pid\nSlurmdPidFile=%s/run/slurmd-%%n.pid\n"
@@ -47,7 +49,7 @@ static void write_header(FILE *f, const struct gs_cluster *cl, const struct gs_s
             r, r, r, r, r, r);
     fputs("SlurmdParameters=config_overrides\nReturnToService=2\n"
           "SchedulerType=sched/backfill\nSchedulerParameters=batch_sched_delay=0,"
-          "sched_min_interval=0\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
+          "sched_min_interval=0,sched_interval=2,bf_interval=2\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
           "GresTypes=gpu\nProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
           "MpiDefault=none\nLaunchParameters=use_interactive_step\n"
           "PriorityType=priority/multifactor\nPreemptType=preempt/partition_prio\n"
