@@ -84,12 +84,19 @@ static int read_slurm(struct frag_slurm *fs)
     char *const squeue[] = { "squeue", "--json", NULL };
     char *const sinfo[] = { "sinfo", "--json", NULL };
     double t0 = now_ms();
-    if (run_capture(fs->cmd, squeue, &sq, &nsq) < 0 || run_capture(fs->cmd, sinfo, &si, &nsi) < 0) {
+    if (run_capture(fs->cmd, squeue, &sq, &nsq) < 0) /* unreachable: fail before sinfo waits too */
+        return -1;
+    struct gs_error err = { 0 };
+    if (gs_slurm_check("squeue", sq, nsq, &err) < 0) {
+        free(sq);
+        cli_fail(fs->cmd, &err);
+        return -1;
+    }
+    if (run_capture(fs->cmd, sinfo, &si, &nsi) < 0) {
         free(sq);
         return -1;
     }
     fs->read_ms = now_ms() - t0;
-    struct gs_error err = { 0 };
     int rc = gs_slurm_state_parse(sq, nsq, si, nsi, (int64_t)time(NULL), &fs->st, &err);
     free(sq);
     free(si);

@@ -247,18 +247,38 @@ static int read_jobs(const json_t *root, json_t *running, json_t *queue,
     return 0;
 }
 
+/* The command's JSON, or NULL with `err` set: not JSON, not an object, or
+ * a non-empty "errors" list (squeue and sinfo exit 0 with
+ * {"errors": [{"description": "Failed while looking for jobs", ...}]} when
+ * the controller does not answer). */
 static json_t *load(const char *what, const char *text, size_t len, struct gs_error *err)
 {
     json_error_t jerr;
     json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!root)
+    if (!root) {
         gs_errorf(err, GS_EINVAL, "%s: json line %d: %s", what, jerr.line, jerr.text);
-    else if (!json_is_object(root)) {
-        gs_errorf(err, GS_EINVAL, "%s: expected a JSON object", what);
-        json_decref(root);
-        root = NULL;
+        return NULL;
     }
-    return root;
+    const json_t *errs = json_object_get(root, "errors");
+    if (!json_is_object(root)) {
+        gs_errorf(err, GS_EINVAL, "%s: expected a JSON object", what);
+    } else if (json_is_array(errs) && json_array_size(errs) > 0) {
+        const json_t *e = json_array_get(errs, 0);
+        gs_errorf(err, GS_EIO, "%s: %s (%s): is Slurm reachable (SLURM_CONF)?", what,
+                  *str_field(e, "description") ? str_field(e, "description") : "error",
+                  *str_field(e, "error") ? str_field(e, "error") : "no detail");
+    } else {
+        return root;
+    }
+    json_decref(root);
+    return NULL;
+}
+
+int gs_slurm_check(const char *what, const char *text, size_t len, struct gs_error *err)
+{
+    json_t *root = load(what, text, len, err);
+    json_decref(root);
+    return root ? 0 : err->code;
 }
 
 int gs_slurm_state_parse(const char *squeue, size_t squeue_len, const char *sinfo,
@@ -269,7 +289,7 @@ int gs_slurm_state_parse(const char *squeue, size_t squeue_len, const char *sinf
     json_t *sq = load("squeue", squeue, squeue_len, err), *si = NULL;
     if (!sq || !(si = load("sinfo", sinfo, sinfo_len, err))) {
         json_decref(sq);
-        return GS_EINVAL;
+        return err ? err->code : GS_EINVAL;
     }
     json_t *states = json_object(), *running = json_array(), *queue = json_array();
     out->nodes = json_array();

@@ -34,10 +34,16 @@ struct gs_slurm_state {
 /* Parse the two JSON texts (`squeue`, `sinfo`, lengths given) taken at
  * UNIX time `now` (seconds) into `out` (free with gs_slurm_state_fini).
  * Returns 0, or GS_EINVAL naming the command and the field ("squeue:
- * jobs[3].gres_detail: 'gpu:x' is not ..."), GS_ENOMEM. */
+ * jobs[3].gres_detail: 'gpu:x' is not ..."), GS_EIO when the command
+ * reported errors in its JSON (controller unreachable), GS_ENOMEM. */
 int gs_slurm_state_parse(const char *squeue, size_t squeue_len, const char *sinfo,
                          size_t sinfo_len, int64_t now, struct gs_slurm_state *out,
                          struct gs_error *err);
+
+/* Whether one command's output (`what` = "squeue" or "sinfo", for the
+ * message) is a JSON object without errors.  Returns 0, or GS_EINVAL /
+ * GS_EIO with `err` (required) set as gs_slurm_state_parse would. */
+int gs_slurm_check(const char *what, const char *text, size_t len, struct gs_error *err);
 
 /* A cluster of Slurm's nodes (one NVLink domain per node, GPU type from a
  * typed GRES such as gpu:a100:8, else "gpu"; 80 GB per GPU is assumed:

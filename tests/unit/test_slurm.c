@@ -182,6 +182,15 @@ static void test_state_recorded(void **state)
     assert_non_null(strstr(err.msg, "squeue"));
     assert_int_equal(gs_slurm_state_parse(sq, nq, "[", 1, 0, &st, &err), GS_EINVAL);
     assert_non_null(strstr(err.msg, "sinfo"));
+    /* recorded: squeue --json against a controller that does not answer */
+    size_t nu;
+    char *un = slurp("tests/data/slurm/squeue-unreachable.json", &nu);
+    assert_int_equal(gs_slurm_state_parse(un, nu, si, ni, 0, &st, &err), GS_EIO);
+    assert_string_equal(err.msg, "squeue: Failed while looking for jobs (Unspecified error): is"
+                                 " Slurm reachable (SLURM_CONF)?");
+    assert_int_equal(gs_slurm_check("squeue", un, nu, &err), GS_EIO);
+    assert_int_equal(gs_slurm_check("squeue", sq, nq, &err), 0);
+    gs_free(un);
     gs_free(sq);
     gs_free(si);
 }
