@@ -6,7 +6,6 @@
 #include "io/slurm_util.h"
 
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,17 +232,17 @@ int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sac
     char *copy = gs_malloc(len + 1);
     out->trace = gs_trace_create();
     struct gs_sacct_rows rows = { NULL, 0, 0, &out->stats, name, 0 };
-    void *doc = NULL;
     int rc = copy && out->trace ? 0 : gs_errorf(err, GS_ENOMEM, "out of memory");
     if (rc == 0) {
         memcpy(copy, text, len);
         copy[len] = '\0';
-        rc = text[i] == '{' ? gs_sacct_read_json(copy, len, &rows, &doc, err)
+        rc = text[i] == '{' ? gs_sacct_read_json(copy, len, &rows, err)
                             : gs_sacct_read_pipe(copy, len, &rows, err);
     }
     if (rc == 0)
         rc = convert(&rows, out, err);
-    json_decref(doc);
+    for (size_t k = 0; k < rows.n; k++)
+        gs_free(rows.v[k].own);
     gs_free(rows.v);
     gs_free(copy);
     if (rc < 0)
