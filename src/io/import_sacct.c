@@ -229,15 +229,17 @@ int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sac
         i++;
     if (i == len)
         return gs_errorf(err, GS_EINVAL, "%s: empty input (expected sacct --json or -P)", name);
-    char *copy = gs_malloc(len + 1);
+    int json = text[i] == '{';
+    char *copy = json ? NULL : gs_malloc(len + 1); /* the -P reader splits in place */
     out->trace = gs_trace_create();
     struct gs_sacct_rows rows = { NULL, 0, 0, &out->stats, name, 0 };
-    int rc = copy && out->trace ? 0 : gs_errorf(err, GS_ENOMEM, "out of memory");
-    if (rc == 0) {
+    int rc = (copy || json) && out->trace ? 0 : gs_errorf(err, GS_ENOMEM, "out of memory");
+    if (rc == 0 && json) {
+        rc = gs_sacct_read_json(text, len, &rows, err);
+    } else if (rc == 0) {
         memcpy(copy, text, len);
         copy[len] = '\0';
-        rc = text[i] == '{' ? gs_sacct_read_json(copy, len, &rows, err)
-                            : gs_sacct_read_pipe(copy, len, &rows, err);
+        rc = gs_sacct_read_pipe(copy, len, &rows, err);
     }
     if (rc == 0)
         rc = convert(&rows, out, err);
