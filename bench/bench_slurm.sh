@@ -92,9 +92,10 @@ awk -v n="$ROWS" 'BEGIN {
 for f in acct.txt acct.json; do
     sz=$(du -m "$TMP/$f" | cut -f1)
     t=$(ms)
-    "$GPUSCHED" import --format sacct --in "$TMP/$f" --trace-out "$TMP/$f.csv" 2>"$TMP/$f.err"
+    /usr/bin/time -o "$TMP/$f.time" -f '%U s user, %S s sys, %M KB max RSS' \
+        "$GPUSCHED" import --format sacct --in "$TMP/$f" --trace-out "$TMP/$f.csv" 2>"$TMP/$f.err"
     e=$(( $(ms) - t ))
     jobs=$(( $(wc -l <"$TMP/$f.csv") - 1 ))
-    echo "import sacct $f: $sz MB, $jobs jobs in $e ms ($(( jobs * 1000 / (e > 0 ? e : 1) )) jobs/s)"
+    echo "import sacct $f: $sz MB, $jobs jobs in $e ms wall ($(( jobs * 1000 / (e > 0 ? e : 1) )) jobs/s); $(cat "$TMP/$f.time")"
     sed 's/^/  /' "$TMP/$f.err" | head -2
 done
