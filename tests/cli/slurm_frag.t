@@ -13,8 +13,9 @@ if [ ! -x /usr/sbin/slurmctld-wlm ] || ! command -v squeue >/dev/null; then
     echo "1..0 # SKIP Slurm 22.05 (slurmctld slurmd slurm-client) not installed"; exit 0
 fi
 RUN=$TMP/slurm
-trap 'GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-plan 23
+RUN2=$TMP/slurm2
+trap 'for r in "$RUN" "$RUN2"; do [ -d "$r/run" ] && GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$r" >/dev/null 2>&1; done; rm -rf "$TMP"' EXIT
+plan 27
 SEED=$ROOT/examples/seed-cluster.yaml
 
 GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN" >"$TMP/up.log" 2>&1
@@ -90,3 +91,19 @@ is "$(printf '%s' "$out" | jq -r '.nodes[3].state + " " + .nodes[3].state_reason
 run "$GPUSCHED" frag --from-slurm --cluster "$SEED"
 like "$out" "node-4           drain  maintenance" "text lists the drained node"
 : "$A" "$B" "$C"
+
+# --gpu-types: one GRES type per GPU, so a job's GPU indices can be chosen
+# (held job, scontrol update Gres=gpu:g3:1,gpu:g5:1, release) and frag
+# reads exactly those indices
+GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1
+GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN2" --gpu-types >"$TMP/up2.log" 2>&1
+ok $? "private cluster with per-GPU GRES types up"
+. "$RUN2/env.sh"
+J=$(sbatch --parsable -H -w node-2 -t 5 -o /dev/null --wrap 'sleep 600')
+scontrol update JobId="$J" Gres=gpu:g3:1,gpu:g5:1 NodeList=node-2 && scontrol release "$J"
+ok $? "GPUs 3 and 5 of node-2 asked for by type"
+running 1
+run "$GPUSCHED" frag --from-slurm --save-snapshot "$TMP/snap2.json" --json
+is "$(jq -r ".running[] | select(.id == \"$J\") | .placement" "$TMP/snap2.json")" "node-2:3,5" \
+   "the job holds exactly node-2:3,5"
+is "$(printf '%s' "$out" | jq -c '[.free_gpus, .nodes[1].free]')" "[30,6]" "30 free, 6 on node-2"
