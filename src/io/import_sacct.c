@@ -95,9 +95,10 @@ static void group_to_job(struct gs_sacct_rows *rows, const struct gs_sacct_row *
         return;
     }
     int64_t dur = last->elapsed >= 0 ? last->elapsed : last->end - last->start;
-    if (dur < 0 || last->end < last->start) {
-        gs_sacct_drop(rows, GS_SACCT_DROP_VALUE, "%s: job %s: End before Start",
-                      W(last->line), last->id);
+    if (dur < 0 || last->end < last->start) { /* the job is dropped: all its runs */
+        for (size_t i = 0; i < started; i++)
+            gs_sacct_drop(rows, GS_SACCT_DROP_VALUE, "%s: job %s: End before Start",
+                          W(last->line), last->id);
         return;
     }
     for (size_t i = 0; i < n; i++) { /* earlier runs: lost work */
