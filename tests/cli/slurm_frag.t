@@ -15,7 +15,7 @@ fi
 RUN=$TMP/slurm
 RUN2=$TMP/slurm2
 trap 'for r in "$RUN" "$RUN2"; do [ -d "$r/run" ] && GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$r" >/dev/null 2>&1; done; rm -rf "$TMP"' EXIT
-plan 27
+plan 28
 SEED=$ROOT/examples/seed-cluster.yaml
 
 GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN" >"$TMP/up.log" 2>&1
@@ -67,6 +67,7 @@ like "$(pend .detail)" "12 GPUs free, but no node has 8: the most on one node is
 d_end=$(date -d "$(squeue -h -j "$D" -o %e)" +%s)
 is "$(pend '.est_start | floor')" "$d_end" "estimated start = d's start + 20 min (Slurm's EndTime)"
 is "$(pend .est_basis)" profile "estimate from the running jobs' ends"
+is "$(pend .slurm_reason)" Resources "Slurm's own reason beside it in the JSON"
 
 run "$GPUSCHED" why "$E" --from-slurm --cluster "$SEED"
 is "$rc" 0 "why exits 0"
