@@ -55,7 +55,8 @@ like "$out" "Slurm: 3 running jobs with GPUs, 0 pending" "text says what Slurm h
 D=$(sub d node-3 8 20)
 running 4
 E=$(sbatch --parsable -J e --gres=gpu:8 -t 10 -o /dev/null --wrap 'sleep 60')
-sleep 0.5
+# until Slurm's scheduler has looked at it (its reason is None before)
+i=0; while [ "$(squeue -h -j "$E" -o %r)" != Resources ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
 run "$GPUSCHED" frag --from-slurm --cluster "$SEED" --json --save-snapshot "$TMP/snap.json"
 live=$out
 pend() { printf '%s' "$out" | jq -r ".pending[] | select(.id == \"$E\") | $1"; }
