@@ -28,5 +28,5 @@ comp=$P/share/bash-completion/completions/gpusched
 ok $([ -f "$comp" ]; echo $?) "bash completion installed"
 got=$(PATH="$P/bin:$PATH" bash -c ". '$comp'; COMP_WORDS=(gpusched sim --clu); COMP_CWORD=2; _gpusched; echo \${COMPREPLY[*]}")
 is "$got" "--cluster" "completion: gpusched sim --clu -> --cluster"
-got=$(PATH="$P/bin:$PATH" bash -c ". '$comp'; COMP_WORDS=(gpusched wh); COMP_CWORD=1; _gpusched; echo \${COMPREPLY[*]}")
-is "$got" "whatif" "completion: gpusched wh -> whatif"
+got=$(PATH="$P/bin:$PATH" bash -c ". '$comp'; COMP_WORDS=(gpusched wha); COMP_CWORD=1; _gpusched; echo \${COMPREPLY[*]}")
+is "$got" "whatif" "completion: gpusched wha -> whatif"

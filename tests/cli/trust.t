@@ -175,6 +175,9 @@ for f in "$ROOT"/src/cli/cmd_*.c; do
     case $c in
     import) h=$("$GPUSCHED" import --format aaic --help) ;;
     import_openb) h=$("$GPUSCHED" import --format openb --help) ;;
+    import_sacct) h=$("$GPUSCHED" import --format sacct --help) ;;
+    slurm_conf) h=$("$GPUSCHED" slurm-conf --help) ;;
+    why_slurm) h=$("$GPUSCHED" why --from-slurm --help) ;;
     *) h=$("$GPUSCHED" "$c" --help) ;;
     esac
     for o in $(grep -oE '\{ "[a-z][a-z0-9_-]*", (required|no|optional)_argument' "$f" |
