@@ -106,6 +106,16 @@ $(B)/fuzz/%: fuzz/%.c fuzz/replay_main.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< fuzz/replay_main.c $(LIB) $(LDSAN) $(LIBS)
 
+# The dashboard page (src/io/dash/page.html) as a C string in the library
+# (io/dash.h): edit the HTML, the build regenerates the C file.
+DASH_PAGE_OBJ := $(B)/gen/dash_page_html.o
+$(B)/gen/dash_page_html.c: src/io/dash/page.html scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh gs_dash_page_html $< >$@.tmp && mv $@.tmp $@
+$(DASH_PAGE_OBJ): $(B)/gen/dash_page_html.c
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+$(LIB): $(DASH_PAGE_OBJ)
+
 unit: $(UNIT_BIN)
 test-bins: $(GPUSCHED) $(UNIT_BIN) $(FUZZ_REPLAY)
 bench-bins: $(BENCH_BIN) $(GPUSCHED)

@@ -2,6 +2,7 @@
  * snapshot of which GPUs are busy. */
 #include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "cli/frag_html.h"
 #include "cli/frag_pending.h"
 #include "core/frag.h"
 #include "io/report.h"
@@ -12,7 +13,7 @@
 
 static const char *const frag_help =
     "usage: gpusched frag --cluster C.yaml --state S.json [--k K] [--policy P.yaml]\n"
-    "                     [--json]\n"
+    "                     [--json] [--html FILE]\n"
     "\n"
     "Read a snapshot (which GPUs are busy, and optionally a queue) and print\n"
     "how many GPUs are free, the schedulability S_k (how many k-GPU jobs could\n"
@@ -27,10 +28,12 @@ static const char *const frag_help =
     "  --state FILE    snapshot JSON (docs/formats.md)\n"
     "  --k K           job size for S_k (default: largest NVLink domain)\n"
     "  --policy FILE   policy for the queue's pass (default: the defaults)\n"
-    "  --json          print JSON\n";
+    "  --json          print JSON\n"
+    "  --html FILE     also write the dashboard page of the snapshot (the cluster\n"
+    "                  map, the queue with reasons, teams; docs/dashboard.md)\n";
 
 struct frag_args {
-    const char *cluster, *state, *policy;
+    const char *cluster, *state, *policy, *html;
     long long k;
     int json;
 };
@@ -44,6 +47,7 @@ static int frag_opt(int c, const char *val, void *arg)
     case 'p': a->policy = val; break;
     case 'k': return cli_parse_long("frag", "--k", val, 1, 4096, &a->k);
     case 'j': a->json = 1; break;
+    case 'H': a->html = val; break;
     }
     return 0;
 }
@@ -54,6 +58,7 @@ static int parse_args(int argc, char **argv, struct frag_args *a)
         { "cluster", required_argument, NULL, 'c' }, { "state", required_argument, NULL, 's' },
         { "k", required_argument, NULL, 'k' },       { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },          { "policy", required_argument, NULL, 'p' },
+        { "html", required_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "frag", frag_help, opts };
@@ -242,6 +247,8 @@ int cmd_frag(int argc, char **argv)
         print_text(cl, &snap);
         status = frag_pending(a.policy, idle, cl, &snap, NULL);
     }
+    if (status == 0 && a.html && !err.code)
+        status = frag_html(a.html, a.policy, idle, cl, &snap, NULL);
     gs_snapshot_fini(&snap);
     gs_cluster_destroy(idle);
     gs_cluster_destroy(cl);
