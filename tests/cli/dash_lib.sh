@@ -1,0 +1,35 @@
+# dash_lib.sh - shared by the dashboard tests (source after tap.sh).
+CDP="python3 $ROOT/tests/cli/cdp.py"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+
+# dash_big_cluster FILE: 1,024 nodes x 8 GPUs, half with one NVLink domain
+# of 8, half split 4+4 (so both unit kinds show on the map).
+dash_big_cluster() {
+    printf 'cluster:\n  gpu_types:\n    H100-80G: { memory_gb: 80 }\n  nodes:\n' >"$1"
+    printf '    - name: node-[1-512]\n      gpus: 8\n      gpu_type: H100-80G\n      nvlink_domains: [8]\n' >>"$1"
+    printf '    - name: pod-[1-512]\n      gpus: 8\n      gpu_type: H100-80G\n      nvlink_domains: [4, 4]\n' >>"$1"
+}
+
+# dash_big_snapshot FILE: a snapshot of that cluster at t = 10 h: node i
+# (1-based over node-1..512, pod-1..512) has its first (i*5 mod 9) GPUs busy
+# (every node from 0 to 8 busy GPUs), and 10,000 queued jobs job-00001 ..
+# job-10000 of 8, 4, 2 or 1 GPUs from six teams, submitted over the 10 h.
+dash_big_snapshot() {
+    awk 'BEGIN {
+        printf "{\"time\": 36000, \"busy\": {"; sep = ""
+        for (n = 1; n <= 1024; n++) {
+            name = n <= 512 ? "node-" n : "pod-" (n - 512); k = (n * 5) % 9
+            if (k == 0) continue
+            printf "%s\"%s\": [", sep, name; sep = ", "
+            for (g = 0; g < k; g++) printf "%s%d", (g ? ", " : ""), g
+            printf "]"
+        }
+        printf "}, \"queue\": ["
+        for (j = 1; j <= 10000; j++) {
+            sz = j % 10 == 0 ? 8 : j % 3 == 0 ? 4 : j % 2 == 0 ? 2 : 1
+            printf "%s{\"id\": \"job-%05d\", \"gpus\": %d, \"team\": \"team-%c\", \"submit\": %d}",
+                (j > 1) ? ", " : "", j, sz, 97 + j % 6, (j * 7919) % 36000
+        }
+        print "]}"
+    }' >"$1"
+}
