@@ -44,9 +44,10 @@ static unsigned unit_mask(const struct gs_cluster *cl, int n, int k)
     return m;
 }
 
-static char cell_char(const struct gs_cluster *cl, int n, int g, int state, uint64_t held)
+static char cell_char(const struct gs_cluster *cl, int n, int g, int state, uint64_t held,
+                      uint64_t down)
 {
-    if (state == GS_DASH_DOWN)
+    if (state == GS_DASH_DOWN || (down >> g & 1))
         return 'd';
     if (held >> g & 1)
         return 'h';
@@ -68,10 +69,10 @@ static json_t *node_json(const struct gs_dash_src *src, const struct gs_dash_gpu
     int g = gs_cluster_node_gpus(cl, n), st = src->node_state ? src->node_state[n] : GS_DASH_UP;
     char cells[GS_MAX_NODE_GPUS + 1];
     json_t *jobs = json_array(), *doms = json_array(), *units = json_array();
-    uint64_t held = gm ? gm->held[n] : 0;
+    uint64_t held = gm ? gm->held[n] : 0, down = src->gpus_down ? src->gpus_down[n] : 0;
     int first = gs_cluster_node_first_gpu(cl, n);
     for (int i = 0; i < g; i++) {
-        cells[i] = cell_char(cl, n, i, st, held);
+        cells[i] = cell_char(cl, n, i, st, held, down);
         json_array_append_new(jobs, json_integer(gm ? gm->job[first + i] : -1));
     }
     cells[g] = '\0';
@@ -84,7 +85,7 @@ static json_t *node_json(const struct gs_dash_src *src, const struct gs_dash_gpu
     int md = gs_cluster_node_mdomain(cl, n);
     return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:s?}", "name",
                      gs_cluster_node_name(cl, n), "state", state_name(st), "cells", cells, "free",
-                     st == GS_DASH_UP ? __builtin_popcountll(gs_cluster_idle_mask(cl, n)) : 0,
+                     st == GS_DASH_UP ? __builtin_popcountll(gs_cluster_idle_mask(cl, n) & ~down) : 0,
                      "doms", doms, "units", units, "jobs", jobs, "mdomain",
                      md >= 0 ? gs_cluster_label_name(cl, md) : NULL);
 }
@@ -96,7 +97,8 @@ static json_t *summary_json(const struct gs_dash_src *src)
     int64_t free_gpus = 0;
     for (int n = 0; n < gs_cluster_node_count(cl); n++)
         if (!src->node_state || src->node_state[n] == GS_DASH_UP)
-            free_gpus += __builtin_popcountll(gs_cluster_idle_mask(cl, n));
+            free_gpus += __builtin_popcountll(gs_cluster_idle_mask(cl, n) &
+                                              ~(src->gpus_down ? src->gpus_down[n] : 0));
     return json_pack("{s:I, s:I, s:I, s:f, s:{s:i, s:I}, s:{s:I, s:I, s:f}}", "gpus",
                      (json_int_t)s.gpus, "free_gpus", (json_int_t)free_gpus, "used_milli",
                      (json_int_t)s.used_milli, "util_alloc",

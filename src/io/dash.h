@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/cluster.h"
@@ -41,6 +42,7 @@ struct gs_dash_src {
                                        (-1 = all); a snapshot's own pass starts later
                                        handles, which belong to the queue */
     const unsigned char *node_state;/* per node enum gs_dash_node; NULL = all up */
+    const uint64_t *gpus_down;      /* per node: GPUs out of service; NULL = none */
     const int *queue;               /* job handles in pass order (borrowed) */
     int nqueue;
     int q_offset, q_limit;          /* the page of the queue given job by job */

@@ -155,9 +155,13 @@ static int queue_json(json_t *doc, const struct gs_dash_src *src, gs_time now)
     int count[GS_REASON_COUNT] = { 0 };
     for (int i = 0; i < src->nqueue; i++) {
         struct gs_job_info ji;
-        if (gs_engine_job_info(src->eng, src->queue[i], &ji) == 0 && ji.state == GS_JOB_PENDING) {
+        if (gs_engine_job_info(src->eng, src->queue[i], &ji) < 0)
+            continue;
+        if (ji.state == GS_JOB_PENDING) {
             int r = gs_engine_wait_reason(src->eng, src->queue[i]);
             count[r >= 0 && r < GS_REASON_COUNT ? r : 0]++;
+        } else if (gs_dash_holds(ji.state)) {
+            count[GS_REASON_NONE]++; /* a snapshot's queue job its pass started */
         }
     }
     for (int r = 0; reasons && r < GS_REASON_COUNT; r++)

@@ -77,6 +77,35 @@ static void test_seed_document(void **state)
     gs_cluster_destroy(idle);
 }
 
+/* Node states and GPUs out of service: node-3 of the seed's snapshot down
+ * takes its 8 free GPUs off the map (cells d, free 0, no unit: S_8 on the
+ * map's terms has none left), node-4 draining shows its 7 free as n, and
+ * GPU 7 of node-1 down leaves node-1 one free GPU: 20 - 8 - 7 - 1 = 4. */
+static void test_node_states(void **state)
+{
+    (void)state;
+    struct gs_cluster *cl = cluster_of("node-1:8 node-2:8 node-3:8 node-4:8");
+    struct gs_snapshot snap;
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_snapshot_parse_json(seed_snap, strlen(seed_snap), "s", cl, &snap, &err), 0);
+    unsigned char st[] = { GS_DASH_UP, GS_DASH_UP, GS_DASH_DOWN, GS_DASH_DRAIN };
+    uint64_t down[] = { 0x80, 0, 0, 0 };
+    struct gs_dash_src src = { .cl = cl, .node_state = st, .gpus_down = down };
+    json_t *d = gs_dash_json(&src, &err);
+    assert_non_null(d);
+    json_t *nodes = json_object_get(d, "nodes");
+    assert_string_equal(str_at(d, "nodes", 0, "cells"), "bbbbbbfd");
+    assert_string_equal(str_at(d, "nodes", 2, "cells"), "dddddddd");
+    assert_string_equal(str_at(d, "nodes", 2, "state"), "down");
+    assert_string_equal(str_at(d, "nodes", 3, "cells"), "bnnnnnnn");
+    assert_int_equal(json_array_size(json_object_get(json_array_get(nodes, 2), "units")), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(nodes, 3), "free")), 0);
+    assert_int_equal(json_integer_value(json_object_get(d, "free_gpus")), 4);
+    json_decref(d);
+    gs_snapshot_fini(&snap);
+    gs_cluster_destroy(cl);
+}
+
 /* A live engine under borrowing quotas a: 2, b: 6 on one [4,4] node: a1 (a, 2
  * GPUs) and a2 (a, 1 GPU, borrowing b's idle quota of 6: 2 + 1 > 2) start at 0 on the pack
  * order's GPUs 0-1 and 2; b1 (b, 6 GPUs) cannot fit the 5 left and waits
@@ -244,6 +273,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_document),
+        cmocka_unit_test(test_node_states),
         cmocka_unit_test(test_live_running_teams),
         cmocka_unit_test(test_queue_paging),
         cmocka_unit_test(test_series_charts),
