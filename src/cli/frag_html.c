@@ -6,54 +6,16 @@
 #include "io/dash.h"
 #include "sim/snapshot_run.h"
 
-#include <stdlib.h>
-
-/* Pass order of the snapshot's queue: the engine's order without aging
- * (everything was submitted at the snapshot time): priority, then submit
- * time, then handle (docs/architecture.md, "Ordering"). */
-struct pass_key {
-    int priority;
-    gs_time submit;
-    int job;
-};
-
-static int cmp_pass(const void *a, const void *b)
-{
-    const struct pass_key *x = a, *y = b;
-    if (x->priority != y->priority)
-        return x->priority > y->priority ? -1 : 1;
-    if (x->submit != y->submit)
-        return x->submit < y->submit ? -1 : 1;
-    return (x->job > y->job) - (x->job < y->job);
-}
-
-/* The queue's handles (first .. last job) in pass order, gs_malloc'd. */
-static int *pass_order(const struct gs_engine *eng, int first, int nq)
-{
-    struct pass_key *k = gs_malloc((size_t)(nq > 0 ? nq : 1) * sizeof *k);
-    int *queue = gs_malloc((size_t)(nq > 0 ? nq : 1) * sizeof *queue);
-    if (!k || !queue) {
-        gs_free(k);
-        gs_free(queue);
-        return NULL;
-    }
-    for (int i = 0; i < nq; i++) {
-        struct gs_job_info ji;
-        gs_engine_job_info(eng, first + i, &ji);
-        k[i] = (struct pass_key){ ji.priority, ji.submit, first + i };
-    }
-    qsort(k, (size_t)nq, sizeof *k, cmp_pass);
-    for (int i = 0; i < nq; i++)
-        queue[i] = k[i].job;
-    gs_free(k);
-    return queue;
-}
 
 static int write_page(const char *path, struct gs_engine *eng, int first,
                       const struct gs_cluster *busy, const unsigned char *node_state)
 {
     int nq = gs_engine_job_count(eng) - first;
-    int *queue = pass_order(eng, first, nq);
+    int *handles = gs_malloc((size_t)(nq > 0 ? nq : 1) * sizeof *handles);
+    for (int i = 0; handles && i < nq; i++)
+        handles[i] = first + i;
+    int *queue = handles ? gs_dash_pass_order(eng, handles, nq, 1, &nq) : NULL;
+    gs_free(handles);
     if (!queue)
         return cli_failf("frag", 1, "out of memory");
     struct gs_dash_src src = { .source = "snapshot", .cl = busy, .eng = eng,

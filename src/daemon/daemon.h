@@ -39,6 +39,7 @@ enum gsd_cmd_kind {
     GSD_NODE_RESUME,
     GSD_CLUSTER,
     GSD_METRICS,
+    GSD_DASHBOARD,    /* GET /v1/dashboard (dash_route.h) */
 };
 
 /* One request handed to the engine thread.  Inputs are borrowed from the
@@ -51,6 +52,7 @@ struct gsd_cmd {
     const char *id;               /* job id / node name */
     const char *team_only;        /* act only on this team's jobs (submit token) */
     const char *state, *team;     /* LIST filters, NULL = any */
+    int page[4];                  /* DASHBOARD: q_offset, q_limit, r_offset, r_limit */
     int status;
     char *body;
     const char *content_type;     /* NULL = application/json */

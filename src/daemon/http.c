@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "daemon/auth.h"
+#include "daemon/dash_route.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_Result_t;
@@ -204,6 +205,7 @@ static int route(const char *url, const char *method, char *id, size_t n, int *n
         return node_route(url + 10, method, id, n, need);
     int kind = !strcmp(url, "/v1/nodes") ? GSD_NODES : !strcmp(url, "/v1/cluster") ? GSD_CLUSTER
                                                  : !strcmp(url, "/metrics")      ? GSD_METRICS
+                                                 : !strcmp(url, "/v1/dashboard") ? GSD_DASHBOARD
                                                                                  : -1;
     return kind >= 0 && !get ? -2 : kind;
 }
@@ -217,6 +219,14 @@ static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, con
         int ok = gsd_loop_ready(h->lp);
         return send_body(con, ok ? 200 : 503, strdup(ok ? "ready\n" : "not ready\n"),
                          "text/plain");
+    }
+    if (!strcmp(url, "/") && !strcmp(method, "GET")) {
+        /* the dashboard's page holds no data (its polls are authorized as
+         * reads); without --tokens it stays on loopback like the API */
+        if (!h->have_tokens && !is_loopback(con))
+            return send_error(con, 403, "forbidden", NULL,
+                              "without --tokens only loopback clients are served");
+        return send_body(con, 200, gsd_dash_page(), "text/html; charset=utf-8");
     }
     char id[512];
     int need;
@@ -234,6 +244,8 @@ static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, con
     if (kind == GSD_SUBMIT)
         return submit(h, con, cn, team_only);
     struct gsd_cmd c = { .kind = kind, .id = id, .team_only = team_only };
+    if (kind == GSD_DASHBOARD)
+        gsd_dash_args(con, c.page);
     if (kind == GSD_LIST) {
         c.state = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "state");
         c.team = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "team");

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/dash_route.h"
 
 #include <errno.h>
 #include <math.h>
@@ -515,7 +516,7 @@ static int timeout_ms(struct gsd_loop *lp)
     }
     if (best > 60000 || best < 0)
         best = 60000; /* a periodic turn keeps the clock and metrics fresh */
-    return (int)best;
+    return gsd_dash_timeout(lp, (int)best);
 }
 
 static void on_signal(struct gsd_loop *lp)
@@ -585,6 +586,7 @@ int gsd_loop_run(struct gsd_loop *lp)
         gsd_kill_timers(lp);
         if (turn(lp) < 0)
             return 1;
+        gsd_dash_tick(lp);
         if (lp->reload)
             reload_policy(lp);
     }
@@ -628,6 +630,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     free(lp->evs);
     free(lp->live);
     free(lp->byh);
+    gsd_dash_free(lp);
     gs_engine_destroy(lp->eng);
     gs_store_close(lp->st);
     gs_cluster_destroy(lp->cl);

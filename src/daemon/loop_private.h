@@ -100,6 +100,7 @@ struct gsd_loop {
     double lost_gpu_s;
     struct gsd_team_count *done;
     size_t ndone, capdone;
+    struct gs_dash_series *dash;  /* the dashboard's history (dash_route.c) */
 };
 
 /* loop.c */

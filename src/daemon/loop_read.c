@@ -13,6 +13,7 @@
 
 #include "core/diagnose.h"
 #include "io/report_diag.h"
+#include "daemon/dash_route.h"
 
 char *gsd_error_json(int status, const char *code, const char *field, const char *fmt, ...)
 {
@@ -222,6 +223,9 @@ void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c)
         break;
     case GSD_CLUSTER:
         c->body = dump(cluster_json(lp));
+        break;
+    case GSD_DASHBOARD:
+        c->body = gsd_dash_body(lp, c);
         break;
     case GSD_METRICS:
         c->body = gsd_metrics_text(lp);

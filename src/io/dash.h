@@ -29,6 +29,11 @@
 /* Node states as the map shows them. */
 enum gs_dash_node { GS_DASH_UP, GS_DASH_DRAIN, GS_DASH_DOWN };
 
+/* What a driver knows about a job beyond the engine's state (the daemon's
+ * launch and stop phases); GS_DASH_PHASE_ENGINE = use the engine's state. */
+enum gs_dash_phase { GS_DASH_PHASE_ENGINE, GS_DASH_PHASE_STARTING, GS_DASH_PHASE_RUNNING,
+                     GS_DASH_PHASE_STOPPING };
+
 /* Limits on the lists in one document (a page of the queue is explained
  * job by job; the rest of the queue is counted by reason only). */
 #define GS_DASH_PAGE_DEFAULT 50
@@ -48,12 +53,21 @@ struct gs_dash_src {
     int q_offset, q_limit;          /* the page of the queue given job by job */
     int r_offset, r_limit;          /* the page of the running list */
     json_t *charts;                 /* optional object of SVG strings (borrowed) */
+    int (*job_phase)(void *arg, int job); /* optional: enum gs_dash_phase */
+    void *phase_arg;
 };
 
 /* The dashboard document of `src` (new reference), or NULL with `err` set
  * (GS_ENOMEM).  Explaining the queue page runs gs_engine_explain, which is
  * why the engine is not const; nothing observable about the engine changes. */
 json_t *gs_dash_json(const struct gs_dash_src *src, struct gs_error *err);
+
+/* The pending jobs among `jobs` (n handles) in the engine's pass order
+ * without aging: priority (larger first), then submit time, then handle
+ * (docs/architecture.md, "Ordering").  Returns a gs_malloc'd array of
+ * *out_n handles (free with gs_free), or NULL on allocation failure.  With
+ * `all`, jobs that are not pending are kept too (a snapshot's queue). */
+int *gs_dash_pass_order(const struct gs_engine *eng, const int *jobs, int n, int all, int *out_n);
 
 /* Write the page to `f`: `doc` embedded (static page, no polling) when not
  * NULL, else a page that polls `poll_url` (relative, e.g. "v1/dashboard")

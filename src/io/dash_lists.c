@@ -19,6 +19,20 @@ static const char *job_state_name(int st)
     return st >= 0 && st < (int)(sizeof names / sizeof names[0]) ? names[st] : "other";
 }
 
+/* The job's state name as the page shows it, and whether a stop holds its
+ * GPUs: the driver's phase when it knows one, else the engine's state. */
+static const char *state_of(const struct gs_dash_src *src, int job, int st, int *held)
+{
+    int ph = src->job_phase ? src->job_phase(src->phase_arg, job) : GS_DASH_PHASE_ENGINE;
+    *held = ph == GS_DASH_PHASE_STOPPING || (ph == GS_DASH_PHASE_ENGINE && gs_dash_held(st));
+    switch (ph) {
+    case GS_DASH_PHASE_STARTING: return "starting";
+    case GS_DASH_PHASE_RUNNING: return "running";
+    case GS_DASH_PHASE_STOPPING: return "stopping";
+    default: return job_state_name(st);
+    }
+}
+
 static int jobs_limit(const struct gs_dash_src *src)
 {
     int n = gs_engine_job_count(src->eng);
@@ -32,18 +46,18 @@ static int map_job(struct gs_dash_gpumap *gm, const struct gs_dash_src *src, int
     if (gs_engine_job_info(src->eng, job, &ji) < 0 || !gs_dash_holds(ji.state) ||
         gs_engine_job_alloc(src->eng, job, &a) < 0)
         return 0;
-    int idx = -2;
+    int idx = -2, held;
+    const char *stname = state_of(src, job, ji.state, &held);
     if (!gs_dash_anonymous(&ji)) {
         idx = (int)json_array_size(gm->table);
         if (json_array_append_new(gm->table, json_pack("{s:s, s:s, s:i, s:s}", "id", ji.id,
                                                        "team", ji.team ? ji.team : "default",
-                                                       "gpus", ji.gpus, "state",
-                                                       job_state_name(ji.state))) < 0)
+                                                       "gpus", ji.gpus, "state", stname)) < 0)
             return GS_ENOMEM;
     }
     for (int i = 0; i < a.nparts; i++) {
         int first = gs_cluster_node_first_gpu(src->cl, a.parts[i].node);
-        if (gs_dash_held(ji.state))
+        if (held)
             gm->held[a.parts[i].node] |= a.parts[i].mask;
         for (uint64_t m = a.parts[i].mask; m; m &= m - 1) {
             int *cell = &gm->job[first + __builtin_ctzll(m)];
@@ -198,13 +212,15 @@ static json_t *running_item(const struct gs_dash_src *src, int job, gs_time now)
 {
     struct gs_job_info ji;
     char where[512];
+    int held;
     gs_engine_job_info(src->eng, job, &ji);
+    const char *stname = state_of(src, job, ji.state, &held);
     gs_dash_placement(where, sizeof where, src->eng, job);
     json_t *est = ji.estimate == GS_TIME_NONE || ji.estimate <= 0
                       ? json_null() : json_real(gs_time_to_sec(ji.estimate));
     return json_pack("{s:s, s:s, s:i, s:s, s:s, s:f, s:f, s:o}", "id", ji.id, "team",
-                     ji.team ? ji.team : "default", "gpus", ji.gpus, "state",
-                     job_state_name(ji.state), "placement", where, "start",
+                     ji.team ? ji.team : "default", "gpus", ji.gpus, "state", stname,
+                     "placement", where, "start",
                      gs_time_to_sec(ji.start), "elapsed", gs_time_to_sec(now - ji.start),
                      "estimate", est);
 }
@@ -332,4 +348,44 @@ int gs_dash_lists_json(json_t *doc, const struct gs_dash_src *src)
         teams_json(doc, src, now) < 0)
         return GS_ENOMEM;
     return 0;
+}
+
+/* ---- pass order --------------------------------------------------------------- */
+
+struct pass_key {
+    int priority;
+    gs_time submit;
+    int job;
+};
+
+static int cmp_pass(const void *a, const void *b)
+{
+    const struct pass_key *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    if (x->submit != y->submit)
+        return x->submit < y->submit ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+int *gs_dash_pass_order(const struct gs_engine *eng, const int *jobs, int n, int all, int *out_n)
+{
+    struct pass_key *k = gs_malloc((size_t)(n > 0 ? n : 1) * sizeof *k);
+    int *out = gs_malloc((size_t)(n > 0 ? n : 1) * sizeof *out), m = 0;
+    if (!k || !out) {
+        gs_free(k);
+        gs_free(out);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        struct gs_job_info ji;
+        if (gs_engine_job_info(eng, jobs[i], &ji) == 0 && (all || ji.state == GS_JOB_PENDING))
+            k[m++] = (struct pass_key){ ji.priority, ji.submit, jobs[i] };
+    }
+    qsort(k, (size_t)m, sizeof *k, cmp_pass);
+    for (int i = 0; i < m; i++)
+        out[i] = k[i].job;
+    gs_free(k);
+    *out_n = m;
+    return out;
 }

@@ -40,6 +40,9 @@ class Browser:
         args = [CHROME, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--disable-extensions", "--mute-audio",
+                # the page polls with timers: keep them running at full rate
+                "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                "--disable-backgrounding-occluded-windows",
                 "--user-data-dir=" + self.prof, "--remote-debugging-pipe",
                 "--window-size=%d,%d" % (width, height), "about:blank"]
 
@@ -110,6 +113,7 @@ class Browser:
         a = self.send("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True},
                       session=False)
         self.session = a["sessionId"]
+        self.send("Target.activateTarget", {"targetId": t["targetId"]}, session=False)
         for m in ("Runtime.enable", "Log.enable", "Page.enable"):
             self.send(m)
         self.send("Emulation.setDeviceMetricsOverride",
@@ -156,7 +160,7 @@ def run_steps(b, steps, timeout):
         kind, _, arg = step.partition(":")
         if kind == "wait":
             end = time.time() + timeout
-            while not b.evaluate_quiet(arg):
+            while not b.evaluate_quiet("!!(" + arg + ")"):
                 if time.time() > end:
                     print("timeout: %s" % arg)
                     return 1

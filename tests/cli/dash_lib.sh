@@ -33,3 +33,61 @@ dash_big_snapshot() {
         print "]}"
     }' >"$1"
 }
+
+# dash_daemon_start DIR CLUSTER POLICY [ARGS...]: start gpuschedd on
+# 127.0.0.1:0 with its state under DIR; sets DPID and URL (empty URL when
+# it did not come up within 20 s).
+GPUSCHEDD=${GPUSCHEDD:-$(dirname "$GPUSCHED")/gpuschedd}
+dash_daemon_start() {
+    dir=$1 cl=$2 pol=$3
+    shift 3
+    "$GPUSCHEDD" --cluster "$cl" --policy "$pol" --state "$dir/state" --listen 127.0.0.1:0 \
+        "$@" >"$dir/out" 2>"$dir/err" &
+    DPID=$!
+    URL=
+    i=0
+    while [ $i -lt 200 ] && [ -z "$URL" ]; do
+        URL=$(sed -n 's/^listening on //p' "$dir/out")
+        [ -n "$URL" ] || sleep 0.1
+        i=$((i + 1))
+    done
+    i=0
+    while [ -n "$URL" ] && [ $i -lt 100 ] && ! curl -sf "$URL/readyz" >/dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
+
+# dash_daemon_stop [CURL-ARGS...]: cancel every job not done yet (pending
+# ones too, which could start once the others are gone), until none is
+# left, so no job process outlives the test; then stop the daemon by its pid.
+dash_daemon_stop() {
+    [ -n "$DPID" ] || return 0
+    i=0
+    while [ -n "$URL" ] && [ $i -lt 100 ]; do
+        ids=$(for st in pending starting running stopping; do
+                  curl -s "$@" "$URL/v1/jobs?state=$st" | jq -r '.jobs[].id' 2>/dev/null
+              done)
+        [ -z "$ids" ] && break
+        for id in $ids; do
+            curl -s "$@" -XPOST "$URL/v1/jobs/$id/cancel" >/dev/null
+        done
+        sleep 0.2
+        i=$((i + 1))
+    done
+    kill "$DPID" 2>/dev/null
+    wait "$DPID" 2>/dev/null
+    DPID=
+}
+
+# dash_submit ID GPUS TEAM [CURL-ARGS...]: POST /v1/jobs with a sleeping
+# command; prints the HTTP status.
+dash_submit() {
+    id=$1 g=$2 team=$3
+    shift 3
+    curl -s -o /dev/null -w '%{http_code}' "$@" -XPOST "$URL/v1/jobs" \
+        -d "{\"id\":\"$id\",\"gpus\":$g,\"team\":\"$team\",\"command\":[\"sleep\",\"900\"]}"
+}
+
+# ev N: the value of the N-th "eval:" line in $out (cdp.py's output)
+ev() { printf '%s\n' "$out" | sed -n "s/^eval: //p" | sed -n "${1}p"; }
