@@ -91,3 +91,44 @@ dash_submit() {
 
 # ev N: the value of the N-th "eval:" line in $out (cdp.py's output)
 ev() { printf '%s\n' "$out" | sed -n "s/^eval: //p" | sed -n "${1}p"; }
+
+# dash_queue_cfg FILE URL N: a curl config (-K) posting N jobs job-00001 ..
+# of 8, 4, 2 or 1 GPUs (every 10th, 3rd, 2nd, else) from team-a .. team-f,
+# each printing its HTTP status on a line.
+dash_queue_cfg() {
+    awk -v u="$2/v1/jobs" -v n="$3" 'BEGIN { q = "\\\""
+        for (j = 1; j <= n; j++) {
+            sz = j % 10 == 0 ? 8 : j % 3 == 0 ? 4 : j % 2 == 0 ? 2 : 1
+            printf "url = \"%s\"\ndata = \"{%sid%s:%sjob-%05d%s,%sgpus%s:%d,%steam%s:%steam-%c%s,", u, q, q, q, j, q, q, q, sz, q, q, q, 97 + j % 6, q
+            printf "%scommand%s:[%ssleep%s,%s900%s]}\"\noutput = \"/dev/null\"\nwrite-out = \"%%{http_code}\\n\"\nnext\n", q, q, q, q, q, q
+        } }' >"$1"
+}
+
+# dash_daemon_kill DIR: stop the daemon by its pid, then every job process
+# it left running (a daemon stops without stopping its jobs): SIGTERM to
+# each supervisor recorded in DIR/state/run/*/sup (pid and start time,
+# checked against /proc so a reused pid is left alone) that has not written
+# its exit file; the supervisor passes it to the job's process group.
+# For a daemon with many queued jobs, where cancelling them one by one
+# would take minutes.
+dash_daemon_kill() {
+    [ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+    DPID=
+    for sup in "$1"/state/run/*/sup; do
+        [ -f "$sup" ] || continue
+        [ -f "$(dirname "$sup")/exit" ] && continue
+        read -r pid start <"$sup"
+        now=$(awk '{ print $22 }' "/proc/$pid/stat" 2>/dev/null)
+        [ -n "$now" ] && [ "$now" = "$start" ] && kill -TERM "$pid" 2>/dev/null
+    done
+    i=0
+    while [ $i -lt 100 ]; do
+        left=0
+        for sup in "$1"/state/run/*/sup; do
+            [ -f "$sup" ] && [ ! -f "$(dirname "$sup")/exit" ] && left=$((left + 1))
+        done
+        [ $left -eq 0 ] && break
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
