@@ -313,7 +313,7 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
         return -1;
     d->milli = sp->milli;
     d->submit = now;
-    gsd_job_dirty(lp, d);
+    gsd_job_sync(lp, d);
     lp->submits++;
     c->status = 201;
     return 1;
@@ -348,18 +348,15 @@ static int apply_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
         return 0;
     *seq = d->seq;
     c->status = 200;
-    if (d->state == D_STOPPING) {
-        if (d->stop == GS_STOP_REQUEUE)
-            d->stop = GS_STOP_CANCELLED; /* it stops anyway: do not requeue it */
-        gsd_job_dirty(lp, d);
-        return 1;
-    }
     struct gs_error err;
-    if (d->handle >= 0 && gs_engine_cancel(lp->eng, now, d->handle, &err) < 0) {
+    if (d->ji.state == GS_JOB_STOPPING && d->ji.stop_reason == GS_JOB_CANCELLED)
+        return 1; /* already being cancelled */
+    if (gs_engine_cancel(lp->eng, now, d->handle, &err) < 0) {
         c->status = 409;
         c->body = gsd_error_json(409, "conflict", "id", "%s", err.msg);
         return 0;
     }
+    gsd_job_sync(lp, d);
     return 1;
 }
 
@@ -368,17 +365,43 @@ static int apply_checkpoint(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c,
     struct djob *d = target(lp, c);
     if (!d)
         return 0;
-    if (d->state != D_RUNNING && d->state != D_STOPPING) {
+    struct gs_error err;
+    if (gs_engine_checkpointed(lp->eng, now, d->handle, &err) < 0) {
         c->status = 409;
         c->body = gsd_error_json(409, "conflict", "id", "job '%.100s' is not running", c->id);
         return 0;
     }
-    d->last_ckpt = now;
-    gsd_job_dirty(lp, d);
+    gsd_job_sync(lp, d);
     gs_store_event(lp->st, now, d->seq, "checkpoint", NULL, NULL);
     *seq = d->seq;
     c->status = 200;
     return 1;
+}
+
+static int apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
+{
+    int node = gs_cluster_find_node(gs_engine_cluster(lp->eng), c->id);
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (node < 0) {
+        c->status = 404;
+        c->body = gsd_error_json(404, "not_found", "name", "no node '%.100s'", c->id);
+        return 0;
+    }
+    int st = c->kind == GSD_NODE_DRAIN ? GS_NODE_DRAIN : GS_NODE_UP;
+    if (gs_engine_node_set_state(lp->eng, now, node, st, &err) < 0) {
+        c->status = 409;
+        c->body = gsd_error_json(409, "conflict", "name", "%s", err.msg);
+        return 0;
+    }
+    gs_store_event(lp->st, now, 0, st == GS_NODE_DRAIN ? "node_drain" : "node_resume", c->id,
+                   NULL);
+    char key[GS_NAME_MAX + 16];
+    snprintf(key, sizeof key, "node_state:%s", c->id);
+    gs_store_meta_set(lp->st, key, st, NULL);
+    c->status = 200;
+    c->kind = GSD_NODES; /* answered with the node list after the commit */
+    return 0;
 }
 
 /* Apply one write command inside the turn's transaction.  Returns 1 when
@@ -392,6 +415,9 @@ static int apply(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *s
         return apply_cancel(lp, now, c, seq);
     case GSD_CHECKPOINT:
         return apply_checkpoint(lp, now, c, seq);
+    case GSD_NODE_DRAIN:
+    case GSD_NODE_RESUME:
+        return apply_node(lp, now, c);
     default:
         return 0;
     }

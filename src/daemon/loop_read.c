@@ -150,6 +150,11 @@ static void answer_explain(struct gsd_loop *lp, struct gsd_cmd *c)
     c->body = dump(o);
 }
 
+static const char *node_state_name(int st)
+{
+    return st == GS_NODE_DRAIN ? "drain" : st == GS_NODE_DOWN ? "down" : "up";
+}
+
 static json_t *nodes_json(struct gsd_loop *lp)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
@@ -165,7 +170,8 @@ static json_t *nodes_json(struct gsd_loop *lp)
         }
         json_array_append_new(
             arr, json_pack("{s:s, s:s, s:s, s:i, s:i, s:o}", "name",
-                           gs_cluster_node_name(cl, n), "state", "up", "gpu_type",
+                           gs_cluster_node_name(cl, n), "state",
+                           node_state_name(gs_engine_node_state(lp->eng, n)), "gpu_type",
                            gs_cluster_gpu_type_name(cl, gs_cluster_node_gpu_type(cl, n)),
                            "gpus", gs_cluster_node_gpus(cl, n), "free_gpus",
                            __builtin_popcountll(idle), "domains", doms));
