@@ -168,6 +168,7 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
         return NULL;
     lp->opts = *opts;
     lp->efd = lp->sfd = lp->epfd = -1;
+    lp->trace = getenv("GPUSCHEDD_TRACE") && !strcmp(getenv("GPUSCHEDD_TRACE"), "1");
     pthread_mutex_init(&lp->mu, NULL);
     pthread_cond_init(&lp->cv, NULL);
     metrics_init(lp);

@@ -139,6 +139,9 @@ static char *placement_text(const struct gs_cluster *cl, const struct gs_alloc *
 void gsd_observer(void *arg, const struct gs_event *ev)
 {
     struct gsd_loop *lp = arg;
+    if (lp->trace)
+        gsd_log("event %d job %d at %lld until %lld", ev->kind, ev->job, (long long)ev->time,
+                (long long)ev->until);
     if (ev->kind == GS_EV_RESERVE || ev->kind == GS_EV_RATE)
         return;
     if (grow((void **)&lp->evs, &lp->capev, lp->nev + 1, sizeof *lp->evs) < 0) {
@@ -278,7 +281,9 @@ static void confirm_launches(struct gsd_loop *lp, gs_time now)
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->launched && d->ji.state == GS_JOB_STARTING) {
-            gs_engine_started(lp->eng, now, d->handle, NULL);
+            struct gs_error err;
+            if (gs_engine_started(lp->eng, now, d->handle, &err) < 0)
+                gsd_log("job %s: start not confirmed: %s", d->id, err.msg);
             gsd_job_sync(lp, d);
         } else if (d->launch_error) {
             lp->backend_errors++;

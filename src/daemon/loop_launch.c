@@ -98,14 +98,13 @@ void gsd_launch_pending(struct gsd_loop *lp)
         gs_error_clear(&err);
         if (launch(lp, d, &err) < 0) {
             gsd_log("job %s: launch failed: %s", d->id, err.msg);
-            lp->backend_errors++;
             d->proc = (struct gsd_proc){ 0, 0, -1 };
-            d->exited = 1; /* no exit file: collected as a failed start */
+            d->launch_error = 1; /* the engine hears of it next turn */
         } else {
-            d->state = D_RUNNING;
+            d->launched = 1; /* confirmed (gs_engine_started) next turn */
             gsd_watch(lp, d);
         }
         gsd_job_dirty(lp, d);
-        lp->again = 1; /* journal the supervisor's pid at once */
+        lp->again = 1; /* confirm and journal the supervisor's pid at once */
     }
 }

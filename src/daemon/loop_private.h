@@ -81,6 +81,7 @@ struct gsd_loop {
     struct devent *evs;
     size_t nev, capev;
     int oom;
+    int trace;                /* GPUSCHEDD_TRACE=1: log every engine event */
     /* command queue */
     pthread_mutex_t mu;
     pthread_cond_t cv;
