@@ -16,14 +16,13 @@
 
 char *gsd_error_json(int status, const char *code, const char *field, const char *fmt, ...)
 {
-    struct gs_api_error e;
-    e.status = status;
-    snprintf(e.code, sizeof e.code, "%s", code);
-    snprintf(e.field, sizeof e.field, "%s", field ? field : "");
+    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    struct gs_api_error e;
+    gs_api_errorf(&e, status, code, field, "%s", msg); /* ASCII only: always valid JSON */
     return gs_api_error_body(&e);
 }
 
