@@ -128,7 +128,7 @@ $(LIB): $(DASH_PAGE_OBJ)
 
 unit: $(UNIT_BIN)
 test-bins: $(GPUSCHED) $(GPUSCHEDD) $(UNIT_BIN) $(FUZZ_REPLAY)
-bench-bins: $(BENCH_BIN) $(GPUSCHED)
+bench-bins: $(BENCH_BIN) $(GPUSCHED) $(GPUSCHEDD)
 
 deps:
 	@scripts/deps.sh build

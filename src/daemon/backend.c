@@ -102,6 +102,11 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
 {
     if (mkdir(l->rundir, 0755) < 0 && errno != EEXIST)
         return gs_errorf(err, GS_EIO, "%s: %s", l->rundir, strerror(errno));
+    char stale[4096];
+    snprintf(stale, sizeof stale, "%s/exit", l->rundir); /* a launch that never happened */
+    unlink(stale);
+    snprintf(stale, sizeof stale, "%s/sup", l->rundir);
+    unlink(stale);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return gs_errorf(err, GS_EIO, "pipe: %s", strerror(errno));

@@ -169,6 +169,7 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
         return NULL;
     lp->opts = *opts;
     lp->efd = lp->sfd = lp->epfd = -1;
+    lp->trace = getenv("GPUSCHEDD_TRACE") && !strcmp(getenv("GPUSCHEDD_TRACE"), "1");
     pthread_mutex_init(&lp->mu, NULL);
     pthread_cond_init(&lp->cv, NULL);
     metrics_init(lp);
@@ -314,7 +315,7 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
         return -1;
     d->milli = sp->milli;
     d->submit = now;
-    gsd_job_dirty(lp, d);
+    gsd_job_sync(lp, d);
     lp->submits++;
     c->status = 201;
     return 1;
@@ -349,18 +350,15 @@ static int apply_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
         return 0;
     *seq = d->seq;
     c->status = 200;
-    if (d->state == D_STOPPING) {
-        if (d->stop == GS_STOP_REQUEUE)
-            d->stop = GS_STOP_CANCELLED; /* it stops anyway: do not requeue it */
-        gsd_job_dirty(lp, d);
-        return 1;
-    }
     struct gs_error err;
-    if (d->handle >= 0 && gs_engine_cancel(lp->eng, now, d->handle, &err) < 0) {
+    if (d->ji.state == GS_JOB_STOPPING && d->ji.stop_reason == GS_JOB_CANCELLED)
+        return 1; /* already being cancelled */
+    if (gs_engine_cancel(lp->eng, now, d->handle, &err) < 0) {
         c->status = 409;
         c->body = gsd_error_json(409, "conflict", "id", "%s", err.msg);
         return 0;
     }
+    gsd_job_sync(lp, d);
     return 1;
 }
 
@@ -369,17 +367,43 @@ static int apply_checkpoint(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c,
     struct djob *d = target(lp, c);
     if (!d)
         return 0;
-    if (d->state != D_RUNNING && d->state != D_STOPPING) {
+    struct gs_error err;
+    if (gs_engine_checkpointed(lp->eng, now, d->handle, &err) < 0) {
         c->status = 409;
         c->body = gsd_error_json(409, "conflict", "id", "job '%.100s' is not running", c->id);
         return 0;
     }
-    d->last_ckpt = now;
-    gsd_job_dirty(lp, d);
+    gsd_job_sync(lp, d);
     gs_store_event(lp->st, now, d->seq, "checkpoint", NULL, NULL);
     *seq = d->seq;
     c->status = 200;
     return 1;
+}
+
+static int apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
+{
+    int node = gs_cluster_find_node(gs_engine_cluster(lp->eng), c->id);
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (node < 0) {
+        c->status = 404;
+        c->body = gsd_error_json(404, "not_found", "name", "no node '%.100s'", c->id);
+        return 0;
+    }
+    int st = c->kind == GSD_NODE_DRAIN ? GS_NODE_DRAIN : GS_NODE_UP;
+    if (gs_engine_node_set_state(lp->eng, now, node, st, &err) < 0) {
+        c->status = 409;
+        c->body = gsd_error_json(409, "conflict", "name", "%s", err.msg);
+        return 0;
+    }
+    gs_store_event(lp->st, now, 0, st == GS_NODE_DRAIN ? "node_drain" : "node_resume", c->id,
+                   NULL);
+    char key[GS_NAME_MAX + 16];
+    snprintf(key, sizeof key, "node_state:%s", c->id);
+    gs_store_meta_set(lp->st, key, st, NULL);
+    c->status = 200;
+    c->kind = GSD_NODES; /* answered with the node list after the commit */
+    return 0;
 }
 
 /* Apply one write command inside the turn's transaction.  Returns 1 when
@@ -393,6 +417,9 @@ static int apply(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *s
         return apply_cancel(lp, now, c, seq);
     case GSD_CHECKPOINT:
         return apply_checkpoint(lp, now, c, seq);
+    case GSD_NODE_DRAIN:
+    case GSD_NODE_RESUME:
+        return apply_node(lp, now, c);
     default:
         return 0;
     }
@@ -408,34 +435,68 @@ static int is_write(int kind)
 
 static int pass(struct gsd_loop *lp, gs_time now, struct gs_error *err)
 {
-    int64_t t0 = clock_ms(CLOCK_MONOTONIC);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     int rc = gs_engine_step(lp->eng, now, err);
     clock_gettime(CLOCK_MONOTONIC, &b);
-    (void)t0;
     gsd_hist_add(&lp->pass_ms, (double)(b.tv_sec - a.tv_sec) * 1e3 +
                                    (double)(b.tv_nsec - a.tv_nsec) / 1e6);
     return rc < 0 ? rc : 0;
 }
 
-/* One turn; returns 0, or -1 on a fatal error (journal or engine). */
-static int turn(struct gsd_loop *lp)
+/* Detach up to MAX_BATCH queued commands; *more = some are left. */
+static struct gsd_cmd *take_batch(struct gsd_loop *lp, int *more)
 {
-    struct gsd_cmd *c;
     pthread_mutex_lock(&lp->mu);
     struct gsd_cmd *cmds = lp->head, *last = NULL;
     int taken = 0;
-    for (c = cmds; c && taken < MAX_BATCH; c = c->next, taken++)
+    for (struct gsd_cmd *c = cmds; c && taken < MAX_BATCH; c = c->next, taken++)
         last = c;
     lp->head = last ? last->next : NULL;
     if (!lp->head)
         lp->tail = NULL;
     if (last)
         last->next = NULL;
-    int more = lp->head != NULL;
+    *more = lp->head != NULL;
     pthread_mutex_unlock(&lp->mu);
+    return cmds;
+}
+
+/* Wake the HTTP threads of `cmds`; those without an answer get a 500. */
+static void release_batch(struct gsd_loop *lp, struct gsd_cmd *cmds)
+{
+    pthread_mutex_lock(&lp->mu);
+    for (struct gsd_cmd *c = cmds; c;) {
+        struct gsd_cmd *next = c->next; /* c belongs to its thread once done */
+        if (!c->body) {
+            c->status = 500;
+            c->body = gsd_error_json(500, "internal", NULL, "the daemon is stopping");
+        }
+        c->done = 1;
+        c = next;
+    }
+    pthread_cond_broadcast(&lp->cv);
+    pthread_mutex_unlock(&lp->mu);
+}
+
+static int commit(struct gsd_loop *lp, struct gs_error *err)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (gs_store_commit(lp->st, err) < 0)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    gsd_hist_add(&lp->commit_ms, (double)(b.tv_sec - a.tv_sec) * 1e3 +
+                                     (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+    return 0;
+}
+
+/* One turn; returns 0, or -1 on a fatal error (journal or engine). */
+static int turn(struct gsd_loop *lp)
+{
     static int64_t seqs[MAX_BATCH];
+    int more, i = 0;
+    struct gsd_cmd *c, *cmds = take_batch(lp, &more);
     struct gs_error err;
     gs_error_clear(&err);
     gs_time now = gsd_now(lp);
@@ -443,7 +504,6 @@ static int turn(struct gsd_loop *lp)
     lp->turns++;
     if (gs_store_begin(lp->st, &err) < 0)
         goto fatal;
-    int i = 0;
     for (c = cmds; c; c = c->next, i++) {
         seqs[i] = 0;
         if (is_write(c->kind) && apply(lp, now, c, &seqs[i]) < 0)
@@ -454,45 +514,23 @@ static int turn(struct gsd_loop *lp)
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
         gs_store_meta_set(lp->st, "next_id", lp->next_id, &err) < 0)
         goto fatal_rollback;
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    if (gs_store_commit(lp->st, &err) < 0)
+    if (commit(lp, &err) < 0)
         goto fatal;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    gsd_hist_add(&lp->commit_ms, (double)(b.tv_sec - a.tv_sec) * 1e3 +
-                                     (double)(b.tv_nsec - a.tv_nsec) / 1e6);
     i = 0;
     for (c = cmds; c; c = c->next, i++) {
-        int64_t seq = seqs[i];
-        if (is_write(c->kind) && seq > 0 && !c->body)
-            c->body = gsd_job_body(lp, seq);
+        if (is_write(c->kind) && seqs[i] > 0 && !c->body)
+            c->body = gsd_job_body(lp, seqs[i]);
         else if (!c->body)
             gsd_answer(lp, c);
     }
-    pthread_mutex_lock(&lp->mu);
-    for (c = cmds; c;) {
-        struct gsd_cmd *next = c->next;
-        c->done = 1;
-        c = next;
-    }
-    pthread_cond_broadcast(&lp->cv);
-    pthread_mutex_unlock(&lp->mu);
+    release_batch(lp, cmds);
     gsd_launch_pending(lp);
     return 0;
 fatal_rollback:
     gs_store_rollback(lp->st);
 fatal:
     gsd_log("fatal: %s", err.msg[0] ? err.msg : "journal or engine failure");
-    pthread_mutex_lock(&lp->mu);
-    for (c = cmds; c; c = c->next) {
-        if (!c->body) {
-            c->status = 500;
-            c->body = gsd_error_json(500, "internal", NULL, "the daemon is stopping");
-        }
-        c->done = 1;
-    }
-    pthread_cond_broadcast(&lp->cv);
-    pthread_mutex_unlock(&lp->mu);
+    release_batch(lp, cmds);
     return -1;
 }
 

@@ -3,10 +3,12 @@
  * engine calls, and the restart path (journal -> engine, backend
  * reconciled).
  *
- * Engine adapter: the engine in src/core confirms every START at once and
- * releases a stopped job's GPUs at once (simulator semantics).  The daemon
- * keeps the job's own state (starting, stopping) here and defers a new
- * attempt of a job until the processes of its previous attempt are gone.
+ * The engine runs in live mode (engine.h): a START leaves the job starting
+ * until the launch is confirmed (gs_engine_started, in the turn after the
+ * launch), a stop leaves it stopping with its GPUs held until its
+ * supervisor reports every process gone (gs_engine_exited).  The daemon's
+ * job state is the engine's; terminal jobs are written and retired from the
+ * engine, so its memory follows the live jobs.
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
@@ -19,7 +21,6 @@
 
 #include "core/alloc.h"
 
-extern char **environ;
 
 const char *gsd_state_name(int s)
 {
@@ -64,8 +65,11 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->user = strdup(user ? user : "-");
     d->gpus = gpus;
     d->milli = 1000;
-    d->submit = d->first_start = d->start = d->end = d->last_ckpt = GS_TIME_NONE;
-    d->exit_code = -1;
+    d->submit = GS_TIME_NONE;
+    d->ji.state = GS_JOB_PENDING;
+    d->ji.first_start = d->ji.start = d->ji.end = d->ji.last_ckpt = GS_TIME_NONE;
+    d->ji.exit_code = -1;
+    d->ji.stop_reason = -1;
     d->proc.pidfd = -1;
     lp->live[lp->nlive++] = d;
     return d;
@@ -135,6 +139,9 @@ static char *placement_text(const struct gs_cluster *cl, const struct gs_alloc *
 void gsd_observer(void *arg, const struct gs_event *ev)
 {
     struct gsd_loop *lp = arg;
+    if (lp->trace)
+        gsd_log("event %d job %d at %lld until %lld", ev->kind, ev->job, (long long)ev->time,
+                (long long)ev->until);
     if (ev->kind == GS_EV_RESERVE || ev->kind == GS_EV_RATE)
         return;
     if (grow((void **)&lp->evs, &lp->capev, lp->nev + 1, sizeof *lp->evs) < 0) {
@@ -152,179 +159,181 @@ void gsd_observer(void *arg, const struct gs_event *ev)
     }
 }
 
-/* Copy the engine's figures of the job into its row. */
-static void sync_engine(struct gsd_loop *lp, struct djob *d)
+/* The daemon state and outcome of an engine job state. */
+static void map_state(int st, int *state, int *outcome)
+{
+    *outcome = O_NONE;
+    switch (st) {
+    case GS_JOB_PENDING: *state = D_PENDING; return;
+    case GS_JOB_STARTING: *state = D_STARTING; return;
+    case GS_JOB_RUNNING: *state = D_RUNNING; return;
+    case GS_JOB_STOPPING: *state = D_STOPPING; return;
+    default: break;
+    }
+    *state = D_DONE;
+    *outcome = st == GS_JOB_DONE        ? O_COMPLETED
+               : st == GS_JOB_KILLED    ? O_KILLED
+               : st == GS_JOB_CANCELLED ? O_CANCELLED
+               : st == GS_JOB_REJECTED  ? O_REJECTED
+                                        : O_FAILED;
+}
+
+void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
 {
     struct gs_job_info ji;
     if (d->handle < 0 || gs_engine_job_info(lp->eng, d->handle, &ji) < 0)
         return;
-    double old = d->lost_gpu_s;
-    d->runs = ji.runs;
-    d->preemptions = ji.preemptions;
-    d->work = ji.work;
-    d->lost = ji.lost;
-    d->lost_gpu_s = (double)ji.lost / 1000.0 * (double)gs_job_info_milli_gpus(&ji) / 1000.0;
-    if (d->lost_gpu_s > old)
-        lp->lost_gpu_s += d->lost_gpu_s - old;
+    double old = (double)d->ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
+    d->ji = ji;
+    map_state(ji.state, &d->state, &d->outcome);
+    double lost = (double)ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
+    if (lost > old)
+        lp->lost_gpu_s += lost - old;
+    d->dirty = 1;
 }
 
-static void end_job(struct djob *d, int outcome, gs_time end)
+/* Tell the job's processes to stop: TERM now, KILL after kill_wait.  A job
+ * decided but not launched yet has none: its stop is confirmed at once. */
+static void stop_procs(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
-    d->state = D_DONE;
-    d->outcome = outcome;
-    d->end = end;
-    d->launch_wanted = 0;
-}
-
-/* Stop the job's processes (TERM now, KILL after kill_wait) or, when it has
- * none, settle it at once.  `stop` says what it becomes. */
-static void stop_job(struct gsd_loop *lp, struct djob *d, int stop, gs_time now)
-{
-    d->stop = stop;
     if (d->proc.pid > 0) {
-        d->state = D_STOPPING;
-        if (gsd_backend_signal(&d->proc, GSD_SIG_TERM) < 0)
-            d->exited = 1, lp->again = 1;
+        if (gsd_backend_signal(&d->proc, GSD_SIG_TERM) < 0) {
+            d->exited = 1;
+            lp->again = 1;
+        }
         d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
         return;
     }
-    d->launch_wanted = 0;
-    if (stop == GS_STOP_REQUEUE)
-        d->state = D_PENDING;
-    else
-        end_job(d, stop == GS_STOP_CANCELLED ? O_CANCELLED
-                   : stop == GS_STOP_KILLED  ? O_KILLED
-                                             : O_FAILED,
-                now);
+    if (d->launch_wanted) {
+        d->launch_wanted = 0;
+        gs_engine_launch_failed(lp->eng, now, d->handle, NULL); /* confirms the stop */
+    }
 }
 
 static void on_start(struct gsd_loop *lp, struct djob *d, struct devent *e)
 {
-    d->attempts++;
     free(d->placement);
     d->placement = e->placement;
     e->placement = NULL;
     d->alloc_milli = e->milli;
     d->alloc_mem = e->mem_mib;
-    d->start = e->time;
-    if (d->first_start == GS_TIME_NONE) {
-        d->first_start = e->time;
+    if (d->ji.first_start == GS_TIME_NONE)
         gsd_hist_add(&lp->wait_s, (double)(e->time - d->submit) / 1000.0);
-    }
     d->launch_wanted = 1;
-    if (d->proc.pid > 0)
-        d->stop = GS_STOP_REQUEUE; /* the new attempt waits for the old one */
-    else
-        d->state = D_STARTING;
-    char detail[96];
-    snprintf(detail, sizeof detail, "attempt %d", d->attempts);
-    gs_store_event(lp->st, e->time, d->seq, "start", detail, NULL);
+}
+
+static const char *event_name(int kind)
+{
+    static const char *const n[] = {
+        [GS_EV_START] = "start", [GS_EV_KILL] = "kill", [GS_EV_CANCEL] = "cancel",
+        [GS_EV_REJECT] = "reject", [GS_EV_PREEMPT] = "preempt", [GS_EV_DRAIN] = "drain",
+        [GS_EV_FAIL] = "fail",
+    };
+    return kind >= 0 && kind < (int)(sizeof n / sizeof n[0]) ? n[kind] : NULL;
+}
+
+static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, gs_time now)
+{
+    if (e->kind == GS_EV_START)
+        on_start(lp, d, e);
+    else if (e->kind == GS_EV_PREEMPT)
+        lp->preemptions++;
+    else if (e->kind == GS_EV_DRAIN && d->proc.pid > 0)
+        gsd_backend_signal(&d->proc, GSD_SIG_CHECKPOINT);
+    gsd_job_sync(lp, d);
+    if ((e->kind == GS_EV_PREEMPT || e->kind == GS_EV_KILL || e->kind == GS_EV_CANCEL) &&
+        d->state == D_STOPPING)
+        stop_procs(lp, d, now);
+    const char *name = event_name(e->kind);
+    if (name) {
+        char detail[96] = "";
+        if (e->kind == GS_EV_START)
+            snprintf(detail, sizeof detail, "attempt %d on %.60s", d->ji.attempts,
+                     d->placement ? d->placement : "");
+        gs_store_event(lp->st, e->time, d->seq, name, detail[0] ? detail : NULL, NULL);
+    }
+    gsd_job_sync(lp, d);
 }
 
 int gsd_events_apply(struct gsd_loop *lp, gs_time now)
 {
-    if (lp->oom)
-        return -1;
-    for (size_t i = 0; i < lp->nev; i++) {
-        struct devent *e = &lp->evs[i];
-        struct djob *d = of_handle(lp, e->job);
-        if (!d)
-            continue;
-        switch (e->kind) {
-        case GS_EV_START:
-            on_start(lp, d, e);
-            break;
-        case GS_EV_PREEMPT:
-            lp->preemptions++;
-            stop_job(lp, d, GS_STOP_REQUEUE, now);
-            gs_store_event(lp->st, e->time, d->seq, "preempt", NULL, NULL);
-            break;
-        case GS_EV_KILL:
-            stop_job(lp, d, GS_STOP_KILLED, now);
-            gs_store_event(lp->st, e->time, d->seq, "kill", "runtime cap", NULL);
-            break;
-        case GS_EV_CANCEL:
-            stop_job(lp, d, GS_STOP_CANCELLED, now);
-            gs_store_event(lp->st, e->time, d->seq, "cancel", NULL, NULL);
-            break;
-        case GS_EV_REJECT:
-            end_job(d, O_REJECTED, e->time);
-            break;
-        case GS_EV_DRAIN:
-            if (d->proc.pid > 0)
-                gsd_backend_signal(&d->proc, GSD_SIG_CHECKPOINT);
-            gs_store_event(lp->st, e->time, d->seq, "drain", "checkpoint now", NULL);
-            break;
-        default:
-            break;
-        }
-        sync_engine(lp, d);
-        gsd_job_dirty(lp, d);
-        free(e->placement);
+    /* engine calls made here may add events: walk by index */
+    for (size_t i = 0; i < lp->nev && !lp->oom; i++) {
+        struct devent e = lp->evs[i];
+        lp->evs[i].placement = NULL;
+        struct djob *d = of_handle(lp, e.job);
+        if (d)
+            apply_event(lp, d, &e, now);
+        free(e.placement);
     }
     lp->nev = 0;
-    return 0;
+    return lp->oom ? -1 : 0;
 }
 
-static void rundir_of(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
+void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s/%lld-%d", lp->run_dir, (long long)d->seq, d->attempts);
+    snprintf(buf, n, "%s/%lld-%d", lp->run_dir, (long long)d->seq, d->ji.attempts);
 }
 
-/* The attempt's processes are gone with `code` at engine time `end`. */
-static void job_exited(struct gsd_loop *lp, struct djob *d, int code, gs_time end,
-                       gs_time now)
+/* Confirm last turn's launches to the engine. */
+static void confirm_launches(struct gsd_loop *lp, gs_time now)
 {
-    struct gs_job_info ji;
-    int in_engine = d->handle >= 0 && gs_engine_job_info(lp->eng, d->handle, &ji) == 0;
-    if (in_engine && ji.state == GS_JOB_RUNNING && d->state != D_STOPPING)
-        gs_engine_finish(lp->eng, now, d->handle, NULL);
-    d->exit_code = code < 0 ? 127 : code;
-    if (d->state != D_STOPPING) {
-        end_job(d, code == 0 ? O_COMPLETED : O_FAILED, end);
-    } else if (d->stop == GS_STOP_REQUEUE) {
-        d->state = d->launch_wanted ? D_STARTING : D_PENDING;
-    } else {
-        end_job(d, d->stop == GS_STOP_CANCELLED ? O_CANCELLED
-                   : d->stop == GS_STOP_KILLED  ? O_KILLED
-                                                : O_FAILED,
-                end);
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->launched && d->ji.state == GS_JOB_STARTING) {
+            struct gs_error err;
+            if (gs_engine_started(lp->eng, now, d->handle, &err) < 0)
+                gsd_log("job %s: start not confirmed: %s", d->id, err.msg);
+            gsd_job_sync(lp, d);
+        } else if (d->launch_error) {
+            lp->backend_errors++;
+            gs_engine_launch_failed(lp->eng, now, d->handle, NULL);
+            gsd_job_sync(lp, d);
+        }
+        d->launched = d->launch_error = 0;
     }
-    d->stop = GS_STOP_NONE;
+}
+
+/* The attempt's processes are gone: tell the engine (code -1 = the
+ * supervisor never got the go: the launch did not happen). */
+static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
+{
+    char dir[4096];
+    gsd_rundir(lp, d, dir, sizeof dir);
+    int code;
+    int64_t end_ms;
+    if (gsd_backend_read_exit(dir, &code, &end_ms) < 0) {
+        code = 137; /* the supervisor died without a word: killed with its job */
+        lp->backend_errors++;
+    }
+    gsd_backend_release(&d->proc);
+    d->proc = (struct gsd_proc){ 0, 0, -1 };
+    d->kill_at = 0;
     char detail[64];
     snprintf(detail, sizeof detail, "exit %d", code);
-    gs_store_event(lp->st, end, d->seq, "end", detail, NULL);
-    sync_engine(lp, d);
-    gsd_job_dirty(lp, d);
+    gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
+    struct gs_error err;
+    gs_error_clear(&err);
+    int rc = code < 0 ? gs_engine_launch_failed(lp->eng, now, d->handle, &err)
+                      : gs_engine_exited(lp->eng, now, d->handle, code > 255 ? 255 : code, &err);
+    if (rc < 0)
+        gsd_log("job %s: exit %d not taken: %s", d->id, code, err.msg);
+    gsd_job_sync(lp, d);
 }
 
 int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
 {
+    confirm_launches(lp, now);
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
-        if (!d->exited)
-            continue;
-        d->exited = 0;
-        char dir[4096];
-        rundir_of(lp, d, dir, sizeof dir);
-        int code;
-        int64_t end_ms;
-        gs_time end = now;
-        if (gsd_backend_read_exit(dir, &code, &end_ms) == 0) {
-            end = gsd_wall_to_engine(lp, end_ms);
-            if (end > now)
-                end = now;
-        } else {
-            code = 137; /* the supervisor died without a word: killed with its job */
-            lp->backend_errors++;
+        if (d->exited) {
+            d->exited = 0;
+            collect_exit(lp, d, now);
         }
-        gsd_backend_release(&d->proc);
-        d->proc = (struct gsd_proc){ 0, 0, -1 };
-        d->kill_at = 0;
-        job_exited(lp, d, code, end, now);
     }
     return 0;
 }
+
 
 void gsd_kill_timers(struct gsd_loop *lp)
 {
@@ -377,19 +386,26 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
             continue;
         }
         d->dirty = 0;
+        char info[512];
+        gsd_info_format(&d->ji, info, sizeof info);
+        const struct gs_job_info *ji = &d->ji;
         struct gs_store_job r = {
             .seq = d->seq, .state = gsd_state_name(d->state),
-            .outcome = gsd_outcome_name(d->outcome), .first_start = d->first_start,
-            .start = d->start, .end = d->end, .last_ckpt = d->last_ckpt,
-            .attempts = d->attempts, .runs = d->runs, .preemptions = d->preemptions,
-            .work = d->work, .lost = d->lost, .lost_gpu_s = d->lost_gpu_s,
-            .exit_code = d->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
-            .sup_start = d->proc.start, .stop = d->stop, .alloc_milli = d->alloc_milli,
-            .alloc_mem = d->alloc_mem };
+            .outcome = gsd_outcome_name(d->outcome), .first_start = ji->first_start,
+            .start = ji->first_start == GS_TIME_NONE ? GS_TIME_NONE : ji->start,
+            .end = ji->end, .last_ckpt = ji->last_ckpt, .attempts = ji->attempts,
+            .runs = ji->runs, .preemptions = ji->preemptions, .work = ji->work,
+            .lost = ji->lost,
+            .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,
+            .exit_code = ji->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
+            .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
+            .alloc_mem = d->alloc_mem, .engine = info };
         if (gs_store_job_update(lp->st, &r, err) < 0)
             return -1;
         if (d->state == D_DONE && d->proc.pid == 0) {
             gsd_count_done(lp, d->team, d->outcome, 1);
+            if (d->handle >= 0)
+                gs_engine_retire(lp->eng, d->handle, NULL);
             free_job(lp, i);
             continue;
         }
@@ -404,102 +420,5 @@ void gsd_watch(struct gsd_loop *lp, struct djob *d)
     if (d->proc.pidfd < 0 || epoll_ctl(lp->epfd, EPOLL_CTL_ADD, d->proc.pidfd, &e) < 0) {
         d->exited = 1; /* cannot watch it: look now (and again via exit file) */
         lp->again = 1;
-    }
-}
-
-/* The launch's environment: ours, the job's env, then the GPUSCHED ones. */
-static char **launch_env(struct gsd_loop *lp, const struct djob *d,
-                         const struct gs_api_submit *s, char *bufs[4])
-{
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + (size_t)s->nenv + 5, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) &&
-            strncmp(environ[i], "GPUSCHED_", 9))
-            env[k++] = environ[i];
-    for (int i = 0; i < s->nenv; i++)
-        env[k++] = s->env[i];
-    const char *pl = d->placement ? d->placement : "";
-    const char *colon = strchr(pl, ':');
-    size_t nl = colon ? (size_t)(colon - pl) : 0;
-    size_t cap = strlen(pl) + 64;
-    for (int i = 0; i < 4; i++)
-        bufs[i] = malloc(cap + strlen(lp->opts.server_url) + strlen(d->id));
-    if (!bufs[0] || !bufs[1] || !bufs[2] || !bufs[3])
-        return env;
-    /* CUDA_VISIBLE_DEVICES: the GPU indices of the first node */
-    size_t w = (size_t)sprintf(bufs[0], "CUDA_VISIBLE_DEVICES=");
-    for (const char *p = pl; *p;) {
-        const char *c = strchr(p, ':'), *comma = strchr(p, ',');
-        if (!c || (size_t)(c - p) != nl || strncmp(p, pl, nl))
-            break;
-        w += (size_t)sprintf(bufs[0] + w, "%s%d", w > 21 ? "," : "", atoi(c + 1));
-        p = comma ? comma + 1 : c + strlen(c);
-    }
-    sprintf(bufs[1], "GPUSCHED_JOB_ID=%s", d->id);
-    sprintf(bufs[2], "GPUSCHED_SERVER=%s", lp->opts.server_url);
-    sprintf(bufs[3], "GPUSCHED_PLACEMENT=%s", pl);
-    for (int i = 0; i < 4; i++)
-        env[k++] = bufs[i];
-    return env;
-}
-
-static int get_request(void *arg, const struct gs_store_job *j)
-{
-    *(char **)arg = strdup(j->request);
-    return 1;
-}
-
-static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
-{
-    char *req = NULL;
-    if (gs_store_job_by_seq(lp->st, d->seq, get_request, &req) != 1 || !req)
-        return gs_errorf(err, GS_EIO, "job %s: no request in the journal", d->id);
-    struct gs_api_submit s;
-    struct gs_api_error ae;
-    int rc = gs_api_submit_decode(req, strlen(req), &s, &ae);
-    free(req);
-    if (rc < 0)
-        return gs_errorf(err, GS_EINVAL, "job %s: %s", d->id, ae.message);
-    char dir[4096], out[4096], errp[4096], *bufs[4] = { 0 };
-    rundir_of(lp, d, dir, sizeof dir);
-    snprintf(out, sizeof out, "%s/%lld.out", lp->out_dir, (long long)d->seq);
-    snprintf(errp, sizeof errp, "%s/%lld.err", lp->out_dir, (long long)d->seq);
-    char **env = launch_env(lp, d, &s, bufs);
-    struct gsd_launch l = { lp->opts.self, dir, s.argv, env, s.cwd, s.out ? s.out : out,
-                            s.err ? s.err : errp };
-    rc = env ? gsd_backend_launch(&l, &d->proc, err) : gs_errorf(err, GS_ENOMEM, "ENOMEM");
-    free(env);
-    for (int i = 0; i < 4; i++)
-        free(bufs[i]);
-    gs_api_submit_fini(&s);
-    return rc;
-}
-
-void gsd_launch_pending(struct gsd_loop *lp)
-{
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (!d->launch_wanted || d->proc.pid > 0 || d->state != D_STARTING)
-            continue;
-        d->launch_wanted = 0;
-        struct gs_error err;
-        gs_error_clear(&err);
-        if (launch(lp, d, &err) < 0) {
-            gsd_log("job %s: launch failed: %s", d->id, err.msg);
-            lp->backend_errors++;
-            d->proc = (struct gsd_proc){ 0, 0, -1 };
-            d->exited = 1; /* no exit file: collected as a failed start */
-        } else {
-            d->state = D_RUNNING;
-            gsd_watch(lp, d);
-        }
-        gsd_job_dirty(lp, d);
-        lp->again = 1; /* journal the supervisor's pid at once */
     }
 }

@@ -20,23 +20,23 @@
 enum dstate { D_PENDING, D_STARTING, D_RUNNING, D_STOPPING, D_DONE };
 enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED };
 
-/* A live job: what the engine does not keep (the attempt's processes, the
- * outcome to come) plus a copy of the row fields. */
+/* A live job: what the engine does not keep (the attempt's processes) plus
+ * a copy of the engine's record, journalled with the row. */
 struct djob {
     int64_t seq;
     int handle;               /* engine handle, -1 when not in the engine */
     char *id, *team, *user;
     int gpus, milli;
-    gs_time submit, first_start, start, end, last_ckpt;
-    int state, outcome, exit_code, attempts, runs, preemptions, stop;
-    gs_time work, lost;
-    double lost_gpu_s;
+    gs_time submit;
+    int state, outcome;       /* enum dstate / doutcome, from the engine's state */
+    struct gs_job_info ji;    /* the engine's record (numbers only) */
     char *placement;
     int alloc_milli;          /* share and memory per GPU of the attempt */
     int64_t alloc_mem;
     struct gsd_proc proc;     /* pid 0 = no supervisor */
     int launch_wanted;        /* START decided; launch after the commit */
-    int launched_now;         /* launched last turn: record the pid */
+    int launched;             /* launched after the last commit: confirm it */
+    int launch_error;         /* the launch failed: tell the engine */
     int exited;               /* its pidfd fired: collect the end */
     int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
     int dirty;
@@ -81,6 +81,7 @@ struct gsd_loop {
     struct devent *evs;
     size_t nev, capev;
     int oom;
+    int trace;                /* GPUSCHEDD_TRACE=1: log every engine event */
     /* command queue */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -122,10 +123,14 @@ void gsd_job_dirty(struct gsd_loop *lp, struct djob *d);
 void gsd_observer(void *arg, const struct gs_event *ev);
 int gsd_events_apply(struct gsd_loop *lp, gs_time now);
 int gsd_exits_apply(struct gsd_loop *lp, gs_time now);
+void gsd_job_sync(struct gsd_loop *lp, struct djob *d);
+int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n);
+int gsd_info_parse(const char *text, struct gs_job_info *ji);
 void gsd_kill_timers(struct gsd_loop *lp);
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err);
 void gsd_launch_pending(struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
+void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
 int gsd_restore_all(struct gsd_loop *lp, int reconcile);
 int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol);
 const char *gsd_state_name(int s);

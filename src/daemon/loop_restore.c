@@ -54,24 +54,46 @@ static int parse_placement(const struct gs_cluster *cl, const char *text,
     return 0;
 }
 
-/* The engine state a live job is restored in (engine adapter: simulator
- * semantics, see loop_jobs.c): -1 = not in the engine. */
-static int engine_state(const struct djob *d)
+/* The engine record's numbers, in a fixed order (the journal's "engine"
+ * column: "v1 N N ..."). */
+#define INFO_FIELDS(X)                                                                     \
+    X(state) X(submit) X(first_start) X(start) X(end) X(time_limit) X(estimate)            \
+    X(backfilled) X(runs) X(work) X(lost) X(ckpt_wall) X(restore_wall) X(preemptions)      \
+    X(exit_code) X(attempts) X(failures) X(last_ckpt) X(stop_reason) X(stop_at) X(saved)   \
+    X(run_base) X(past_ckpt_wall) X(past_restore_wall)
+
+int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n)
 {
-    if (d->state == D_PENDING)
-        return GS_JOB_PENDING;
-    if (d->state == D_STOPPING)
-        return d->stop == GS_STOP_REQUEUE ? GS_JOB_PENDING : -1;
-    return GS_JOB_RUNNING;
+    size_t w = (size_t)snprintf(buf, n, "v1");
+#define X(f) if (w < n) w += (size_t)snprintf(buf + w, n - w, " %lld", (long long)ji->f);
+    INFO_FIELDS(X)
+#undef X
+    return w < n ? 0 : -1;
 }
 
-/* Restore job d into lp->eng; returns its new handle, -2 when it is not in
- * the engine (a stop that ends it), -1 on error. */
+int gsd_info_parse(const char *text, struct gs_job_info *ji)
+{
+    if (!text || strncmp(text, "v1", 2))
+        return -1;
+    const char *p = text + 2;
+    char *end;
+#define X(f)                                                                               \
+    {                                                                                      \
+        long long v = strtoll(p, &end, 10);                                                \
+        if (end == p)                                                                      \
+            return -1;                                                                     \
+        ji->f = (__typeof__(ji->f))v;                                                      \
+        p = end;                                                                           \
+    }
+    INFO_FIELDS(X)
+#undef X
+    return 0;
+}
+
+/* Restore job d (its record in d->ji) into lp->eng; returns the new
+ * handle or -1. */
 static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *request)
 {
-    int st = engine_state(d);
-    if (st < 0)
-        return -2;
     struct gs_api_submit s;
     struct gs_api_error ae;
     if (gs_api_submit_decode(request, strlen(request), &s, &ae) < 0) {
@@ -82,20 +104,15 @@ static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *reque
     gs_error_clear(&err);
     int rc = gs_api_submit_set_id(&s, d->id);
     s.row.spec.submit = d->submit;
-    struct gs_job_info ji = { .state = st, .submit = d->submit, .first_start = d->first_start,
-                              .start = st == GS_JOB_RUNNING ? d->start : GS_TIME_NONE,
-                              .end = GS_TIME_NONE, .estimate = GS_TIME_NONE,
-                              .runs = d->runs, .work = d->work, .lost = d->lost,
-                              .preemptions = d->preemptions };
     struct gs_alloc_part parts[64];
     struct gs_alloc a = { 0 };
-    if (rc == 0 && st == GS_JOB_RUNNING &&
-        parse_placement(lp->cl, d->placement, parts, 64, &a) < 0)
+    int holds = gs_job_state_holds(d->ji.state);
+    if (rc == 0 && holds && parse_placement(lp->cl, d->placement, parts, 64, &a) < 0)
         rc = gs_errorf(&err, GS_EINVAL, "bad placement '%s'", d->placement);
     a.milli = d->alloc_milli;
     a.mem_mib = d->alloc_mem;
-    int h = rc < 0 ? rc : gs_engine_restore_job(lp->eng, &s.row.spec, &ji,
-                                                 st == GS_JOB_RUNNING ? &a : NULL, &err);
+    int h = rc < 0 ? rc
+                   : gs_engine_restore_job(lp->eng, &s.row.spec, &d->ji, holds ? &a : NULL, &err);
     d->milli = s.row.spec.milli;
     gs_api_submit_fini(&s);
     if (h < 0) {
@@ -105,51 +122,43 @@ static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *reque
     return h;
 }
 
-/* Find the attempt's supervisor: re-adopt it, or see that it ended. */
+/* Find the attempt's supervisor: re-adopt it, or see that it ended (the
+ * first turn collects its exit), or that the launch never happened (then
+ * the decision stands: it is launched again after the first commit). */
 static void reconcile(struct gsd_loop *lp, struct djob *d)
 {
-    if (d->state == D_PENDING)
+    if (!gs_job_state_holds(d->ji.state))
         return;
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/%lld-%d", lp->run_dir, (long long)d->seq, d->attempts);
-    if (d->proc.pid <= 0 && gsd_backend_read_sup(dir, &d->proc) < 0) {
-        /* decided, never launched: back to the queue */
-        d->proc = (struct gsd_proc){ 0, 0, -1 };
-        if (d->state == D_STOPPING && d->stop != GS_STOP_REQUEUE)
-            d->state = D_DONE, d->outcome = d->stop == GS_STOP_CANCELLED ? O_CANCELLED
-                                                                       : O_KILLED;
-        else
-            d->state = D_PENDING;
-        d->stop = GS_STOP_NONE;
-        d->dirty = 1;
-        gsd_log("job %s: attempt %d was decided but not launched; requeued", d->id,
-                d->attempts);
-        return;
-    }
+    gsd_rundir(lp, d, dir, sizeof dir);
     int code;
     int64_t end;
-    if (gsd_backend_read_exit(dir, &code, &end) == 0 && code == -1) {
-        d->proc = (struct gsd_proc){ 0, 0, -1 }; /* it never got the go */
-        d->state = d->state == D_STOPPING && d->stop != GS_STOP_REQUEUE ? D_DONE : D_PENDING;
-        d->dirty = 1;
+    int found = d->proc.pid > 0 || gsd_backend_read_sup(dir, &d->proc) == 0;
+    if (!found || (gsd_backend_read_exit(dir, &code, &end) == 0 && code == -1)) {
+        d->proc = (struct gsd_proc){ 0, 0, -1 };
+        if (d->ji.state == GS_JOB_STARTING) {
+            d->launch_wanted = 1;
+            gsd_log("job %s: attempt %d was decided but not launched; launching it now",
+                    d->id, d->ji.attempts);
+        } else {
+            d->launch_error = 1; /* a stop of a job that never ran: confirmed */
+        }
         return;
     }
-    if (gsd_backend_adopt(&d->proc) == 0) {
-        gsd_watch(lp, d);
-        if (d->state == D_STARTING)
-            d->state = D_RUNNING;
-        if (d->state == D_STOPPING) { /* the stop goes on */
-            gsd_backend_signal(&d->proc, GSD_SIG_TERM);
-            d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
-        }
-        gsd_log("job %s: re-adopted supervisor %d", d->id, (int)d->proc.pid);
-    } else {
+    d->dirty = 1;
+    if (gsd_backend_adopt(&d->proc) < 0) {
         d->proc.pidfd = -1;
         d->exited = 1; /* collected with its exit file in the first turn */
-        if (d->state == D_STARTING)
-            d->state = D_RUNNING;
+        return;
     }
-    d->dirty = 1;
+    gsd_watch(lp, d);
+    if (d->ji.state == GS_JOB_STARTING)
+        d->launched = 1; /* confirmed in the first turn */
+    if (d->ji.state == GS_JOB_STOPPING) { /* the stop goes on */
+        gsd_backend_signal(&d->proc, GSD_SIG_TERM);
+        d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
+    }
+    gsd_log("job %s: re-adopted supervisor %d", d->id, (int)d->proc.pid);
 }
 
 struct restore_ctx {
@@ -157,30 +166,18 @@ struct restore_ctx {
     int *handles;             /* reload: new handle per live[] index */
     int failed;
 };
-static void from_row(struct djob *d, const struct gs_store_job *r)
+static int from_row(struct djob *d, const struct gs_store_job *r)
 {
-    static const char *const names[] = { "pending", "starting", "running", "stopping",
-                                         "done" };
-    for (int s = 0; s <= D_DONE; s++)
-        if (!strcmp(r->state, names[s]))
-            d->state = s;
     d->submit = r->submit;
-    d->first_start = r->first_start;
-    d->start = r->start;
-    d->end = r->end;
-    d->last_ckpt = r->last_ckpt;
-    d->attempts = r->attempts;
-    d->runs = r->runs;
-    d->preemptions = r->preemptions;
-    d->work = r->work;
-    d->lost = r->lost;
-    d->lost_gpu_s = r->lost_gpu_s;
-    d->exit_code = r->exit_code;
+    if (gsd_info_parse(r->engine, &d->ji) < 0) { /* never updated: pending */
+        d->ji.state = GS_JOB_PENDING;
+        d->ji.submit = r->submit;
+    }
     d->placement = r->placement ? strdup(r->placement) : NULL;
     d->proc = (struct gsd_proc){ (pid_t)r->sup_pid, r->sup_start, -1 };
-    d->stop = r->stop;
     d->alloc_milli = r->alloc_milli;
     d->alloc_mem = r->alloc_mem;
+    return r->placement && !d->placement ? -1 : 0;
 }
 
 static int on_live_row(void *arg, const struct gs_store_job *r)
@@ -189,13 +186,13 @@ static int on_live_row(void *arg, const struct gs_store_job *r)
     struct djob *d = gsd_job_new(x->lp, r->seq, r->id, r->team, r->user, r->gpus);
     if (!d)
         return x->failed = 1;
-    from_row(d, r);
-    reconcile(x->lp, d);
-    if (d->state == D_DONE)
-        return 0;
-    int h = restore_engine(x->lp, d, r->request);
-    if (h == -1 || (h >= 0 && gsd_job_index(x->lp, d, h) < 0))
+    if (from_row(d, r) < 0)
         return x->failed = 1;
+    int h = restore_engine(x->lp, d, r->request);
+    if (h < 0 || gsd_job_index(x->lp, d, h) < 0)
+        return x->failed = 1;
+    gsd_job_sync(x->lp, d);
+    reconcile(x->lp, d);
     return 0;
 }
 
@@ -204,14 +201,37 @@ static int on_reload_row(void *arg, const struct gs_store_job *r)
     struct restore_ctx *x = arg;
     for (size_t i = 0; i < x->lp->nlive; i++)
         if (x->lp->live[i]->seq == r->seq) {
-            x->handles[i] = restore_engine(x->lp, x->lp->live[i], r->request);
+            struct djob *d = x->lp->live[i];
+            struct gs_job_info keep = d->ji;
+            if (gsd_info_parse(r->engine, &d->ji) < 0)
+                return x->failed = 1;
+            x->handles[i] = restore_engine(x->lp, d, r->request);
+            d->ji = keep;
             return x->handles[i] == -1 ? (x->failed = 1) : 0;
         }
     return 0;
 }
 
+/* Node states set through the API (meta "node_state:NAME"). */
+static int restore_nodes(struct gsd_loop *lp)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    gs_time now = gsd_now(lp);
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        char key[GS_NAME_MAX + 16];
+        int64_t st;
+        snprintf(key, sizeof key, "node_state:%s", gs_cluster_node_name(cl, n));
+        if (gs_store_meta_get(lp->st, key, &st) == 0 && st != GS_NODE_UP &&
+            gs_engine_node_set_state(lp->eng, now, n, (int)st, NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int gsd_restore_all(struct gsd_loop *lp, int startup)
 {
+    if (restore_nodes(lp) < 0)
+        return -1;
     struct restore_ctx x = { lp, NULL, 0 };
     if (startup) {
         int rc = gs_store_jobs_live(lp->st, on_live_row, &x);
@@ -251,5 +271,6 @@ int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol)
         return -1;
     }
     gs_engine_set_observer(lp->eng, gsd_observer, lp);
+    gs_engine_set_live(lp->eng, 1);
     return 0;
 }

@@ -55,6 +55,7 @@ struct gs_store_job {
     int stop;                 /* enum gs_store_stop */
     int alloc_milli;          /* the attempt's share and memory per GPU */
     int64_t alloc_mem;
+    const char *engine;       /* the engine's record of the job (restore), NULL */
 };
 
 /* Called once per row; strings valid during the call.  A non-zero return
