@@ -40,39 +40,54 @@ void gsd_dash_args(struct MHD_Connection *con, int page[4])
     }
 }
 
-/* The daemon's own phase of a job (it launches and stops the processes). */
-static int job_phase(void *arg, int job)
+/* Node states and out-of-service GPUs of the live engine (gs_node_state
+ * and gs_dash_node share their order: up, drain, down). */
+static int node_states(const struct gsd_loop *lp, unsigned char *st, uint64_t *down)
 {
-    const struct gsd_loop *lp = arg;
-    const struct djob *d = job >= 0 && (size_t)job < lp->nbyh ? lp->byh[job] : NULL;
-    if (!d)
-        return GS_DASH_PHASE_ENGINE;
-    switch (d->state) {
-    case D_STARTING: return GS_DASH_PHASE_STARTING;
-    case D_RUNNING: return GS_DASH_PHASE_RUNNING;
-    case D_STOPPING: return GS_DASH_PHASE_STOPPING;
-    default: return GS_DASH_PHASE_ENGINE;
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        int s = gs_engine_node_state(lp->eng, n);
+        st[n] = (unsigned char)(s == GS_NODE_DOWN ? GS_DASH_DOWN
+                                : s == GS_NODE_DRAIN ? GS_DASH_DRAIN : GS_DASH_UP);
+        down[n] = 0;
+        for (int g = 0; g < gs_cluster_node_gpus(cl, n); g++)
+            if (gs_engine_gpu_state(lp->eng, n, g) != GS_NODE_UP)
+                down[n] |= 1ull << g;
     }
+    return 0;
+}
+
+/* The pending jobs in the engine's pass order (aging included). */
+static int *queue_order(const struct gsd_loop *lp, int *nq)
+{
+    int n = gs_engine_queue_list(lp->eng, NULL, 0);
+    int *q = n >= 0 ? gs_malloc((size_t)(n > 0 ? n : 1) * sizeof *q) : NULL;
+    int got = q ? gs_engine_queue_list(lp->eng, q, (size_t)n) : 0;
+    *nq = got < 0 ? 0 : got > n ? n : got; /* n cannot change on the engine thread */
+    return q;
 }
 
 static json_t *document(struct gsd_loop *lp, const struct gsd_cmd *c)
 {
-    int n = gs_engine_job_count(lp->eng), nq = 0;
-    int *all = gs_malloc((size_t)(n > 0 ? n : 1) * sizeof *all);
-    for (int i = 0; all && i < n; i++)
-        all[i] = i;
-    int *queue = all ? gs_dash_pass_order(lp->eng, all, n, 0, &nq) : NULL;
-    gs_free(all);
-    json_t *charts = lp->dash ? gs_dash_series_charts(lp->dash) : NULL;
-    struct gs_dash_src src = { .source = "daemon", .cl = gs_engine_cluster(lp->eng),
-                               .eng = lp->eng, .jobs_before = -1, .queue = queue,
-                               .nqueue = nq, .q_offset = c->page[0], .q_limit = c->page[1],
-                               .r_offset = c->page[2], .r_limit = c->page[3],
-                               .charts = charts, .job_phase = job_phase, .phase_arg = lp };
-    struct gs_error err;
-    gs_error_clear(&err);
-    json_t *doc = queue ? gs_dash_json(&src, &err) : NULL;
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    size_t nn = (size_t)gs_cluster_node_count(cl);
+    int nq = 0, *queue = queue_order(lp, &nq);
+    unsigned char *st = gs_malloc(nn ? nn : 1);
+    uint64_t *down = gs_malloc((nn ? nn : 1) * sizeof *down);
+    json_t *charts = lp->dash ? gs_dash_series_charts(lp->dash) : NULL, *doc = NULL;
+    if (queue && st && down && node_states(lp, st, down) == 0) {
+        struct gs_dash_src src = { .source = "daemon", .cl = cl, .eng = lp->eng,
+                                   .jobs_before = -1, .node_state = st, .gpus_down = down,
+                                   .queue = queue, .nqueue = nq, .q_offset = c->page[0],
+                                   .q_limit = c->page[1], .r_offset = c->page[2],
+                                   .r_limit = c->page[3], .charts = charts };
+        struct gs_error err;
+        gs_error_clear(&err);
+        doc = gs_dash_json(&src, &err);
+    }
     gs_free(queue);
+    gs_free(st);
+    gs_free(down);
     json_decref(charts);
     return doc;
 }

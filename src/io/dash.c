@@ -10,13 +10,12 @@
 /* Does job state `st` hold GPUs, and are they being given back? */
 int gs_dash_holds(int st)
 {
-    return st == GS_JOB_RUNNING;
+    return gs_job_state_holds(st);
 }
 
 int gs_dash_held(int st)
 {
-    (void)st;
-    return 0;
+    return st == GS_JOB_STOPPING;
 }
 
 int gs_dash_anonymous(const struct gs_job_info *ji)

@@ -29,11 +29,6 @@
 /* Node states as the map shows them. */
 enum gs_dash_node { GS_DASH_UP, GS_DASH_DRAIN, GS_DASH_DOWN };
 
-/* What a driver knows about a job beyond the engine's state (the daemon's
- * launch and stop phases); GS_DASH_PHASE_ENGINE = use the engine's state. */
-enum gs_dash_phase { GS_DASH_PHASE_ENGINE, GS_DASH_PHASE_STARTING, GS_DASH_PHASE_RUNNING,
-                     GS_DASH_PHASE_STOPPING };
-
 /* Limits on the lists in one document (a page of the queue is explained
  * job by job; the rest of the queue is counted by reason only). */
 #define GS_DASH_PAGE_DEFAULT 50
@@ -53,8 +48,6 @@ struct gs_dash_src {
     int q_offset, q_limit;          /* the page of the queue given job by job */
     int r_offset, r_limit;          /* the page of the running list */
     json_t *charts;                 /* optional object of SVG strings (borrowed) */
-    int (*job_phase)(void *arg, int job); /* optional: enum gs_dash_phase */
-    void *phase_arg;
 };
 
 /* The dashboard document of `src` (new reference), or NULL with `err` set

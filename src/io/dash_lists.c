@@ -14,23 +14,9 @@
 
 static const char *job_state_name(int st)
 {
-    static const char *const names[] = { "pending", "running", "done",
-                                         "killed", "cancelled", "rejected" };
+    static const char *const names[] = { "pending", "running",  "done",     "killed", "cancelled",
+                                         "rejected", "starting", "stopping", "failed" };
     return st >= 0 && st < (int)(sizeof names / sizeof names[0]) ? names[st] : "other";
-}
-
-/* The job's state name as the page shows it, and whether a stop holds its
- * GPUs: the driver's phase when it knows one, else the engine's state. */
-static const char *state_of(const struct gs_dash_src *src, int job, int st, int *held)
-{
-    int ph = src->job_phase ? src->job_phase(src->phase_arg, job) : GS_DASH_PHASE_ENGINE;
-    *held = ph == GS_DASH_PHASE_STOPPING || (ph == GS_DASH_PHASE_ENGINE && gs_dash_held(st));
-    switch (ph) {
-    case GS_DASH_PHASE_STARTING: return "starting";
-    case GS_DASH_PHASE_RUNNING: return "running";
-    case GS_DASH_PHASE_STOPPING: return "stopping";
-    default: return job_state_name(st);
-    }
 }
 
 static int jobs_limit(const struct gs_dash_src *src)
@@ -46,8 +32,8 @@ static int map_job(struct gs_dash_gpumap *gm, const struct gs_dash_src *src, int
     if (gs_engine_job_info(src->eng, job, &ji) < 0 || !gs_dash_holds(ji.state) ||
         gs_engine_job_alloc(src->eng, job, &a) < 0)
         return 0;
-    int idx = -2, held;
-    const char *stname = state_of(src, job, ji.state, &held);
+    int idx = -2, held = gs_dash_held(ji.state);
+    const char *stname = job_state_name(ji.state);
     if (!gs_dash_anonymous(&ji)) {
         idx = (int)json_array_size(gm->table);
         if (json_array_append_new(gm->table, json_pack("{s:s, s:s, s:i, s:s}", "id", ji.id,
@@ -212,9 +198,8 @@ static json_t *running_item(const struct gs_dash_src *src, int job, gs_time now)
 {
     struct gs_job_info ji;
     char where[512];
-    int held;
     gs_engine_job_info(src->eng, job, &ji);
-    const char *stname = state_of(src, job, ji.state, &held);
+    const char *stname = job_state_name(ji.state);
     gs_dash_placement(where, sizeof where, src->eng, job);
     json_t *est = ji.estimate == GS_TIME_NONE || ji.estimate <= 0
                       ? json_null() : json_real(gs_time_to_sec(ji.estimate));

@@ -47,7 +47,7 @@ dash_daemon_start() {
     URL=
     i=0
     while [ $i -lt 200 ] && [ -z "$URL" ]; do
-        URL=$(sed -n 's/^listening on //p' "$dir/out")
+        URL=$(sed -n 's/^listening on //p' "$dir/out" 2>/dev/null)
         [ -n "$URL" ] || sleep 0.1
         i=$((i + 1))
     done
