@@ -20,8 +20,10 @@ int gs_dash_held(int st)
 
 int gs_dash_anonymous(const struct gs_job_info *ji)
 {
-    /* sim/snapshot_run.h: a snapshot's busy GPUs are jobs of this team */
-    return ji->team && strcmp(ji->team, "(busy)") == 0;
+    /* sim/snapshot_run.h: a snapshot's busy GPUs that no known job holds
+     * are jobs of team "(busy)" (or "(drain)", "(down)" on such nodes) */
+    size_t n = ji->team ? strlen(ji->team) : 0;
+    return n > 2 && ji->team[0] == '(' && ji->team[n - 1] == ')';
 }
 
 /* Domains of node n that can take a k-GPU job (bit d), or all of the

@@ -9,7 +9,8 @@ Steps run in order:
   wait:EXPR    poll the JS expression until it is truthy (fails after --timeout)
   eval:EXPR    print "eval: <JSON of the value>"
   sh:CMD       run a shell command (its output goes to stderr)
-  shot:FILE    save a PNG screenshot of the whole page
+  shot:FILE    save a PNG screenshot of the whole page (the viewport grows to it)
+  view:FILE    save a PNG screenshot of the viewport (before any shot:)
   sleep:S      wait S seconds
 Every console message and uncaught exception is printed as "console: LEVEL
 TEXT"; the last line is "console-errors: N" (errors and warnings counted,
@@ -173,6 +174,11 @@ def run_steps(b, steps, timeout):
         elif kind == "shot":
             b.screenshot(arg, b.width)
             print("shot: %s" % arg)
+        elif kind == "view":
+            r = b.send("Page.captureScreenshot", {"format": "png"})
+            with open(arg, "wb") as f:
+                f.write(base64.b64decode(r["data"]))
+            print("view: %s" % arg)
         elif kind == "sleep":
             b.pump(float(arg))
         else:
