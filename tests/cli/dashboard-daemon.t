@@ -10,7 +10,7 @@
 # node with 8 free); cancelling x leaves free 2, 3, 8, 7.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/dash_lib.sh"
-plan 25
+plan 26
 C=$ROOT/examples/seed-cluster.yaml
 ART=$ROOT/build/test-artifacts
 mkdir -p "$ART"
@@ -111,3 +111,6 @@ else
     echo "ok $((_n = _n + 1)) # skip no non-loopback address"
 fi
 URL= dash_daemon_stop
+# a sanitizer build reports to the daemons' stderr
+is "$(cat "$TMP"/d*/err | grep -c 'AddressSanitizer\|LeakSanitizer\|runtime error')" 0 \
+    "no sanitizer report from the daemons"
