@@ -40,8 +40,9 @@ void gsd_dash_args(struct MHD_Connection *con, int page[4])
     }
 }
 
-/* Node states and out-of-service GPUs of the live engine (gs_node_state
- * and gs_dash_node share their order: up, drain, down). */
+/* Node states and GPUs down in the live engine (a drained node's free
+ * GPUs show as such through its state; a GPU drained alone on an up node
+ * is not told apart). */
 static int node_states(const struct gsd_loop *lp, unsigned char *st, uint64_t *down)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
@@ -51,7 +52,7 @@ static int node_states(const struct gsd_loop *lp, unsigned char *st, uint64_t *d
                                 : s == GS_NODE_DRAIN ? GS_DASH_DRAIN : GS_DASH_UP);
         down[n] = 0;
         for (int g = 0; g < gs_cluster_node_gpus(cl, n); g++)
-            if (gs_engine_gpu_state(lp->eng, n, g) != GS_NODE_UP)
+            if (gs_engine_gpu_state(lp->eng, n, g) == GS_NODE_DOWN)
                 down[n] |= 1ull << g;
     }
     return 0;

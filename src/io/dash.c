@@ -45,14 +45,17 @@ static unsigned unit_mask(const struct gs_cluster *cl, int n, int k)
     return m;
 }
 
+/* `job` is the GPU's entry in the jobs table (-1 none, -2 unknown): the
+ * live engine takes a draining node's idle GPUs out of service as busy
+ * with no job, which the map shows as free on a draining node. */
 static char cell_char(const struct gs_cluster *cl, int n, int g, int state, uint64_t held,
-                      uint64_t down)
+                      uint64_t down, int job)
 {
     if (state == GS_DASH_DOWN || (down >> g & 1))
         return 'd';
     if (held >> g & 1)
         return 'h';
-    if (gs_cluster_idle_mask(cl, n) >> g & 1)
+    if (gs_cluster_idle_mask(cl, n) >> g & 1 || (state == GS_DASH_DRAIN && job == -1))
         return state == GS_DASH_DRAIN ? 'n' : 'f';
     int used = gs_cluster_gpu_used_milli(cl, n, g);
     return used > 0 && used < GS_MILLI_GPU ? 'p' : 'b';
@@ -73,8 +76,9 @@ static json_t *node_json(const struct gs_dash_src *src, const struct gs_dash_gpu
     uint64_t held = gm ? gm->held[n] : 0, down = src->gpus_down ? src->gpus_down[n] : 0;
     int first = gs_cluster_node_first_gpu(cl, n);
     for (int i = 0; i < g; i++) {
-        cells[i] = cell_char(cl, n, i, st, held, down);
-        json_array_append_new(jobs, json_integer(gm ? gm->job[first + i] : -1));
+        int job = gm ? gm->job[first + i] : -2;
+        cells[i] = cell_char(cl, n, i, st, held, down, job);
+        json_array_append_new(jobs, json_integer(gm ? job : -1));
     }
     cells[g] = '\0';
     unsigned um = st == GS_DASH_UP ? unit_mask(cl, n, k) : 0;

@@ -10,7 +10,7 @@
 # node with 8 free); cancelling x leaves free 2, 3, 8, 7.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/dash_lib.sh"
-plan 26
+plan 30
 C=$ROOT/examples/seed-cluster.yaml
 ART=$ROOT/build/test-artifacts
 mkdir -p "$ART"
@@ -75,6 +75,29 @@ is "$(printf '%s' "$out" | jq -c '[.queue.total, .queue.items[0].id, .queue.item
     '[1,"w1","shortage"]' "GET /v1/dashboard: the queue with w1's reason"
 is "$(printf '%s' "$out" | jq -c '[.running.total, .schedulability.value]')" '[3,1]' \
     "GET /v1/dashboard: 3 running, S_8 = 1"
+
+# A job that ignores SIGTERM, cancelled: it is stopping and its GPU is held
+# (h) until SIGKILL after --kill-wait (10 s); spread puts it on node-3, the
+# node with the most free GPUs.
+echo '#!/bin/sh
+trap "" TERM
+sleep 60' >"$TMP/stubborn.sh"
+chmod +x "$TMP/stubborn.sh"
+curl -s -XPOST "$URL/v1/jobs/w1/cancel" >/dev/null # fifo: w1 at the head would hold h1 back
+curl -s -XPOST "$URL/v1/jobs" -d "{\"id\":\"h1\",\"gpus\":1,\"team\":\"a\",\"command\":[\"$TMP/stubborn.sh\"]}" >/dev/null
+i=0
+until [ "$(curl -s "$URL/v1/jobs/h1" | jq -r .state)" = running ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+curl -s -XPOST "$URL/v1/jobs/h1/cancel" >/dev/null
+run curl -s "$URL/v1/dashboard"
+is "$(printf '%s' "$out" | jq -r '.nodes[2].cells')" hfffffff "a stopping job's GPU is held (h) on node-3"
+is "$(printf '%s' "$out" | jq -r '[.jobs[] | select(.id == "h1") | .state][0]')" stopping "h1 is stopping"
+# node-3 drained: its free GPUs are shown as n and it is no unit any more
+curl -s -XPOST "$URL/v1/nodes/node-3/drain" >/dev/null
+run curl -s "$URL/v1/dashboard"
+is "$(printf '%s' "$out" | jq -c '[.nodes[2].state, (.nodes[2].units | length), .nodes[2].free]')" \
+    '["drain",0,0]' "drained node-3: state drain, no unit, nothing free"
+like "$(printf '%s' "$out" | jq -r '.nodes[2].cells')" '^[hn]nnnnnnn$' "drained node-3: free GPUs drawn as n"
+curl -s -XPOST "$URL/v1/nodes/node-3/resume" >/dev/null
 dash_daemon_stop
 
 # With --tokens: the page's data needs a read token; the page takes it from
