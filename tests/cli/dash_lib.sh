@@ -86,7 +86,7 @@ dash_submit() {
     id=$1 g=$2 team=$3
     shift 3
     curl -s -o /dev/null -w '%{http_code}' "$@" -XPOST "$URL/v1/jobs" \
-        -d "{\"id\":\"$id\",\"gpus\":$g,\"team\":\"$team\",\"command\":[\"sleep\",\"900\"]}"
+        -d "{\"id\":\"$id\",\"gpus\":$g,\"team\":\"$team\",\"time_limit\":\"1h\",\"command\":[\"sleep\",\"900\"]}"
 }
 
 # ev N: the value of the N-th "eval:" line in $out (cdp.py's output)

@@ -127,6 +127,7 @@ static void test_live_running_teams(void **state)
     struct gs_job_spec a1 = spec_of("a1", 0, 2), a2 = spec_of("a2", 0, 1);
     struct gs_job_spec b1 = spec_of("b1", SEC(5), 6);
     a1.team = a2.team = "a";
+    a1.time_limit = SEC(600); /* fifo_pack estimates with the user's limit */
     b1.team = "b";
     assert_int_equal(gs_engine_submit(eng, 0, &a1, &err), 0);
     assert_int_equal(gs_engine_submit(eng, 0, &a2, &err), 1);
@@ -148,6 +149,9 @@ static void test_live_running_teams(void **state)
     json_t *r = json_array_get(json_object_get(json_object_get(d, "running"), "items"), 0);
     assert_string_equal(json_string_value(json_object_get(r, "placement")), "n1:0-1");
     assert_true(fabs(json_real_value(json_object_get(r, "elapsed")) - 65) < 1e-9);
+    assert_true(fabs(json_real_value(json_object_get(r, "estimate")) - 600) < 1e-9);
+    json_t *r2 = json_array_get(json_object_get(json_object_get(d, "running"), "items"), 1);
+    assert_true(json_is_null(json_object_get(r2, "estimate"))); /* a2: no limit, no history */
     json_t *q = json_array_get(json_object_get(json_object_get(d, "queue"), "items"), 0);
     assert_string_equal(json_string_value(json_object_get(q, "id")), "b1");
     assert_string_equal(json_string_value(json_object_get(q, "reason")), "shortage");
