@@ -53,7 +53,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,
                          const char *user, int gpus)
 {
-    if (grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof *lp->live) < 0)
+    if (grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof(struct djob *)) < 0)
         return NULL;
     struct djob *d = calloc(1, sizeof *d);
     if (!d)
@@ -78,7 +78,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
 int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle)
 {
     size_t need = (size_t)handle + 1;
-    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof *lp->byh) < 0)
+    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof(struct djob *)) < 0)
         return -1;
     for (; lp->nbyh < need; lp->nbyh++)
         lp->byh[lp->nbyh] = NULL;
