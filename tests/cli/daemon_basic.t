@@ -104,11 +104,12 @@ api GET '/v1/jobs?state=bogus'
 is "$code $(field "$body" '.error.field')" "400 state" "bad state filter: 400 naming state"
 
 # restart: kill -9 with a job running, another ending while it is down
-api POST /v1/jobs '{"id":"r-long","command":["sh","-c","sleep 4; exit 5"]}'
-api POST /v1/jobs '{"id":"r-short","command":["sh","-c","sleep 0.3"]}'
+api POST /v1/jobs '{"id":"r-long","command":["sh","-c","sleep 6; exit 5"]}'
+api POST /v1/jobs '{"id":"r-short","command":["sh","-c","sleep 1"]}'
 wait_state r-long running
+wait_state r-short running
 daemon_stop KILL
-sleep 0.6
+sleep 1.5 # r-short ends while the daemon is down
 restart=$(date +%s.%N)
 daemon_start "$S"
 api GET /v1/jobs/r-short
