@@ -6,7 +6,7 @@
 # x 8 GPUs with 10,000 queued jobs (its load time is printed, not asserted).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/dash_lib.sh"
-plan 25
+plan 28
 C=$ROOT/examples/seed-cluster.yaml
 S=$ROOT/examples/seed-snapshot.json
 ART=$ROOT/build/test-artifacts
@@ -26,7 +26,7 @@ is "$rc" 1 "unwritable --html path: exit 1"
 
 if [ -z "$CHROME" ]; then
     i=5
-    while [ $i -lt 25 ]; do i=$((i + 1)); echo "ok $i # skip chromium not installed"; done
+    while [ $i -lt 28 ]; do i=$((i + 1)); echo "ok $i # skip chromium not installed"; done
     exit 0
 fi
 
@@ -65,6 +65,23 @@ cdp "file://$TMP/split.html" 'wait:document.body.dataset.ready' \
 is "$(ev 1)" 0 "[4,4] node-3: no unit highlighted"
 is "$(ev 2)" 2 "[4,4] node-3: drawn as two NVLink domains"
 like "$(ev 3)" 'S_8 = 0.* 8 because they are split across NVLink domains' "[4,4]: S_8 = 0, 8 GPUs topology"
+
+# multi-node domains: nvl-1 and nvl-2 share domain rack-a, solo has none;
+# k = 4 (the largest NVLink domain); nvl-1 has one busy GPU, so the units
+# are nvl-2 and solo
+printf 'cluster:\n  gpu_types:\n    H100-80G: { memory_gb: 80 }\n  nodes:\n' >"$TMP/md.yaml"
+printf '    - name: nvl-[1-2]\n      gpus: 4\n      gpu_type: H100-80G\n      domain: rack-a\n' >>"$TMP/md.yaml"
+printf '    - name: solo\n      gpus: 4\n      gpu_type: H100-80G\n' >>"$TMP/md.yaml"
+echo '{"time": 0, "busy": {"nvl-1": [0]}}' >"$TMP/md.json"
+run "$GPUSCHED" frag --cluster "$TMP/md.yaml" --state "$TMP/md.json" --html "$TMP/md.html"
+cdp "file://$TMP/md.html" 'wait:document.body.dataset.ready' \
+    'eval:[...document.querySelectorAll(".grp .gl")].map(g => g.textContent).join(" | ")' \
+    'eval:[...document.querySelectorAll(".grp")].map(g => [...g.querySelectorAll(".node")].map(n => n.dataset.node).join(",")).join(" | ")' \
+    'eval:[...document.querySelectorAll(".node.unit")].map(n => n.dataset.node).join(" ")'
+is "$(ev 1)" '"multi-node domain rack-a (2 nodes) | nodes outside multi-node domains (1 node)"' \
+    "map groups nodes by multi-node domain"
+is "$(ev 2)" '"nvl-1,nvl-2 | solo"' "each group holds its nodes"
+is "$(ev 3)" '"nvl-2 solo"' "k = 4: nvl-2 and solo highlighted"
 
 # 1,024 nodes x 8 GPUs, 10,000 queued jobs
 dash_big_cluster "$TMP/big.yaml"
