@@ -10,7 +10,7 @@
 # node with 8 free); cancelling x leaves free 2, 3, 8, 7.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/dash_lib.sh"
-plan 30
+plan 31
 C=$ROOT/examples/seed-cluster.yaml
 ART=$ROOT/build/test-artifacts
 mkdir -p "$ART"
@@ -75,6 +75,10 @@ is "$(printf '%s' "$out" | jq -c '[.queue.total, .queue.items[0].id, .queue.item
     '[1,"w1","shortage"]' "GET /v1/dashboard: the queue with w1's reason"
 is "$(printf '%s' "$out" | jq -c '[.running.total, .schedulability.value]')" '[3,1]' \
     "GET /v1/dashboard: 3 running, S_8 = 1"
+# paging arguments out of range or not numbers fall back to the defaults
+run curl -s -w ' %{http_code}' "$URL/v1/dashboard?q_offset=999999&q_limit=-3&r_offset=x&r_limit=1e9"
+is "$(printf '%s' "${out% *}" | jq -c '[.queue.offset, .queue.limit, (.queue.items | length), .running.offset, .running.limit]') ${out##* }" \
+    '[1,50,0,0,50] 200' "bad paging arguments: clamped or defaults, 200"
 
 # A job that ignores SIGTERM, cancelled: it is stopping and its GPU is held
 # (h) until SIGKILL after --kill-wait (10 s); spread puts it on node-3, the
