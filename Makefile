@@ -73,17 +73,23 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 GPUSCHED := $(B)/bin/gpusched
+DAEMON_OBJ := $(DAEMON_SRC:%.c=$(B)/%.o)
+GPUSCHEDD := $(B)/bin/gpuschedd
 
 .PHONY: all release san test unit demo bench lint check-layering clean deps fuzz \
         headers-check install uninstall
-all: $(GPUSCHED) bin/gpusched
+all: $(GPUSCHED) bin/gpusched $(GPUSCHEDD) bin/gpuschedd
 
 bin/gpusched: $(GPUSCHED)
 	@mkdir -p bin
 	cp $< $@
 
+bin/gpuschedd: $(GPUSCHEDD)
+	@mkdir -p bin
+	cp $< $@
+
 release:
-	$(MAKE) RELEASE=1 build/release/bin/gpusched
+	$(MAKE) RELEASE=1 build/release/bin/gpusched build/release/bin/gpuschedd
 
 san:
 	$(MAKE) SAN=1 build/san/bin/gpusched
@@ -105,6 +111,10 @@ $(GPUSCHED): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
 
+$(GPUSCHEDD): $(DAEMON_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(LDSAN) -o $@ $(DAEMON_OBJ) $(LIB) -lmicrohttpd -lpthread $(LIBS)
+
 $(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< $(LIB) $(LDSAN) -lcmocka $(LIBS)
@@ -119,9 +129,19 @@ $(B)/fuzz/%: fuzz/%.c fuzz/replay_main.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< fuzz/replay_main.c $(LIB) $(LDSAN) $(LIBS)
 
+# The dashboard page (src/io/dash/page.html) as a C string in the library
+# (io/dash.h): edit the HTML, the build regenerates the C file.
+DASH_PAGE_OBJ := $(B)/gen/dash_page_html.o
+$(B)/gen/dash_page_html.c: src/io/dash/page.html scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh gs_dash_page_html $< >$@.tmp && mv $@.tmp $@
+$(DASH_PAGE_OBJ): $(B)/gen/dash_page_html.c
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+$(LIB): $(DASH_PAGE_OBJ)
+
 unit: $(UNIT_BIN)
-test-bins: $(GPUSCHED) $(UNIT_BIN) $(FUZZ_REPLAY)
-bench-bins: $(BENCH_BIN) $(GPUSCHED)
+test-bins: $(GPUSCHED) $(GPUSCHEDD) $(UNIT_BIN) $(FUZZ_REPLAY)
+bench-bins: $(BENCH_BIN) $(GPUSCHED) $(GPUSCHEDD)
 
 deps:
 	@scripts/deps.sh build

@@ -7,14 +7,15 @@
 #                           clang-tidy and cppcheck for `make lint`,
 #                           Debian's Slurm 22.05 and MariaDB for the private
 #                           Slurm cluster the Slurm tests start, python's
-#                           prometheus_client to parse /metrics)
+#                           prometheus_client to parse /metrics, curl for
+#                           the daemon and dashboard tests)
 # Safe to run repeatedly: with nothing missing it does nothing.
 set -e
 PKGS="gcc make libc6-dev libjansson-dev libyaml-dev zlib1g-dev libsqlite3-dev
 libmicrohttpd-dev libcurl4-openssl-dev pkg-config jq"
 if [ "${1:-build}" = test ]; then
     PKGS="$PKGS libcmocka-dev perl chromium clang libclang-rt-14-dev clang-tidy cppcheck
-sqlite3 python3 python3-prometheus-client
+sqlite3 python3 python3-prometheus-client curl
 slurmctld slurmd slurm-client libslurm-dev munge slurmdbd mariadb-server"
 fi
 [ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"

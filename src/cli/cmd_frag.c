@@ -2,6 +2,7 @@
  * snapshot of which GPUs are busy. */
 #include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "cli/frag_html.h"
 #include "cli/frag_pending.h"
 #include "cli/frag_slurm.h"
 #include "core/frag.h"
@@ -13,7 +14,7 @@
 
 static const char *const frag_help =
     "usage: gpusched frag --cluster C.yaml --state S.json [--k K] [--policy P.yaml]\n"
-    "                     [--json]\n"
+    "                     [--json] [--html FILE]\n"
     "\n"
     "Read a snapshot (which GPUs are busy, and optionally a queue) and print\n"
     "how many GPUs are free, the schedulability S_k (how many k-GPU jobs could\n"
@@ -35,10 +36,12 @@ static const char *const frag_help =
     "                  without --cluster the cluster is Slurm's node list\n"
     "  --save-snapshot FILE  with --from-slurm: write the snapshot read (replay it\n"
     "                  later with --state FILE, no Slurm needed)\n"
-    "  --save-cluster FILE   with --from-slurm: write Slurm's nodes as a cluster YAML\n";
+    "  --save-cluster FILE   with --from-slurm: write Slurm's nodes as a cluster YAML\n"
+    "  --html FILE     also write the dashboard page of the snapshot (the cluster\n"
+    "                  map, the queue with reasons, teams; docs/dashboard.md)\n";
 
 struct frag_args {
-    const char *cluster, *state, *policy;
+    const char *cluster, *state, *policy, *html;
     long long k;
     int json;
     int from_slurm;
@@ -57,6 +60,7 @@ static int frag_opt(int c, const char *val, void *arg)
     case 'S': a->from_slurm = 1; break;
     case 'W': a->slurm.save_snapshot = val; break;
     case 'C': a->slurm.save_cluster = val; break;
+    case 'H': a->html = val; break;
     }
     return 0;
 }
@@ -70,6 +74,7 @@ static int parse_args(int argc, char **argv, struct frag_args *a)
         { "from-slurm", no_argument, NULL, 'S' },
         { "save-snapshot", required_argument, NULL, 'W' },
         { "save-cluster", required_argument, NULL, 'C' },
+        { "html", required_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "frag", frag_help, opts };
@@ -269,6 +274,8 @@ int cmd_frag(int argc, char **argv)
             frag_slurm_print(&a.slurm);
         status = frag_pending(a.policy, idle, cl, &snap, NULL);
     }
+    if (status == 0 && a.html && !err.code)
+        status = frag_html(a.html, a.policy, idle, cl, &snap, NULL);
     frag_slurm_fini(&a.slurm);
     gs_snapshot_fini(&snap);
     gs_cluster_destroy(idle);
