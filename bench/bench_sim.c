@@ -110,7 +110,7 @@ static int run_case(size_t jobs, int nodes, int kind, double load, struct result
     r->floor_ms = replay_floor(tr);
     struct gs_policy pol;
     case_policy(&pol, kind);
-    struct gs_sim_opts o = { NULL, on_event, NULL, 0 };
+    struct gs_sim_opts o = { .on_event = on_event };
     struct gs_sim_result res;
     hash_state = 1469598103934665603ULL;
     t0 = bench_now_ms();

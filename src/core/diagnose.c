@@ -16,11 +16,18 @@
  * a pool of (code, ms) segments linked per job: a job that waited under
  * two codes costs two 16-byte segments, one that never waited costs none.
  *
+ * A pass classifies only the jobs it tried (queue.max_job_test bounds
+ * them), the victims it requeued and the jobs that joined the queue since
+ * the last pass; a job it did not try keeps its code (a new one waits with
+ * `priority`).  A job that left the queue is closed when a pass next sees
+ * it, or read as closed (its interval ends at its start or end).
+ *
  * A strict-FIFO pass that the queue skips (nothing could change) calls in
  * with full = 0: only jobs submitted since the last call are classified
  * (they wait behind the blocked head: `priority`).
  */
 #include "core/diagnose_private.h"
+#include "core/queue_private.h"
 #include "core/alloc.h"
 
 #include <string.h>
@@ -61,6 +68,7 @@ void gs_eng_diag_destroy(struct gs_diag_state *ds)
     gs_free(ds->code);
     gs_free(ds->since);
     gs_free(ds->head);
+    gs_free(ds->runs);
     gs_free(ds->segs);
     gs_free(ds->scratch.parts);
     gs_free(ds);
@@ -86,6 +94,10 @@ static int grow_jobs(struct gs_diag_state *ds, size_t n)
     if (!h)
         return GS_ENOMEM;
     ds->head = h;
+    int *r = gs_realloc(ds->runs, cap * sizeof *r);
+    if (!r)
+        return GS_ENOMEM;
+    ds->runs = r;
     memset(ds->code + ds->cap, 0, (cap - ds->cap) * sizeof *c);
     memset(ds->head + ds->cap, 0, (cap - ds->cap) * sizeof *h);
     ds->cap = cap;
@@ -143,13 +155,33 @@ static gs_time wait_begin(const struct job *j, int8_t code, gs_time now)
     return j->end != GS_TIME_NONE && j->end <= now ? j->end : now;
 }
 
+/* A pending job whose code began before a run it has had since (started
+ * outside a pass and requeued): close that wait at the run's start. */
+static int8_t close_if_ran(struct gs_diag_state *ds, const struct job *j, int job)
+{
+    int8_t cur = ds->code[job];
+    if (cur > 0 && ds->runs[job] != j->runs) {
+        add_wait(ds, job, cur, j->start - ds->since[job]);
+        cur = ds->code[job] = DIAG_CLOSED;
+    }
+    return cur;
+}
+
+static void set_code(struct gs_diag_state *ds, const struct job *j, int job, int code,
+                     gs_time since)
+{
+    ds->code[job] = (int8_t)code;
+    ds->since[job] = since;
+    ds->runs[job] = j->runs;
+}
+
 static void visit(struct gs_engine *eng, struct gs_diag_state *ds, int job, gs_time now)
 {
     const struct job *j = &eng->jobs[job];
     int8_t cur = ds->code[job];
     if (j->state != GS_JOB_PENDING) {
         if (cur > 0) { /* left the queue since the last pass: close its wait */
-            gs_time end = j->state == GS_JOB_RUNNING && j->start != GS_TIME_NONE ? j->start
+            gs_time end = gs_job_state_holds(j->state) && j->start != GS_TIME_NONE ? j->start
                           : j->end != GS_TIME_NONE                          ? j->end
                                                                              : now;
             add_wait(ds, job, cur, end - ds->since[job]);
@@ -157,43 +189,58 @@ static void visit(struct gs_engine *eng, struct gs_diag_state *ds, int job, gs_t
         }
         return;
     }
+    cur = close_if_ran(ds, j, job);
     int code = pass_code(eng, job);
     if (cur <= 0) {
-        ds->since[job] = wait_begin(j, cur, now);
-        ds->code[job] = (int8_t)code;
+        set_code(ds, j, job, code, wait_begin(j, cur, now));
     } else if (code != cur) {
         add_wait(ds, job, cur, now - ds->since[job]);
-        ds->since[job] = now;
-        ds->code[job] = (int8_t)code;
+        set_code(ds, j, job, code, now);
     }
 }
 
+/* A job that joined the queue (new or requeued) and that the pass did not
+ * try waits behind the jobs it did: `priority`. */
+static void joined(struct gs_engine *eng, struct gs_diag_state *ds, int job, gs_time now)
+{
+    const struct job *j = &eng->jobs[job];
+    if (j->state != GS_JOB_PENDING)
+        return;
+    int8_t cur = close_if_ran(ds, j, job);
+    if (cur <= 0)
+        set_code(ds, j, job, GS_REASON_PRIORITY, wait_begin(j, cur, now));
+}
+
+/* Only the jobs the pass tried change code; one it did not try keeps the
+ * code it had (queue.max_job_test); a job that left the queue since is
+ * closed when a pass next sees it, or read as closed by wait_split (its
+ * open interval ends at its start or end). */
 int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
 {
     struct gs_diag_state *ds = eng->diag;
-    size_t span = full ? eng->ptail - eng->phead : 0;
+    const struct gs_qstate *q = eng->q;
+    size_t nvis = full && q ? q->nvisited : 0, njoin = full && q ? q->njoined : 0;
     if (grow_jobs(ds, eng->njobs) < 0 ||
-        gs_grow((void **)&ds->segs, &ds->segs_cap, ds->nsegs + span + 1, sizeof *ds->segs))
+        gs_grow((void **)&ds->segs, &ds->segs_cap, ds->nsegs + nvis + njoin + 1,
+                sizeof *ds->segs))
         return GS_ENOMEM;
     ds->stamp++;
     ds->idle = gs_cluster_stats(eng->cl).idle_gpus;
-    if (full) {
-        for (size_t i = eng->phead; i < eng->ptail; i++) {
-            int job = eng->pending[i];
-            const struct job *j = &eng->jobs[job];
-            /* fast path: still pending under the same non-resource code */
-            if (j->state == GS_JOB_PENDING && ds->code[job] > 0 &&
-                j->reason != GS_WAIT_RESOURCES && ds->code[job] == fixed_code(j->reason))
-                continue;
-            visit(eng, ds, job, now);
-        }
+    for (size_t i = 0; i < nvis; i++) {
+        int job = q->visited[i];
+        const struct job *j = &eng->jobs[job];
+        /* fast path: still pending under the same non-resource code */
+        if (j->state == GS_JOB_PENDING && ds->code[job] > 0 && ds->runs[job] == j->runs &&
+            j->reason != GS_WAIT_RESOURCES && ds->code[job] == fixed_code(j->reason))
+            continue;
+        visit(eng, ds, job, now);
     }
+    for (size_t i = 0; i < njoin; i++)
+        joined(eng, ds, q->joined[i], now);
     for (size_t h = ds->seen; h < eng->njobs; h++) {
         /* new since the last call and not reached by a pass: behind the head */
-        if (ds->code[h] == 0 && eng->jobs[h].state == GS_JOB_PENDING) {
-            ds->code[h] = GS_REASON_PRIORITY;
-            ds->since[h] = eng->jobs[h].submit;
-        }
+        if (ds->code[h] == 0 && eng->jobs[h].state == GS_JOB_PENDING)
+            set_code(ds, &eng->jobs[h], (int)h, GS_REASON_PRIORITY, eng->jobs[h].submit);
     }
     ds->seen = eng->njobs;
     return 0;

@@ -217,10 +217,3 @@ int gs_diag_resource_code(struct gs_engine *eng, int job)
     return resource_code(eng, job, 1);
 }
 
-double gs_diag_priority(const struct gs_engine *eng, const struct job *j, gs_time now)
-{
-    double extra = (double)(now - j->submit - eng->pol.max_wait_before_aging);
-    if (extra <= 0 || eng->pol.aging_rate <= 0 || eng->pol.queue_policy == GS_QUEUE_FIFO)
-        return j->priority;
-    return j->priority + eng->pol.aging_rate * extra / (3600.0 * GS_MS_PER_SEC);
-}

@@ -40,6 +40,7 @@ struct gs_diag_state {
     int8_t *code;                /* current code; 0 = not seen; DIAG_CLOSED */
     gs_time *since;              /* start of the current code's interval */
     uint32_t *head;              /* first segment + 1, 0 = none */
+    int *runs;                   /* the job's run count when its code began */
     size_t seen;                 /* handles below this were seen by a pass */
     struct wseg *segs;
     size_t nsegs, segs_cap;
@@ -79,7 +80,5 @@ int gs_diag_shared(const struct gs_cluster *cl, const struct gs_request *req, in
  * shortage, memory, count, topology; NONE when it fits). */
 int gs_diag_resource_code(struct gs_engine *eng, int job);
 
-/* Effective priority of `j` at `now`, the same formula as the queue pass. */
-double gs_diag_priority(const struct gs_engine *eng, const struct job *j, gs_time now);
 
 #endif

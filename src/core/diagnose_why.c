@@ -10,6 +10,7 @@
  * quota no earlier than its team's running jobs free enough of the quota.
  */
 #include "core/diagnose_private.h"
+#include "core/queue_private.h"
 
 #include <string.h>
 
@@ -85,7 +86,7 @@ static int ahead_of(const struct gs_engine *eng, int a, int b, gs_time now)
     if (eng->pol.queue_policy == GS_QUEUE_FIFO)
         return a < b;
     const struct job *x = &eng->jobs[a], *y = &eng->jobs[b];
-    double px = gs_diag_priority(eng, x, now), py = gs_diag_priority(eng, y, now);
+    int64_t px = gs_queue_eff_prio(eng, x, now), py = gs_queue_eff_prio(eng, y, now);
     if (px != py)
         return px > py;
     if (x->submit != y->submit)
@@ -97,9 +98,11 @@ static void priority_figures(const struct gs_engine *eng, int job, struct gs_dia
 {
     d->blocker = -1;
     for (size_t i = eng->phead; i < eng->ptail; i++) {
-        int o = eng->pending[i];
+        int o = gs_eng_queued(eng, i);
+        if (o < 0)
+            continue;
         const struct job *oj = &eng->jobs[o];
-        if (o == job || oj->state != GS_JOB_PENDING || !ahead_of(eng, o, job, eng->now))
+        if (o == job || !ahead_of(eng, o, job, eng->now))
             continue;
         d->ahead_jobs++;
         d->ahead_gpus += oj->gpus;

@@ -23,7 +23,7 @@
 
 int gs_eng_requeue_reserve(struct gs_engine *eng, size_t n)
 {
-    gs_eng_compact_pending(eng);
+    /* no compaction here: a pass may be walking the queue array */
     return gs_grow((void **)&eng->pending, &eng->pending_cap, eng->ptail + n + 1,
                    sizeof *eng->pending)
                ? GS_ENOMEM
@@ -32,18 +32,8 @@ int gs_eng_requeue_reserve(struct gs_engine *eng, size_t n)
 
 void gs_eng_requeue(struct gs_engine *eng, int job, gs_time now)
 {
-    struct job *j = &eng->jobs[job];
-    gs_eng_stop_running(eng, job, now, GS_JOB_PENDING);
-    j->lost += j->work - j->saved;
-    j->work = j->saved;
-    j->end = GS_TIME_NONE;
-    j->preemptions++;
-    j->draining = 0;
-    j->reason = GS_WAIT_RESOURCES;
-    eng->pending[eng->ptail++] = job;
-    eng->npending++;
-    struct gs_event ev = { GS_EV_PREEMPT, now, job, NULL, GS_TIME_NONE, 0 };
-    gs_eng_emit(eng, &ev);
+    /* room was reserved by gs_eng_requeue_reserve; live mode defers it */
+    (void)gs_eng_stop_job(eng, job, now, GS_JOB_PENDING, GS_EV_PREEMPT);
 }
 
 int gs_eng_drain_reserve(struct gs_engine *eng, size_t n)
@@ -113,6 +103,7 @@ static void hold_release(struct gs_engine *eng, struct hold *h)
     gs_profile_vacate(eng->profile, eng->cl, &a);
     h->held = 0;
     eng->releases++;
+    gs_eng_nodes_released(eng, &a);
 }
 
 void gs_eng_hold_start(struct gs_engine *eng, int waiter, int node, uint64_t want)
@@ -256,4 +247,14 @@ gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng)
         if (pre->drains[i].end < t)
             t = pre->drains[i].end;
     return t;
+}
+
+void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now)
+{
+    struct gs_preempt *pre = eng->pre;
+    const struct job *v = &eng->jobs[victim];
+    for (size_t i = 0; pre && i < pre->ndrains; i++)
+        if (pre->drains[i].victim == victim && pre->drains[i].run_start == v->start &&
+            pre->drains[i].end > now)
+            pre->drains[i].end = now;
 }

@@ -100,16 +100,13 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->team_quota);
     gs_free(eng->view);
     gs_free(eng->blocked);
-    gs_free(eng->order);
-    gs_free(eng->fresh);
-    gs_free(eng->young);
-    gs_free(eng->aged);
-    gs_free(eng->moved);
+    gs_queue_state_free(eng->q);
     gs_free(eng->dl);
     gs_free(eng->expect);
     gs_profile_destroy(eng->profile);
     gs_eng_diag_destroy(eng->diag);
     gs_eng_place_destroy(eng->place);
+    gs_eng_nodes_destroy(eng->nodes);
     gs_history_destroy(eng->hist);
     gs_eng_preempt_fini(eng);
     gs_free(eng);
@@ -215,7 +212,7 @@ static int grow_teams(struct gs_engine *eng, int team)
         }
         eng->teams_cap = ncap;
     }
-    eng->team_quota[team] = gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team));
+    gs_eng_team_set_quota(eng, team, gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team)));
     return 0;
 }
 
@@ -240,6 +237,9 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->klass = (uint8_t)s->klass;
     j->state = GS_JOB_PENDING;
     j->run_pos = -1;
+    j->last_ckpt = j->stop_at = GS_TIME_NONE;
+    j->exit_code = -1;
+    j->stop_reason = -1;
     /* -2: no such type, never fits; "A|B" allows several types */
     gs_frag_parse_models(eng->cl, s->gpu_model, &j->gpu_type, &j->gpu_types);
     j->mig = (uint8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
@@ -340,7 +340,7 @@ int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spe
         gs_eng_emit(eng, &ev);
         return job;
     }
-    eng->pending[eng->ptail++] = job;
+    gs_eng_queue_append(eng, job);
     eng->npending++;
     if (eng->jobs[job].priority > eng->pass_head_prio)
         eng->arrivals_ahead++;
@@ -358,28 +358,37 @@ void gs_eng_leave_pending(struct gs_engine *eng, int job)
 void gs_eng_compact_pending(struct gs_engine *eng)
 {
     while (eng->phead < eng->ptail && eng->pending_gone > 0 &&
-           eng->jobs[eng->pending[eng->phead]].state != GS_JOB_PENDING) {
+           gs_eng_queued(eng, eng->phead) < 0) {
         eng->phead++;
         eng->pending_gone--;
     }
-    if (eng->pending_gone > 0 || eng->phead * 2 > eng->pending_cap) {
+    /* dead entries behind the front are dropped once they are a quarter of
+     * the queue (amortised O(1) per departure; passes skip the others) */
+    if (eng->pending_gone * 4 > eng->npending + 64 || eng->phead * 2 > eng->pending_cap) {
+        eng->pending_epoch++;
         size_t out = 0;
-        for (size_t i = eng->phead; i < eng->ptail; i++)
-            if (eng->jobs[eng->pending[i]].state == GS_JOB_PENDING)
-                eng->pending[out++] = eng->pending[i];
+        for (size_t i = eng->phead; i < eng->ptail; i++) {
+            int job = gs_eng_queued(eng, i);
+            if (job >= 0) {
+                eng->jobs[job].qpos = (uint32_t)out;
+                eng->pending[out++] = job;
+            }
+        }
         eng->phead = 0;
         eng->ptail = out;
         eng->pending_gone = 0;
     }
-    if (eng->phead == eng->ptail)
+    if (eng->phead == eng->ptail && eng->ptail > 0) {
         eng->phead = eng->ptail = 0;
+        eng->pending_epoch++;
+    }
 }
 
 void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a)
 {
     a->nparts = j->nparts;
     a->cap = j->nparts;
-    a->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* CPU-only jobs alone: no pool */
+    a->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* NULL: nothing yet */
     a->milli = j->alloc_milli;
     a->mem_mib = j->alloc_mem;
     a->cpu_milli = j->cpu_milli;
@@ -398,7 +407,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     j->alloc_mem = a->mem_mib;
     j->alloc_milli = a->milli;
     j->mig_slot = (uint8_t)a->mig_slot;
-    if (a->nparts > 0) /* a CPU-only job has none, and eng->parts may be NULL */
+    if (a->nparts > 0) /* a CPU-only job: no parts, and the pool may be NULL yet */
         memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
     eng->nparts += (size_t)a->nparts;
     j->run_pos = (int)eng->nrunning;
@@ -422,7 +431,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     gs_profile_occupy(eng->profile, a, until);
     gs_eng_watch_overrun(eng, job);
     j->deadline = gs_eng_deadline(eng, job);
-    eng->team_milli[j->team] += (int64_t)j->gpus * j->milli;
+    gs_eng_team_add(eng, j->team, (int64_t)j->gpus * j->milli);
     gs_eng_pre_started(eng, job);
     gs_eng_place_started(eng, job);
 }
@@ -470,6 +479,7 @@ int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfil
     int rate = gs_eng_rate(eng, job);
     if (rate != GS_RATE_FULL)
         gs_progress_set_rate(&eng->prog[j->run_pos], now, rate);
+    gs_eng_lifecycle_started(eng, job);
     struct gs_event ev = { GS_EV_START, now, job, a, j->deadline, backfilled };
     gs_eng_emit(eng, &ev);
     gs_eng_update_rates(eng, now, a);
@@ -485,10 +495,12 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     if (a.nparts > 0) {
         gs_cluster_release(eng->cl, &a, NULL);
         gs_profile_vacate(eng->profile, eng->cl, &a);
+        gs_eng_nodes_released(eng, &a);
     }
     int pos = j->run_pos;
     struct gs_progress *pr = &eng->prog[pos];
-    gs_progress_advance(pr, now);
+    /* a stopping job's work was frozen when it was told to stop */
+    gs_progress_advance(pr, j->state == GS_JOB_STOPPING ? j->stop_at : now);
     j->ckpt_wall += pr->ckpt_wall;
     j->restore_wall += pr->restore_wall;
     j->work = gs_progress_work(pr);
@@ -500,14 +512,14 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     j->run_pos = -1;
     j->state = (uint8_t)state;
     j->end = now;
-    eng->team_milli[j->team] -= (int64_t)j->gpus * j->milli;
+    gs_eng_team_add(eng, j->team, -(int64_t)j->gpus * j->milli);
     eng->releases++;
     gs_eng_pre_stopped(eng, job);
     if (a.nparts > 0)
         gs_eng_update_rates(eng, now, &a);
 }
 
-static int check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
+int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
 {
     if (eng->now != GS_TIME_NONE && now < eng->now)
         return gs_errorf(err, GS_EINVAL, "time went backwards (%lld < %lld ms)",
@@ -518,20 +530,7 @@ static int check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
 
 int gs_engine_finish(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
-        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
-    if (eng->jobs[job].state != GS_JOB_RUNNING)
-        return gs_errorf(err, GS_ESTATE, "job %s is not running",
-                         gs_strtab_name(eng->ids, job));
-    int rc = check_time(eng, now, err);
-    if (rc < 0)
-        return rc;
-    gs_eng_stop_running(eng, job, now, GS_JOB_DONE);
-    if (eng->est.observe)
-        eng->est.observe(eng->est.arg, eng, job, now - eng->jobs[job].start);
-    struct gs_event ev = { GS_EV_FINISH, now, job, NULL, GS_TIME_NONE, 0 };
-    gs_eng_emit(eng, &ev);
-    return 0;
+    return gs_engine_exited(eng, now, job, 0, err);
 }
 
 int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
@@ -539,20 +538,18 @@ int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_erro
     if (job < 0 || (size_t)job >= eng->njobs)
         return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
     struct job *j = &eng->jobs[job];
-    if (j->state != GS_JOB_PENDING && j->state != GS_JOB_RUNNING)
+    if (j->state != GS_JOB_PENDING && !gs_job_state_holds(j->state))
         return gs_errorf(err, GS_ESTATE, "job %s has already ended",
                          gs_strtab_name(eng->ids, job));
-    int rc = check_time(eng, now, err);
+    int rc = gs_eng_check_time(eng, now, err);
     if (rc < 0)
         return rc;
-    if (j->state == GS_JOB_RUNNING) {
-        gs_eng_stop_running(eng, job, now, GS_JOB_CANCELLED);
-    } else {
-        j->state = GS_JOB_CANCELLED;
-        j->end = now;
-        gs_eng_leave_pending(eng, job);
-        eng->pass_blocked = 0; /* it may have been the blocked head */
-    }
+    if (gs_job_state_holds(j->state))
+        return gs_eng_stop_job(eng, job, now, GS_JOB_CANCELLED, GS_EV_CANCEL);
+    j->state = GS_JOB_CANCELLED;
+    j->end = now;
+    gs_eng_leave_pending(eng, job);
+    eng->pass_blocked = 0; /* it may have been the blocked head */
     struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
     gs_eng_emit(eng, &ev);
     return 0;
@@ -560,7 +557,7 @@ int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_erro
 
 int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
 {
-    int rc = check_time(eng, now, err);
+    int rc = gs_eng_check_time(eng, now, err);
     if (rc < 0)
         return rc;
     gs_eng_enforce_caps(eng, now);
@@ -581,6 +578,9 @@ gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
     gs_time p = gs_eng_preempt_wakeup(eng);
     if (p < t)
         t = p;
+    gs_time q = gs_queue_wakeup(eng); /* a pass held back by min_pass_interval */
+    if (q < t)
+        t = q;
     int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;
     if (aging && eng->npending > 0 && eng->pol.pass_interval > 0) {
         gs_time tick = gs_time_add(now, eng->pol.pass_interval);

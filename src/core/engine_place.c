@@ -22,6 +22,11 @@ struct gs_eng_place {
     uint64_t version;           /* bumped on every start, stop and submit */
     uint64_t extra_version;     /* version `extra` was computed at, 0 = never */
     struct gs_frag_extra extra;
+    /* pending_shapes memo: the waiting jobs it last looked at and their
+     * distinct shapes (a job's shape never changes while it waits) */
+    int memo_jobs[EXTRA_PENDING];
+    int memo_n;                 /* -1 = none yet */
+    struct gs_shape_dist memo_dist;
 };
 
 struct gs_eng_place *gs_eng_place_create(const struct gs_cluster *cl, const struct gs_policy *pol)
@@ -45,6 +50,7 @@ struct gs_eng_place *gs_eng_place_create(const struct gs_cluster *cl, const stru
     p->ctx.quantum = pol->frag_quantum;
     p->ctx.mig_reconfigure = pol->mig_reconfigure;
     p->version = 1;
+    p->memo_n = -1;
     return p;
 }
 
@@ -157,21 +163,34 @@ int gs_eng_place_next(const struct gs_engine *eng, int job)
     return eng->jobs[job].gpu_next;
 }
 
-/* Distinct shapes of the first waiting jobs, equally weighted. */
+/* Distinct shapes of the first waiting jobs, equally weighted.  When they
+ * are the jobs of the last call, the last answer is reused (the simulator
+ * asks after every step; the first waiting jobs seldom change). */
 static void pending_shapes(const struct gs_engine *eng, struct gs_shape_dist *d)
 {
-    d->n = 0;
-    int seen = 0;
+    struct gs_eng_place *p = eng->place;
+    int jobs[EXTRA_PENDING], seen = 0;
     for (size_t i = eng->phead; i < eng->ptail && seen < EXTRA_PENDING; i++) {
-        int job = eng->pending[i];
-        if (eng->jobs[job].state != GS_JOB_PENDING)
-            continue;
-        seen++;
+        int job = gs_eng_queued(eng, i);
+        if (job >= 0)
+            jobs[seen++] = job;
+    }
+    if (seen == p->memo_n && memcmp(jobs, p->memo_jobs, (size_t)seen * sizeof *jobs) == 0) {
+        d->n = p->memo_dist.n;
+        memcpy(d->s, p->memo_dist.s, (size_t)d->n * sizeof *d->s);
+        return;
+    }
+    d->n = 0;
+    for (int i = 0; i < seen; i++) {
         struct gs_shape s;
-        gs_eng_job_shape(eng, job, &s);
+        gs_eng_job_shape(eng, jobs[i], &s);
         gs_shape_dist_add_distinct(d, &s);
     }
     gs_shape_dist_equal_weights(d);
+    p->memo_n = seen;
+    memcpy(p->memo_jobs, jobs, (size_t)seen * sizeof *jobs);
+    p->memo_dist.n = d->n;
+    memcpy(p->memo_dist.s, d->s, (size_t)d->n * sizeof *d->s);
 }
 
 void gs_engine_frag_extra(struct gs_engine *eng, struct gs_frag_extra *out)

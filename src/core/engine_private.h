@@ -39,6 +39,10 @@ struct job {
     uint8_t topology, klass, state, backfilled; /* small non-negative codes */
     int8_t reason;              /* enum gs_wait_reason while pending */
     int8_t in_order;            /* which kept order list holds it (queue_order.c) */
+    uint32_t order_seq;         /* its live order entry's number (queue_order.c) */
+    uint32_t qpos;              /* index of its live entry in eng->pending[]: the
+                                   array may still hold an older, dead entry of a
+                                   job that left the queue and came back */
     /* placement (engine_place.c, rate.c) */
     uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
@@ -46,6 +50,16 @@ struct job {
     int16_t mem_bw;             /* memory-bandwidth intensity, per mille */
     uint8_t mig;                /* MIG profile id + 1, 0 = none */
     uint8_t mig_slot;           /* MIG instance + 1 of the current run, 0 = none */
+    /* live lifecycle (lifecycle.c) */
+    gs_time last_ckpt;          /* last reported checkpoint, GS_TIME_NONE = none */
+    gs_time stop_at;            /* STOPPING: when it was told to stop */
+    int attempts;               /* starts decided, failed launches included */
+    int16_t exit_code;          /* of the last run that ended, -1 = none */
+    uint8_t failures;           /* failed attempts (node / launch failures) */
+    int16_t stop_reason;        /* STOPPING: state once confirmed, -1 = none */
+    uint8_t front;              /* requeued after a failed launch: sorts ahead of
+                                   its peers until it starts (queue_order.c) */
+    uint8_t retired;            /* forgotten by gs_engine_retire */
 };
 
 /* Why a pending job did not start in the last pass (coarse; issue 6's
@@ -65,12 +79,6 @@ struct deadline {
     int job;
 };
 
-struct order_key {
-    double prio;                /* effective priority (with aging) */
-    gs_time submit;
-    int job;
-};
-
 struct gs_engine {
     struct gs_cluster *cl;
     struct gs_policy pol;
@@ -78,8 +86,10 @@ struct gs_engine {
     struct gs_strtab *strs;     /* team, user, name, queue, gpu model strings */
     struct job *jobs;
     size_t njobs, jobs_cap;
-    int *pending;               /* handles in queue order, from phead */
+    int *pending;               /* handles in queue order, from phead; new entries
+                                   only at the end (queue_order.c scans the tail) */
     size_t phead, ptail, pending_cap;
+    uint64_t pending_epoch;     /* bumped when compaction moves entries */
     size_t pending_gone;        /* entries in [phead, ptail) no longer pending */
     size_t npending;            /* live pending jobs */
     int *running;
@@ -91,17 +101,14 @@ struct gs_engine {
     int64_t *team_milli;        /* GPU share held per string id (teams) */
     int *team_quota;            /* quota GPUs per string id, -1 none */
     size_t teams_cap;
+    int64_t quota_unused;       /* sum over teams of quota left unused (milli) */
+    int64_t quota_borrowed;     /* ... and of usage beyond quota (queue.c) */
     struct gs_profile *profile; /* expected free times + reservations */
     struct gs_history *hist;    /* from_history estimator state, or NULL */
     int backfill;               /* resolved enum gs_backfill */
     uint64_t *view;             /* scratch: one mask per node */
     uint64_t *blocked;          /* scratch: one mask per node */
-    struct order_key *order;    /* the pass order (queue_order.c) */
-    size_t order_cap;
-    struct order_key *young, *aged; /* kept across passes (queue_order.c) */
-    size_t nyoung, young_cap, naged, aged_cap;
-    struct order_key *moved, *fresh; /* scratch of queue_order.c */
-    size_t nmoved, moved_cap, fresh_cap;
+    struct gs_qstate *q;        /* pass order and bookkeeping (queue_private.h) */
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
     size_t ndl, dl_cap;
     struct deadline *expect;    /* min-heap of estimated ends (overrun watch) */
@@ -120,8 +127,38 @@ struct gs_engine {
     struct gs_preempt *pre;     /* preemption and partitions (preempt_private.h) */
     struct gs_diag_state *diag; /* wait reasons and accounting (diagnose.c) */
     struct gs_eng_place *place; /* shapes, GPU index, frag figures (engine_place.c) */
+    struct gs_eng_nodes *nodes; /* node states (nodes.c), NULL until one changes */
+    int live;                   /* asynchronous starts and stops (lifecycle.c) */
+    size_t nstopping;           /* jobs in GS_JOB_STOPPING */
+    size_t nstarting;           /* jobs in GS_JOB_STARTING */
     gs_time now;
 };
+
+/* Check that `now` does not go backwards and make it the engine's time.
+ * Returns 0 or GS_EINVAL. */
+int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err);
+
+/* Whether handle `job` was retired (gs_engine_retire). */
+static inline int gs_eng_retired(const struct gs_engine *eng, int job)
+{
+    return eng->jobs[job].retired;
+}
+
+/* The job queued at pending[i], or -1 when that entry is dead (the job left
+ * the queue, or came back and has a newer entry). */
+static inline int gs_eng_queued(const struct gs_engine *eng, size_t i)
+{
+    int job = eng->pending[i];
+    const struct job *j = &eng->jobs[job];
+    return j->state == GS_JOB_PENDING && j->qpos == i ? job : -1;
+}
+
+/* Append `job` to the queue array (room must have been made). */
+static inline void gs_eng_queue_append(struct gs_engine *eng, int job)
+{
+    eng->jobs[job].qpos = (uint32_t)eng->ptail;
+    eng->pending[eng->ptail++] = job;
+}
 
 /* Emit `ev` to the observer, if any. */
 void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
@@ -134,6 +171,15 @@ gs_time gs_eng_estimate(const struct gs_engine *eng, int job);
 
 /* Whether starting `job` keeps its team within quota. */
 int gs_eng_quota_ok(const struct gs_engine *eng, int job);
+
+/* Change a team's GPU usage (milli) / quota, keeping the engine's quota
+ * totals (quota_unused, quota_borrowed) in step: O(1).  (queue.c) */
+void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli);
+void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota);
+
+/* The quota totals recounted from every team (tests check the kept ones
+ * against it).  (queue.c) */
+void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed);
 
 /* Try to start `job` now, on GPUs free in `view` (NULL = live state).
  * Returns 0 when started, GS_ENOSPC when it does not fit, GS_ENOMEM. */
@@ -159,6 +205,42 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
 /* Take a running job off its GPUs and out of the running set, ending in
  * `state` at `now`. */
 void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state);
+
+/* --- lifecycle.c: pending -> starting -> running -> stopping -> done --- */
+
+/* Tell running (or starting) `job` to stop at `now`, to become `target`
+ * (GS_JOB_PENDING = requeued under the progress model, GS_JOB_KILLED,
+ * GS_JOB_CANCELLED), reporting `ev_kind` (GS_EV_PREEMPT, GS_EV_KILL,
+ * GS_EV_CANCEL).  Off live mode the stop takes effect at once; in live
+ * mode the job becomes STOPPING and keeps its GPUs until gs_engine_exited.
+ * A requeue needs room for one more pending entry (gs_eng_requeue_reserve)
+ * off live mode.  Returns 0 or GS_ENOMEM (live confirmation only). */
+int gs_eng_stop_job(struct gs_engine *eng, int job, gs_time now, int target, int ev_kind);
+
+/* A just-started job (gs_eng_start_placed) enters STARTING in live mode. */
+void gs_eng_lifecycle_started(struct gs_engine *eng, int job);
+
+/* Whether new preemptions may be planned now: not in live mode while
+ * victims of earlier ones are still stopping (their GPUs are not free). */
+int gs_eng_may_preempt(const struct gs_engine *eng);
+
+/* A run of `job` failed at `now` (`why`: 0 node failure, 1 launch failure):
+ * its GPUs are released and it is requeued ahead of its peers, or FAILED
+ * when the retry policy says so; reports GS_EV_FAIL.  Returns 0 or
+ * GS_ENOMEM. */
+int gs_eng_fail_run(struct gs_engine *eng, int job, gs_time now, int why);
+
+/* --- nodes.c: node and GPU states --- */
+
+/* After GPUs of `a` were released: take those on drained or down nodes
+ * out of service again.  No-op when every node is up. */
+void gs_eng_nodes_released(struct gs_engine *eng, const struct gs_alloc *a);
+
+/* GPUs of `node` taken out of service (drained or down, and idle). */
+uint64_t gs_eng_nodes_out(const struct gs_engine *eng, int node);
+
+/* Free the node-state tables (NULL-safe). */
+void gs_eng_nodes_destroy(struct gs_eng_nodes *nd);
 
 /* The job's current allocation (parts borrowed from the engine). */
 void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a);
@@ -239,6 +321,10 @@ void gs_eng_pre_stopped(struct gs_engine *eng, int job);
  * and start the jobs waiting for them.  Returns 0 or GS_ENOMEM.  (drain.c) */
 int gs_eng_preempt_step(struct gs_engine *eng, gs_time now);
 
+/* Draining `victim` stopped early (live mode): its drains are due now, so
+ * the next step completes them and starts the waiters.  (drain.c) */
+void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now);
+
 /* Earliest time the preemption state wants a step (a drain completing, a
  * candidate victim passing min_runtime), GS_TIME_INF if none.  (drain.c) */
 gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng);
@@ -267,17 +353,20 @@ int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfil
  * compacted lazily by gs_eng_compact_pending. */
 void gs_eng_leave_pending(struct gs_engine *eng, int job);
 
-/* Drop queue entries that are no longer pending: O(1) when they are at the
- * front (FIFO), O(queue) otherwise. */
+/* Drop queue entries that are no longer pending: those at the front at
+ * once, the others when they are a quarter of the queue (amortised O(1)
+ * per departure); bumps pending_epoch when entries move. */
 void gs_eng_compact_pending(struct gs_engine *eng);
 
 /* The queue policy's pass: start what it allows.  Returns jobs started or a
  * negative error.  (queue.c) */
 int gs_queue_pass(struct gs_engine *eng, gs_time now);
 
-/* Fill eng->order with the pending jobs in the order the pass at `now`
- * visits them (queue.policy, aging).  Returns the count or GS_ENOMEM.
- * (queue_order.c) */
-int gs_queue_order(struct gs_engine *eng, gs_time now);
+/* Free the queue pass state (queue_order.c); NULL is a no-op. */
+void gs_queue_state_free(struct gs_qstate *q);
+
+/* Earliest time a pass held back by queue.min_pass_interval is due,
+ * GS_TIME_INF if none.  (queue.c) */
+gs_time gs_queue_wakeup(const struct gs_engine *eng);
 
 #endif

@@ -14,7 +14,8 @@ gs_time gs_engine_now(const struct gs_engine *eng) { return eng->now; }
 
 int gs_engine_job_find(const struct gs_engine *eng, const char *id)
 {
-    return gs_strtab_find(eng->ids, id);
+    int h = gs_strtab_find(eng->ids, id);
+    return h >= 0 && eng->jobs[h].retired ? GS_ENOENT : h;
 }
 
 static const char *str(const struct gs_engine *eng, int id)
@@ -24,7 +25,7 @@ static const char *str(const struct gs_engine *eng, int id)
 
 int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     out->id = gs_strtab_name(eng->ids, job);
@@ -50,10 +51,26 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
     out->ckpt_wall = j->ckpt_wall;
     out->restore_wall = j->restore_wall;
     out->preemptions = j->preemptions;
-    if (j->state == GS_JOB_RUNNING) {
-        /* include the current run, as of the engine's last call */
+    out->exit_code = j->exit_code;
+    out->attempts = j->attempts;
+    out->failures = j->failures;
+    out->last_ckpt = j->last_ckpt;
+    out->stop_reason = j->state == GS_JOB_STOPPING ? j->stop_reason : -1;
+    out->stop_at = j->state == GS_JOB_STOPPING ? j->stop_at : GS_TIME_NONE;
+    out->saved = j->saved;
+    out->front = j->front;
+    out->run_base = j->saved;
+    out->past_ckpt_wall = j->ckpt_wall;
+    out->past_restore_wall = j->restore_wall;
+    if (j->run_pos >= 0) {
+        /* include the current run, as of the engine's last call (a stopping
+         * job's work was frozen when it was told to stop; a starting job
+         * has not begun) */
         struct gs_progress pr = eng->prog[j->run_pos];
-        gs_progress_advance(&pr, eng->now);
+        if (j->state == GS_JOB_RUNNING)
+            gs_progress_advance(&pr, eng->now);
+        out->saved = gs_progress_saved(&pr);
+        out->run_base = pr.run_start / 1000; /* work units -> ms (progress.h) */
         out->work = gs_progress_work(&pr);
         out->ckpt_wall += pr.ckpt_wall;
         out->restore_wall += pr.restore_wall;
@@ -63,7 +80,7 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
 
 int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs_time *end)
 {
-    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].state != GS_JOB_RUNNING)
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].run_pos < 0)
         return GS_ESTATE;
     *end = gs_progress_eta(&eng->prog[eng->jobs[job].run_pos], total_ms);
     return 0;
@@ -72,12 +89,12 @@ int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs
 struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job)
 {
     const struct job *j = &eng->jobs[job];
-    return j->state == GS_JOB_RUNNING ? &eng->prog[j->run_pos] : NULL;
+    return j->run_pos >= 0 ? &eng->prog[j->run_pos] : NULL;
 }
 
 int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     gs_job_spec_init(out);
@@ -105,14 +122,14 @@ int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec 
 
 int gs_engine_job_alloc(const struct gs_engine *eng, int job, struct gs_alloc *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     if (j->first_start == GS_TIME_NONE)
         return GS_ESTATE;
     out->nparts = j->nparts;
     out->cap = j->nparts;
-    out->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* no GPU job yet: no pool */
+    out->parts = eng->parts ? eng->parts + j->parts_off : NULL;
     out->milli = j->alloc_milli > 0 ? j->alloc_milli : j->milli;
     out->mem_mib = j->alloc_mem;
     out->cpu_milli = j->cpu_milli;

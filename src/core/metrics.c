@@ -102,6 +102,7 @@ static void count_state(struct gs_summary *out, const struct gs_job_info *ji)
     case GS_JOB_KILLED: out->killed++; break;
     case GS_JOB_CANCELLED: out->cancelled++; break;
     case GS_JOB_REJECTED: out->rejected++; break;
+    case GS_JOB_FAILED: out->failed++; break;
     default: out->unfinished++; break;
     }
     if (ji->backfilled)
@@ -118,7 +119,8 @@ static int team_waits(struct gs_summary *out, const struct gs_engine *eng)
     int nt = 0, rc = 0;
     for (int j = 0; j < n && rc == 0; j++) {
         struct gs_job_info ji;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         if (ji.first_start == GS_TIME_NONE)
             continue;
         int t = 0;
@@ -206,7 +208,8 @@ static int job_waits(struct gs_summary *out, const struct gs_engine *eng)
     int rc = 0, n = gs_engine_job_count(eng);
     for (int j = 0; j < n && rc == 0; j++) {
         struct gs_job_info ji;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         count_state(out, &ji);
         out->useful_gpu_ms += useful_gpu_ms(&ji);
         if (ji.first_start != GS_TIME_NONE) {
@@ -294,6 +297,7 @@ int gs_summary_build(struct gs_summary *out, const struct gs_metrics *m,
         out->sched.k = gs_cluster_stats(gs_engine_cluster(eng)).k;
     window_figures(out, m);
     gs_wait_reasons_build(&out->waits, eng);
+    gs_engine_queue_stats(eng, &out->queue);
     return 0;
 }
 

@@ -25,6 +25,7 @@ struct gs_team_wait {
 
 struct gs_summary {
     int64_t jobs, completed, killed, cancelled, rejected, unfinished;
+    int64_t failed;               /* ended FAILED (live mode, node failures) */
     int64_t backfilled;
     int64_t gpus;
     gs_time span_start, span_end;
@@ -54,6 +55,7 @@ struct gs_summary {
     } estimate;
     struct gs_preempt_summary pre;    /* preemptions, classes, SLO (owned) */
     struct gs_wait_reasons waits;     /* waiting time by reason (diagnose.h) */
+    struct gs_queue_stats queue;      /* passes, held back, jobs left untried */
 };
 
 /* Create an accumulator; NULL on allocation failure. */

@@ -197,7 +197,8 @@ static int build_cands(struct gs_engine *eng, int w, gs_time now, int drain)
     for (size_t i = 0; i < eng->nrunning; i++) {
         int v = eng->running[i];
         const struct job *jv = &eng->jobs[v];
-        if (jv->gpus == 0 || jv->draining || gs_eng_job_mode(eng, v) == GS_PREEMPT_NONE ||
+        if (jv->gpus == 0 || jv->draining || jv->state != GS_JOB_RUNNING ||
+            gs_eng_job_mode(eng, v) == GS_PREEMPT_NONE ||
             !has_right(eng, w, v, &r, now))
             continue;
         if (now - jv->start < eng->pol.min_runtime) {
@@ -401,13 +402,20 @@ static int search_nodes(struct gs_engine *eng, const struct gs_request *req, int
 
 /* --- the cluster-wide case (jobs larger than a node, topology any) ---- */
 
+/* Cost per GPU, compared exactly in integers: quotient first, then the
+ * remainders as fractions r1 / g1 vs r2 / g2 (r < g, so the cross products
+ * cannot overflow). */
 static int64_t per_gpu_cmp(const struct gs_engine *eng, const struct cand *x,
                            const struct cand *y)
 {
-    double a = (double)x->cost / eng->jobs[x->job].gpus;
-    double b = (double)y->cost / eng->jobs[y->job].gpus;
-    if (a != b)
-        return a < b ? -1 : 1;
+    int64_t gx = eng->jobs[x->job].gpus > 0 ? eng->jobs[x->job].gpus : 1;
+    int64_t gy = eng->jobs[y->job].gpus > 0 ? eng->jobs[y->job].gpus : 1;
+    int64_t qx = x->cost / gx, qy = y->cost / gy;
+    if (qx != qy)
+        return qx < qy ? -1 : 1;
+    int64_t fx = (x->cost % gx) * gy, fy = (y->cost % gy) * gx;
+    if (fx != fy)
+        return fx < fy ? -1 : 1;
     return x->job - y->job;
 }
 
@@ -700,7 +708,7 @@ static int may_try(const struct gs_engine *eng, int job)
 {
     const struct gs_preempt *pre = eng->pre;
     return pre && pre->active && eng->jobs[job].gpus > 0 && eng->nrunning > 0 &&
-           !has_hold(pre, job);
+           gs_eng_may_preempt(eng) && !has_hold(pre, job);
 }
 
 int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int **victims)

@@ -18,25 +18,67 @@
  * queue.reservations.  Reservations are recomputed at every pass from the
  * current estimates, so a backfilled job that overruns its estimate delays
  * the reserved job until it ends, unless queue.runtime_cap stops it.
+ *
+ * Depth.  A pass costs what changed plus what it tries, never the whole
+ * queue: the order is read lazily from kept lists (queue_order.c), quota
+ * checks read kept totals, and wait accounting looks only at the jobs the
+ * pass tried (diagnose.c).  queue.max_job_test bounds the jobs one pass
+ * tries (Slurm's default_queue_depth / bf_max_job_test); the pending jobs
+ * left untried are counted (gs_engine_queue_stats).  queue.min_pass_interval
+ * holds back a pass due sooner than that after the last one; it runs at
+ * gs_engine_next_wakeup.
  */
-#include "core/engine_private.h"
+#include "core/queue_private.h"
 #include "core/alloc.h"
 
 #include <limits.h>
+#include <stdint.h>
 
-/* GPUs (milli) teams with a quota leave unused, and hold beyond it. */
-static void quota_totals(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed,
-                         int except)
+/* What team `t` adds to the quota totals: GPUs (milli) of its quota it
+ * leaves unused, or holds beyond it. */
+static void team_share(const struct gs_engine *eng, size_t t, int64_t *unused, int64_t *borrowed)
+{
+    *unused = *borrowed = 0;
+    if (eng->team_quota[t] < 0)
+        return;
+    int64_t q = (int64_t)eng->team_quota[t] * GS_MILLI_GPU, used = eng->team_milli[t];
+    if (used < q)
+        *unused = q - used;
+    else
+        *borrowed = used - q;
+}
+
+/* Add (sign -1: remove) team `t`'s share to the kept totals. */
+static void count_team(struct gs_engine *eng, size_t t, int sign)
+{
+    int64_t u, b;
+    team_share(eng, t, &u, &b);
+    eng->quota_unused += sign * u;
+    eng->quota_borrowed += sign * b;
+}
+
+void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli)
+{
+    count_team(eng, (size_t)team, -1);
+    eng->team_milli[team] += milli;
+    count_team(eng, (size_t)team, 1);
+}
+
+void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota)
+{
+    count_team(eng, (size_t)team, -1);
+    eng->team_quota[team] = quota;
+    count_team(eng, (size_t)team, 1);
+}
+
+void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed)
 {
     *unused = *borrowed = 0;
     for (size_t t = 0; t < eng->teams_cap; t++) {
-        if (eng->team_quota[t] < 0 || (int)t == except)
-            continue;
-        int64_t q = (int64_t)eng->team_quota[t] * GS_MILLI_GPU, used = eng->team_milli[t];
-        if (used < q)
-            *unused += q - used;
-        else
-            *borrowed += used - q;
+        int64_t u, b;
+        team_share(eng, t, &u, &b);
+        *unused += u;
+        *borrowed += b;
     }
 }
 
@@ -53,9 +95,11 @@ int gs_eng_quota_ok(const struct gs_engine *eng, int job)
     if (eng->pol.quota_mode != GS_QUOTA_BORROW)
         return 0;
     /* borrow: the part beyond the quota must fit in other teams' idle quota
-     * that is not already lent out */
-    int64_t unused, borrowed;
-    quota_totals(eng, &unused, &borrowed, j->team);
+     * that is not already lent out (the kept totals less this team's share:
+     * O(1), not a walk of every team) */
+    int64_t self_u, self_b;
+    team_share(eng, (size_t)j->team, &self_u, &self_b);
+    int64_t unused = eng->quota_unused - self_u, borrowed = eng->quota_borrowed - self_b;
     return used + need - q <= unused - borrowed;
 }
 
@@ -307,36 +351,122 @@ static int nothing_can_change(const struct gs_engine *eng)
     return eng->pol.aging_rate <= 0 && eng->arrivals_ahead == 0;
 }
 
-int gs_queue_pass(struct gs_engine *eng, gs_time now)
+/* queue.min_pass_interval: a pass within the interval after the last one
+ * is held back; the engine asks to be woken when it is due. */
+static int held_back(struct gs_engine *eng, struct gs_qstate *q, gs_time now)
 {
-    if (nothing_can_change(eng))
-        return gs_eng_account_waits(eng, now, 0);
-    int n = gs_queue_order(eng, now);
-    if (n < 0)
-        return n;
-    struct pass ps; /* not zero-initialised as a whole: res_start is large */
-    ps.eng = eng;
-    ps.now = now;
-    ps.max_res = 0;
-    ps.blocked = ps.plan_failed = 0;
-    ps.head = -1;
-    ps.blocked_in = ps.failed_in = 0;
-    ps.view_k = -1;
-    ps.nres = 0;
-    forget(&ps);
+    gs_time gap = eng->pol.min_pass_interval;
+    if (gap > 0 && q->last_pass != GS_TIME_NONE && now < gs_time_add(q->last_pass, gap)) {
+        q->waiting = 1;
+        q->deferred++;
+        return 1;
+    }
+    q->waiting = 0;
+    q->last_pass = now;
+    q->passes++;
+    return 0;
+}
+
+void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *out)
+{
+    const struct gs_qstate *q = eng->q;
+    out->passes = q ? (int64_t)q->passes : 0;
+    out->held_back = q ? (int64_t)q->deferred : 0;
+    out->skipped = q ? (int64_t)q->skipped : 0;
+}
+
+gs_time gs_queue_wakeup(const struct gs_engine *eng)
+{
+    const struct gs_qstate *q = eng->q;
+    return q && q->waiting ? gs_time_add(q->last_pass, eng->pol.min_pass_interval) : GS_TIME_INF;
+}
+
+static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
+{
+    ps->eng = eng;
+    ps->now = now;
+    ps->max_res = 0;
+    ps->blocked = ps->plan_failed = 0;
+    ps->head = -1;
+    ps->blocked_in = ps->failed_in = 0;
+    ps->view_k = -1;
+    ps->nres = 0;
+    forget(ps);
     if (eng->backfill == GS_BACKFILL_EASY)
-        ps.max_res = 1;
+        ps->max_res = 1;
     else if (eng->backfill == GS_BACKFILL_CONSERVATIVE)
-        ps.max_res = eng->pol.reservations;
-    gs_profile_clear(eng->profile);
-    int started = 0;
-    for (int i = 0; i < n; i++) {
-        int rc = try_job(&ps, eng->order[i].job);
+        ps->max_res = eng->pol.reservations;
+}
+
+/* Victims that `try_job` requeued (queue array from `tail`): they wait for
+ * the next pass, and the wait accounting looks at them with the tried. */
+static int note_requeued(struct gs_engine *eng, struct gs_qstate *q, size_t tail)
+{
+    if (tail == eng->ptail)
+        return 0;
+    if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + (eng->ptail - tail) + 1,
+                sizeof *q->visited))
+        return GS_ENOMEM;
+    for (size_t i = tail; i < eng->ptail; i++) {
+        gs_queue_unlist(eng, eng->pending[i]);
+        q->visited[q->nvisited++] = eng->pending[i];
+    }
+    return 0;
+}
+
+/* Try the jobs in pass order, at most queue.max_job_test of them; the
+ * pending jobs left untried are counted in q->skipped.  Returns jobs
+ * started or a negative error. */
+static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur)
+{
+    struct gs_engine *eng = ps->eng;
+    size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
+    size_t n0 = eng->npending, tried = 0;
+    q->nvisited = 0;
+    int started = 0, job;
+    while (tried < limit && (job = gs_queue_order_next(eng, cur)) >= 0) {
+        if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1,
+                    sizeof *q->visited))
+            return GS_ENOMEM;
+        q->visited[q->nvisited++] = job;
+        tried++;
+        size_t tail = eng->ptail;
+        int rc = try_job(ps, job);
+        if (rc == 0 || eng->ptail != tail)
+            cur->dead++; /* its entry (or a victim's) is dead now */
         if (rc == 0)
             started++;
         else if (rc != GS_ENOSPC)
             return rc;
+        if (note_requeued(eng, q, tail) < 0)
+            return GS_ENOMEM;
     }
+    if (n0 > tried)
+        q->skipped += n0 - tried;
+    return started;
+}
+
+int gs_queue_pass(struct gs_engine *eng, gs_time now)
+{
+    struct gs_qstate *q = gs_queue_state(eng);
+    if (!q)
+        return GS_ENOMEM;
+    if (held_back(eng, q, now))
+        return 0;
+    if (nothing_can_change(eng)) {
+        q->nvisited = q->njoined = 0;
+        return gs_eng_account_waits(eng, now, 0);
+    }
+    struct qcursor cur;
+    if (gs_queue_order_begin(eng, now, &cur) < 0)
+        return GS_ENOMEM;
+    struct pass ps; /* not zero-initialised as a whole: res_start is large */
+    pass_init(&ps, eng, now);
+    gs_profile_clear(eng->profile);
+    int started = walk(&ps, q, &cur);
+    gs_queue_order_end(eng, &cur);
+    if (started < 0)
+        return started;
     eng->pass_blocked = ps.blocked && eng->pol.npartitions == 0; /* one queue group */
     eng->pass_releases = eng->releases;
     eng->pass_head_prio = ps.blocked ? eng->jobs[ps.head].priority : INT_MAX;

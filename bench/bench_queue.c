@@ -1,0 +1,260 @@
+/* bench_queue.c - a queue that stays fast at any depth (issue 10).
+ *
+ * Case 1: one scheduling pass with 100,000 pending jobs on 1,024 nodes x 8
+ * GPUs (8,192 GPUs) filled to ~97 % by running jobs, priority + aging +
+ * EASY backfill on user limits.  The pending jobs (1-8 GPUs, priorities
+ * 0-9, limits 1-10 h) arrived over two hours, so some are aging and some
+ * not.  A first pass starts what fits; then 21 passes one second apart
+ * (aging moves the order) are timed and the median reported, with a hash
+ * of every start and reservation they made.
+ *
+ * Cases 2-4: the deep-queue series.  10^4, 10^5 and 10^6 generated jobs
+ * (gs_gen_workload, seed 1, default size mix) all submitted at t = 0 on
+ * 64 x 8 GPUs, priorities 0-9, priority + aging + EASY on user limits,
+ * simulated to the end.  Each case runs in a forked child under a time cap
+ * (--cap S, default 600 s) so a queue that does not scale is reported as
+ * "> S s" rather than hanging the run.  `hash` is a hash of every start
+ * decision (job, time, node).
+ *
+ * The machine is shared: besides wall-clock ms each case reports the CPU
+ * time it used (the pass's and the simulation's thread CPU
+ * time of the simulation alone), which other load inflates much less.
+ *
+ * --max-job-test N sets queue.max_job_test (default: the policy default;
+ * 0 = unbounded, which reproduces the schedules of a build without it).
+ *
+ * Usage: bench_queue [--case N] [--cap S] [--size small] [--max-job-test N]
+ */
+#define _DEFAULT_SOURCE
+#include "bench_util.h"
+#define BENCH_HAS_MAX_JOB_TEST 1 /* undefine to build against a tree without the key */
+#include "core/engine.h"
+#include "core/policy.h"
+#include "core/rng.h"
+#include "sim/gen.h"
+#include "sim/sim.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static double cpu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t hash_state;
+static int nstarts, nres;
+
+static void on_event(void *arg, const struct gs_event *ev)
+{
+    (void)arg;
+    if (ev->kind == GS_EV_START || ev->kind == GS_EV_RESERVE) {
+        if (ev->kind == GS_EV_START)
+            nstarts++;
+        else
+            nres++;
+        hash_state = bench_hash(hash_state, (uint64_t)ev->kind);
+        hash_state = bench_hash(hash_state, (uint64_t)ev->job);
+        hash_state = bench_hash(hash_state, (uint64_t)ev->time);
+        if (ev->alloc && ev->alloc->nparts > 0)
+            hash_state = bench_hash(hash_state, (uint64_t)ev->alloc->parts[0].node);
+    }
+}
+
+static int max_job_test = -1; /* -1 = the policy default */
+
+static void prio_policy(struct gs_policy *pol)
+{
+    gs_policy_init(pol);
+#ifdef BENCH_HAS_MAX_JOB_TEST
+    if (max_job_test >= 0)
+        pol->max_job_test = max_job_test;
+#endif
+    pol->queue_policy = GS_QUEUE_PRIORITY_BACKFILL;
+    pol->backfill = GS_BACKFILL_EASY;
+}
+
+static void submit(struct gs_engine *eng, struct gs_rng *r, int id, gs_time now)
+{
+    static const int sizes[] = { 1, 1, 1, 2, 2, 4, 8 };
+    char name[32];
+    struct gs_job_spec s = bench_spec(name, sizeof name, "j", id, now);
+    s.gpus = sizes[gs_rng_below(r, 7)];
+    s.priority = (int)gs_rng_below(r, 10);
+    s.time_limit = (gs_time)(1 + gs_rng_below(r, 10)) * 3600 * 1000;
+    struct gs_error err;
+    gs_engine_submit(eng, now, &s, &err);
+}
+
+static int pass_case(int id, int pending)
+{
+    struct gs_cluster *cl = bench_cluster(1024);
+    struct gs_policy pol;
+    prio_policy(&pol);
+    struct gs_error err = { 0 };
+    struct gs_engine *eng = gs_engine_create(cl, &pol, &err);
+    if (!eng)
+        return 1;
+    struct gs_rng r;
+    gs_rng_seed(&r, 7);
+    int n = 0;
+    while (gs_cluster_stats(gs_engine_cluster(eng)).idle_gpus > 8192 * 3 / 100) {
+        submit(eng, &r, n++, 0);
+        gs_engine_step(eng, 0, &err);
+    }
+    int running = gs_engine_running_count(eng);
+    const gs_time span = (gs_time)2 * 3600 * 1000;
+    for (int i = 0; i < pending; i++)
+        submit(eng, &r, n++, 1000 + span * i / pending);
+    gs_engine_set_observer(eng, on_event, NULL);
+    gs_time now = span + 2000;
+    double t0 = bench_now_ms();
+    gs_engine_step(eng, now, &err); /* first pass: sorts, starts what fits */
+    double first = bench_now_ms() - t0;
+    int first_starts = nstarts;
+    double ms[21], cpu[21];
+    hash_state = 1469598103934665603ULL;
+    nstarts = nres = 0;
+    for (int i = 0; i < 21; i++) {
+        now += 1000;
+        t0 = bench_now_ms();
+        double c0 = cpu_now_ms();
+        gs_engine_step(eng, now, &err);
+        cpu[i] = cpu_now_ms() - c0;
+        ms[i] = bench_now_ms() - t0;
+    }
+    qsort(ms, 21, sizeof *ms, bench_cmp_double);
+    qsort(cpu, 21, sizeof *cpu, bench_cmp_double);
+    printf("%3d  pass  running %5d  pending %6d  first pass %8.2f ms (%d started)  "
+           "pass median %7.3f ms (min %.3f, max %.3f, cpu median %.3f)  starts %d  "
+           "reservations %d  hash %016llx\n",
+           id, running, gs_engine_pending_count(eng), first, first_starts, ms[10], ms[0],
+           ms[20], cpu[10], nstarts, nres, (unsigned long long)hash_state);
+    gs_engine_destroy(eng);
+    gs_policy_fini(&pol);
+    gs_cluster_destroy(cl);
+    return 0;
+}
+
+struct result {
+    double sim_ms, cpu_ms;
+    uint64_t hash;
+    int64_t steps;
+};
+
+static int deep_case(size_t jobs, struct result *out)
+{
+    struct gs_cluster *cl = bench_cluster(64);
+    struct gs_trace *tr = gs_trace_create();
+    struct gs_gen_opts g;
+    struct gs_error err = { 0 };
+    gs_gen_defaults(&g);
+    g.jobs = jobs;
+    g.seed = 1;
+    if (!cl || !tr || gs_gen_workload(cl, &g, tr, &err) < 0)
+        return 1;
+    struct gs_rng r;
+    gs_rng_seed(&r, 11);
+    for (size_t i = 0; i < jobs; i++) {
+        struct gs_job_spec *s = gs_trace_job_mut(tr, i);
+        s->submit = 0;
+        s->priority = (int)gs_rng_below(&r, 10);
+    }
+    struct gs_policy pol;
+    prio_policy(&pol);
+    struct gs_sim_opts o = { .on_event = on_event };
+    struct gs_sim_result res;
+    hash_state = 1469598103934665603ULL;
+    double t0 = bench_now_ms(), c0 = cpu_now_ms();
+    if (gs_sim_run(cl, &pol, tr, &o, &res, &err) < 0) {
+        fprintf(stderr, "sim: %s\n", err.msg);
+        return 1;
+    }
+    out->cpu_ms = cpu_now_ms() - c0;
+    out->sim_ms = bench_now_ms() - t0;
+    out->hash = hash_state;
+    out->steps = res.steps;
+    gs_sim_result_fini(&res);
+    gs_policy_fini(&pol);
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+    return 0;
+}
+
+/* Run a deep-queue case in a child killed after `cap` seconds. */
+static void fork_deep(int id, size_t jobs, int cap, double *base)
+{
+    int fd[2];
+    if (pipe(fd) < 0)
+        return;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        alarm((unsigned)cap);
+        struct result r = { 0 };
+        int rc = deep_case(jobs, &r);
+        if (write(fd[1], &r, sizeof r) != (ssize_t)sizeof r)
+            rc = 1;
+        _exit(rc);
+    }
+    close(fd[1]);
+    struct result r = { 0 };
+    ssize_t got = read(fd[0], &r, sizeof r);
+    close(fd[0]);
+    int status;
+    struct rusage ru;
+    wait4(pid, &status, 0, &ru);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+        printf("%3d  deep  %8zu jobs at t=0, 512 GPUs  sim > %d s (stopped at the cap)\n", id,
+               jobs, cap);
+        return;
+    }
+    if (got != (ssize_t)sizeof r || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        printf("%3d  case failed\n", id);
+        return;
+    }
+    double nlogn = (double)jobs * log2((double)jobs);
+    if (*base == 0)
+        *base = r.cpu_ms / nlogn;
+    printf("%3d  deep  %8zu jobs at t=0, 512 GPUs  sim %9.1f ms (cpu %9.1f ms)  "
+           "%6.2f us/job  (cpu / n log n) / first %5.2f  peak %6.1f MiB  steps %8lld  "
+           "hash %016llx\n",
+           id, jobs, r.sim_ms, r.cpu_ms, r.sim_ms * 1e3 / (double)jobs, r.cpu_ms / nlogn / *base,
+           ru.ru_maxrss / 1024.0, (long long)r.steps, (unsigned long long)r.hash);
+}
+
+int main(int argc, char **argv)
+{
+    int only = 0, cap = 600, small = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            only = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--cap") == 0 && i + 1 < argc)
+            cap = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
+            small = strcmp(argv[++i], "small") == 0;
+        else if (strcmp(argv[i], "--max-job-test") == 0 && i + 1 < argc)
+            max_job_test = atoi(argv[++i]);
+    }
+    printf("bench_queue: priority + aging + EASY backfill on user limits\n");
+    double t0 = bench_now_ms();
+    if (!only || only == 1)
+        pass_case(1, small ? 10000 : 100000);
+    const size_t jobs[] = { 10000, 100000, 1000000 };
+    double base = 0;
+    for (int k = 0; k < 3; k++) {
+        if ((only && only != k + 2) || (small && jobs[k] > 10000))
+            continue;
+        fork_deep(k + 2, jobs[k], cap, &base);
+    }
+    printf("TOTAL %.1f ms\n", bench_now_ms() - t0);
+    return 0;
+}

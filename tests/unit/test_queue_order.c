@@ -1,0 +1,354 @@
+/* test_queue_order.c - issue 10's queue at any depth: the bounded
+ * look-ahead (queue.max_job_test), the minimum pass interval
+ * (queue.min_pass_interval), the kept quota totals and the kept pass order
+ * (src/core/queue.c and queue_order.c are the spec).
+ *
+ *   max_job_test N: a pass tries at most N pending jobs, in pass order; the
+ *     pending jobs it leaves untried are counted (gs_queue_stats.skipped,
+ *     N untried by k passes count k x N).  0 = all.
+ *   min_pass_interval D: a pass within D after the last pass is held back;
+ *     the engine asks to be woken at last + D, when the pass runs.
+ *
+ * The engine is driven directly (qeng_new) so every pass is one explicit
+ * gs_engine_step.  Times: s = seconds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "qtestutil.h"
+#include "core/queue_private.h" /* white box: the pass's visit list, quota totals */
+#include "core/rng.h"
+
+
+static struct gs_queue_stats stats_of(const struct qeng *q)
+{
+    struct gs_queue_stats st;
+    gs_engine_queue_stats(q->eng, &st);
+    return st;
+}
+
+/* ---- bounded look-ahead ----------------------------------------------------- */
+
+/* fifo + EASY, max_job_test 2, one 4-GPU node.
+ *   0s: big (4 GPUs, limit 1h) submitted; pass 1 tries big: starts.
+ *       1 pending at the pass, 1 tried: 0 skipped.
+ *  10s: a (2), b (1), c (1), d (1) submitted (limits 1h); pass 2 tries a
+ *       (no free GPU: blocked, reserved at 1h) and b (does not fit either);
+ *       c and d are left untried: 2 skipped.  c and d were never looked
+ *       at: they wait with reason priority (behind the jobs tried).
+ * 100s: big finishes; pass 3 tries a (starts on GPUs 0-1) and b (starts on
+ *       GPU 2); c and d are untried although GPU 3 is free: 2 skipped.
+ * 101s: pass 4 tries c (starts on GPU 3) and d (no GPU left): 0 skipped.
+ * With max_job_test 0 the same passes try everything: c starts at 100s
+ * and nothing is ever skipped. */
+static void test_lookahead_fifo(void **state)
+{
+    (void)state;
+    static const struct qjob big = { .id = "big", .gpus = 4, .tl_s = 3600 };
+    static const struct qjob rows[] = {
+        { .id = "a", .submit_s = 10, .gpus = 2, .tl_s = 3600 },
+        { .id = "b", .submit_s = 10, .gpus = 1, .tl_s = 3600 },
+        { .id = "c", .submit_s = 10, .gpus = 1, .tl_s = 3600 },
+        { .id = "d", .submit_s = 10, .gpus = 1, .tl_s = 3600 },
+    };
+    for (int limited = 0; limited <= 1; limited++) {
+        const char *kv[] = { "queue.policy", "fifo", "queue.backfill", "easy",
+                             "queue.max_job_test", limited ? "2" : "0", NULL };
+        struct qeng *q = qeng_new("n1:4", qpolicy(kv));
+        int hb = qsubmit(q, 0, &big);
+        qstep(q, 0);
+        assert_int_equal(qstate(q, hb), GS_JOB_RUNNING);
+        int h[4];
+        for (int i = 0; i < 4; i++)
+            h[i] = qsubmit(q, SEC(10), &rows[i]);
+        qstep(q, SEC(10));
+        assert_int_equal(stats_of(q).skipped, limited ? 2 : 0);
+        if (limited) {
+            assert_int_equal(gs_engine_wait_reason(q->eng, h[2]), GS_REASON_PRIORITY);
+            assert_int_equal(gs_engine_wait_reason(q->eng, h[3]), GS_REASON_PRIORITY);
+        }
+        qfinish(q, SEC(100), hb);
+        qstep(q, SEC(100));
+        assert_int_equal(qstate(q, h[0]), GS_JOB_RUNNING);
+        assert_int_equal(qstate(q, h[1]), GS_JOB_RUNNING);
+        assert_int_equal(qstate(q, h[2]), limited ? GS_JOB_PENDING : GS_JOB_RUNNING);
+        assert_int_equal(stats_of(q).skipped, limited ? 4 : 0);
+        qstep(q, SEC(101));
+        assert_int_equal(qstate(q, h[2]), GS_JOB_RUNNING);
+        assert_int_equal(qstate(q, h[3]), GS_JOB_PENDING);
+        assert_int_equal(job_named(q->eng, "c").first_start, limited ? SEC(101) : SEC(100));
+        struct gs_queue_stats st = stats_of(q);
+        assert_int_equal(st.skipped, limited ? 4 : 0);
+        assert_int_equal(st.passes, 4);
+        assert_int_equal(st.held_back, 0);
+    }
+}
+
+/* priority (no backfill, aging 0), max_job_test 1, one 2-GPU node; three
+ * 1-GPU jobs submitted at 0s: lo (priority 1), hi (5), mid (3).  Pass
+ * order hi, mid, lo.
+ *   0s: tries hi (starts); mid, lo untried: 2 skipped.
+ *   1s: tries mid (starts on the second GPU); lo untried: 1 skipped.
+ *   2s: tries lo: no free GPU, it blocks.  0 skipped.
+ * So the look-ahead skips the lowest-ranked jobs, never a higher one. */
+static void test_lookahead_priority(void **state)
+{
+    (void)state;
+    static const struct qjob rows[] = {
+        { .id = "lo", .gpus = 1, .prio = 1 },
+        { .id = "hi", .gpus = 1, .prio = 5 },
+        { .id = "mid", .gpus = 1, .prio = 3 },
+    };
+    const char *kv[] = { "queue.policy", "priority", "queue.backfill", "false",
+                         "queue.aging_rate", "0", "queue.max_job_test", "1", NULL };
+    struct qeng *q = qeng_new("n1:2", qpolicy(kv));
+    int h[3];
+    for (int i = 0; i < 3; i++)
+        h[i] = qsubmit(q, 0, &rows[i]);
+    qstep(q, 0);
+    assert_int_equal(qstate(q, h[1]), GS_JOB_RUNNING);
+    assert_int_equal(qstate(q, h[2]), GS_JOB_PENDING);
+    assert_int_equal(stats_of(q).skipped, 2);
+    qstep(q, SEC(1));
+    assert_int_equal(qstate(q, h[2]), GS_JOB_RUNNING);
+    assert_int_equal(qstate(q, h[0]), GS_JOB_PENDING);
+    assert_int_equal(stats_of(q).skipped, 3);
+    qstep(q, SEC(2));
+    assert_int_equal(qstate(q, h[0]), GS_JOB_PENDING);
+    assert_int_equal(stats_of(q).skipped, 3);
+    assert_int_equal(q->eng->q->nvisited, 1);
+    assert_int_equal(q->eng->q->visited[0], h[0]);
+}
+
+/* ---- minimum pass interval ---------------------------------------------------- */
+
+/* fifo, min_pass_interval 60s, one 1-GPU node.
+ *   0s: j1 submitted, pass (the first: nothing before it): j1 starts.
+ *  10s: j2 submitted; the pass is held back (10 < 0 + 60); the engine
+ *       asks to be woken at 60s.
+ *  20s: j1 finishes; held back again (GPU idle, j2 still waits).
+ *  60s: the pass runs: j2 starts at 60s.
+ * 2 passes ran, 2 were held back.  With interval 0, j2 starts at 20s. */
+static void test_min_pass_interval(void **state)
+{
+    (void)state;
+    static const struct qjob j1 = { .id = "j1", .gpus = 1 };
+    static const struct qjob j2 = { .id = "j2", .submit_s = 10, .gpus = 1 };
+    for (int gap = 0; gap <= 1; gap++) {
+        const char *kv[] = { "queue.policy", "fifo", "queue.min_pass_interval",
+                             gap ? "60s" : "0s", NULL };
+        struct qeng *q = qeng_new("n1:1", qpolicy(kv));
+        int h1 = qsubmit(q, 0, &j1);
+        qstep(q, 0);
+        assert_int_equal(qstate(q, h1), GS_JOB_RUNNING);
+        int h2 = qsubmit(q, SEC(10), &j2);
+        qstep(q, SEC(10));
+        if (gap)
+            assert_int_equal(gs_engine_next_wakeup(q->eng, SEC(10)), SEC(60));
+        qfinish(q, SEC(20), h1);
+        qstep(q, SEC(20));
+        assert_int_equal(qstate(q, h2), gap ? GS_JOB_PENDING : GS_JOB_RUNNING);
+        if (gap) {
+            assert_int_equal(gs_engine_next_wakeup(q->eng, SEC(20)), SEC(60));
+            qstep(q, SEC(60));
+        }
+        assert_int_equal(job_named(q->eng, "j2").first_start, gap ? SEC(60) : SEC(20));
+        struct gs_queue_stats st = stats_of(q);
+        assert_int_equal(st.passes, gap ? 2 : 3);
+        assert_int_equal(st.held_back, gap ? 2 : 0);
+    }
+}
+
+/* The same through the simulator, which steps at the engine's wakeups:
+ * j1 (1 GPU, 20s) at 0s, j2 (1 GPU, 5s) at 10s on one GPU, interval 60s:
+ * j1 runs 0-20s; passes at 10s and 20s are held back; j2 starts at 60s
+ * (wakeup) and finishes at 65s; the pass at 65s is held back too and runs
+ * at its wakeup, 120s (an empty queue).  Passes 0, 60, 120s; held back 10,
+ * 20, 65s. */
+static void test_min_pass_interval_sim(void **state)
+{
+    (void)state;
+    static const struct qjob rows[] = {
+        { .id = "j1", .gpus = 1, .dur_s = 20 },
+        { .id = "j2", .submit_s = 10, .gpus = 1, .dur_s = 5 },
+    };
+    const char *kv[] = { "queue.policy", "fifo", "queue.min_pass_interval", "1m", NULL };
+    struct gs_sim_result *res = qsim(qcluster("n1:1"), qpolicy(kv), qtrace(rows, 2), NULL);
+    qassert_start(res->engine, "j1", 0);
+    qassert_start(res->engine, "j2", SEC(60));
+    assert_int_equal(job_named(res->engine, "j2").end, SEC(65));
+    assert_int_equal(res->summary.queue.held_back, 3);
+    assert_int_equal(res->summary.queue.passes, 3);
+}
+
+/* ---- quota totals --------------------------------------------------------------- */
+
+/* The borrow rule's totals (quota left unused and used beyond quota, over
+ * all teams) are kept as jobs start and stop; after each of 3,000 random
+ * submissions, passes, finishes and cancellations they equal a recount
+ * over every team, and gs_eng_quota_ok agrees with the rule evaluated from
+ * that recount for every pending job. */
+static void check_quota(const struct gs_engine *eng)
+{
+    int64_t u, b;
+    gs_eng_quota_recount(eng, &u, &b);
+    assert_int_equal(eng->quota_unused, u);
+    assert_int_equal(eng->quota_borrowed, b);
+    for (size_t i = eng->phead; i < eng->ptail; i++) {
+        int job = eng->pending[i];
+        const struct job *j = &eng->jobs[job];
+        if (j->state != GS_JOB_PENDING || eng->team_quota[j->team] < 0)
+            continue;
+        int64_t q = (int64_t)eng->team_quota[j->team] * GS_MILLI_GPU;
+        int64_t used = eng->team_milli[j->team], need = (int64_t)j->gpus * j->milli;
+        int64_t su = used < q ? q - used : 0, sb = used < q ? 0 : used - q;
+        int want = used + need <= q || used + need - q <= (u - su) - (b - sb);
+        assert_int_equal(gs_eng_quota_ok(eng, job), want);
+    }
+}
+
+static void test_quota_totals(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "fifo", "queue.backfill", "easy",
+                         "queue.quota_mode", "borrow", "queue.quota.a", "3",
+                         "queue.quota.b", "5", "queue.quota.c", "0", NULL };
+    struct qeng *q = qeng_new("n1:8 n2:8", qpolicy(kv));
+    static const char *const teams[] = { "a", "b", "c", "d" };
+    struct gs_rng r;
+    gs_rng_seed(&r, 3);
+    gs_time now = 0;
+    int borrowed = 0;
+    for (int op = 0; op < 3000; op++) {
+        now += SEC(1);
+        int what = (int)gs_rng_below(&r, 10);
+        struct gs_engine *eng = q->eng;
+        if (what < 5) {
+            char id[16];
+            snprintf(id, sizeof id, "j%d", op);
+            struct qjob row = { .id = id, .gpus = 1 + (int)gs_rng_below(&r, 4),
+                                .tl_s = 3600, .team = teams[gs_rng_below(&r, 4)] };
+            row.submit_s = (double)now / GS_MS_PER_SEC;
+            qsubmit(q, now, &row);
+        } else if (what < 8 && eng->nrunning > 0) {
+            qfinish(q, now, eng->running[gs_rng_below(&r, (uint64_t)eng->nrunning)]);
+        } else if (what == 8 && eng->npending > 0) {
+            size_t span = eng->ptail - eng->phead;
+            int job = eng->pending[eng->phead + gs_rng_below(&r, (uint64_t)span)];
+            struct gs_error err = { 0 };
+            if (eng->jobs[job].state == GS_JOB_PENDING)
+                assert_int_equal(gs_engine_cancel(eng, now, job, &err), 0);
+        }
+        qstep(q, now);
+        check_quota(q->eng);
+        borrowed += q->eng->quota_borrowed > 0;
+    }
+    assert_true(borrowed > 100); /* the borrow rule was exercised, not just strict quotas */
+}
+
+/* ---- the kept order equals a full sort ---------------------------------------- */
+
+/* Reference: the documented order, sorted from scratch.  effective x 1h x
+ * 1000 = priority x 1h x 1000 + aging_milli x extra wait (ms), extra =
+ * now - submit - max_wait when positive. */
+struct ref {
+    int64_t eff;
+    gs_time submit;
+    int job;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+    const struct ref *x = a, *y = b;
+    if (x->eff != y->eff)
+        return x->eff > y->eff ? -1 : 1;
+    if (x->submit != y->submit)
+        return x->submit < y->submit ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+static void check_order(const struct gs_engine *eng, gs_time now, int64_t rate_milli,
+                        gs_time max_wait)
+{
+    struct ref *v = calloc(eng->njobs + 1, sizeof *v);
+    assert_non_null(v);
+    size_t n = 0;
+    for (size_t h = 0; h < eng->njobs; h++) {
+        const struct job *j = &eng->jobs[h];
+        if (j->state != GS_JOB_PENDING)
+            continue;
+        gs_time extra = now - j->submit - max_wait;
+        int64_t eff = (int64_t)j->priority * 3600 * 1000 * 1000;
+        if (extra > 0)
+            eff += rate_milli * extra;
+        v[n++] = (struct ref){ eff, j->submit, (int)h };
+    }
+    qsort(v, n, sizeof *v, cmp_ref);
+    const struct gs_qstate *q = eng->q;
+    assert_int_equal(q->nvisited, n);
+    for (size_t i = 0; i < n; i++)
+        if (q->visited[i] != v[i].job)
+            fail_msg("at %lld ms position %zu: pass visited %d, sort says %d", (long long)now,
+                     i, q->visited[i], v[i].job);
+    free(v);
+}
+
+/* One 8-GPU node held by a 10-day job, so no pending 8-GPU job ever starts
+ * and every pass (EASY, max_job_test 0) visits the whole queue.  Over 400
+ * rounds, 1-5 jobs arrive with priorities 0-9 and back-dated submit times
+ * (0-2h earlier), a random pending job is cancelled now and then, and time
+ * moves 1-600 s: aging (1.5 points per hour past 30 min) keeps moving jobs
+ * from the young to the aged list and reordering them.  After every pass,
+ * the order it visited equals the reference sort of all pending jobs. */
+static void test_order_equals_sort(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "priority_with_backfill", "queue.aging_rate", "1.5",
+                         "queue.max_wait_before_aging", "30m", "queue.max_job_test", "0",
+                         NULL };
+    struct qeng *q = qeng_new("n1:8", qpolicy(kv));
+    static const struct qjob blocker = { .id = "blocker", .gpus = 8, .tl_s = 864000 };
+    qsubmit(q, 0, &blocker);
+    qstep(q, 0);
+    struct gs_rng r;
+    gs_rng_seed(&r, 5);
+    gs_time now = HRS(3);
+    int id = 0;
+    for (int round = 0; round < 400; round++) {
+        now += SEC(1 + gs_rng_below(&r, 600));
+        for (int k = (int)gs_rng_below(&r, 5); k >= 0; k--) {
+            char name[16];
+            snprintf(name, sizeof name, "p%d", id++);
+            struct qjob row = { .id = name, .gpus = 8, .prio = (int)gs_rng_below(&r, 10) };
+            row.submit_s = (double)(now - (gs_time)gs_rng_below(&r, 7200) * 1000) / 1000.0;
+            qsubmit(q, now, &row);
+        }
+        struct gs_engine *eng = q->eng;
+        if (gs_rng_below(&r, 3) == 0 && eng->npending > 1) {
+            size_t span = eng->ptail - eng->phead;
+            int job = eng->pending[eng->phead + gs_rng_below(&r, (uint64_t)span)];
+            struct gs_error err = { 0 };
+            if (eng->jobs[job].state == GS_JOB_PENDING && job != 0)
+                assert_int_equal(gs_engine_cancel(eng, now, job, &err), 0);
+        }
+        qstep(q, now);
+        check_order(q->eng, now, 1500, MINS(30));
+    }
+    assert_true(q->eng->npending > 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        QTEST(test_lookahead_fifo),
+        QTEST(test_lookahead_priority),
+        QTEST(test_min_pass_interval),
+        QTEST(test_min_pass_interval_sim),
+        QTEST(test_quota_totals),
+        QTEST(test_order_equals_sort),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
