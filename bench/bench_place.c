@@ -99,7 +99,7 @@ static int decision_cases(int only, int reps, double *total)
     struct gs_shape_dist d = { 5, { shape(1, 1000, 0.5), shape(2, 1000, 0.15),
                                     shape(4, 1000, 0.1), shape(8, 1000, 0.15),
                                     shape(1, 250, 0.1) } };
-    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL };
+    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL, GS_FRAG_SCORE_QUANTUM };
     struct gs_frag_cache fc; /* what the engine keeps for frag (not timed) */
     if (gs_frag_cache_init(&fc, NODES) < 0)
         return 1;

@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct gs_policy pol;
     gs_policy_init(&pol);
     FILE *tl = fopen("/dev/null", "w");
-    struct gs_sim_opts o = { tick, NULL, tl, 1, NULL };
+    struct gs_sim_opts o = { .on_tick = tick, .arg = tl, .check = 1 };
     struct gs_sim_result r;
     if (gs_sim_run(cl, &pol, tr, &o, &r, &err) == 0) {
         char *text = NULL;

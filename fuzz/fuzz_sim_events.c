@@ -298,7 +298,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct gs_cluster *cl = make_cluster();
     struct gs_node_events ne = { 0 };
     if (nul && gs_node_events_parse(nul + 1, len - tlen - 1, "events.csv", cl,
-                                    gs_trace_origin(full), &ne, &err) != 0) {
+                                    gs_trace_epoch(full), &ne, &err) != 0) {
         if (ne.ev)
             abort(); /* nothing left behind on error */
         ne.n = 0;

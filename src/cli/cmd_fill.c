@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "core/policy.h"
+#include "core/place.h"
 #include "sim/fill.h"
 
 #include <jansson.h>
@@ -12,7 +13,8 @@
 static const char *const fill_help =
     "usage: gpusched fill --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
     "                     [--strategy NAME] [--inflate 1.3] [--seeds 42-51]\n"
-    "                     [--step 5] [--json]\n"
+    "                     [--ties random|file] [--typical original|inflated]\n"
+    "                     [--frag-score quantum|sigmoid] [--step 5] [--json]\n"
     "\n"
     "FGD's experiment (USENIX ATC'23): sample jobs of the trace with replacement\n"
     "until their GPU request reaches INFLATE x the cluster's GPUs, shuffle, place\n"
@@ -24,13 +26,21 @@ static const char *const fill_help =
     "  --cluster FILE   cluster YAML\n"
     "  --trace FILE     trace CSV (durations and submit times are ignored)\n"
     "  --policy FILE    policy YAML: placement.strategy and placement.frag\n"
-    "  --strategy NAME  pack | spread | topo | frag (engine strategies), or a\n"
+    "  --strategy NAME  pack | spread | topo | frag | first_fit (engine), or a\n"
     "                   baseline of the FGD artifact: random | dotprod |\n"
     "                   clustering | packing | bestfit | fgd (overrides --policy)\n"
     "  --inflate X      target GPU request / capacity (default 1.3)\n"
     "  --seeds A-B      seeds, a range or a comma list (default 42-51)\n"
+    "  --ties ORDER     which node wins equal scores: random (default; FGD's\n"
+    "                   protocol: a random node order per seed, as the artifact's\n"
+    "                   random node names) or file (the cluster file's order)\n"
+    "  --typical SET    typical shapes from the original trace (default, as the\n"
+    "                   artifact) or from the inflated job list\n"
+    "  --frag-score S   frag's score shape: quantum (uniform steps) or sigmoid\n"
+    "                   (FGD's integer score; overrides --policy)\n"
     "  --step N         text output: every N percent (default 5)\n"
-    "  --json           print JSON: {policy, seeds, jobs, placed, failed, k,\n"
+    "  --json           print JSON: {policy, ties, typical, seeds, jobs, placed,\n"
+    "                   failed, k,\n"
     "                   curve: [{arrived, unallocated, frag_ratio, frag_amount,\n"
     "                   schedulability}]}\n";
 
@@ -38,6 +48,7 @@ static const char *const fill_help =
 
 struct fill_args {
     const char *cluster, *trace, *policy, *strategy, *seeds;
+    int ties, typical, score_shape; /* -1 = default */
     double inflate;
     long long step;
     int json;
@@ -55,6 +66,21 @@ static int fill_opt(int c, const char *val, void *arg)
     case 'i': return cli_parse_double("fill", "--inflate", val, 0.01, 100, &a->inflate);
     case 'n': return cli_parse_long("fill", "--step", val, 1, 100, &a->step);
     case 'j': a->json = 1; break;
+    case 'T':
+        if (strcmp(val, "random") && strcmp(val, "file"))
+            return cli_failf("fill", -1, "--ties: '%s' is not random or file", val);
+        a->ties = strcmp(val, "random") ? GS_FILL_TIES_FILE : GS_FILL_TIES_RANDOM;
+        break;
+    case 'Y':
+        if (strcmp(val, "original") && strcmp(val, "inflated"))
+            return cli_failf("fill", -1, "--typical: '%s' is not original or inflated", val);
+        a->typical = strcmp(val, "original") ? GS_FILL_TYPICAL_INFLATED : GS_FILL_TYPICAL_ORIGINAL;
+        break;
+    case 'F':
+        if (strcmp(val, "quantum") && strcmp(val, "sigmoid"))
+            return cli_failf("fill", -1, "--frag-score: '%s' is not quantum or sigmoid", val);
+        a->score_shape = strcmp(val, "quantum") ? GS_FRAG_SCORE_SIGMOID : GS_FRAG_SCORE_QUANTUM;
+        break;
     }
     return 0;
 }
@@ -66,6 +92,8 @@ static int parse_args(int argc, char **argv, struct fill_args *a)
         { "policy", required_argument, NULL, 'p' },  { "strategy", required_argument, NULL, 's' },
         { "inflate", required_argument, NULL, 'i' }, { "seeds", required_argument, NULL, 'S' },
         { "step", required_argument, NULL, 'n' },    { "json", no_argument, NULL, 'j' },
+        { "ties", required_argument, NULL, 'T' },    { "typical", required_argument, NULL, 'Y' },
+        { "frag-score", required_argument, NULL, 'F' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "fill", fill_help, opts };
@@ -125,8 +153,11 @@ static int print_json(const struct gs_fill_opts *o, const uint64_t *seeds, int n
     json_t *s = json_array();
     for (int i = 0; s && i < nseeds; i++)
         json_array_append_new(s, json_integer((json_int_t)seeds[i]));
-    return cli_print_json(json_pack("{s:s, s:f, s:o, s:I, s:I, s:I, s:i, s:i, s:o}", "policy",
-                             gs_fill_policy_name(o->policy, o->strategy), "inflate", o->inflate,
+    return cli_print_json(json_pack("{s:s, s:s, s:s, s:f, s:o, s:I, s:I, s:I, s:i, s:i, s:o}", "policy",
+                             gs_fill_policy_name(o->policy, o->strategy), "ties",
+                             o->ties == GS_FILL_TIES_RANDOM ? "random" : "file", "typical",
+                             o->typical == GS_FILL_TYPICAL_ORIGINAL ? "original" : "inflated",
+                             "inflate", o->inflate,
                              "seeds", s, "jobs", (json_int_t)r->jobs, "placed",
                              (json_int_t)r->placed, "failed", (json_int_t)r->failed, "k", r->k,
                              "typical_shapes", r->shapes, "curve", curve_json(r)));
@@ -162,8 +193,15 @@ static int setup_opts(const struct fill_args *a, struct gs_fill_opts *o)
         o->strategy = pol.strategy;
         o->sched_weight = pol.frag_sched_weight;
         o->quantum = pol.frag_quantum;
+        o->score_shape = pol.frag_score;
         gs_policy_fini(&pol);
     }
+    if (a->ties >= 0)
+        o->ties = a->ties;
+    if (a->typical >= 0)
+        o->typical = a->typical;
+    if (a->score_shape >= 0)
+        o->score_shape = a->score_shape;
     if (a->strategy && gs_fill_policy_find(a->strategy, &o->policy, &o->strategy) < 0)
         return cli_failf("fill", 2, "--strategy: unknown '%s' (see --help)", a->strategy);
     return 0;
@@ -203,6 +241,7 @@ static int run(const struct fill_args *a, const struct gs_cluster *cl, const str
 int cmd_fill(int argc, char **argv)
 {
     struct fill_args a = { 0 };
+    a.ties = a.typical = a.score_shape = -1;
     int st = parse_args(argc, argv, &a);
     if (st >= 0)
         return st;

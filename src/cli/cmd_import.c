@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/cli_out.h"
 #include "cli/cli_load.h"
+#include "io/capacity.h"
 #include "io/import_aaic.h"
 
 #include <inttypes.h>
@@ -90,6 +91,8 @@ int cmd_import(int argc, char **argv)
 static const char *const aaic_help =
     "usage: gpusched import --format aaic --in FILE.csv[.gz] [--trace-out T.csv]\n"
     "                       [--cluster-out C.yaml] [--nodes N] [--json]\n"
+    "                       [--node-events-out E.csv [--cap-window S]\n"
+    "                        [--cap-users N] [--cap-quantile Q]]\n"
     "\n"
     "Convert an AIST AI Cloud (AAIC) batch-queue log (shared/traces/aaic/) into a\n"
     "native trace.  Exact duplicate records (all fields but id identical) are\n"
@@ -108,14 +111,24 @@ static const char *const aaic_help =
     "  --nodes N           nodes of the cluster YAML and of the load figure\n"
     "                      (default 40; 32-40 nodes were under the batch scheduler)\n"
     "  --json              print the summary as JSON on stdout as well\n"
+    "  --node-events-out FILE  write the capacity inferred from the log as node\n"
+    "                      events for the N-node cluster (sim --node-events): per\n"
+    "                      12 h window, the GPUs in use while 1-GPU jobs of queues\n"
+    "                      0-1 waited over 60 s; stops where jobs waited while\n"
+    "                      nothing ran for 1 h (io/capacity.h, docs/aaic-replay.md)\n"
+    "  --cap-window S      seconds per capacity window (default 43200)\n"
+    "  --cap-users N       users waiting at an evidence instant (default 2)\n"
+    "  --cap-quantile Q    quantile of the usage while evidence waits (0.95)\n"
     "\n"
     "The AAIC log requires the acknowledgement \"The AAIC workload log was\n"
     "graciously provided by AIRC, AIST.\" (see shared/traces/README.md).\n";
 
 struct aaic_args {
-    const char *in, *trace_out, *cluster_out;
+    const char *in, *trace_out, *cluster_out, *events_out;
     long long nodes;
     int json;
+    long long cap_window, cap_users; /* 0 = default */
+    double cap_quantile;             /* < 0 = default */
 };
 
 static int aaic_opt(int c, const char *val, void *arg)
@@ -126,6 +139,10 @@ static int aaic_opt(int c, const char *val, void *arg)
     case 'i': a->in = val; break;
     case 't': a->trace_out = val; break;
     case 'c': a->cluster_out = val; break;
+    case 'e': a->events_out = val; break;
+    case 'W': return cli_parse_long("import", "--cap-window", val, 60, 1e8, &a->cap_window);
+    case 'U': return cli_parse_long("import", "--cap-users", val, 1, 1000, &a->cap_users);
+    case 'Q': return cli_parse_double("import", "--cap-quantile", val, 0, 1, &a->cap_quantile);
     case 'n': return cli_parse_long("import", "--nodes", val, 1, 4096, &a->nodes);
     case 'j': a->json = 1; break;
     }
@@ -140,6 +157,10 @@ static int aaic_parse_args(int argc, char **argv, struct aaic_args *a)
         { "trace-out", required_argument, NULL, 't' },
         { "cluster-out", required_argument, NULL, 'c' },
         { "nodes", required_argument, NULL, 'n' },
+        { "node-events-out", required_argument, NULL, 'e' },
+        { "cap-window", required_argument, NULL, 'W' },
+        { "cap-users", required_argument, NULL, 'U' },
+        { "cap-quantile", required_argument, NULL, 'Q' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -266,9 +287,84 @@ static int write_files(const struct aaic_args *a, const struct gs_aaic_result *r
     return st;
 }
 
+/* The AAIC jobs as capacity records (io/capacity.h): start = submit +
+ * observed wait, end = start + duration; evidence = 1-GPU jobs of queues 0
+ * and 1 (queue 2 had its own cap of 16 jobs and queue 3 waited days even
+ * on a quiet cluster: docs/aaic-replay.md, section 3.5).  Jobs without an
+ * observed wait are left out.  Returns the count, or -1 (out of memory). */
+static long cap_records(const struct gs_aaic_result *r, struct gs_cap_record **out)
+{
+    size_t n = gs_trace_count(r->trace), k = 0;
+    struct gs_cap_record *v = calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct gs_job_spec *s = gs_trace_job(r->trace, i);
+        if (r->observed_wait[i] == GS_TIME_NONE)
+            continue;
+        int64_t sub = s->submit / GS_MS_PER_SEC;
+        int64_t start = sub + r->observed_wait[i] / GS_MS_PER_SEC;
+        int64_t dur = gs_trace_duration(r->trace, i) / GS_MS_PER_SEC;
+        const char *q = s->queue ? s->queue : "";
+        int user = s->user && s->user[0] == 'u' ? atoi(s->user + 1) : -1;
+        v[k++] = (struct gs_cap_record){ sub, start, start + (dur > 0 ? dur : 0), s->gpus,
+                                         s->gpus == 1 && (!strcmp(q, "0") || !strcmp(q, "1")),
+                                         user >= 0 && user < 1000000 ? user : -1 };
+    }
+    *out = v;
+    return (long)k;
+}
+
+/* Infer the capacity (at most `nodes` nodes), write it as node events for
+ * the nodes aaic-1 .. aaic-<nodes> of --cluster-out and summarise it and
+ * its check on stderr. */
+static int write_capacity(const char *path, const struct gs_aaic_result *r,
+                          const struct aaic_args *a)
+{
+    int nodes = (int)a->nodes;
+    struct gs_cap_record *v = NULL;
+    long n = cap_records(r, &v);
+    if (n < 0)
+        return cli_failf("import", 1, "out of memory");
+    struct gs_cap_params p;
+    gs_cap_defaults(&p);
+    p.node_gpus = GS_AAIC_NODE_GPUS;
+    p.max_nodes = nodes;
+    if (a->cap_window > 0)
+        p.window = a->cap_window;
+    if (a->cap_users > 0)
+        p.min_users = (int)a->cap_users;
+    if (a->cap_quantile >= 0)
+        p.quantile = a->cap_quantile;
+    struct gs_cap_result c;
+    struct gs_error err = { 0 };
+    int rc = gs_cap_infer(v, (size_t)n, &p, &c, &err);
+    free(v);
+    if (rc < 0)
+        return cli_fail("import", &err);
+    FILE *f = cli_open_out("import", path);
+    int st = f ? 0 : 1;
+    if (f) {
+        rc = gs_cap_write_node_events(f, &c, nodes, "aaic-", 0, &err);
+        st = cli_close("import", f, path);
+        if (rc < 0)
+            st = cli_failf("import", 1, "%s: %s", path, err.msg);
+    }
+    if (st == 0)
+        fprintf(stderr,
+                "capacity: %d steps, %d-%d nodes outside %d outages (%.1f h); %d of %d "
+                "%.0f h windows saturated; usage above it: %.1f GPU-h over %.1f h (at most %d "
+                "GPUs)\n",
+                c.nsteps, c.min_nodes, c.max_nodes, c.outages, (double)c.outage_s / 3600,
+                c.saturated, c.windows, (double)p.window / 3600, c.over_gpu_s / 3600, (double)c.over_s / 3600,
+                c.over_max);
+    gs_cap_result_fini(&c);
+    return st;
+}
+
 static int import_aaic(int argc, char **argv)
 {
-    struct aaic_args a = { NULL, NULL, NULL, 40, 0 };
+    struct aaic_args a = { NULL, NULL, NULL, NULL, 40, 0, 0, 0, -1 };
     int st = aaic_parse_args(argc, argv, &a);
     if (st >= 0)
         return st;
@@ -277,6 +373,8 @@ static int import_aaic(int argc, char **argv)
     if (gs_aaic_load(a.in, &r, &err) < 0)
         return cli_fail("import", &err);
     st = write_files(&a, &r);
+    if (st == 0 && a.events_out)
+        st = write_capacity(a.events_out, &r, &a);
     if (st == 0) {
         aaic_summary(stderr, &a, &r.stats);
         if (a.json)

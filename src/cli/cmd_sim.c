@@ -3,9 +3,9 @@
 #include "cli/cli_load.h"
 #include "cli/cli_out.h"
 #include "cli/html_out.h"
+#include "io/node_events_csv.h"
 #include "cli/progress_out.h"
 #include "io/job_fields.h"
-#include "io/node_events_csv.h"
 #include "io/report.h"
 #include "sim/sim.h"
 
@@ -185,7 +185,7 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
     }
     int status = gs_cli_check_rejected("sim", r.engine);
     if (status == 0 && a->out)
-        status = write_outputs(a, &files, &r, pol, gs_trace_origin(tr));
+        status = write_outputs(a, &files, &r, pol, gs_trace_epoch(tr));
     if (a->out && finish_outputs(a->out, &files, status == 0))
         status = 1;
     if (status == 0 && a->html &&
@@ -193,11 +193,11 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
         status = 1;
     cli_html_fini(&h);
     if (a->json)
-        status |= cli_print_json(summary_json(&r, pol, gs_trace_origin(tr)));
+        status |= cli_print_json(summary_json(&r, pol, gs_trace_epoch(tr)));
     else {
         char iso[40];
-        if (gs_trace_origin(tr) != GS_TIME_NONE &&
-            gs_format_iso8601(gs_trace_origin(tr), iso, sizeof iso) > 0)
+        if (gs_trace_epoch(tr) != GS_TIME_NONE &&
+            gs_format_iso8601(gs_trace_epoch(tr), iso, sizeof iso) > 0)
             printf("time 0 = %s (the trace's earliest submit; times below are seconds after "
                    "it)\n", iso);
         gs_report_summary_text(stdout, &r.summary, pol);
@@ -212,7 +212,7 @@ static int load_node_events(const struct sim_args *a, const struct gs_cli_inputs
     if (!a->node_events)
         return 0;
     struct gs_error err = { 0 };
-    if (gs_node_events_load(a->node_events, in->cluster, gs_trace_origin(in->trace), ne,
+    if (gs_node_events_load(a->node_events, in->cluster, gs_trace_epoch(in->trace), ne,
                             &err) == 0)
         return 0;
     cli_fail("sim", &err);

@@ -4,7 +4,9 @@
 #include "core/engine_place.h"
 #include "core/frag.h"
 #include "core/alloc.h"
+#include "core/rng.h"
 
+#include <math.h>
 #include <string.h>
 
 static gs_time user_estimate(void *arg, const struct gs_engine *eng, int job)
@@ -388,7 +390,7 @@ void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct g
 {
     a->nparts = j->nparts;
     a->cap = j->nparts;
-    a->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* NULL: nothing yet */
+    a->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* CPU-only jobs alone: no pool */
     a->milli = j->alloc_milli;
     a->mem_mib = j->alloc_mem;
     a->cpu_milli = j->cpu_milli;
@@ -397,9 +399,30 @@ void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct g
     a->mig_reconf = 0;
 }
 
+/* The driver's start latency of start number `run` of `job` (policy
+ * start_latency.*): 0 when the median is 0; the median when sigma is 0;
+ * else median x exp(sigma x z), z standard normal by Box-Muller from two
+ * splitmix64 draws keyed by (seed, job, run) - the same job and run always
+ * get the same latency, whatever else the schedule does. */
+static gs_time start_latency(const struct gs_policy *pol, int job, int run)
+{
+    if (pol->start_latency <= 0 || pol->start_latency_sigma <= 0)
+        return pol->start_latency > 0 ? pol->start_latency : 0;
+    uint64_t x = (uint64_t)pol->start_latency_seed * 0x9E3779B97F4A7C15ULL ^
+                 (uint64_t)job << 24 ^ (uint64_t)run;
+    double u1 = ((double)(gs_splitmix64(&x) >> 11) + 0.5) / 9007199254740992.0;
+    double u2 = (double)(gs_splitmix64(&x) >> 11) / 9007199254740992.0;
+    double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    double v = (double)pol->start_latency * exp(pol->start_latency_sigma * z);
+    return v < 1e15 ? (gs_time)llround(v) : (gs_time)1e15;
+}
+
 /* Record a placement that has been taken from the cluster (or an empty one
- * for a CPU-only job) and make the job running.  Pools were grown before. */
-void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const struct gs_alloc *a)
+ * for a CPU-only job) and make the job running.  Pools were grown before.
+ * With a start latency `lat` > 0 the job really starts at now + lat (its
+ * `start`): it holds the resources from now and does no work until then. */
+void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time lat,
+                         const struct gs_alloc *a)
 {
     struct job *j = &eng->jobs[job];
     j->parts_off = (uint32_t)eng->nparts;
@@ -407,7 +430,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     j->alloc_mem = a->mem_mib;
     j->alloc_milli = a->milli;
     j->mig_slot = (uint8_t)a->mig_slot;
-    if (a->nparts > 0) /* a CPU-only job: no parts, and the pool may be NULL yet */
+    if (a->nparts > 0) /* a CPU-only job has none, and eng->parts may be NULL */
         memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
     eng->nparts += (size_t)a->nparts;
     j->run_pos = (int)eng->nrunning;
@@ -417,17 +440,18 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
         restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
     if (a->mig_reconf)
         restore += eng->pol.mig_drain_cost; /* repartitioning the MIG GPU first */
-    gs_progress_start(&eng->prog[eng->nrunning], now, j->saved, j->ckpt_interval, j->ckpt_cost,
-                      restore, GS_RATE_FULL);
+    gs_progress_start(&eng->prog[eng->nrunning], now + lat, j->saved, j->ckpt_interval,
+                      j->ckpt_cost, restore, GS_RATE_FULL);
     eng->nrunning++;
     j->runs++;
     j->state = GS_JOB_RUNNING;
     j->reason = GS_WAIT_NONE;
-    j->start = now;
+    j->start = now + lat;
     if (j->first_start == GS_TIME_NONE)
-        j->first_start = now;
+        j->first_start = j->start;
     j->estimate = gs_eng_estimate(eng, job);
-    gs_time until = j->estimate == GS_TIME_NONE ? GS_TIME_INF : gs_time_add(now, j->estimate);
+    gs_time until =
+        j->estimate == GS_TIME_NONE ? GS_TIME_INF : gs_time_add(j->start, j->estimate);
     gs_profile_occupy(eng->profile, a, until);
     gs_eng_watch_overrun(eng, job);
     j->deadline = gs_eng_deadline(eng, job);
@@ -474,7 +498,7 @@ int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfil
     if (a->nparts > 0 && gs_cluster_alloc(eng->cl, a, NULL) < 0)
         return GS_ENOSPC;
     gs_eng_leave_pending(eng, job);
-    gs_eng_mark_running(eng, job, now, a);
+    gs_eng_mark_running(eng, job, now, start_latency(&eng->pol, job, j->runs), a);
     j->backfilled = (uint8_t)backfilled;
     int rate = gs_eng_rate(eng, job);
     if (rate != GS_RATE_FULL)

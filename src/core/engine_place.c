@@ -48,6 +48,7 @@ struct gs_eng_place *gs_eng_place_create(const struct gs_cluster *cl, const stru
     p->ctx.shapes = &p->dist;
     p->ctx.sched_weight = pol->frag_sched_weight;
     p->ctx.quantum = pol->frag_quantum;
+    p->ctx.score_shape = pol->frag_score;
     p->ctx.mig_reconfigure = pol->mig_reconfigure;
     p->version = 1;
     p->memo_n = -1;

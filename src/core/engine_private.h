@@ -199,8 +199,11 @@ int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs
 int gs_eng_reserve_pools(struct gs_engine *eng, int nparts);
 
 /* Make `job` running on `a` (already taken from the cluster) at `now`:
- * records the GPUs, estimate, expected end and runtime-cap deadline. */
-void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const struct gs_alloc *a);
+ * records the GPUs, estimate, expected end and runtime-cap deadline.  With
+ * `lat` > 0 (the driver's start latency) it really starts at now + lat:
+ * that is its start, and it does no work before. */
+void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time lat,
+                         const struct gs_alloc *a);
 
 /* Take a running job off its GPUs and out of the running set, ending in
  * `state` at `now`. */

@@ -129,7 +129,7 @@ int gs_engine_job_alloc(const struct gs_engine *eng, int job, struct gs_alloc *o
         return GS_ESTATE;
     out->nparts = j->nparts;
     out->cap = j->nparts;
-    out->parts = eng->parts ? eng->parts + j->parts_off : NULL;
+    out->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* no GPU job yet: no pool */
     out->milli = j->alloc_milli > 0 ? j->alloc_milli : j->milli;
     out->mem_mib = j->alloc_mem;
     out->cpu_milli = j->cpu_milli;

@@ -46,7 +46,7 @@ static int restore_running(struct gs_engine *eng, int job, const struct gs_job_i
     if (a.nparts > 0)
         gs_cluster_alloc(eng->cl, &a, NULL); /* checked by the caller */
     gs_eng_leave_pending(eng, job);
-    gs_eng_mark_running(eng, job, info->start, &a);
+    gs_eng_mark_running(eng, job, info->start, 0, &a);
     replay_run(eng, job, info);
     return 0;
 }

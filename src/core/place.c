@@ -1,5 +1,5 @@
 /* place.c - placement under the topology rule: candidate enumeration and
- * the pack/spread scores; topo, frag and MIG plug in through
+ * the pack/spread/first_fit scores; topo, frag and MIG plug in through
  * place_private.h.
  *
  * Every placement is a choice among candidate units (an NVLink domain, a
@@ -79,6 +79,8 @@ static struct gs_pscore score(struct gs_pctx *c, int node, uint64_t take, int un
         return gs_topo_score_whole(c, node, take, unit_idle, node_idle);
     case GS_PLACE_FRAG:
         return gs_frag_score_whole(c, node, take, unit_idle, node_idle);
+    case GS_PLACE_FIRST_FIT:
+        return s; /* every candidate ties: the first in node order wins */
     default:
         s.b = (int64_t)(unit_idle - gpus) * 1024 + (node_idle - gpus);
         return s;
@@ -104,11 +106,11 @@ static int emit_best(struct gs_pctx *c, const struct gs_pl_best *b)
  * below 0), so a scan may stop: ties go to the earlier candidate anyway. */
 static int unbeatable(const struct gs_pctx *c, struct gs_pscore s)
 {
-    return (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_TOPO) && s.a == 0 &&
-           s.b == 0;
+    return (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_TOPO ||
+            c->strategy == GS_PLACE_FIRST_FIT) && s.a == 0 && s.b == 0;
 }
 
-/* place_domain for pack and spread: the same scores in plain integers,
+/* place_domain for pack, spread and first_fit: the same scores in plain integers,
  * which keeps the scan of a large cluster within a few microseconds. */
 static int place_domain_int(struct gs_pctx *c)
 {
@@ -128,7 +130,8 @@ static int place_domain_int(struct gs_pctx *c)
             if (f < gpus)
                 continue;
             int64_t s = spread ? -((int64_t)ni * 1024 + f)
-                               : (int64_t)(f - gpus) * 1024 + (ni - gpus);
+                        : c->strategy == GS_PLACE_FIRST_FIT ? 0
+                                                            : (int64_t)(f - gpus) * 1024 + (ni - gpus);
             if (s < best) {
                 best = s;
                 best_node = n;
@@ -165,7 +168,8 @@ static int place_domain(struct gs_pctx *c)
         if (rc != GS_ENOTSUP)
             return rc;
     }
-    if (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_SPREAD)
+    if (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_SPREAD ||
+        c->strategy == GS_PLACE_FIRST_FIT)
         return place_domain_int(c);
     int gpus = c->req->gpus, nn = gs_cluster_node_count(c->cl);
     struct gs_pl_best best = { GS_PSCORE_WORST, -1, 0 };
@@ -335,6 +339,8 @@ static struct gs_pscore score_shared(struct gs_pctx *c, int node, int g, int fm,
         return gs_topo_score_shared(c, node, g, fm);
     case GS_PLACE_FRAG:
         return gs_frag_score_shared(c, node, g, fm);
+    case GS_PLACE_FIRST_FIT:
+        return s;
     default:
         s.b = (int64_t)(fm - c->req->milli) * 1024 + ni;
         return s;
@@ -438,6 +444,7 @@ static int place_shared(struct gs_pctx *c)
     struct shared_best b = { -1, -1, 0, GS_PSCORE_WORST };
     switch (c->strategy) {
     case GS_PLACE_FRAG:
+    case GS_PLACE_FIRST_FIT: /* first_fit: the first GPU with room, node order */
         scan_shared(c, SH_PART | SH_IDLE, &b);
         break;
     case GS_PLACE_SPREAD:
@@ -492,6 +499,7 @@ static void setup(struct gs_pctx *c, const struct gs_cluster *cl, const uint64_t
                req->mem_mib <= 0 && req->cpu_milli == 0 && req->host_mem_mib == 0;
     c->weight = req->ctx ? req->ctx->sched_weight : DEFAULT_SCHED_WEIGHT;
     c->quantum = req->ctx ? req->ctx->quantum : DEFAULT_QUANTUM;
+    c->score_shape = req->ctx ? req->ctx->score_shape : GS_FRAG_SCORE_QUANTUM;
     c->mig_reconfigure = req->ctx ? req->ctx->mig_reconfigure : GS_MIG_NEVER;
     c->shapes = req->ctx ? req->ctx->shapes : NULL;
     c->fnode = -1;
@@ -532,7 +540,7 @@ int gs_place(const struct gs_cluster *cl, const uint64_t *view,
     int rc = check_request(req, out, err);
     if (rc < 0)
         return rc;
-    if (strategy < GS_PLACE_PACK || strategy > GS_PLACE_FRAG)
+    if (strategy < GS_PLACE_PACK || strategy > GS_PLACE_FIRST_FIT)
         return gs_errorf(err, GS_ENOTSUP, "placement strategy %d: unknown", strategy);
     struct gs_pctx c;
     setup(&c, cl, view, req, strategy, out);

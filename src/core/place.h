@@ -24,6 +24,13 @@
 
 enum gs_mig_reconf { GS_MIG_NEVER, GS_MIG_WHEN_IDLE };
 
+/* frag: how a candidate's change of fragmentation becomes its score.
+ * QUANTUM: uniform steps of ctx->quantum milli-GPU.  SIGMOID: the FGD
+ * artifact's integer score, trunc(100 x sigmoid(decrease / 1000 milli-GPU))
+ * (fgd_score.go): steps of about 40 milli-GPU near no change, flat for
+ * large changes (docs/placement.md). */
+enum gs_frag_score { GS_FRAG_SCORE_QUANTUM, GS_FRAG_SCORE_SIGMOID };
+
 /* Optional context for the strategies that look beyond the request; the
  * caller owns it (the engine keeps one per engine).  Borrowed for the call. */
 struct gs_frag_cache; /* core/frag.h */
@@ -40,6 +47,7 @@ struct gs_place_ctx {
     const struct gs_frag_cache *frag_cache; /* frag: F_n of every node's live
                                state w.r.t. `shapes`, up to date (frag.h), or
                                NULL to compute it; unused with a view */
+    int score_shape;        /* frag: enum gs_frag_score (0 = quantum) */
 };
 
 struct gs_request {
@@ -65,7 +73,9 @@ struct gs_request {
  * unit by its leftover; topo keeps S_k units, whole NVLink domains and
  * whole nodes free before fitting best, and keeps multi-node jobs inside
  * one rack or multi-node domain; frag minimises the increase of expected
- * fragmentation (FGD) w.r.t. ctx->shapes plus sched_weight x the S_k loss.
+ * fragmentation (FGD) w.r.t. ctx->shapes plus sched_weight x the S_k loss
+ * (rounded by ctx->score_shape); first_fit takes the first candidate in
+ * node order that fits (Tiresias).
  * A MIG request takes a free instance of its profile (GPUs with more busy
  * instances first, spread: fewer), else, with mig_reconfigure when_idle, an
  * idle MIG GPU repartitioned (out->mig_reconf).

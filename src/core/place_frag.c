@@ -10,6 +10,8 @@
  * that a job of the shape distribution needs at least k GPUs (so losing a
  * unit costs in proportion to how often big jobs come; 0 when none come);
  * w placement.frag.sched_weight; q placement.frag.quantum.  Lower wins.
+ * With placement.frag.score: sigmoid the rounding is FGD's instead:
+ * score = -trunc(100 x sigmoid(-(F_n(s') - F_n(s) + S_k term) / 1000)).
  * Like FGD's integer node score, q makes candidates within q milli-GPU of
  * each other tie, and ties go to node order, then GPU index (first fit):
  * that implicit packing rule is worth ~6 points of unallocated GPUs on
@@ -90,9 +92,14 @@ static void load_node(struct gs_pctx *c, int node)
     c->fnode = node;
 }
 
-/* Scores closer than the quantum tie (then the topo order decides). */
+/* Scores closer than the quantum tie (then the topo order decides).  The
+ * sigmoid shape is FGD's node score, trunc(100 / (1 + exp(v / 1000))) of
+ * the decrease -v, negated so that lower still wins; like the quantum it
+ * is non-decreasing in v, which keeps gs_frag_prune's bound valid. */
 static double quantise(const struct gs_pctx *c, double v)
 {
+    if (c->score_shape == GS_FRAG_SCORE_SIGMOID)
+        return -trunc(100.0 / (1.0 + exp(v / 1000.0)));
     return c->quantum > 0 ? floor(v / c->quantum + 0.5) : v;
 }
 

@@ -33,6 +33,7 @@ struct gs_pctx {
     int k;                         /* S_k job size of the cluster */
     double weight;                 /* frag: S_k loss weight */
     double quantum;                /* frag: score step, milli-GPU */
+    int score_shape;               /* frag: enum gs_frag_score */
     double pk;                     /* frag: probability of shapes needing >= k GPUs */
     double pmass;                  /* frag: probability of the non-MIG shapes */
     double psmall;                 /* frag, shared request: of shapes no bigger */

@@ -29,7 +29,9 @@ static const int backfill_values[] = { GS_BACKFILL_NONE, GS_BACKFILL_EASY, GS_BA
 static const char *const estimate_names[] = { "user", "from_history", "oracle", NULL };
 static const char *const quantile_names[] = { "p50", "p90", NULL };
 static const int quantile_values[] = { 50, 90 };
-static const char *const strategy_names[] = { "pack", "spread", "topo", "frag", NULL };
+static const char *const strategy_names[] = { "pack", "spread", "topo", "frag",
+                                                 "first_fit", NULL };
+static const char *const frag_score_names[] = { "quantum", "sigmoid", NULL };
 static const char *const sharing_names[] = { "exclusive", "shared", NULL };
 static const char *const quota_mode_names[] = { "strict", "borrow", NULL };
 static const char *const topo_names[] = { "auto", "domain", "node", "any", NULL };
@@ -76,6 +78,7 @@ static const struct key keys[] = {
     KEY_RANGE("placement.frag.sched_weight", K_DOUBLE, frag_sched_weight, 0, 1000),
     KEY_RANGE("placement.frag.window", K_INT, frag_window, 1, 1e7),
     KEY_RANGE("placement.frag.quantum", K_DOUBLE, frag_quantum, 0, 1e6),
+    KEY_ENUM("placement.frag.score", frag_score, frag_score_names, NULL),
     KEY_RANGE("placement.slowdown.pcie", K_DOUBLE, slow_pcie, 0.01, 1),
     KEY_RANGE("placement.slowdown.network", K_DOUBLE, slow_network, 0.01, 1),
     KEY_RANGE("placement.slowdown.corunner", K_DOUBLE, slow_corunner, 0.01, 1),
@@ -96,6 +99,9 @@ static const struct key keys[] = {
     /* retries (issue 10; docs/policy.md) */
     KEY_RANGE("retry.max_attempts", K_INT, retry_max_attempts, 1, 1000),
     KEY("retry.on", K_FLAGS, retry_on, retry_on_names, retry_on_values, 0, 0),
+    KEY_PLAIN("start_latency.median", K_DURATION, start_latency),
+    KEY_RANGE("start_latency.sigma", K_DOUBLE, start_latency_sigma, 0, 5),
+    KEY_RANGE("start_latency.seed", K_INT, start_latency_seed, 0, 2147483647),
 };
 
 #undef KEY_RANGE
@@ -141,6 +147,9 @@ void gs_policy_init(struct gs_policy *p)
     p->slo_wait = (gs_time)30 * GS_MS_PER_SEC;
     p->retry_max_attempts = 3;
     p->retry_on = -1; /* unset: node_failure and launch_failure */
+    p->start_latency = 0;
+    p->start_latency_sigma = 0;
+    p->start_latency_seed = 1;
 }
 
 void gs_policy_fini(struct gs_policy *p)

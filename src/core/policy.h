@@ -18,7 +18,8 @@
 enum gs_queue_policy { GS_QUEUE_FIFO, GS_QUEUE_PRIORITY, GS_QUEUE_PRIORITY_BACKFILL };
 enum gs_backfill { GS_BACKFILL_NONE, GS_BACKFILL_EASY, GS_BACKFILL_CONSERVATIVE };
 enum gs_estimate_src { GS_EST_USER, GS_EST_HISTORY, GS_EST_ORACLE };
-enum gs_strategy { GS_PLACE_PACK, GS_PLACE_SPREAD, GS_PLACE_TOPO, GS_PLACE_FRAG };
+enum gs_strategy { GS_PLACE_PACK, GS_PLACE_SPREAD, GS_PLACE_TOPO, GS_PLACE_FRAG,
+                   GS_PLACE_FIRST_FIT };
 enum gs_sharing { GS_SHARING_EXCLUSIVE, GS_SHARING_SHARED };
 enum gs_quota_mode { GS_QUOTA_STRICT, GS_QUOTA_BORROW };
 /* Job topology requirement (trace column `topology`, or placement.topology). */
@@ -81,6 +82,7 @@ struct gs_policy {
     double frag_sched_weight;     /* frag: weight of a lost S_k unit (place.h) */
     int frag_window;              /* frag: recent job shapes remembered */
     double frag_quantum;          /* frag: score step in milli-GPU (place.h) */
+    int frag_score;               /* frag: enum gs_frag_score (place.h) */
     double slow_pcie;             /* rate of a job split across NVLink domains */
     double slow_network;          /* ... across nodes */
     double slow_corunner;         /* rate factor per co-runner on a shared GPU */
@@ -102,6 +104,11 @@ struct gs_policy {
     /* retries of failed attempts (lifecycle.c) */
     int retry_max_attempts;       /* failed attempts allowed before FAILED */
     int retry_on;                 /* bits of enum gs_retry_on, -1 = unset (all) */
+    /* the driver's start latency (engine.c): between the start decision and
+     * the job really starting, its resources held; median 0 = none */
+    gs_time start_latency;        /* median (the constant when sigma = 0) */
+    double start_latency_sigma;   /* lognormal sigma of ln(latency), 0 = constant */
+    int start_latency_seed;       /* seed of the per-start draws */
     /* partitions (partition.c) */
     struct gs_partition *partitions; /* owned array */
     int npartitions;

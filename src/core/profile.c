@@ -335,7 +335,9 @@ static int earliest_domain(struct gs_profile *p, const struct gs_cluster *cl, gs
             if (t == GS_TIME_INF || t > best_t)
                 continue;
             int room = avail - g;
-            int score = strategy == GS_PLACE_SPREAD ? -room : room;
+            int score = strategy == GS_PLACE_SPREAD       ? -room
+                        : strategy == GS_PLACE_FIRST_FIT ? 0 /* node order */
+                                                         : room;
             if (t < best_t || (t == best_t && score < best_score)) {
                 best_t = t;
                 best_score = score;

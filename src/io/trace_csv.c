@@ -174,7 +174,7 @@ static int parse_rows(struct gs_csv *c, const struct header *h, int need_duratio
     if (s.kind == GS_SUBMIT_ISO) {
         for (size_t i = 0; i < gs_trace_count(tr); i++)
             gs_trace_job_mut(tr, i)->submit -= s.min;
-        gs_trace_set_origin(tr, s.min);
+        gs_trace_set_epoch(tr, s.min);
     }
     return 0;
 }

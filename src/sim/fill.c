@@ -2,6 +2,7 @@
 #include "sim/fill_private.h"
 #include "core/alloc.h"
 #include "core/policy.h"
+#include "sim/whatif.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@ static const struct {
 } policies[] = {
     { "pack", GS_FILL_ENGINE, GS_PLACE_PACK },     { "spread", GS_FILL_ENGINE, GS_PLACE_SPREAD },
     { "topo", GS_FILL_ENGINE, GS_PLACE_TOPO },     { "frag", GS_FILL_ENGINE, GS_PLACE_FRAG },
+    { "first_fit", GS_FILL_ENGINE, GS_PLACE_FIRST_FIT },
     { "random", GS_FILL_RANDOM, 0 },               { "dotprod", GS_FILL_DOTPROD, 0 },
     { "clustering", GS_FILL_CLUSTERING, 0 },       { "packing", GS_FILL_PACKING, 0 },
     { "bestfit", GS_FILL_BESTFIT, 0 },             { "fgd", GS_FILL_FGD, 0 },
@@ -51,6 +53,9 @@ void gs_fill_defaults(struct gs_fill_opts *o)
     o->sched_weight = 1.0;
     o->quantum = 100;
     o->coverage = 0.95;
+    o->ties = GS_FILL_TIES_RANDOM;
+    o->typical = GS_FILL_TYPICAL_ORIGINAL;
+    o->score_shape = GS_FRAG_SCORE_QUANTUM;
 }
 
 /* Class of a GPU request for the clustering baseline: 0 = a share of one
@@ -129,15 +134,18 @@ static int build_list(struct fill *f, size_t ntrace, int64_t target)
     return 0;
 }
 
-/* The typical shapes of the run's workload (FGD: CPU, GPU count, share,
- * GPU type; host memory is not part of its target workload). */
-static int build_dist(struct fill *f)
+/* The typical shapes of the workload (FGD: CPU, GPU count, share, GPU
+ * type; host memory is not part of its target workload): of the `ntrace`
+ * trace jobs, or of the run's inflated list. */
+static int build_dist(struct fill *f, size_t ntrace)
 {
-    struct gs_shape *v = gs_calloc(f->n ? f->n : 1, sizeof *v);
+    int orig = f->o->typical == GS_FILL_TYPICAL_ORIGINAL;
+    size_t n = orig ? ntrace : f->n;
+    struct gs_shape *v = gs_calloc(n ? n : 1, sizeof *v);
     if (!v)
         return GS_ENOMEM;
-    for (size_t i = 0; i < f->n; i++) {
-        const struct fjob *j = &f->jobs[f->list[i]];
+    for (size_t i = 0; i < n; i++) {
+        const struct fjob *j = &f->jobs[orig ? i : f->list[i]];
         v[i].gpus = j->gpus;
         v[i].milli = j->milli;
         v[i].mem_mib = -1;
@@ -146,7 +154,7 @@ static int build_dist(struct fill *f)
         v[i].gpu_types = j->types;
         v[i].topology = GS_TOPO_AUTO;
     }
-    int rc = gs_shape_dist_build(v, (int)f->n, f->o->coverage, &f->dist);
+    int rc = gs_shape_dist_build(v, (int)n, f->o->coverage, &f->dist);
     gs_free(v);
     return rc;
 }
@@ -284,13 +292,38 @@ static void finish_points(const struct acc *acc, struct gs_fill_result *out)
     }
 }
 
+/* The run's copy of the cluster: as it is, or with its nodes in a random
+ * order drawn from the seed on a stream of its own (FGD's random names). */
+static struct gs_cluster *run_cluster(const struct gs_cluster *cl, const struct gs_fill_opts *o)
+{
+    if (o->ties != GS_FILL_TIES_RANDOM)
+        return gs_cluster_clone(cl);
+    int nn = gs_cluster_node_count(cl);
+    int *order = gs_calloc((size_t)nn, sizeof *order);
+    if (!order)
+        return NULL;
+    struct gs_rng r;
+    gs_rng_seed(&r, o->seed ^ 0x5449455352414e44ULL); /* "TIESRAND" */
+    for (int i = 0; i < nn; i++)
+        order[i] = i;
+    for (int i = nn; i > 1; i--) {
+        int k = (int)gs_rng_below(&r, (uint64_t)i), t = order[i - 1];
+        order[i - 1] = order[k];
+        order[k] = t;
+    }
+    struct gs_cluster *c = gs_cluster_reordered(cl, order, NULL);
+    gs_free(order);
+    return c;
+}
+
 static int setup(struct fill *f, const struct gs_cluster *cl, const struct gs_trace *tr,
                  const struct gs_fill_opts *o)
 {
     int nn = gs_cluster_node_count(cl);
     f->o = o;
     gs_rng_seed(&f->rng, o->seed);
-    f->cl = gs_cluster_clone(cl);
+    f->cl = run_cluster(cl, o);
+    f->tie_by_index = o->ties == GS_FILL_TIES_RANDOM;
     f->aff = gs_calloc((size_t)nn, sizeof *f->aff);
     f->a.parts = gs_calloc((size_t)nn, sizeof *f->a.parts);
     f->a.cap = nn;
@@ -301,11 +334,12 @@ static int setup(struct fill *f, const struct gs_cluster *cl, const struct gs_tr
         return GS_ENOMEM;
     int64_t cap = gs_cluster_gpu_count(cl) * GS_MILLI_GPU;
     if (build_list(f, gs_trace_count(tr), llround(o->inflate * (double)cap)) < 0 ||
-        build_dist(f) < 0)
+        build_dist(f, gs_trace_count(tr)) < 0)
         return GS_ENOMEM;
     f->ctx.shapes = &f->dist;
     f->ctx.sched_weight = o->sched_weight;
     f->ctx.quantum = o->quantum;
+    f->ctx.score_shape = o->score_shape;
     f->ctx.frag_cache = &f->fc; /* kept exact by refresh_node */
     f->ctx.mig_reconfigure = GS_MIG_NEVER;
     for (int n = 0; n < nn; n++)

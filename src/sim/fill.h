@@ -21,7 +21,9 @@
  * here for comparison (random, dotprod, clustering, packing, bestfit, fgd):
  * a 0-100 integer node score, the highest wins, ties go to the smallest
  * node name as in the artifact's patched scheduler (random: a uniformly
- * drawn feasible node with the run's seed).  Jobs without GPUs take
+ * drawn feasible node with the run's seed).  By default the nodes are
+ * first put in a random order per seed (opts.ties, FGD's random node
+ * names), and ties of every policy go to the first node of that order.  Jobs without GPUs take
  * host CPU and memory on a node (best fit; spread: most free).
  */
 #ifndef GS_SIM_FILL_H
@@ -43,6 +45,19 @@ enum gs_fill_policy {
     GS_FILL_FGD,          /* the artifact's FGD: quantised frag-decrease score */
 };
 
+/* Which node wins a tie (equal scores).  RANDOM: the artifact's protocol -
+ * it renames every node with a random prefix per seed and breaks ties by
+ * name, i.e. a random node order per seed; here the nodes are permuted
+ * with a generator seeded from the run's seed (its own stream: the sampled
+ * workload does not change) and ties go to the first node of that order.
+ * FILE: the cluster file's order (baselines: the smallest node name). */
+enum gs_fill_ties { GS_FILL_TIES_RANDOM, GS_FILL_TIES_FILE };
+
+/* Which jobs define the typical shapes.  ORIGINAL: the trace's own jobs,
+ * as the artifact (it builds them before inflating); INFLATED: the run's
+ * inflated job list. */
+enum gs_fill_typical { GS_FILL_TYPICAL_ORIGINAL, GS_FILL_TYPICAL_INFLATED };
+
 struct gs_fill_opts {
     double inflate;       /* target GPU request / capacity (FGD: 1.3) */
     uint64_t seed;        /* sampling, shuffle and tie-breaking */
@@ -51,6 +66,9 @@ struct gs_fill_opts {
     double sched_weight;  /* frag strategy: S_k weight (place.h) */
     double quantum;       /* frag strategy: score step, milli-GPU (place.h) */
     double coverage;      /* typical shapes: share of jobs covered (0.95) */
+    int ties;             /* enum gs_fill_ties (default random) */
+    int typical;          /* enum gs_fill_typical (default original) */
+    int score_shape;      /* frag strategy: enum gs_frag_score (place.h) */
 };
 
 struct gs_fill_point {
@@ -78,7 +96,8 @@ int gs_fill_policy_find(const char *name, int *policy, int *strategy);
 const char *gs_fill_policy_name(int policy, int strategy);
 
 /* Set the defaults: inflate 1.3, seed 42, engine frag, weight 1, quantum
- * 100, coverage 0.95. */
+ * 100, coverage 0.95, random tie order, typical shapes of the original
+ * trace, quantum score shape. */
 void gs_fill_defaults(struct gs_fill_opts *o);
 
 /* One run on a copy of the sealed cluster `cl` (left untouched).  Returns 0

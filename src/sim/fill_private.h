@@ -32,6 +32,8 @@ struct fill {
     struct gs_alloc a;      /* placement result (parts: one per node) */
     int host_node;          /* CPU-only job: the node chosen, -1 = none */
     int *cand, *score;      /* baselines: feasible nodes and their scores */
+    int tie_by_index;       /* baselines: ties go to the lower node index
+                               (random tie order), else the smaller name */
 };
 
 /* Place job `j` under one of the baseline score plugins: fills f->a (or

@@ -270,15 +270,18 @@ static void normalize(int *score, const int *node, int n)
 }
 
 /* The highest score wins; ties go to the smallest node name, as in the
- * artifact's patched kube-scheduler (reproducible runs). */
+ * artifact's patched kube-scheduler (reproducible runs); with the random
+ * tie order (the artifact's random name prefixes) to the first node of the
+ * permuted cluster. */
 static int select_host(const struct fill *f, const int *score, const int *node, int n)
 {
     int best = 0;
     for (int i = 1; i < n; i++)
         if (score[i] > score[best] ||
-            (score[i] == score[best] && strcmp(gs_cluster_node_name(f->cl, node[i]),
-                                               gs_cluster_node_name(f->cl, node[best])) < 0))
-            best = i;
+            (score[i] == score[best] && !f->tie_by_index &&
+             strcmp(gs_cluster_node_name(f->cl, node[i]),
+                    gs_cluster_node_name(f->cl, node[best])) < 0))
+            best = i; /* tie_by_index: the candidates are in index order */
     return best;
 }
 

@@ -11,9 +11,9 @@ struct gs_trace {
     gs_time *dur;
     size_t n, cap, dur_cap;
     struct gs_arena strings;
-    gs_time origin;     /* unix ms of time 0 for ISO traces, GS_TIME_NONE */
-    const char *source; /* file the jobs came from (in strings), or NULL */
-    long *lines;        /* line of each job in it (0 = unknown), or NULL */
+    int64_t epoch_ms;           /* UNIX ms of time 0, GS_TIME_NONE = unknown */
+    const char *source;         /* file the jobs came from (in strings), or NULL */
+    long *lines;                /* line of each job in it (0 = unknown), or NULL */
     size_t lines_cap;
 };
 
@@ -22,12 +22,20 @@ struct gs_trace *gs_trace_create(void)
     struct gs_trace *tr = gs_calloc(1, sizeof *tr);
     if (tr) {
         gs_arena_init(&tr->strings);
-        tr->origin = GS_TIME_NONE;
+        tr->epoch_ms = GS_TIME_NONE;
     }
     return tr;
 }
 
+void gs_trace_set_epoch(struct gs_trace *tr, int64_t unix_ms)
+{
+    tr->epoch_ms = unix_ms;
+}
 
+int64_t gs_trace_epoch(const struct gs_trace *tr)
+{
+    return tr->epoch_ms;
+}
 
 void gs_trace_destroy(struct gs_trace *tr)
 {
@@ -142,5 +150,3 @@ size_t *gs_trace_order(const struct gs_trace *tr)
     return v;
 }
 
-gs_time gs_trace_origin(const struct gs_trace *tr) { return tr->origin; }
-void gs_trace_set_origin(struct gs_trace *tr, gs_time unix_ms) { tr->origin = unix_ms; }

@@ -41,6 +41,14 @@ gs_time gs_trace_duration(const struct gs_trace *tr, size_t i);
 struct gs_job_spec *gs_trace_job_mut(struct gs_trace *tr, size_t i);
 void gs_trace_set_duration(struct gs_trace *tr, size_t i, gs_time duration);
 
+/* The absolute time of time 0, in UNIX milliseconds: set by the CSV reader
+ * when the trace's submit times were ISO-8601 (time 0 is the earliest), so
+ * reports can give absolute times again.  GS_TIME_NONE (the default) when
+ * the trace used relative seconds.  Node-event files with ISO times are
+ * shifted by it too. */
+void gs_trace_set_epoch(struct gs_trace *tr, int64_t unix_ms);
+int64_t gs_trace_epoch(const struct gs_trace *tr);
+
 /* Where the jobs came from, so errors found after parsing (in the
  * simulator, in the engine) can still say FILE:LINE: the source name
  * (copied) and each job's first line in it.  Returns 0 or GS_ENOMEM. */
@@ -55,12 +63,5 @@ int gs_trace_where(const struct gs_trace *tr, size_t i, const char **source, lon
  * order).  Returns a gs_malloc'd array of gs_trace_count() entries (caller
  * frees with gs_free), or NULL on allocation failure / empty trace. */
 size_t *gs_trace_order(const struct gs_trace *tr);
-
-/* Unix ms that time 0 stands for when the trace was read with ISO-8601
- * submit times (shifted to start at 0), GS_TIME_NONE otherwise; node-event
- * files with ISO times are shifted by it, and reports give absolute times
- * from it (summary time_zero, jobs.csv submit_time/start_time/end_time). */
-gs_time gs_trace_origin(const struct gs_trace *tr);
-void gs_trace_set_origin(struct gs_trace *tr, gs_time unix_ms);
 
 #endif

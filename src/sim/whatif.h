@@ -166,6 +166,14 @@ void gs_whatif_judge(struct gs_whatif *w, const struct gs_cluster *cl, const str
  * the fixes are ranked by. */
 double gs_whatif_gain(const struct gs_whatif *w, int i);
 
+/* The nodes of the unallocated, sealed `cl` in the order `order` (a
+ * permutation of the node indexes: new node i is old node order[i]; names,
+ * types, domains, labels and host resources kept; MIG layouts are not
+ * copied), sealed with the same S_k size; NULL with `err` set on failure.
+ * `gpusched fill` uses it for FGD's random tie order. */
+struct gs_cluster *gs_cluster_reordered(const struct gs_cluster *cl, const int *order,
+                                        struct gs_error *err);
+
 /* Quantiles of the first-start waits of the engine's jobs. */
 void gs_wait_cdf_build(struct gs_wait_cdf *out, const struct gs_engine *eng);
 

@@ -194,3 +194,18 @@ void gs_wait_cdf_build(struct gs_wait_cdf *out, const struct gs_engine *eng)
     for (int c = 0; c <= GS_SIZE_CLASSES; c++)
         gs_free(v[c]);
 }
+
+struct gs_cluster *gs_cluster_reordered(const struct gs_cluster *cl, const int *order,
+                                        struct gs_error *err)
+{
+    struct gs_cluster *c = create_like(cl, err);
+    if (!c)
+        return NULL;
+    int rc = 0;
+    struct gs_node_spec s;
+    for (int i = 0; rc >= 0 && i < gs_cluster_node_count(cl); i++) {
+        spec_of_node(cl, order[i], &s);
+        rc = gs_cluster_add_node(c, &s, err);
+    }
+    return seal_like(c, cl, rc, err);
+}

@@ -3,7 +3,7 @@
 # The small fixtures are in tests/data/fill; the openb part reads the real
 # trace from ../shared/traces/openb at run time and is skipped without it.
 . "$(dirname "$0")/tap.sh"
-plan 24
+plan 29
 F=$ROOT/tests/data/fill
 OB=$ROOT/../shared/traces/openb
 
@@ -52,14 +52,31 @@ run "$GPUSCHED" fill --cluster "$F/cluster.yaml" --trace "$F/ones.csv" --strateg
     --inflate 1.5 --seeds 42
 like "$out" "100%        0.00%" "text table row for 100 %"
 
+# --- FGD's protocol options ---------------------------------------------------
+run "$GPUSCHED" fill --cluster "$F/cluster.yaml" --trace "$F/ones.csv" --ties name
+is "$rc" 2 "--ties: an unknown order is a usage error"
+run "$GPUSCHED" fill --cluster "$F/cluster.yaml" --trace "$F/ones.csv" --frag-score steps
+is "$rc" 2 "--frag-score: an unknown shape is a usage error"
+out=$("$GPUSCHED" fill --cluster "$F/cluster.yaml" --trace "$F/ones.csv" --inflate 1.5 \
+      --seeds 42 --json)
+is "$(printf '%s' "$out" | jq -c '[.ties, .typical]')" '["random","original"]' \
+   "default protocol: random tie order, typical shapes of the original trace"
+a=$("$GPUSCHED" fill --cluster "$F/cluster.yaml" --trace "$F/mixed.csv" --seeds 3 --json)
+b=$("$GPUSCHED" fill --cluster "$F/cluster.yaml" --trace "$F/mixed.csv" --seeds 3 --json)
+is "$a" "$b" "the same seed gives the same curve (random tie order is per seed)"
+out=$("$GPUSCHED" fill --cluster "$F/cluster.yaml" --trace "$F/mixed.csv" --seeds 3 \
+      --ties file --typical inflated --frag-score sigmoid --json)
+is "$(printf '%s' "$out" | jq -c '[.ties, .typical, .placed + .failed == .jobs]')" \
+   '["file","inflated",true]' "file order, inflated typical set and sigmoid score run"
+
 # --- CPU-only, shared and 2-GPU jobs under every policy ---------------------
 bad=0
-for s in pack spread topo frag random dotprod clustering packing bestfit fgd; do
+for s in pack spread topo frag first_fit random dotprod clustering packing bestfit fgd; do
     o=$("$GPUSCHED" fill --cluster "$F/cluster.yaml" --trace "$F/mixed.csv" --strategy $s \
         --seeds 1-3 --json) || bad=1
     [ "$(printf '%s' "$o" | jq '.placed + .failed == .jobs')" = true ] || bad=1
 done
-ok $bad "all ten policies run and account for every job"
+ok $bad "all eleven policies run and account for every job"
 
 # --- openb: import and the FGD experiment on the real trace ------------------
 if [ -r "$OB/openb_pod_list_default.csv" ]; then

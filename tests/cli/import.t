@@ -4,7 +4,7 @@
 # ../shared/traces/aaic/aaicwl-2017Q3.csv.gz (numbers from
 # ../shared/traces/RESULTS.md table T4).
 . "$(dirname "$0")/tap.sh"
-plan 27
+plan 31
 A=$ROOT/tests/data/aaic
 REAL=$ROOT/../shared/traces/aaic/aaicwl-2017Q3.csv.gz
 
@@ -86,6 +86,15 @@ if [ -f "$REAL" ]; then
     is "$(printf '%s' "$j" | jq -c '[.observed_wait.p50, .observed_wait.p90, .observed_wait.p99] | map(round)')" \
        "[6,110143,223811]" "2017Q3 observed wait p50/p90/p99 = RESULTS.md T4"
     like "$out" "p50 6 s, p90 110143 s, p99 223811 s" "summary prints the T4 percentiles"
+    # capacity inferred from the log (io/capacity.h, docs/aaic-replay.md 3.7)
+    run "$GPUSCHED" import --format aaic --in "$REAL" --nodes 50 --cluster-out "$TMP/c50.yaml" \
+        --node-events-out "$TMP/cap.csv"
+    like "$out" "capacity: .* nodes outside 1 outages" "2017Q3: one outage inferred (its 21 h stop)"
+    is "$(head -n 1 "$TMP/cap.csv")" "time,node,state" "node events header"
+    ok "$(awk -F, 'NR > 1 && ($3 != "drain" && $3 != "up" || $2 !~ /^aaic-[0-9]+$/) { bad = 1 } END { print bad + 0 }' "$TMP/cap.csv")" \
+       "every event drains or brings back an aaic-N node"
+    run "$GPUSCHED" sim --cluster "$TMP/c50.yaml" --trace "$TMP/q3.csv" --node-events "$TMP/cap.csv" --json
+    ok $rc "sim replays the quarter on the inferred capacity"
 else
-    skip 4 "$REAL is absent"
+    skip 8 "$REAL is absent"
 fi

@@ -9,7 +9,9 @@
 #include <math.h>
 #include <cmocka.h>
 
+#include "core/policy.h"
 #include "sim/fill.h"
+#include "sim/whatif.h"
 #include "testutil.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
@@ -164,6 +166,111 @@ static void test_median(void **state)
     gs_fill_result_fini(&m);
 }
 
+/* One run of first_fit with the tie order `ties`; returns S_8 after the
+ * first job.  Cluster "n1:1 n2:2 n3:4 n4:8" (15 GPUs, k = 8), one 1-GPU
+ * job, inflate 1/15: target 1000 = the trace -> one job, arrived 1000/15000
+ * = 6.7 % -> point 7.  first_fit puts it on the first node of the order:
+ * S_8 = 0 exactly when that is n4 (its only 8-GPU unit breaks), else 1. */
+static double first_job_sched(const struct gs_cluster *cl, const struct gs_trace *tr, int ties,
+                              uint64_t seed)
+{
+    struct gs_fill_opts o;
+    gs_fill_defaults(&o);
+    assert_int_equal(gs_fill_policy_find("first_fit", &o.policy, &o.strategy), 0);
+    o.inflate = 1.0 / 15;
+    o.seed = seed;
+    o.ties = ties;
+    struct gs_fill_result r;
+    struct gs_error err = { 0 };
+    if (gs_fill_run(cl, tr, &o, &r, &err) != 0)
+        fail_msg("gs_fill_run: %s", err.msg);
+    assert_int_equal(r.jobs, 1);
+    assert_int_equal(r.points[7].arrived, 7);
+    double s = r.points[7].schedulability;
+    gs_fill_result_fini(&r);
+    return s;
+}
+
+/* FGD's protocol: a random node order per seed decides ties.  The same
+ * seed gives the same order (and answer) every time; over seeds 1-40 n4
+ * comes first in some orders and not in others (each order puts n4 first
+ * with probability 1/4, so all 40 alike would be a broken shuffle); the
+ * file order always takes n1 (S_8 stays 1). */
+static void test_random_ties_per_seed(void **state)
+{
+    (void)state;
+    struct gs_cluster *cl = cluster_of("n1:1 n2:2 n3:4 n4:8");
+    struct gs_trace *tr = jobs(1, 1, 1000);
+    int broke = 0, kept = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        double s = first_job_sched(cl, tr, GS_FILL_TIES_RANDOM, seed);
+        assert_true(NEAR(s, first_job_sched(cl, tr, GS_FILL_TIES_RANDOM, seed)));
+        broke += NEAR(s, 0);
+        kept += NEAR(s, 1);
+        assert_true(NEAR(first_job_sched(cl, tr, GS_FILL_TIES_FILE, seed), 1));
+    }
+    assert_int_equal(broke + kept, 40);
+    assert_true(broke > 0 && kept > 0);
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+}
+
+/* gs_cluster_reordered: node i of the copy is node order[i]; GPUs and
+ * names follow, and the copy is sealed with the same k. */
+static void test_cluster_reordered(void **state)
+{
+    (void)state;
+    struct gs_cluster *cl = cluster_of("a:1 b:2 c:4:[2,2]");
+    const int order[] = { 2, 0, 1 };
+    struct gs_cluster *r = gs_cluster_reordered(cl, order, NULL);
+    assert_non_null(r);
+    assert_string_equal(gs_cluster_node_name(r, 0), "c");
+    assert_string_equal(gs_cluster_node_name(r, 1), "a");
+    assert_string_equal(gs_cluster_node_name(r, 2), "b");
+    assert_int_equal(gs_cluster_node_gpus(r, 0), 4);
+    assert_int_equal(gs_cluster_node_domains(r, 0), 2);
+    assert_int_equal(gs_cluster_gpu_count(r), 7);
+    assert_int_equal(gs_cluster_stats(r).k, gs_cluster_stats(cl).k);
+    gs_cluster_destroy(r);
+    gs_cluster_destroy(cl);
+}
+
+/* The typical shapes come from the original trace by default.  Trace: 9
+ * whole 1-GPU jobs and one 0.5-share job on "n1:8 n2:8 n3:8" (24 GPUs),
+ * inflate 1.0: the trace asks 9.5 GPUs -> about 14 copies.  Original: the
+ * 1-GPU shape covers 9/10 = 90 % < 95 % -> 2 shapes, whatever the seed.
+ * Inflated: when the copies hold few share jobs, the 1-GPU shape alone
+ * covers >= 95 % (e.g. 0 share copies among 14: 23/24) -> 1 shape; among
+ * seeds 1-30 at least one such draw (each has P(no share copy) = 0.9^14 =
+ * 0.23). */
+static void test_typical_from_original(void **state)
+{
+    (void)state;
+    struct gs_cluster *cl = cluster_of("n1:8 n2:8 n3:8");
+    struct gs_trace *tr = jobs(9, 1, 1000);
+    struct gs_job_spec s = spec_of("share", 0, 1);
+    s.milli = 500;
+    gs_trace_add(tr, &s, GS_TIME_NONE);
+    int one = 0;
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        struct gs_fill_opts o;
+        gs_fill_defaults(&o);
+        o.inflate = 1.0;
+        o.seed = seed;
+        struct gs_fill_result r;
+        assert_int_equal(gs_fill_run(cl, tr, &o, &r, NULL), 0);
+        assert_int_equal(r.shapes, 2);
+        gs_fill_result_fini(&r);
+        o.typical = GS_FILL_TYPICAL_INFLATED;
+        assert_int_equal(gs_fill_run(cl, tr, &o, &r, NULL), 0);
+        one += r.shapes == 1;
+        gs_fill_result_fini(&r);
+    }
+    assert_true(one > 0);
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+}
+
 /* Must-fail rows. */
 static void test_fill_must_fail(void **state)
 {
@@ -195,6 +302,9 @@ int main(void)
         cmocka_unit_test(test_measure_in_curve),
         cmocka_unit_test(test_baselines_reproducible),
         cmocka_unit_test(test_median),
+        cmocka_unit_test(test_random_ties_per_seed),
+        cmocka_unit_test(test_cluster_reordered),
+        cmocka_unit_test(test_typical_from_original),
         cmocka_unit_test(test_fill_must_fail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,7 +199,7 @@ static void test_place_mig(void **state)
     assert_int_equal(p.a.mig_slot, 2);
     r.mig = prof("7g.40gb") + 1;
     assert_int_equal(place_try(cl, &r, GS_PLACE_PACK, &p), GS_ENOSPC);
-    struct gs_place_ctx ctx = { NULL, 1.0, 100, GS_MIG_WHEN_IDLE, NULL };
+    struct gs_place_ctx ctx = { NULL, 1.0, 100, GS_MIG_WHEN_IDLE, NULL, GS_FRAG_SCORE_QUANTUM };
     r.ctx = &ctx;
     p = place_ok(cl, &r, GS_PLACE_PACK);
     expect_one(&p, cl, "a1", 0x01);

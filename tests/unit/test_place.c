@@ -35,6 +35,7 @@
 
 #define PACK GS_PLACE_PACK
 #define SPREAD GS_PLACE_SPREAD
+#define FIRST GS_PLACE_FIRST_FIT
 #define AUTO GS_TOPO_AUTO
 #define DOMAIN GS_TOPO_DOMAIN
 #define NODE GS_TOPO_NODE
@@ -306,6 +307,63 @@ static void test_ties(void **state)
     RUN(rows);
 }
 
+/* first_fit (Tiresias' ms_yarn placement: the first node, in cluster order,
+ * with enough free GPUs; larger jobs take the first whole idle nodes and the
+ * remainder on the first other node with room). */
+static void test_first_fit(void **state)
+{
+    (void)state;
+    static const struct place_case rows[] = {
+        /* seed free 2, 3, 8, 7: 1 and 2 GPUs fit node-1 first (pack agrees) */
+        { "1 first", SEED, SEED_BUSY, 1, AUTO, FIRST, 0, 0, { { "node-1", 0x40 } } },
+        { "2 first", SEED, SEED_BUSY, 2, AUTO, FIRST, 0, 0, { { "node-1", 0xC0 } } },
+        /* 3: node-1 has 2, node-2 has 3 -> node-2 (pack agrees: exact fit) */
+        { "3 first", SEED, SEED_BUSY, 3, AUTO, FIRST, 0, 0, { { "node-2", 0xE0 } } },
+        /* 4: node-3 (8 free) comes before node-4 (7 free); pack takes node-4 */
+        { "4 first", SEED, SEED_BUSY, 4, AUTO, FIRST, 0, 0, { { "node-3", 0x0F } } },
+        { "4 pack differs", SEED, SEED_BUSY, 4, AUTO, PACK, 0, 0, { { "node-4", 0x1E } } },
+        /* 7: node-3 first (pack: node-4, exact) */
+        { "7 first", SEED, SEED_BUSY, 7, AUTO, FIRST, 0, 0, { { "node-3", 0x7F } } },
+        /* 2 GPUs, n1 has 6 free, n2 2 free: first fit n1 GPUs 2,3; pack n2 */
+        { "2 first not best", "n1:8 n2:8", { 0x03, 0x3F }, 2, AUTO, FIRST, 0, 0,
+          { { "n1", 0x0C } } },
+        /* 9 on the seed: node-3 whole, remainder 1 on the first other node
+         * with room: node-1 GPU 6 */
+        { "9 first", SEED, SEED_BUSY, 9, AUTO, FIRST, 0, 0,
+          { { "node-3", 0xFF }, { "node-1", 0x40 } } },
+        /* 12 on n1 (GPU 0 busy), n2, n3 idle: n2 whole, remainder 4: n1 has
+         * 7 free and comes first -> n1 GPUs 1-4 */
+        { "12 first", "n1:8 n2:8 n3:8", { 0x01 }, 12, AUTO, FIRST, 0, 0,
+          { { "n2", 0xFF }, { "n1", 0x1E } } },
+        /* [4,4] node n1 with GPU 0 busy, 2 GPUs: island 0 (3 free) is the
+         * first unit with room: GPUs 1,2 */
+        { "island first", "n1:8:[4,4]", { 0x01 }, 2, AUTO, FIRST, 0, 0, { { "n1", 0x06 } } },
+        { "9 too big", "n1:8", { 0 }, 9, AUTO, FIRST, 0, GS_ENOSPC, { { 0 } } },
+    };
+    RUN(rows);
+    /* shared: the first GPU, node order then index, with share and memory
+     * free.  n1 GPU 0 holds 800 milli, GPU 1 300; n2 idle.  A 400 job: GPU 0
+     * has 200 free (no), GPU 1 700 (yes) -> n1 GPU 1 (pack also: 300 left
+     * beats 600 on an idle GPU).  A 100 job: GPU 0 fits first -> GPU 0. */
+    struct gs_cluster *cl = cluster_of("n1:8 n2:8");
+    take_share(cl, "n1", 0, 800, 0);
+    take_share(cl, "n1", 1, 300, 0);
+    struct gs_request req = whole(1, AUTO, -1);
+    req.milli = 400;
+    req.mem_mib = 0;
+    struct want_part g1[2] = { { "n1", 0x02 }, { 0 } };
+    expect_place("shared first", cl, NULL, &req, FIRST, 0, g1);
+    req.milli = 100;
+    struct want_part g0[2] = { { "n1", 0x01 }, { 0 } };
+    expect_place("shared first low", cl, NULL, &req, FIRST, 0, g0);
+    /* an 800 job: GPU 0 (200 free) and GPU 1 (700) are too small -> n1's
+     * first idle GPU 2, not n2 */
+    req.milli = 800;
+    struct want_part g2[2] = { { "n1", 0x04 }, { 0 } };
+    expect_place("shared first idle", cl, NULL, &req, FIRST, 0, g2);
+    gs_cluster_destroy(cl);
+}
+
 /* A required GPU type restricts the candidate nodes. */
 static void test_gpu_type(void **state)
 {
@@ -555,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_topology_rule),
         cmocka_unit_test(test_larger_than_node),
         cmocka_unit_test(test_ties),
+        cmocka_unit_test(test_first_fit),
         cmocka_unit_test(test_gpu_type),
         cmocka_unit_test(test_whole_gpu_memory),
         cmocka_unit_test(test_view_overrides_live_state),

@@ -131,7 +131,7 @@ static void test_frag_keeps_two_gpu_job(void **state)
 {
     (void)state;
     struct gs_shape_dist d = { 2, { shape(1, 500, 0.5), shape(2, 1000, 0.5) } };
-    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL };
+    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL, GS_FRAG_SCORE_QUANTUM };
     static const struct {
         int strategy;
         const char *node;
@@ -190,7 +190,7 @@ static void test_frag_sched_term(void **state)
     struct gs_cluster *cl = cluster_of("n1:8 n2:8");
     take(cl, "n2", 0x01);
     struct gs_shape_dist d = { 2, { shape(1, 1000, 0.5), shape(8, 1000, 0.5) } };
-    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL };
+    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL, GS_FRAG_SCORE_QUANTUM };
     struct gs_request one = req_whole(1, GS_TOPO_AUTO);
     one.ctx = &ctx;
     struct placed p = place_ok(cl, &one, FRAG);
@@ -210,7 +210,11 @@ static void test_frag_sched_term(void **state)
  *   n2 GPU1: 0.5*(500 + 500) = 500 -> +250.
  * quantum 10: -22.5 -> floor(-22) = -22; -25 -> floor(-24.5) = -25 -> n2
  * GPU0 (the exact fit).  quantum 100: both -> floor(-1.75), floor(-2) =
- * -2 -> tie -> node order -> n1 GPU0. */
+ * -2 -> tie -> node order -> n1 GPU0.
+ * The sigmoid shape (FGD's score, negated): n1 GPU0 -trunc(100 /
+ * (1 + e^-0.225)) = -trunc(55.60) = -55; n2 GPU0 -trunc(100 / (1 +
+ * e^-0.25)) = -trunc(56.22) = -56 -> n2 GPU0: near zero its steps are
+ * finer than a quantum of 100. */
 static void test_frag_quantum(void **state)
 {
     (void)state;
@@ -219,7 +223,7 @@ static void test_frag_quantum(void **state)
     take_share(cl, "n2", 0, 500, 0);
     struct gs_shape_dist d = { 2, { shape(1, 500, 0.5), shape(1, 1000, 0.5) } };
     d.s[0].mem_mib = d.s[1].mem_mib = 0;
-    struct gs_place_ctx ctx = { &d, 1.0, 10, GS_MIG_NEVER, NULL };
+    struct gs_place_ctx ctx = { &d, 1.0, 10, GS_MIG_NEVER, NULL, GS_FRAG_SCORE_QUANTUM };
     struct gs_request half = req_share(500);
     half.mem_mib = 0;
     half.ctx = &ctx;
@@ -228,6 +232,9 @@ static void test_frag_quantum(void **state)
     ctx.quantum = 100;
     p = place_ok(cl, &half, FRAG);
     expect_one(&p, cl, "n1", 0x01);
+    ctx.score_shape = GS_FRAG_SCORE_SIGMOID;
+    p = place_ok(cl, &half, FRAG);
+    expect_one(&p, cl, "n2", 0x01);
     gs_cluster_destroy(cl);
 }
 
@@ -344,7 +351,7 @@ static void test_cache_same_answers(void **state)
         assert_int_equal(gs_frag_cache_init(&fc, gs_cluster_node_count(cl)), 0);
         gs_frag_cache_refresh(&fc, cl, &d);
         /* exact scores in odd rounds, the default quantum in even ones */
-        struct gs_place_ctx plain = { &d, 1.0, round % 2 ? 0 : 100, GS_MIG_NEVER, NULL };
+        struct gs_place_ctx plain = { &d, 1.0, round % 2 ? 0 : 100, GS_MIG_NEVER, NULL, GS_FRAG_SCORE_QUANTUM };
         struct gs_place_ctx cached = plain;
         cached.frag_cache = &fc;
         const int gpus[] = { 1, 2, 4, 1 }, milli[] = { 1000, 1000, 1000, 300 };

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
 
 #include "sim/gen.h"
 #include "testutil.h"
@@ -170,6 +172,119 @@ static void test_golden_head_of_line(void **state)
     gs_trace_destroy(tr);
     gs_cluster_destroy(cl);
     gs_policy_fini(&pol);
+}
+
+/* The driver's start latency (policy start_latency.median = 5 s, sigma 0:
+ * a constant).  The brief's example again on one 8-GPU node:
+ *   t=0   A decided, holds GPUs 0-3, really starts at 5, ends 5 + 100 = 105.
+ *         B (8 GPUs) blocked.
+ *   t=5   C arrives, waits behind B.
+ *   t=105 A ends; B decided, holds all 8, starts 110, ends 160.
+ *   t=160 B ends; C decided on GPUs 0,1, starts 165, ends 175.
+ * waits A 5, B 110, C 160 -> mean 275/3, max 160; span 0..175.
+ * GPU time counts from the decision (held while starting):
+ *   4*105 + 8*55 + 2*15 = 890 over 8*175 = 1400 -> 0.6357142857. */
+static void test_golden_start_latency(void **state)
+{
+    (void)state;
+    struct gs_cluster *cl = cluster_of("n1:8");
+    struct gs_policy pol;
+    fifo_pack(&pol);
+    pol_set(&pol, "queue.max_job_test", "0"); /* all 1,001 start in the first pass */
+    pol_set(&pol, "start_latency.median", "5s");
+    static const struct tjob rows[] = {
+        { "A", 0, 4, 100, NULL, 0 },
+        { "B", 0, 8, 50, NULL, 0 },
+        { "C", 5, 2, 10, NULL, 0 },
+    };
+    struct gs_trace *tr = trace_of(rows, 3);
+    struct gs_sim_opts opts = { 0 };
+    opts.check = 1;
+    struct gs_sim_result res;
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_sim_run(cl, &pol, tr, &opts, &res, &err), 0);
+    static const struct want_job want[] = {
+        { "A", 5, 105, "n1", 0x0F },
+        { "B", 110, 160, "n1", 0xFF },
+        { "C", 165, 175, "n1", 0x03 },
+    };
+    assert_jobs(res.engine, cl, want, 3);
+    near(res.summary.wait.mean, 275.0 / 3, "wait mean");
+    near(res.summary.wait.max, 160, "wait max");
+    assert_int_equal(res.summary.span_end, SEC(175));
+    near(res.summary.util_alloc, 890.0 / 1400, "util");
+    gs_sim_result_fini(&res);
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+    gs_policy_fini(&pol);
+}
+
+/* Waits of 1,001 1-GPU jobs submitted at 0 on 1,024 GPUs: each starts at
+ * once, so its wait is its latency. */
+static void latency_waits(double sigma, const char *seed, double *w)
+{
+    struct gs_cluster *cl = cluster_of("a:64 b:64 c:64 d:64 e:64 f:64 g:64 h:64 i:64 j:64 k:64 "
+                                       "l:64 m:64 n:64 o:64 p:64");
+    struct gs_policy pol;
+    fifo_pack(&pol);
+    pol_set(&pol, "queue.max_job_test", "0"); /* all 1,001 start in the first pass */
+    pol_set(&pol, "start_latency.median", "5s");
+    char sg[32];
+    snprintf(sg, sizeof sg, "%g", sigma);
+    pol_set(&pol, "start_latency.sigma", sg);
+    pol_set(&pol, "start_latency.seed", seed);
+    struct gs_trace *tr = gs_trace_create();
+    for (size_t i = 0; i < 1001; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "j%zu", i);
+        struct gs_job_spec s = row_spec(id, 0, 1, 0, NULL, 0, 0);
+        trace_add_ok(tr, &s, 100, i);
+    }
+    struct gs_sim_opts opts = { 0 };
+    struct gs_sim_result res;
+    assert_int_equal(gs_sim_run(cl, &pol, tr, &opts, &res, NULL), 0);
+    for (int i = 0; i < 1001; i++) {
+        struct gs_job_info ji;
+        assert_int_equal(gs_engine_job_info(res.engine, i, &ji), 0);
+        w[i] = gs_time_to_sec(ji.first_start - ji.submit);
+    }
+    gs_sim_result_fini(&res);
+    gs_trace_destroy(tr);
+    gs_cluster_destroy(cl);
+    gs_policy_fini(&pol);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Lognormal latency, median 5 s, sigma 0.5: the same seed gives the same
+ * latency per job; another seed others.  The sample median of 1,001
+ * draws has a log-scale standard error of 1.2533 x 0.5 / sqrt(1001) =
+ * 0.0198, so it lies within 5 x e^(+-0.08) = 4.62-5.42 s (4 standard
+ * errors); the spread: P(L > 5 x e^0.5) = P(z > 1) = 15.9 %, i.e. about
+ * 159 of 1,001 jobs wait more than 8.24 s (binomial sd 11.6: 110-210). */
+static void test_lognormal_start_latency(void **state)
+{
+    (void)state;
+    static double a[1001], b[1001], c[1001];
+    latency_waits(0.5, "7", a);
+    latency_waits(0.5, "7", b);
+    latency_waits(0.5, "8", c);
+    int differ = 0, above = 0;
+    for (int i = 0; i < 1001; i++) {
+        assert_true(a[i] == b[i]);
+        assert_true(a[i] > 0);
+        differ += a[i] != c[i];
+        above += a[i] > 5 * exp(0.5);
+    }
+    assert_true(differ > 900);
+    assert_true(above >= 110 && above <= 210);
+    qsort(a, 1001, sizeof *a, cmp_dbl);
+    if (!(a[500] > 4.62 && a[500] < 5.42))
+        fail_msg("median latency %.3f s, want 4.62-5.42", a[500]);
 }
 
 /* Two 8-GPU nodes, S_8 windows:
@@ -636,6 +751,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_head_of_line),
         cmocka_unit_test(test_golden_windows),
+        cmocka_unit_test(test_golden_start_latency),
+        cmocka_unit_test(test_lognormal_start_latency),
         cmocka_unit_test(test_no_window_at_the_last_instant),
         cmocka_unit_test(test_topology_fragmentation),
         cmocka_unit_test(test_one_instant_order),
