@@ -6,7 +6,10 @@
  * limit, a signal) never leaves a partial file that looks complete nor a new
  * file beside old ones from an earlier run.  "-" is stdout; a path that
  * exists and is not a regular file (/dev/null, /dev/full, a FIFO) is written
- * in place, since it cannot be renamed over.
+ * in place, since it cannot be renamed over.  A run stopped by SIGINT,
+ * SIGTERM, SIGHUP or SIGPIPE removes its temporary files before it dies
+ * (SIGKILL cannot be caught: what it leaves is named .NAME.tmp.PID, never
+ * NAME).
  */
 #ifndef GS_CLI_CLI_OUT_H
 #define GS_CLI_CLI_OUT_H

@@ -12,7 +12,7 @@ ua=$(jq .util_alloc "$TMP/s.json")
 # rect covers width x height at opacity = its allocated share (in tenths), so
 # their weighted area over the plot is the painted share.  It must match
 # util_alloc (0.680) within the tenths' rounding, not the "any job touches
-# the cell" share (0.94 with the old heatmap).
+# the cell" share (0.741 with the old heatmap on this trace).
 painted=$(grep -o '<rect class="cell"[^>]*>' "$TMP/s.html" |
     sed -E 's/.*width="([0-9.]+)" height="([0-9.]+)".*fill-opacity="([0-9.]+)".*/\1 \2 \3/' |
     awk '{s += $1 * $2 * $3} END {printf "%.3f", s / (820 * 260)}')

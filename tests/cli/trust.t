@@ -3,7 +3,7 @@
 # partial or wrong output) before issue 14; each now fails loudly or keeps
 # every value.  Run with GPUSCHED=/path/to/old/gpusched to see them fail.
 . "$(dirname "$0")/tap.sh"
-plan 84
+plan 85
 C=$ROOT/examples/seed-cluster.yaml
 A=$ROOT/tests/data/aaic
 
@@ -87,6 +87,16 @@ ok $([ ! -e "$TMP/keep.html" ]; echo $?) "... and writes no HTML page"
 (trap '' XFSZ; ulimit -f 16; "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv" \
     --out "$TMP/fresh" >/dev/null 2>&1)
 is "$(ls -A "$TMP/fresh" | wc -l)" 0 "a failing first run leaves DIR empty"
+# A run stopped by Ctrl-C (SIGINT after 1 s; the 200,000-job replay takes
+# ~3.5 s in the debug build) removes its temporary files: the old build left
+# a partial timeline.csv.  Should the machine finish first, all three files
+# must be there instead.
+"$GPUSCHED" gen --jobs 200000 --seed 3 --cluster "$C" --load 0.7 >"$TMP/big.csv"
+timeout -s INT 1 "$GPUSCHED" sim --cluster "$C" --trace "$TMP/big.csv" --out "$TMP/sig" >/dev/null 2>&1
+rc=$?
+left=$(ls -A "$TMP/sig" 2>/dev/null | tr '\n' ' ')
+ok $({ [ $rc -eq 124 ] && [ -z "$left" ]; } || { [ $rc -eq 0 ] && [ "$left" = "jobs.csv summary.json timeline.csv " ]; }; echo $?) \
+   "an interrupted run leaves nothing in DIR (rc $rc, left '$left')"
 
 # --- 4. errors found after parsing name the input -------------------------
 run "$GPUSCHED" sim --cluster "$N" --trace "$DATA/dup-id.csv"
