@@ -41,6 +41,7 @@ B := build/$(VARIANT)
 CFLAGS_ALL := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 POSIX := -D_POSIX_C_SOURCE=200809L
 LIBS := -ljansson -lyaml -lz -lsqlite3 -lm
+CLIENT_LIBS := -lcurl
 
 CORE_SRC := $(wildcard src/core/*.c)
 SIM_SRC := $(wildcard src/sim/*.c)
@@ -90,7 +91,7 @@ $(LIB): $(CORE_OBJ) $(SIM_OBJ) $(IO_OBJ)
 
 $(GPUSCHED): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
+	$(CC) $(OPT) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LIBS) $(CLIENT_LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,298 @@
+/* cmd_client_queue.c - `gpusched queue`, `show` and `why`: the job objects
+ * of GET /v1/jobs, /v1/jobs/{id} and /v1/jobs/{id}/explain as text. */
+#include "cli/client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const queue_help =
+    "usage: gpusched queue [--state S] [--team T] [--all] [--json]\n"
+    "\n"
+    "One line per job in queue order, as squeue prints them:\n"
+    "  JOBID TEAM USER GPUS STATE TIME WAIT NODELIST(REASON)\n"
+    "TIME is the run time of the current attempt, WAIT the time since submit\n"
+    "until it started (or until now); a pending job shows its reason code and\n"
+    "numbers, a running one its GPUs (node:gpu ranges).  Finished jobs are\n"
+    "left out unless --all or --state done.\n"
+    "  --state S   only jobs in state S (pending, starting, running, stopping, done)\n"
+    "  --team T    only team T's jobs\n"
+    "  --all       include finished jobs\n" GS_CLIENT_COMMON_HELP;
+
+static const char *const show_help =
+    "usage: gpusched show JOBID [--json]\n"
+    "\n"
+    "Every field of one job object (GET /v1/jobs/JOBID), one per line.\n" GS_CLIENT_COMMON_HELP;
+
+static const char *const why_help =
+    "usage: gpusched why JOBID [--json]\n"
+    "\n"
+    "Why a job waits (GET /v1/jobs/JOBID/explain): every reason with its\n"
+    "numbers, what would unblock it and the estimated start.\n" GS_CLIENT_COMMON_HELP;
+
+#define OPT_STATE 1
+#define OPT_TEAM 2
+#define OPT_ALL 3
+
+struct queue_args {
+    const char *state, *team;
+    int all;
+};
+
+static int queue_opt(int c, const char *val, void *arg)
+{
+    struct queue_args *a = arg;
+    switch (c) {
+    case OPT_STATE: a->state = val; return 0;
+    case OPT_TEAM: a->team = val; return 0;
+    case OPT_ALL: a->all = 1; return 0;
+    }
+    return -1;
+}
+
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* "node-1:0,node-1:1,node-2:3" -> "node-1:0-1,node-2:3" (also accepts
+ * spaces between entries, as jobs.csv writes them). */
+static void compact_placement(const char *p, char *out, size_t size)
+{
+    char node[128] = "", cur[128];
+    long lo = -1, hi = -1;
+    size_t n = 0;
+    out[0] = '\0';
+    for (;;) {
+        size_t len = strcspn(p, ", ");
+        const char *colon = memchr(p, ':', len);
+        int flush = !len || !colon;
+        long g = -1;
+        if (colon) {
+            size_t nl = (size_t)(colon - p) < sizeof cur ? (size_t)(colon - p) : sizeof cur - 1;
+            memcpy(cur, p, nl);
+            cur[nl] = '\0';
+            g = strtol(colon + 1, NULL, 10);
+            flush = strcmp(cur, node) != 0 || g != hi + 1;
+        }
+        if (flush && lo >= 0 && n < size) {
+            int w = lo == hi ? snprintf(out + n, size - n, "%s%s:%ld", n ? "," : "", node, lo)
+                             : snprintf(out + n, size - n, "%s%s:%ld-%ld", n ? "," : "", node,
+                                        lo, hi);
+            n += w > 0 ? (size_t)w : 0;
+        }
+        if (colon) {
+            if (flush) {
+                snprintf(node, sizeof node, "%s", cur);
+                lo = g;
+            }
+            hi = g;
+        } else {
+            lo = -1;
+        }
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    if (n >= size && size > 4)
+        strcpy(out + size - 4, "...");
+}
+
+/* The NODELIST(REASON) column of one job. */
+static void where(const json_t *job, char *out, size_t size)
+{
+    const char *pl = json_string_value(json_object_get(job, "placement"));
+    const json_t *r = json_object_get(job, "reason");
+    const char *state = json_string_value(json_object_get(job, "state"));
+    if (r && state && strcmp(state, "pending") == 0) {
+        const char *code = json_string_value(json_object_get(r, "code"));
+        const char *detail = json_string_value(json_object_get(r, "detail"));
+        snprintf(out, size, "(%s)%s%s", code ? code : "?", detail ? " " : "",
+                 detail ? detail : "");
+    } else if (pl && *pl) {
+        compact_placement(pl, out, size);
+    } else {
+        snprintf(out, size, "-");
+    }
+}
+
+/* The STATE column: the outcome for finished jobs. */
+static const char *state_text(const json_t *job)
+{
+    const char *st = json_string_value(json_object_get(job, "state"));
+    const char *oc = json_string_value(json_object_get(job, "outcome"));
+    if (st && strcmp(st, "done") == 0 && oc)
+        return oc;
+    return st ? st : "?";
+}
+
+static void print_row(const json_t *job, double now, int idw)
+{
+    char b1[32], b2[32], b3[32], t1[32], t2[32], w[512];
+    double start = num(job, "start_epoch"), end = num(job, "end_epoch");
+    double submit = num(job, "submit_epoch");
+    double stop = end >= 0 ? end : now;
+    const char *st = json_string_value(json_object_get(job, "state"));
+    int pending = st && strcmp(st, "pending") == 0;
+    where(job, w, sizeof w);
+    printf("%-*s %-10s %-10s %4s %-9s %10s %10s %s\n", idw,
+           gs_client_field(job, "id", "?", b1, sizeof b1),
+           gs_client_field(job, "team", "-", b2, sizeof b2),
+           gs_client_field(job, "user", "-", b3, sizeof b3),
+           gs_client_field(job, "gpus", "-", t1, sizeof t1), state_text(job),
+           gs_client_hms(pending || start < 0 ? 0 : stop - start, t2, sizeof t2),
+           gs_client_hms(submit < 0 ? -1 : (pending || start < 0 ? now : start) - submit, b1,
+                         sizeof b1),
+           w);
+}
+
+/* Print the table; the id column as wide as the longest id. */
+static void print_queue(const json_t *ans, const json_t *jobs, const struct queue_args *a)
+{
+    double now = num(ans, "now_epoch");
+    if (now < 0)
+        now = (double)time(NULL);
+    int idw = 5;
+    size_t i;
+    const json_t *job;
+    json_array_foreach(jobs, i, job) {
+        const char *id = json_string_value(json_object_get(job, "id"));
+        if (id && (int)strlen(id) > idw)
+            idw = (int)strlen(id) > 40 ? 40 : (int)strlen(id);
+    }
+    printf("%-*s %-10s %-10s %4s %-9s %10s %10s %s\n", idw, "JOBID", "TEAM", "USER", "GPUS",
+           "STATE", "TIME", "WAIT", "NODELIST(REASON)");
+    json_array_foreach(jobs, i, job) {
+        const char *st = json_string_value(json_object_get(job, "state"));
+        if (!a->all && !a->state && st && strcmp(st, "done") == 0)
+            continue;
+        print_row(job, now, idw);
+    }
+}
+
+int cmd_queue(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "state", required_argument, NULL, OPT_STATE },
+        { "team", required_argument, NULL, OPT_TEAM },
+        { "all", no_argument, NULL, OPT_ALL },
+        GS_CLIENT_COMMON_OPTS,
+        { NULL, 0, NULL, 0 },
+    };
+    const struct gs_client_cmd cmd = { "queue", queue_help, opts, 0, 0 };
+    struct gs_client_opts o;
+    struct queue_args a = { 0 };
+    char **args;
+    int nargs;
+    gs_client_opts_init(&o);
+    int st = gs_client_parse(&cmd, argc, argv, &o, queue_opt, &a, &args, &nargs);
+    if (st >= 0)
+        return st;
+    char *es = a.state ? gs_client_escape(a.state) : NULL;
+    char *et = a.team ? gs_client_escape(a.team) : NULL;
+    char path[1024];
+    snprintf(path, sizeof path, "/v1/jobs%s%s%s%s%s", es || et ? "?" : "",
+             es ? "state=" : "", es ? es : "", es && et ? "&" : "", et ? "team=" : "");
+    if (et)
+        snprintf(path + strlen(path), sizeof path - strlen(path), "%s", et);
+    free(es);
+    free(et);
+    struct gs_client *c = gs_client_create(&o);
+    json_t *ans = NULL;
+    int status = c ? gs_client_request(c, &o, "GET", path, NULL, &ans) : 1;
+    gs_client_destroy(c);
+    if (status)
+        return status;
+    const json_t *jobs = gs_client_list(ans, "jobs");
+    if (o.json)
+        gs_client_print_json(ans);
+    else if (!jobs)
+        status = (fprintf(stderr, "gpusched: the answer has no job list\n"), 1);
+    else
+        print_queue(ans, jobs, &a);
+    json_decref(ans);
+    return status;
+}
+
+/* Print `v` under `key` with `indent` spaces: scalars on one line, objects
+ * and arrays as indented blocks. */
+static void dump(const char *key, const json_t *v, int indent)
+{
+    char buf[64];
+    if (json_is_object(v)) {
+        if (key)
+            printf("%*s%s:\n", indent, "", key);
+        const char *k;
+        json_t *m;
+        json_object_foreach((json_t *)v, k, m)
+            dump(k, m, key ? indent + 2 : indent);
+    } else if (json_is_array(v)) {
+        printf("%*s%s:%s\n", indent, "", key ? key : "-", json_array_size(v) ? "" : " (none)");
+        size_t i;
+        json_t *m;
+        json_array_foreach(v, i, m) {
+            if (json_is_object(m) || json_is_array(m)) {
+                printf("%*s-\n", indent + 2, "");
+                dump(NULL, m, indent + 4);
+            } else {
+                json_t *wrap = json_pack("{sO}", "x", m);
+                printf("%*s- %s\n", indent + 2, "",
+                       gs_client_field(wrap, "x", "null", buf, sizeof buf));
+                json_decref(wrap);
+            }
+        }
+    } else {
+        json_t *wrap = json_pack("{sO}", "x", v);
+        printf("%*s%s: %s\n", indent, "", key ? key : "-",
+               gs_client_field(wrap, "x", "null", buf, sizeof buf));
+        json_decref(wrap);
+    }
+}
+
+/* show and why: GET /v1/jobs/ID + post with the escaped id and print the object. */
+static int get_one(int argc, char **argv, const char *name, const char *help,
+                   const char *post)
+{
+    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS, { NULL, 0, NULL, 0 } };
+    const struct gs_client_cmd cmd = { name, help, opts, 1, 1 };
+    struct gs_client_opts o;
+    char **args;
+    int nargs;
+    gs_client_opts_init(&o);
+    int st = gs_client_parse(&cmd, argc, argv, &o, NULL, NULL, &args, &nargs);
+    if (st >= 0)
+        return st;
+    char *id = gs_client_escape(args[0]);
+    char path[1024];
+    if (!id || strlen(id) > 900) {
+        free(id);
+        fprintf(stderr, "gpusched %s: job id too long\n", name);
+        return 2;
+    }
+    snprintf(path, sizeof path, "/v1/jobs/%s%s", id, post);
+    free(id);
+    struct gs_client *c = gs_client_create(&o);
+    json_t *ans = NULL;
+    int status = c ? gs_client_request(c, &o, "GET", path, NULL, &ans) : 1;
+    gs_client_destroy(c);
+    if (status)
+        return status;
+    if (o.json)
+        gs_client_print_json(ans);
+    else
+        dump(NULL, ans, 0);
+    json_decref(ans);
+    return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    return get_one(argc, argv, "show", show_help, "");
+}
+
+int cmd_why(int argc, char **argv)
+{
+    return get_one(argc, argv, "why", why_help, "/explain");
+}
