@@ -5,6 +5,7 @@
 #   make SAN=1           ASan+UBSan build into build/san
 #   make test            everything: unit, CLI, sanitizer pass, fuzz corpus replay
 #   make demo            the seed's story on a built-in example
+#   make demo-live       the same story on a live gpuschedd (queue, why, /metrics)
 #   make bench           benchmarks (bench/README.md)
 #   make lint            clang-tidy + cppcheck
 #   make check-layering  core must not do I/O or read clocks
@@ -62,7 +63,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 GPUSCHED := $(B)/bin/gpusched
 
-.PHONY: all release san test unit demo bench lint check-layering clean deps fuzz \
+.PHONY: all release san test unit demo demo-live bench lint check-layering clean deps fuzz \
         headers-check
 all: $(GPUSCHED) bin/gpusched
 
@@ -121,6 +122,11 @@ test:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
+
+# the seed's story on a live gpuschedd (scripts/demo-live.sh)
+demo-live: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo-live.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory RELEASE=1 bench-bins
