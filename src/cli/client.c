@@ -196,7 +196,7 @@ int gs_client_call(struct gs_client *c, const char *method, const char *path,
         goto out;
     }
     memcpy(url, c->server, slen);
-    strcpy(url + slen, path);
+    memcpy(url + slen, path, strlen(path) + 1);
     c->errbuf[0] = '\0';
     if (!(hdr = prepare(c, method, url, text, idem_key, &b))) {
         fprintf(stderr, "gpusched: out of memory\n");

@@ -97,7 +97,7 @@ static void compact_placement(const char *p, char *out, size_t size)
         p += len + 1;
     }
     if (n >= size && size > 4)
-        strcpy(out + size - 4, "...");
+        memcpy(out + size - 4, "...", 4);
 }
 
 /* The NODELIST(REASON) column of one job. */
@@ -226,8 +226,9 @@ static void dump(const char *key, const json_t *v, int indent)
             printf("%*s%s:\n", indent, "", key);
         const char *k;
         json_t *m;
-        json_object_foreach((json_t *)v, k, m)
+        json_object_foreach((json_t *)v, k, m) {
             dump(k, m, key ? indent + 2 : indent);
+        }
     } else if (json_is_array(v)) {
         printf("%*s%s:%s\n", indent, "", key ? key : "-", json_array_size(v) ? "" : " (none)");
         size_t i;
