@@ -42,7 +42,6 @@ B := build/$(VARIANT)
 CFLAGS_ALL := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 POSIX := -D_POSIX_C_SOURCE=200809L
 LIBS := -ljansson -lyaml -lz -lsqlite3 -lm
-CLIENT_LIBS := -lcurl
 
 CORE_SRC := $(wildcard src/core/*.c)
 SIM_SRC := $(wildcard src/sim/*.c)
@@ -63,7 +62,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 GPUSCHED := $(B)/bin/gpusched
 
-.PHONY: all release san test unit demo demo-live bench lint check-layering clean deps fuzz \
+.PHONY: all release san test unit demo bench lint check-layering clean deps fuzz \
         headers-check
 all: $(GPUSCHED) bin/gpusched
 
@@ -92,7 +91,7 @@ $(LIB): $(CORE_OBJ) $(SIM_OBJ) $(IO_OBJ)
 
 $(GPUSCHED): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LIBS) $(CLIENT_LIBS)
+	$(CC) $(OPT) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -123,7 +122,11 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
+# the client commands of bin/gpusched speak HTTP through libcurl
+$(GPUSCHED): LIBS += -lcurl
+
 # the seed's story on a live gpuschedd (scripts/demo-live.sh)
+.PHONY: demo-live
 demo-live: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo-live.sh
