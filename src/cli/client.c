@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DEFAULT_SERVER "http://127.0.0.1:8642"
 #define MAX_BODY (256u << 20)   /* answers above 256 MiB are refused */
@@ -280,8 +281,22 @@ char *gs_client_escape(const char *s)
 
 void gs_client_print_json(const json_t *j)
 {
-    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15)); /* 15: epochs keep ms */
     fputc('\n', stdout);
+}
+
+/* A real with at most 3 decimals, trailing zeros dropped: 1796123083.602, 0.5. */
+static void fmt_real(double d, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.3f", d);
+    char *dot = strchr(buf, '.');
+    if (!dot)
+        return;
+    char *e = buf + strlen(buf);
+    while (e > dot + 1 && e[-1] == '0')
+        *--e = '\0';
+    if (e == dot + 1)
+        *dot = '\0';
 }
 
 const char *gs_client_field(const json_t *o, const char *key, const char *dflt, char *buf,
@@ -293,7 +308,7 @@ const char *gs_client_field(const json_t *o, const char *key, const char *dflt, 
     if (json_is_integer(v))
         snprintf(buf, size, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
-        snprintf(buf, size, "%g", json_real_value(v));
+        fmt_real(json_real_value(v), buf, size);
     else if (json_is_true(v) || json_is_false(v))
         snprintf(buf, size, "%s", json_is_true(v) ? "true" : "false");
     else
@@ -315,6 +330,15 @@ const char *gs_client_hms(double seconds, char *buf, size_t size)
         snprintf(buf, size, "%lld:%02lld:%02lld", h, m, sec);
     else
         snprintf(buf, size, "%lld:%02lld", m, sec);
+    return buf;
+}
+
+const char *gs_client_utc(double epoch, char *buf, size_t size)
+{
+    struct tm tm;
+    time_t t = (time_t)epoch;
+    if (!(epoch >= 0) || !gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, size, "-");
     return buf;
 }
 

@@ -115,6 +115,10 @@ const char *gs_client_field(const json_t *o, const char *key, const char *dflt, 
  * negative or NaN gives "-".  Writes into `buf` and returns it. */
 const char *gs_client_hms(double seconds, char *buf, size_t size);
 
+/* UNIX seconds as RFC 3339 UTC ("2026-12-01T11:15:29Z"); negative gives
+ * "-".  Writes into `buf` (>= 32 bytes) and returns it. */
+const char *gs_client_utc(double epoch, char *buf, size_t size);
+
 /* The list of items of a list answer: `j` itself when it is an array, else
  * its member `key` when that is an array, else NULL (borrowed). */
 const json_t *gs_client_list(const json_t *j, const char *key);

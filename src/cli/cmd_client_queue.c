@@ -57,51 +57,51 @@ static double num(const json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : -1;
 }
 
+/* Append the run node:lo[-hi] to out (n bytes used of size). */
+static size_t put_run(char *out, size_t n, size_t size, const char *node, size_t nl, long lo,
+                      long hi)
+{
+    if (n >= size)
+        return n;
+    int w = lo == hi ? snprintf(out + n, size - n, "%s%.*s:%ld", n ? "," : "", (int)nl, node, lo)
+                     : snprintf(out + n, size - n, "%s%.*s:%ld-%ld", n ? "," : "", (int)nl,
+                                node, lo, hi);
+    return w > 0 ? n + (size_t)w : n;
+}
+
 /* "node-1:0,node-1:1,node-2:3" -> "node-1:0-1,node-2:3" (also accepts
  * spaces between entries, as jobs.csv writes them). */
 static void compact_placement(const char *p, char *out, size_t size)
 {
-    char node[128] = "", cur[128];
-    long lo = -1, hi = -1;
-    size_t n = 0;
+    const char *node = NULL;
+    size_t nl = 0, n = 0;
+    long lo = 0, hi = 0;
     out[0] = '\0';
-    for (;;) {
+    while (*p) {
         size_t len = strcspn(p, ", ");
         const char *colon = memchr(p, ':', len);
-        int flush = !len || !colon;
-        long g = -1;
         if (colon) {
-            size_t nl = (size_t)(colon - p) < sizeof cur ? (size_t)(colon - p) : sizeof cur - 1;
-            memcpy(cur, p, nl);
-            cur[nl] = '\0';
-            g = strtol(colon + 1, NULL, 10);
-            flush = strcmp(cur, node) != 0 || g != hi + 1;
-        }
-        if (flush && lo >= 0 && n < size) {
-            int w = lo == hi ? snprintf(out + n, size - n, "%s%s:%ld", n ? "," : "", node, lo)
-                             : snprintf(out + n, size - n, "%s%s:%ld-%ld", n ? "," : "", node,
-                                        lo, hi);
-            n += w > 0 ? (size_t)w : 0;
-        }
-        if (colon) {
-            if (flush) {
-                snprintf(node, sizeof node, "%s", cur);
-                lo = g;
+            size_t cl = (size_t)(colon - p);
+            long g = strtol(colon + 1, NULL, 10);
+            if (node && cl == nl && memcmp(p, node, nl) == 0 && g == hi + 1) {
+                hi = g;
+            } else {
+                if (node)
+                    n = put_run(out, n, size, node, nl, lo, hi);
+                node = p, nl = cl, lo = hi = g;
             }
-            hi = g;
-        } else {
-            lo = -1;
         }
-        if (!p[len])
-            break;
-        p += len + 1;
+        p += len;
+        p += strspn(p, ", ");
     }
+    if (node)
+        n = put_run(out, n, size, node, nl, lo, hi);
     if (n >= size && size > 4)
         memcpy(out + size - 4, "...", 4);
 }
 
-/* The NODELIST(REASON) column of one job. */
-static void where(const json_t *job, char *out, size_t size)
+/* The NODELIST(REASON) column of one job; `now` for the estimated start. */
+static void where(const json_t *job, double now, char *out, size_t size)
 {
     const char *pl = json_string_value(json_object_get(job, "placement"));
     const json_t *r = json_object_get(job, "reason");
@@ -109,8 +109,13 @@ static void where(const json_t *job, char *out, size_t size)
     if (r && state && strcmp(state, "pending") == 0) {
         const char *code = json_string_value(json_object_get(r, "code"));
         const char *detail = json_string_value(json_object_get(r, "detail"));
-        snprintf(out, size, "(%s)%s%s", code ? code : "?", detail ? " " : "",
-                 detail ? detail : "");
+        double at = num(r, "estimated_start_epoch");
+        char in[48] = "", hms[32];
+        if (at >= 0)
+            snprintf(in, sizeof in, " [start in ~%s]",
+                     gs_client_hms(at > now ? at - now : 0, hms, sizeof hms));
+        snprintf(out, size, "(%s)%s%s%s", code ? code : "?", detail ? " " : "",
+                 detail ? detail : "", in);
     } else if (pl && *pl) {
         compact_placement(pl, out, size);
     } else {
@@ -136,7 +141,7 @@ static void print_row(const json_t *job, double now, int idw)
     double stop = end >= 0 ? end : now;
     const char *st = json_string_value(json_object_get(job, "state"));
     int pending = st && strcmp(st, "pending") == 0;
-    where(job, w, sizeof w);
+    where(job, now, w, sizeof w);
     printf("%-*s %-10s %-10s %4s %-9s %10s %10s %s\n", idw,
            gs_client_field(job, "id", "?", b1, sizeof b1),
            gs_client_field(job, "team", "-", b2, sizeof b2),
@@ -252,9 +257,85 @@ static void dump(const char *key, const json_t *v, int indent)
     }
 }
 
+static void print_show(const json_t *ans)
+{
+    dump(NULL, ans, 0);
+}
+
+/* One reason's numbers on one line: "code: key value, key value, ...". */
+static void print_reason(const json_t *r)
+{
+    char buf[64];
+    const char *k;
+    json_t *m;
+    const char *code = json_string_value(json_object_get(r, "code"));
+    printf("  %s:", code ? code : "?");
+    int first = 1;
+    json_object_foreach((json_t *)r, k, m) {
+        if (strcmp(k, "code") == 0)
+            continue;
+        if (json_is_array(m) || json_is_object(m)) {
+            char *t = json_dumps(m, JSON_COMPACT);
+            printf("%s %s %s", first ? "" : ",", k, t ? t : "?");
+            free(t);
+        } else {
+            printf("%s %s %s", first ? "" : ",", k,
+                   gs_client_field(r, k, "null", buf, sizeof buf));
+        }
+        first = 0;
+    }
+    printf("\n");
+}
+
+/* The explain answer: headline, detail, unblock, every reason with its
+ * numbers, the estimated start; keys it does not know are dumped after. */
+static void print_why(const json_t *ans)
+{
+    static const char *const known[] = { "id", "state", "reason", "detail", "unblock",
+                                         "reasons", "est_start", "est_in", "est_basis",
+                                         "est_duration", NULL };
+    char b1[64], b2[64], b3[64], b4[64];
+    printf("%s: %s (%s)\n", gs_client_field(ans, "id", "?", b1, sizeof b1),
+           gs_client_field(ans, "state", "?", b2, sizeof b2),
+           gs_client_field(ans, "reason", "no reason", b3, sizeof b3));
+    const char *detail = json_string_value(json_object_get(ans, "detail"));
+    const char *unblock = json_string_value(json_object_get(ans, "unblock"));
+    if (detail)
+        printf("  %s\n", detail);
+    if (unblock)
+        printf("  unblock: %s\n", unblock);
+    const json_t *rs = json_object_get(ans, "reasons");
+    size_t i;
+    const json_t *r;
+    if (json_array_size(rs))
+        printf("reasons:\n");
+    json_array_foreach(rs, i, r) {
+        print_reason(r);
+    }
+    double in = num(ans, "est_in"), at = num(ans, "est_start");
+    printf("estimated start: %s",
+           at >= 0 ? gs_client_utc(at, b1, sizeof b1)
+                   : gs_client_field(ans, "est_start", "unknown", b1, sizeof b1));
+    if (in >= 0)
+        printf(" (in %s)", gs_client_hms(in, b2, sizeof b2));
+    printf(", basis %s", gs_client_field(ans, "est_basis", "unknown", b3, sizeof b3));
+    if (num(ans, "est_duration") >= 0)
+        printf(", est. run time %s", gs_client_hms(num(ans, "est_duration"), b4, sizeof b4));
+    printf("\n");
+    const char *k;
+    json_t *m;
+    json_object_foreach((json_t *)ans, k, m) {
+        int skip = 0;
+        for (int j = 0; known[j]; j++)
+            skip |= strcmp(k, known[j]) == 0;
+        if (!skip)
+            dump(k, m, 0);
+    }
+}
+
 /* show and why: GET /v1/jobs/ID + post with the escaped id and print the object. */
 static int get_one(int argc, char **argv, const char *name, const char *help,
-                   const char *post)
+                   const char *post, void (*print)(const json_t *))
 {
     static const struct option opts[] = { GS_CLIENT_COMMON_OPTS, { NULL, 0, NULL, 0 } };
     const struct gs_client_cmd cmd = { name, help, opts, 1, 1 };
@@ -283,17 +364,17 @@ static int get_one(int argc, char **argv, const char *name, const char *help,
     if (o.json)
         gs_client_print_json(ans);
     else
-        dump(NULL, ans, 0);
+        print(ans);
     json_decref(ans);
     return 0;
 }
 
 int cmd_show(int argc, char **argv)
 {
-    return get_one(argc, argv, "show", show_help, "");
+    return get_one(argc, argv, "show", show_help, "", print_show);
 }
 
 int cmd_why(int argc, char **argv)
 {
-    return get_one(argc, argv, "why", why_help, "/explain");
+    return get_one(argc, argv, "why", why_help, "/explain", print_why);
 }
