@@ -21,7 +21,7 @@ cleanup() {
         wait "$DPID" 2>/dev/null || true
     fi
     # the jobs outlive the daemon on purpose; end them by their process groups
-    for g in $(cat "$STATE/pgids" 2>/dev/null); do kill -TERM -- "-$g" 2>/dev/null || true; done
+    for g in $(cat "$STATE/pgids" 2>/dev/null); do kill -TERM "-$g" 2>/dev/null || true; done
     rm -rf "$STATE"
 }
 trap cleanup EXIT

@@ -3,7 +3,8 @@
 # $TMP and its own port (--listen 127.0.0.1:0), so two runs never meet.
 # Everything is stopped by pid: the daemon with SIGTERM (SIGKILL if it does
 # not go), and the jobs by the process groups they record in $TMP/pgids
-# (job_prelude), since jobs outlive a daemon on purpose.
+# (job_prelude), since jobs outlive a daemon on purpose.  (dash's kill takes
+# no "--": groups are killed as `kill -KILL -PGID`.)
 : "${GPUSCHEDD:=$ROOT/bin/gpuschedd}"
 STATE=$TMP/state
 DPID=
@@ -67,8 +68,10 @@ kill9_daemon() {
 # daemon's per-job supervisors (children that outlived it are reparented,
 # so they are found by their pid files under the state dir, if any).
 kill_jobs() {
+    _own=$(ps -o pgid= $$ | tr -d ' ')
     for _g in $(sort -u "$JOB_PGIDS" 2>/dev/null); do
-        [ "$_g" -gt 1 ] 2>/dev/null && kill -KILL -- "-$_g" 2>/dev/null
+        # never our own group (a job always has one of its own; be safe)
+        [ "$_g" -gt 1 ] 2>/dev/null && [ "$_g" != "$_own" ] && kill -KILL "-$_g" 2>/dev/null
     done
     : >"$JOB_PGIDS"
 }
