@@ -27,8 +27,10 @@ static const char *const replay_help =
     "  --wait          after the last submit, wait until every job is done\n"
     "  --timeout D     give up waiting after D wall time (default 10m)\n"
     "  --out FILE      with --wait: the live schedule as CSV, like sim's jobs.csv:\n"
-    "                  id,submit,start,end,wait,gpus,placement,state in trace seconds\n"
-    "                  (engine time since the replay's trace zero)\n"
+    "                  id,submit,start,end,wait,gpus,placement,outcome,preemptions\n"
+    "                  in trace seconds (engine time since the replay's trace zero);\n"
+    "                  start is the first attempt's when the daemon reports it\n"
+    "                  (first_start_epoch), else the current attempt's\n"
     "  --json          with --wait: the job objects; else the counts\n" GS_CLIENT_COMMON_HELP;
 
 #define OPT_TRACE 1
@@ -205,16 +207,23 @@ static int write_schedule(FILE *f, const json_t *jobs, const struct gs_trace *tr
 {
     const json_t *first = find_job(jobs, a->prefix, gs_trace_job(tr, order[0])->id);
     double zero = num(first, "submit_epoch") - gs_time_to_sec(gs_trace_job(tr, order[0])->submit);
-    fprintf(f, "id,submit,start,end,wait,gpus,placement,state\n");
+    fprintf(f, "id,submit,start,end,wait,gpus,placement,outcome,preemptions\n");
     for (size_t k = 0; k < gs_trace_count(tr); k++) {
         const struct gs_job_spec *s = gs_trace_job(tr, order[k]);
         const json_t *j = find_job(jobs, a->prefix, s->id);
-        double sub = num(j, "submit_epoch") - zero, st = num(j, "start_epoch") - zero;
+        /* the first attempt's start when the daemon gives it (as sim's
+         * jobs.csv), else the current attempt's */
+        double fs = num(j, "first_start_epoch");
+        double sub = num(j, "submit_epoch") - zero;
+        double st = (fs >= 0 ? fs : num(j, "start_epoch")) - zero;
         double en = num(j, "end_epoch") - zero;
         const char *pl = json_string_value(json_object_get(j, "placement"));
         const char *oc = json_string_value(json_object_get(j, "outcome"));
-        fprintf(f, "%s,%.3f,%.3f,%.3f,%.3f,%d,%s,%s\n", s->id, sub, st, en, st - sub, s->gpus,
-                pl ? pl : "", oc ? oc : "");
+        fprintf(f, "%s,%.3f,%.3f,%.3f,%.3f,%d,", s->id, sub, st, en, st - sub, s->gpus);
+        for (; pl && *pl; pl++) /* space-separated, as in sim's jobs.csv */
+            fputc(*pl == ',' ? ' ' : *pl, f);
+        fprintf(f, ",%s,%d\n", oc ? oc : "",
+                (int)json_integer_value(json_object_get(j, "preemptions")));
     }
     return 0;
 }

@@ -98,7 +98,9 @@ is "$(jq -r '.jobs[] | select(.id=="long") | "\(.outcome) \(.attempts)"' "$TMP/j
     "completed 1 1" "the long job was re-adopted: completed, attempt 1, started once"
 stop_daemon
 
-# 2. SIGKILL between "decided" and "launched"
+# 2. SIGKILL between "decided" and "launched", on a fresh state dir
+STATE=$TMP/state2
+LISTEN=
 # gdb wants its command words intact: run it through a tiny wrapper
 printf '#!/bin/sh\nexec gdb -q -batch -ex "break gsd_backend_launch" -ex run -ex kill -ex quit --args "$@"\n' >"$TMP/gdbrun"
 chmod +x "$TMP/gdbrun"

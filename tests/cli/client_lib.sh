@@ -39,6 +39,7 @@ start_daemon() {
     _i=0
     while [ $_i -lt 400 ]; do
         [ "$(curl -s -o /dev/null -w '%{http_code}' "$_url/readyz")" = 200 ] && return 0
+        kill -0 "$DPID" 2>/dev/null || { echo "# daemon exited before ready:"; tail -3 "$TMP/daemon.err" | sed 's/^/#   /'; DPID=; return 1; }
         sleep 0.05; _i=$((_i + 1))
     done
     echo "# daemon not ready after 20 s"
@@ -79,7 +80,7 @@ kill_jobs() {
 client_cleanup() {
     stop_daemon
     kill_jobs
-    rm -rf "$TMP"
+    if [ -n "${KEEP_TMP:-}" ]; then echo "# kept $TMP"; else rm -rf "$TMP"; fi
 }
 trap client_cleanup EXIT
 trap 'exit 1' INT TERM HUP

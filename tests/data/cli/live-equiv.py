@@ -1,39 +1,76 @@
 #!/usr/bin/env python3
-# How tests/data/cli/live-equiv.csv was made: python3 live-equiv.py 1 0.5 (run
-# from a scratch dir with pol.yaml = live-equiv.yaml and bin/gpusched built).
-# Greedy construction of the live-equivalence trace: jobs are added one at a
-# time; each candidate duration is kept only if the simulated schedule keeps
-# every pair of independent events (submits and ends) at least G apart.
-import subprocess, csv, random, sys
-G = float(sys.argv[2]); seed = int(sys.argv[1])
+# How tests/data/cli/live-equiv.csv is made (python3 live-equiv.py SEED DMAX):
+# a greedy construction of a trace whose simulated start order and placement
+# do not change when every job runs up to DMAX engine seconds longer than
+# its duration and every submit comes up to DMAX/10 late -- which is what the
+# live daemon adds (launching the job, seeing it end; measured ~60 ms wall
+# per job, so DMAX = 1.5 s covers 150 ms at --clock-scale 10).  Jobs are
+# added one at a time; a candidate is kept only if the schedule of the trace
+# so far is the same under K random perturbations and the two extremes.
+# Needs bin/gpusched, examples/seed-cluster.yaml and live-equiv.yaml.
+import csv, io, os, random, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.abspath(__file__)) + "/../../.."
+G = ROOT + "/bin/gpusched"
+C = ROOT + "/examples/seed-cluster.yaml"
+P = ROOT + "/tests/data/cli/live-equiv.yaml"
+seed, dmax = int(sys.argv[1]), float(sys.argv[2])
+K = 6
+HDR = "id,submit,duration,gpus,team,priority,time_limit\n"
+tmp = tempfile.mkdtemp()
+
+def sim(jobs):
+    with open(tmp + "/t.csv", "w") as f:
+        f.write(HDR)
+        for j in jobs:
+            f.write("%s,%.3f,%.3f,%d,%s,%d,%d\n" % j)
+    subprocess.run([G, "sim", "--cluster", C, "--policy", P, "--trace", tmp + "/t.csv",
+                    "--out", tmp + "/o"], capture_output=True, check=True)
+    rows = list(csv.DictReader(open(tmp + "/o/jobs.csv")))
+    order = [r["id"] for r in sorted(rows, key=lambda r: (float(r["start"]), r["id"]))]
+    return order, {r["id"]: r["placement"] for r in rows}, rows
+
+def perturbed(jobs, rng, mode):
+    out = []
+    for (i, s, d, g, t, p, l) in jobs:
+        if mode == "max":
+            e, ls = dmax, dmax / 10
+        elif mode == "rand":
+            e, ls = rng.uniform(0, dmax), rng.uniform(0, dmax / 10)
+        else:
+            e, ls = 0, 0
+        out.append((i, s + ls, d + e, g, t, p, l))
+    return out
+
+def robust(jobs, rng):
+    base = sim(jobs)[:2]
+    for k in range(K + 1):
+        if sim(perturbed(jobs, rng, "max" if k == 0 else "rand"))[:2] != base:
+            return False
+    return True
+
 r = random.Random(seed)
-hdr = "id,submit,duration,gpus,team,priority,time_limit\n"
-rows = []
-def sim(rows):
-    open('b.csv','w').write(hdr + "".join(rows))
-    subprocess.run(['/work/wt-client/bin/gpusched','sim','--cluster','/work/wt-client/examples/seed-cluster.yaml','--policy','pol.yaml','--trace','b.csv','--out','bo'],capture_output=True,check=True)
-    return list(csv.DictReader(open('bo/jobs.csv')))
-def ok(js):
-    ev = sorted([float(j['submit']) for j in js] + [float(j['end']) for j in js])
-    return all(b - a >= G - 1e-9 for a, b in zip(ev, ev[1:]))
-t = 0
-for i in range(60):
-    for attempt in range(300):
-        ti = t + r.choice([2, 3, 3, 4, 5]) + r.choice([0, 0.5])
+jobs, t = [], 0.0
+for i in range(52):
+    for attempt in range(400):
+        ti = t + r.choice([2, 3, 3, 4, 5, 6]) + r.choice([0, 0.5])
         g = r.choice([1, 1, 2, 2, 4, 4, 8, 8])
         d = round(r.uniform(8, 50), 1)
         pr = 0
-        if i in (25, 44):
+        if i in (22, 38):
             pr, g, d = 10, 8, round(r.uniform(8, 14), 1)
-        lim = int(d * 1.5) + 5
-        team = r.choice(["a", "b"])
-        row = f"j{i:02d},{ti},{d},{g},{team},{pr},{lim}\n"
-        js = sim(rows + [row])
-        if ok(js):
-            rows.append(row); t = ti; break
+        cand = jobs + [("j%02d" % i, ti, d, g, r.choice(["a", "b"]), pr, int(d * 1.5) + 5)]
+        if robust(cand, r):
+            jobs, t = cand, ti
+            break
     else:
-        print("stuck at", i, file=sys.stderr); sys.exit(1)
-js = sim(rows)
-print(hdr + "".join(rows), end="")
-pre = sum(int(j['preemptions']) for j in js)
-print(f"preemptions {pre} end {max(float(j['end']) for j in js)}", file=sys.stderr)
+        sys.exit("stuck at job %d" % i)
+rows = sim(jobs)[2]
+sys.stdout.write(HDR)
+for j in jobs:
+    sys.stdout.write("%s,%g,%g,%d,%s,%d,%d\n" % j)
+pre = sum(int(x["preemptions"]) for x in rows)
+bf = sum(1 for a in rows if any(float(b["submit"]) > float(a["submit"]) and
+                                float(b["start"]) < float(a["start"]) for b in rows))
+sys.stderr.write("jobs %d preemptions %d overtaken %d end %s\n" %
+                 (len(rows), pre, bf, max(float(x["end"]) for x in rows)))
