@@ -61,17 +61,23 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 GPUSCHED := $(B)/bin/gpusched
+DAEMON_OBJ := $(DAEMON_SRC:%.c=$(B)/%.o)
+GPUSCHEDD := $(B)/bin/gpuschedd
 
 .PHONY: all release san test unit demo bench lint check-layering clean deps fuzz \
         headers-check
-all: $(GPUSCHED) bin/gpusched
+all: $(GPUSCHED) bin/gpusched $(GPUSCHEDD) bin/gpuschedd
 
 bin/gpusched: $(GPUSCHED)
 	@mkdir -p bin
 	cp $< $@
 
+bin/gpuschedd: $(GPUSCHEDD)
+	@mkdir -p bin
+	cp $< $@
+
 release:
-	$(MAKE) RELEASE=1 build/release/bin/gpusched
+	$(MAKE) RELEASE=1 build/release/bin/gpusched build/release/bin/gpuschedd
 
 san:
 	$(MAKE) SAN=1 build/san/bin/gpusched
@@ -93,6 +99,10 @@ $(GPUSCHED): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
 
+$(GPUSCHEDD): $(DAEMON_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(LDSAN) -o $@ $(DAEMON_OBJ) $(LIB) -lmicrohttpd -lpthread $(LIBS)
+
 $(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< $(LIB) $(LDSAN) -lcmocka $(LIBS)
@@ -108,7 +118,7 @@ $(B)/fuzz/%: fuzz/%.c fuzz/replay_main.c $(LIB)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< fuzz/replay_main.c $(LIB) $(LDSAN) $(LIBS)
 
 unit: $(UNIT_BIN)
-test-bins: $(GPUSCHED) $(UNIT_BIN) $(FUZZ_REPLAY)
+test-bins: $(GPUSCHED) $(GPUSCHEDD) $(UNIT_BIN) $(FUZZ_REPLAY)
 bench-bins: $(BENCH_BIN) $(GPUSCHED)
 
 deps:

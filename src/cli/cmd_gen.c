@@ -1,6 +1,7 @@
 /* cmd_gen.c - `gpusched gen`: seeded synthetic workload traces. */
 #include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "io/node_events_csv.h"
 #include "io/trace_csv.h"
 #include "sim/gen.h"
 
@@ -13,6 +14,7 @@ static const char *const gen_help =
     "                    [--infer-share X] [--infer-median 60s] [--infer-gpu 1]\n"
     "                    [--infer-priority 10] [--ckpt-interval 30m] [--ckpt-cost 1m]\n"
     "                    [--ckpt-share 1] [--out T.csv]\n"
+    "                    [--mtbf D --repair D --node-events-out E.csv]\n"
     "\n"
     "Write a synthetic trace (stdout by default): Poisson arrivals at a rate that\n"
     "offers `load` x the cluster's GPUs, GPU counts from the size mix, log-normal\n"
@@ -28,7 +30,14 @@ static const char *const gen_help =
     "                       --infer-gpu F of one, priority --infer-priority\n"
     "  --ckpt-interval D    training jobs checkpoint every D of work (0 = never)\n"
     "  --ckpt-cost D        each checkpoint takes D (default 1m)\n"
-    "  --ckpt-share X       share of training job kinds that checkpoint (default 1)\n";
+    "  --ckpt-share X       share of training job kinds that checkpoint (default 1)\n"
+    "\n"
+    "Random node failures (docs/formats.md, node events):\n"
+    "  --mtbf D             each node fails after an exponential up time of mean D\n"
+    "  --repair D           and is back D later (default 1h)\n"
+    "  --node-events-out F  write the failures there (time,node,state), up to the\n"
+    "                       trace's last submission plus its longest job; for\n"
+    "                       `sim --node-events F`.  Seeded like the trace.\n";
 
 static int parse_mix(const char *text, struct gs_gen_opts *o)
 {
@@ -65,8 +74,9 @@ static int parse_mix(const char *text, struct gs_gen_opts *o)
 }
 
 struct gen_args {
-    const char *cluster, *out;
+    const char *cluster, *out, *events_out;
     struct gs_gen_opts o;
+    double mtbf_s, repair_s;
     int have_jobs, have_seed;
 };
 
@@ -105,6 +115,9 @@ static int parse_mix_opt(int c, const char *val, struct gen_args *a)
     case 'I': return parse_sec("--ckpt-interval", val, &a->o.ckpt_interval_s);
     case 'C': return parse_sec("--ckpt-cost", val, &a->o.ckpt_cost_s);
     case 'S': return cli_parse_double("gen", "--ckpt-share", val, 0, 1, &a->o.ckpt_share);
+    case 'F': return parse_sec("--mtbf", val, &a->mtbf_s);
+    case 'R': return parse_sec("--repair", val, &a->repair_s);
+    case 'E': a->events_out = val; return 0;
     }
     return -1;
 }
@@ -150,6 +163,9 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
         { "ckpt-interval", required_argument, NULL, 'I' },
         { "ckpt-cost", required_argument, NULL, 'C' },
         { "ckpt-share", required_argument, NULL, 'S' },
+        { "mtbf", required_argument, NULL, 'F' },
+        { "repair", required_argument, NULL, 'R' },
+        { "node-events-out", required_argument, NULL, 'E' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "gen", gen_help, opts };
@@ -158,13 +174,50 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
         return st;
     if (!a->cluster || !a->have_jobs || !a->have_seed)
         return cli_failf("gen", 2, "--jobs, --seed and --cluster are required (see --help)");
+    if ((a->mtbf_s > 0) != (a->events_out != NULL))
+        return cli_failf("gen", 2, "--mtbf and --node-events-out go together (see --help)");
+    if (a->mtbf_s < 0 || (a->events_out && a->mtbf_s == 0))
+        return cli_failf("gen", 2, "--mtbf must be > 0");
     return -1;
+}
+
+/* The node-event file of --mtbf: failures up to the last submission plus
+ * the longest job. */
+static int write_failures(const struct gen_args *a, const struct gs_cluster *cl,
+                          const struct gs_trace *tr)
+{
+    struct gs_gen_failure_opts fo = { a->o.seed, a->mtbf_s, a->repair_s, 0 };
+    gs_time last = 0, longest = 0;
+    for (size_t i = 0; i < gs_trace_count(tr); i++) {
+        if (gs_trace_job(tr, i)->submit > last)
+            last = gs_trace_job(tr, i)->submit;
+        if (gs_trace_duration(tr, i) > longest)
+            longest = gs_trace_duration(tr, i);
+    }
+    fo.horizon = gs_time_add(last, longest);
+    struct gs_node_events ev = { 0 };
+    struct gs_error err = { 0 };
+    int status = 0;
+    if (gs_gen_failures(cl, &fo, &ev, &err) < 0) {
+        status = cli_fail("gen", &err);
+    } else {
+        FILE *f = cli_open_out("gen", a->events_out);
+        if (!f)
+            status = 1;
+        else if (gs_node_events_write(f, cl, &ev, &err) < 0)
+            status = cli_fail("gen", &err);
+        if (f && cli_close("gen", f, a->events_out))
+            status = 1;
+    }
+    gs_node_events_fini(&ev);
+    return status;
 }
 
 int cmd_gen(int argc, char **argv)
 {
     struct gen_args a = { 0 };
     gs_gen_defaults(&a.o);
+    a.repair_s = 3600;
     int st = parse_args(argc, argv, &a);
     if (st >= 0)
         return st;
@@ -187,6 +240,8 @@ int cmd_gen(int argc, char **argv)
         if (f && cli_close("gen", f, a.out ? a.out : "-"))
             status = 1;
     }
+    if (status == 0 && a.events_out)
+        status = write_failures(&a, cl, tr);
     gs_trace_destroy(tr);
     gs_cluster_destroy(cl);
     return status;

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
+#include "io/node_events_csv.h"
 #include "io/report.h"
 #include "sim/sim.h"
 
@@ -11,7 +12,7 @@
 
 static const char *const sim_help =
     "usage: gpusched sim --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
-    "                    [--out DIR] [--json] [--html FILE]\n"
+    "                    [--out DIR] [--json] [--html FILE] [--node-events E.csv]\n"
     "\n"
     "Replay the trace on the cluster under the policy (defaults: fifo + pack)\n"
     "and print the summary: queue-wait percentiles overall, per size class and\n"
@@ -28,10 +29,12 @@ static const char *const sim_help =
     "                  (docs/metrics.md)\n"
     "  --json          print the summary as JSON instead of a table\n"
     "  --html FILE     also write a self-contained HTML report with charts\n"
-    "  --check         verify the cluster state after every step (slow; tests)\n";
+    "  --check         verify every engine invariant after every step (slow; tests)\n"
+    "  --node-events F nodes going down, draining, coming back: CSV time,node,state\n"
+    "                  (down | drain | up; optional gpu column), docs/formats.md\n";
 
 struct sim_args {
-    const char *cluster, *trace, *policy, *out, *html;
+    const char *cluster, *trace, *policy, *out, *html, *node_events;
     int json, check;
 };
 
@@ -46,6 +49,7 @@ static int sim_opt(int c, const char *val, void *arg)
     case 'j': a->json = 1; break;
     case 'k': a->check = 1; break;
     case 'H': a->html = val; break;
+    case 'N': a->node_events = val; break;
     }
     return 0;
 }
@@ -57,6 +61,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
         { "policy", required_argument, NULL, 'p' },  { "out", required_argument, NULL, 'o' },
         { "json", no_argument, NULL, 'j' },          { "check", no_argument, NULL, 'k' },
         { "help", no_argument, NULL, 'h' },          { "html", required_argument, NULL, 'H' },
+        { "node-events", required_argument, NULL, 'N' },
         { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "sim", sim_help, opts };
@@ -107,7 +112,8 @@ static int write_outputs(const struct sim_args *a, const struct gs_sim_result *r
 }
 
 static int run(const struct sim_args *a, const struct gs_cluster *cl,
-               const struct gs_policy *pol, const struct gs_trace *tr)
+               const struct gs_policy *pol, const struct gs_trace *tr,
+               const struct gs_node_events *ne)
 {
     struct out_files files = { NULL };
     char path[4096];
@@ -119,7 +125,7 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
             return 1;
         gs_report_timeline_header(files.timeline);
     }
-    struct gs_sim_opts o = { on_tick, NULL, &files, a->check };
+    struct gs_sim_opts o = { on_tick, NULL, &files, a->check, ne };
     struct cli_html h;
     cli_html_init(&h, a->html != NULL);
     cli_html_opts(&h, &o);
@@ -146,6 +152,19 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
     return status;
 }
 
+static int load_node_events(const struct sim_args *a, const struct gs_cli_inputs *in,
+                            struct gs_node_events *ne)
+{
+    if (!a->node_events)
+        return 0;
+    struct gs_error err = { 0 };
+    if (gs_node_events_load(a->node_events, in->cluster, gs_trace_origin(in->trace), ne,
+                            &err) == 0)
+        return 0;
+    cli_fail("sim", &err);
+    return -1;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     struct sim_args a = { 0 };
@@ -156,10 +175,12 @@ int cmd_sim(int argc, char **argv)
     gs_cli_inputs_init(&in, "sim");
     int status = 1;
     /* the policy before the trace: the order sim has always reported errors in */
+    struct gs_node_events ne = { 0 };
     if (gs_cli_inputs_cluster(&in, a.cluster) == 0 &&
         gs_cli_inputs_policies(&in, &a.policy, 1) == 0 &&
-        gs_cli_inputs_trace(&in, a.trace, 1) == 0)
-        status = run(&a, in.cluster, &in.pols[0], in.trace);
+        gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0)
+        status = run(&a, in.cluster, &in.pols[0], in.trace, a.node_events ? &ne : NULL);
+    gs_node_events_fini(&ne);
     gs_cli_inputs_fini(&in);
     return status;
 }

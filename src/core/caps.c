@@ -100,7 +100,7 @@ void gs_eng_plan_overruns(struct gs_engine *eng, gs_time now)
 static int stale(const struct gs_engine *eng, const struct deadline *d)
 {
     const struct job *j = &eng->jobs[d->job];
-    return j->state != GS_JOB_RUNNING || j->start != d->start;
+    return (j->state != GS_JOB_RUNNING && j->state != GS_JOB_STARTING) || j->start != d->start;
 }
 
 void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now)
@@ -116,9 +116,7 @@ void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now)
             eng->pass_blocked = 0;
             continue;
         }
-        gs_eng_stop_running(eng, d.job, now, GS_JOB_KILLED);
-        struct gs_event ev = { GS_EV_KILL, now, d.job, NULL, GS_TIME_NONE, 0 };
-        gs_eng_emit(eng, &ev);
+        gs_eng_stop_job(eng, d.job, now, GS_JOB_KILLED, GS_EV_KILL);
     }
 }
 

@@ -25,6 +25,9 @@
 
 struct gs_cluster;
 
+/* Whether a node (or GPU) accepts work (the live engine's node events). */
+enum gs_node_state { GS_NODE_UP, GS_NODE_DRAIN, GS_NODE_DOWN };
+
 /* Description of one node, as read from the cluster file. */
 struct gs_node_spec {
     const char *name;         /* unique; copied */

@@ -149,7 +149,7 @@ static void visit(struct gs_engine *eng, struct gs_diag_state *ds, int job, gs_t
     int8_t cur = ds->code[job];
     if (j->state != GS_JOB_PENDING) {
         if (cur > 0) { /* left the queue since the last pass: close its wait */
-            gs_time end = j->state == GS_JOB_RUNNING && j->start != GS_TIME_NONE ? j->start
+            gs_time end = gs_job_state_holds(j->state) && j->start != GS_TIME_NONE ? j->start
                           : j->end != GS_TIME_NONE                          ? j->end
                                                                              : now;
             add_wait(ds, job, cur, end - ds->since[job]);

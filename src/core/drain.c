@@ -32,18 +32,8 @@ int gs_eng_requeue_reserve(struct gs_engine *eng, size_t n)
 
 void gs_eng_requeue(struct gs_engine *eng, int job, gs_time now)
 {
-    struct job *j = &eng->jobs[job];
-    gs_eng_stop_running(eng, job, now, GS_JOB_PENDING);
-    j->lost += j->work - j->saved;
-    j->work = j->saved;
-    j->end = GS_TIME_NONE;
-    j->preemptions++;
-    j->draining = 0;
-    j->reason = GS_WAIT_RESOURCES;
-    eng->pending[eng->ptail++] = job;
-    eng->npending++;
-    struct gs_event ev = { GS_EV_PREEMPT, now, job, NULL, GS_TIME_NONE, 0 };
-    gs_eng_emit(eng, &ev);
+    /* room was reserved by gs_eng_requeue_reserve; live mode defers it */
+    (void)gs_eng_stop_job(eng, job, now, GS_JOB_PENDING, GS_EV_PREEMPT);
 }
 
 int gs_eng_drain_reserve(struct gs_engine *eng, size_t n)
@@ -113,6 +103,7 @@ static void hold_release(struct gs_engine *eng, struct hold *h)
     gs_profile_vacate(eng->profile, eng->cl, &a);
     h->held = 0;
     eng->releases++;
+    gs_eng_nodes_released(eng, &a);
 }
 
 void gs_eng_hold_start(struct gs_engine *eng, int waiter, int node, uint64_t want)

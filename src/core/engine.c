@@ -110,6 +110,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_profile_destroy(eng->profile);
     gs_eng_diag_destroy(eng->diag);
     gs_eng_place_destroy(eng->place);
+    gs_eng_nodes_destroy(eng->nodes);
     gs_history_destroy(eng->hist);
     gs_eng_preempt_fini(eng);
     gs_free(eng);
@@ -240,6 +241,9 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->klass = (uint8_t)s->klass;
     j->state = GS_JOB_PENDING;
     j->run_pos = -1;
+    j->last_ckpt = j->stop_at = GS_TIME_NONE;
+    j->exit_code = -1;
+    j->stop_reason = -1;
     /* -2: no such type, never fits; "A|B" allows several types */
     gs_frag_parse_models(eng->cl, s->gpu_model, &j->gpu_type, &j->gpu_types);
     j->mig = (uint8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
@@ -469,6 +473,7 @@ int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfil
     int rate = gs_eng_rate(eng, job);
     if (rate != GS_RATE_FULL)
         gs_progress_set_rate(&eng->prog[j->run_pos], now, rate);
+    gs_eng_lifecycle_started(eng, job);
     struct gs_event ev = { GS_EV_START, now, job, a, j->deadline, backfilled };
     gs_eng_emit(eng, &ev);
     gs_eng_update_rates(eng, now, a);
@@ -484,10 +489,12 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     if (a.nparts > 0) {
         gs_cluster_release(eng->cl, &a, NULL);
         gs_profile_vacate(eng->profile, eng->cl, &a);
+        gs_eng_nodes_released(eng, &a);
     }
     int pos = j->run_pos;
     struct gs_progress *pr = &eng->prog[pos];
-    gs_progress_advance(pr, now);
+    /* a stopping job's work was frozen when it was told to stop */
+    gs_progress_advance(pr, j->state == GS_JOB_STOPPING ? j->stop_at : now);
     j->ckpt_wall += pr->ckpt_wall;
     j->restore_wall += pr->restore_wall;
     j->work = gs_progress_work(pr);
@@ -506,7 +513,7 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
         gs_eng_update_rates(eng, now, &a);
 }
 
-static int check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
+int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
 {
     if (eng->now != GS_TIME_NONE && now < eng->now)
         return gs_errorf(err, GS_EINVAL, "time went backwards (%lld < %lld ms)",
@@ -517,20 +524,7 @@ static int check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
 
 int gs_engine_finish(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
-        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
-    if (eng->jobs[job].state != GS_JOB_RUNNING)
-        return gs_errorf(err, GS_ESTATE, "job %s is not running",
-                         gs_strtab_name(eng->ids, job));
-    int rc = check_time(eng, now, err);
-    if (rc < 0)
-        return rc;
-    gs_eng_stop_running(eng, job, now, GS_JOB_DONE);
-    if (eng->est.observe)
-        eng->est.observe(eng->est.arg, eng, job, now - eng->jobs[job].start);
-    struct gs_event ev = { GS_EV_FINISH, now, job, NULL, GS_TIME_NONE, 0 };
-    gs_eng_emit(eng, &ev);
-    return 0;
+    return gs_engine_exited(eng, now, job, 0, err);
 }
 
 int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
@@ -538,20 +532,18 @@ int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_erro
     if (job < 0 || (size_t)job >= eng->njobs)
         return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
     struct job *j = &eng->jobs[job];
-    if (j->state != GS_JOB_PENDING && j->state != GS_JOB_RUNNING)
+    if (j->state != GS_JOB_PENDING && !gs_job_state_holds(j->state))
         return gs_errorf(err, GS_ESTATE, "job %s has already ended",
                          gs_strtab_name(eng->ids, job));
-    int rc = check_time(eng, now, err);
+    int rc = gs_eng_check_time(eng, now, err);
     if (rc < 0)
         return rc;
-    if (j->state == GS_JOB_RUNNING) {
-        gs_eng_stop_running(eng, job, now, GS_JOB_CANCELLED);
-    } else {
-        j->state = GS_JOB_CANCELLED;
-        j->end = now;
-        gs_eng_leave_pending(eng, job);
-        eng->pass_blocked = 0; /* it may have been the blocked head */
-    }
+    if (gs_job_state_holds(j->state))
+        return gs_eng_stop_job(eng, job, now, GS_JOB_CANCELLED, GS_EV_CANCEL);
+    j->state = GS_JOB_CANCELLED;
+    j->end = now;
+    gs_eng_leave_pending(eng, job);
+    eng->pass_blocked = 0; /* it may have been the blocked head */
     struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
     gs_eng_emit(eng, &ev);
     return 0;
@@ -559,7 +551,7 @@ int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_erro
 
 int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
 {
-    int rc = check_time(eng, now, err);
+    int rc = gs_eng_check_time(eng, now, err);
     if (rc < 0)
         return rc;
     gs_eng_enforce_caps(eng, now);

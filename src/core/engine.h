@@ -16,6 +16,7 @@
 #ifndef GS_CORE_ENGINE_H
 #define GS_CORE_ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/cluster.h"
@@ -37,6 +38,8 @@ enum gs_event_kind {
     GS_EV_PREEMPT,    /* running job stopped and requeued */
     GS_EV_DRAIN,      /* running job told to checkpoint now and stop when saved,
                          at `until` (preemption with a grace period) */
+    GS_EV_FAIL,       /* a run failed (its node went down, or its launch failed):
+                         informational; the job is pending again or FAILED */
 };
 
 struct gs_event {
@@ -84,6 +87,20 @@ struct gs_job_info {
     gs_time ckpt_wall;        /* wall time spent writing checkpoints (ms) */
     gs_time restore_wall;     /* wall time spent restoring (ms) */
     int preemptions;          /* times preempted */
+    /* live mode (lifecycle.c); restore_job reads these too */
+    int exit_code;            /* exit code of the last run that ended, -1 = none */
+    int attempts;             /* starts decided, failed launches included */
+    int failures;             /* attempts that failed (node or launch failure) */
+    gs_time last_ckpt;        /* last reported checkpoint, GS_TIME_NONE = none */
+    int stop_reason;          /* STOPPING: the state it becomes once the stop is
+                                 confirmed (PENDING = requeued, CANCELLED, KILLED,
+                                 FAILED); -1 otherwise */
+    gs_time stop_at;          /* STOPPING: when it was told to stop */
+    gs_time saved;            /* work (ms) protected by checkpoints */
+    gs_time run_base;         /* holding GPUs: work (ms) at the start of the current
+                                 run; restore replays the run from it */
+    gs_time past_ckpt_wall;   /* ckpt_wall and restore_wall of the runs before the */
+    gs_time past_restore_wall; /* current one (= the totals when not holding GPUs) */
 };
 
 /* The job's GPU share in milli-GPUs: gpus x milli.  Its GPU-time figures
@@ -181,5 +198,104 @@ const char *gs_engine_partition_name(const struct gs_engine *eng, int job);
 
 /* Time of the most recent engine call (the engine's notion of now). */
 gs_time gs_engine_now(const struct gs_engine *eng);
+
+/* --- live mode: asynchronous starts and stops (lifecycle.c) -------------
+ *
+ * Off by default (the simulator): a START is confirmed at once and every
+ * stop takes effect at once, so schedules are those of a synchronous
+ * engine.  On: GS_EV_START leaves the job GS_JOB_STARTING until the driver
+ * calls gs_engine_started (or gs_engine_launch_failed); GS_EV_KILL,
+ * GS_EV_PREEMPT (also at the end of a GS_EV_DRAIN grace) and GS_EV_CANCEL of
+ * a job holding GPUs leave it GS_JOB_STOPPING, with its GPUs held (offered
+ * to no one, planned busy by the availability profile) until the driver
+ * calls gs_engine_exited.  Refinements of docs/live-engine contract:
+ * - while any job is STOPPING no new preemption is planned (the victims'
+ *   GPUs are not free yet); a waiter whose victims stop starts at the
+ *   first pass after the stops are confirmed;
+ * - a stopping job's work is frozen at the stop order (what it computes
+ *   until its exit is not credited; a checkpoint it reports is);
+ * - runtime caps count from the START decision.
+ * All calls below return 0 or a negative GS_E* with `err` filled:
+ * GS_ENOENT (no such handle), GS_ESTATE (wrong state), GS_EINVAL (time
+ * going backwards, bad exit code), GS_ENOMEM. */
+void gs_engine_set_live(struct gs_engine *eng, int live);
+
+/* STARTING -> RUNNING at `now`; the run's progress (restore cost first)
+ * begins now and its expected end is planned from now. */
+int gs_engine_started(struct gs_engine *eng, gs_time now, int job, struct gs_error *err);
+
+/* A STARTING job could not be launched: its GPUs are released and it goes
+ * back to the queue ahead of its peers (front of a FIFO queue; first among
+ * equal priorities), the failed launch not counted in `runs` - or it
+ * becomes GS_JOB_FAILED when `retry.on` lacks launch_failure or it has
+ * failed retry.max_attempts times.  Reports GS_EV_FAIL.  On a STOPPING job
+ * it confirms the stop (the process never ran). */
+int gs_engine_launch_failed(struct gs_engine *eng, gs_time now, int job,
+                            struct gs_error *err);
+
+/* The job's processes are gone, with `exit_code` (0..255, or 128 +
+ * signal).  RUNNING (or STARTING): 0 = completed (GS_JOB_DONE, the
+ * estimator learns the run time), else GS_JOB_FAILED with the code kept;
+ * reports GS_EV_FINISH either way.  STOPPING: the stop is confirmed, the
+ * GPUs released and the job becomes what the stop decided (stop_reason:
+ * pending again under the progress model, CANCELLED, KILLED); no event
+ * (the stop was reported when decided). */
+int gs_engine_exited(struct gs_engine *eng, gs_time now, int job, int exit_code,
+                     struct gs_error *err);
+
+/* A RUNNING (or STOPPING) job reports that it has written a checkpoint at
+ * `now`: all its work so far is protected (a later failure or preemption
+ * loses only what follows).  Sets gs_job_info.last_ckpt. */
+int gs_engine_checkpointed(struct gs_engine *eng, gs_time now, int job, struct gs_error *err);
+
+/* --- node events (nodes.c) ----------------------------------------------
+ * Node index = order in the cluster file (gs_cluster_find_node by name).
+ * GS_NODE_DOWN: the jobs holding GPUs there lose their run at once (no
+ * STOPPING: the processes are gone): each is requeued under the progress
+ * model, losing the work since its last checkpoint, when `retry.on` has
+ * node_failure and it has failed fewer than retry.max_attempts times, else
+ * GS_JOB_FAILED; GS_EV_FAIL each.  A STOPPING job there completes its stop.
+ * The node's GPUs leave service: they are never offered, S_k and
+ * fragmentation count them as not free, the profile plans them busy until
+ * further notice (reservations there move at the next pass).
+ * GS_NODE_DRAIN: running jobs go on; nothing new starts there (each GPU
+ * leaves service as it empties).  GS_NODE_UP: back in service.
+ * Returns 0, GS_EINVAL (bad node, GPU or state), GS_ENOMEM. */
+int gs_engine_node_set_state(struct gs_engine *eng, gs_time now, int node, int state,
+                             struct gs_error *err);
+
+/* The same for GPU `gpu` of `node` alone; a GPU is in service when both it
+ * and its node are up. */
+int gs_engine_gpu_set_state(struct gs_engine *eng, gs_time now, int node, int gpu, int state,
+                            struct gs_error *err);
+
+/* State of a node (enum gs_node_state) or of one of its GPUs; GS_EINVAL
+ * when out of range. */
+int gs_engine_node_state(const struct gs_engine *eng, int node);
+int gs_engine_gpu_state(const struct gs_engine *eng, int node, int gpu);
+
+/* --- invariants, retirement, queue listing ------------------------------ */
+
+/* Verify every invariant of the engine: each GPU given at most once (job
+ * allocations and out-of-service GPUs sum to the cluster's usage), team
+ * usage equals the sum over its jobs holding GPUs, the pending / running /
+ * starting / stopping counts match the job states, no job is both queued
+ * and holding GPUs, the availability profile plans every held GPU busy,
+ * and the cluster's own check.  Returns 0 or GS_ESTATE with the first
+ * violation in `err`. */
+int gs_engine_check(const struct gs_engine *eng, struct gs_error *err);
+
+/* Forget terminal job `job`'s record (its history stays in the estimator
+ * and the metrics already taken); handles are never reused and queries on a
+ * retired handle return GS_ENOENT.  Errors: GS_ENOENT, GS_ESTATE (not
+ * terminal). */
+int gs_engine_retire(struct gs_engine *eng, int job, struct gs_error *err);
+
+/* Pending jobs in the order the next pass visits them (as of the last
+ * call; it refreshes the engine's kept order, which never changes a
+ * decision: the keys do not depend on when they are computed); writes up to `cap` handles to `out` and returns the count (which
+ * may exceed cap), or GS_ENOMEM.  A job's position is its index; its reason
+ * comes from the diagnose calls. */
+int gs_engine_queue_list(const struct gs_engine *eng, int *out, size_t cap);
 
 #endif

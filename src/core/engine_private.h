@@ -46,6 +46,16 @@ struct job {
     int16_t mem_bw;             /* memory-bandwidth intensity, per mille */
     uint8_t mig;                /* MIG profile id + 1, 0 = none */
     uint8_t mig_slot;           /* MIG instance + 1 of the current run, 0 = none */
+    /* live lifecycle (lifecycle.c) */
+    gs_time last_ckpt;          /* last reported checkpoint, GS_TIME_NONE = none */
+    gs_time stop_at;            /* STOPPING: when it was told to stop */
+    int attempts;               /* starts decided, failed launches included */
+    int16_t exit_code;          /* of the last run that ended, -1 = none */
+    uint8_t failures;           /* failed attempts (node / launch failures) */
+    int8_t stop_reason;         /* STOPPING: state once confirmed, -1 = none */
+    uint8_t front;              /* requeued after a failed launch: sorts ahead of
+                                   its peers until it starts (queue_order.c) */
+    uint8_t retired;            /* forgotten by gs_engine_retire */
 };
 
 /* Why a pending job did not start in the last pass (coarse; issue 6's
@@ -120,8 +130,22 @@ struct gs_engine {
     struct gs_preempt *pre;     /* preemption and partitions (preempt_private.h) */
     struct gs_diag_state *diag; /* wait reasons and accounting (diagnose.c) */
     struct gs_eng_place *place; /* shapes, GPU index, frag figures (engine_place.c) */
+    struct gs_eng_nodes *nodes; /* node states (nodes.c), NULL until one changes */
+    int live;                   /* asynchronous starts and stops (lifecycle.c) */
+    size_t nstopping;           /* jobs in GS_JOB_STOPPING */
+    size_t nstarting;           /* jobs in GS_JOB_STARTING */
     gs_time now;
 };
+
+/* Check that `now` does not go backwards and make it the engine's time.
+ * Returns 0 or GS_EINVAL. */
+int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err);
+
+/* Whether handle `job` was retired (gs_engine_retire). */
+static inline int gs_eng_retired(const struct gs_engine *eng, int job)
+{
+    return eng->jobs[job].retired;
+}
 
 /* Emit `ev` to the observer, if any. */
 void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
@@ -159,6 +183,42 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
 /* Take a running job off its GPUs and out of the running set, ending in
  * `state` at `now`. */
 void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state);
+
+/* --- lifecycle.c: pending -> starting -> running -> stopping -> done --- */
+
+/* Tell running (or starting) `job` to stop at `now`, to become `target`
+ * (GS_JOB_PENDING = requeued under the progress model, GS_JOB_KILLED,
+ * GS_JOB_CANCELLED), reporting `ev_kind` (GS_EV_PREEMPT, GS_EV_KILL,
+ * GS_EV_CANCEL).  Off live mode the stop takes effect at once; in live
+ * mode the job becomes STOPPING and keeps its GPUs until gs_engine_exited.
+ * A requeue needs room for one more pending entry (gs_eng_requeue_reserve)
+ * off live mode.  Returns 0 or GS_ENOMEM (live confirmation only). */
+int gs_eng_stop_job(struct gs_engine *eng, int job, gs_time now, int target, int ev_kind);
+
+/* A just-started job (gs_eng_start_placed) enters STARTING in live mode. */
+void gs_eng_lifecycle_started(struct gs_engine *eng, int job);
+
+/* Whether new preemptions may be planned now: not in live mode while
+ * victims of earlier ones are still stopping (their GPUs are not free). */
+int gs_eng_may_preempt(const struct gs_engine *eng);
+
+/* A run of `job` failed at `now` (`why`: 0 node failure, 1 launch failure):
+ * its GPUs are released and it is requeued ahead of its peers, or FAILED
+ * when the retry policy says so; reports GS_EV_FAIL.  Returns 0 or
+ * GS_ENOMEM. */
+int gs_eng_fail_run(struct gs_engine *eng, int job, gs_time now, int why);
+
+/* --- nodes.c: node and GPU states --- */
+
+/* After GPUs of `a` were released: take those on drained or down nodes
+ * out of service again.  No-op when every node is up. */
+void gs_eng_nodes_released(struct gs_engine *eng, const struct gs_alloc *a);
+
+/* GPUs of `node` taken out of service (drained or down, and idle). */
+uint64_t gs_eng_nodes_out(const struct gs_engine *eng, int node);
+
+/* Free the node-state tables (NULL-safe). */
+void gs_eng_nodes_destroy(struct gs_eng_nodes *nd);
 
 /* The job's current allocation (parts borrowed from the engine). */
 void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a);

@@ -50,10 +50,25 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
     out->ckpt_wall = j->ckpt_wall;
     out->restore_wall = j->restore_wall;
     out->preemptions = j->preemptions;
-    if (j->state == GS_JOB_RUNNING) {
-        /* include the current run, as of the engine's last call */
+    out->exit_code = j->exit_code;
+    out->attempts = j->attempts;
+    out->failures = j->failures;
+    out->last_ckpt = j->last_ckpt;
+    out->stop_reason = j->state == GS_JOB_STOPPING ? j->stop_reason : -1;
+    out->stop_at = j->state == GS_JOB_STOPPING ? j->stop_at : GS_TIME_NONE;
+    out->saved = j->saved;
+    out->run_base = j->saved;
+    out->past_ckpt_wall = j->ckpt_wall;
+    out->past_restore_wall = j->restore_wall;
+    if (j->run_pos >= 0) {
+        /* include the current run, as of the engine's last call (a stopping
+         * job's work was frozen when it was told to stop; a starting job
+         * has not begun) */
         struct gs_progress pr = eng->prog[j->run_pos];
-        gs_progress_advance(&pr, eng->now);
+        if (j->state == GS_JOB_RUNNING)
+            gs_progress_advance(&pr, eng->now);
+        out->saved = gs_progress_saved(&pr);
+        out->run_base = pr.run_start / 1000; /* work units -> ms (progress.h) */
         out->work = gs_progress_work(&pr);
         out->ckpt_wall += pr.ckpt_wall;
         out->restore_wall += pr.restore_wall;
@@ -63,7 +78,7 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
 
 int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs_time *end)
 {
-    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].state != GS_JOB_RUNNING)
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].run_pos < 0)
         return GS_ESTATE;
     *end = gs_progress_eta(&eng->prog[eng->jobs[job].run_pos], total_ms);
     return 0;
@@ -72,7 +87,7 @@ int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs
 struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job)
 {
     const struct job *j = &eng->jobs[job];
-    return j->state == GS_JOB_RUNNING ? &eng->prog[j->run_pos] : NULL;
+    return j->run_pos >= 0 ? &eng->prog[j->run_pos] : NULL;
 }
 
 int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec *out)

@@ -2,6 +2,38 @@
 #include "core/engine_private.h"
 #include "core/alloc.h"
 
+/* Replay the current run of a job that holds GPUs from its start: the
+ * progress arithmetic from the work it began with (info->run_base), with
+ * the restore cost a restart pays, as the original engine did. */
+static void replay_run(struct gs_engine *eng, int job, const struct gs_job_info *info)
+{
+    struct job *j = &eng->jobs[job];
+    struct gs_progress *pr = &eng->prog[j->run_pos];
+    gs_time restore = 0;
+    if (info->runs > 1)
+        restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
+    gs_progress_start(pr, info->start, info->run_base, j->ckpt_interval, j->ckpt_cost, restore,
+                      pr->rate);
+    j->saved = info->run_base;
+    if (info->last_ckpt != GS_TIME_NONE && info->last_ckpt >= info->start &&
+        info->saved > info->run_base)
+        gs_progress_mark_saved(pr, info->last_ckpt); /* a reported checkpoint */
+    if (info->state == GS_JOB_STOPPING) {
+        gs_progress_advance(pr, info->stop_at);
+        j->state = GS_JOB_STOPPING;
+        j->stop_reason = (int8_t)info->stop_reason;
+        j->stop_at = info->stop_at;
+        eng->nstopping++;
+        struct gs_alloc a;
+        gs_eng_job_alloc(eng, j, &a);
+        if (a.nparts > 0)
+            gs_profile_occupy(eng->profile, &a, GS_TIME_INF);
+    } else if (info->state == GS_JOB_STARTING) {
+        j->state = GS_JOB_STARTING;
+        eng->nstarting++;
+    }
+}
+
 static int restore_running(struct gs_engine *eng, int job, const struct gs_job_info *info,
                            const struct gs_alloc *alloc)
 {
@@ -15,7 +47,50 @@ static int restore_running(struct gs_engine *eng, int job, const struct gs_job_i
         gs_cluster_alloc(eng->cl, &a, NULL); /* checked by the caller */
     gs_eng_leave_pending(eng, job);
     gs_eng_mark_running(eng, job, info->start, &a);
+    replay_run(eng, job, info);
     return 0;
+}
+
+static int check_info(const struct gs_job_spec *spec, const struct gs_job_info *info,
+                      struct gs_error *err)
+{
+    if (info->state < GS_JOB_PENDING || info->state > GS_JOB_FAILED)
+        return gs_errorf(err, GS_EINVAL, "job %s: bad state %d", spec->id, info->state);
+    if (info->state == GS_JOB_STOPPING &&
+        (info->stop_reason != GS_JOB_PENDING && info->stop_reason != GS_JOB_CANCELLED &&
+         info->stop_reason != GS_JOB_KILLED && info->stop_reason != GS_JOB_FAILED))
+        return gs_errorf(err, GS_EINVAL, "job %s: stopping without a stop reason", spec->id);
+    if (info->state == GS_JOB_STOPPING && info->stop_at < info->start)
+        return gs_errorf(err, GS_EINVAL, "job %s: stop_at before start", spec->id);
+    return 0;
+}
+
+/* The job's history: runs, work, losses, checkpoints, outcome. */
+static void restore_history(struct job *j, const struct gs_job_info *info)
+{
+    j->submit = info->submit;
+    j->first_start = info->first_start;
+    j->start = info->start;
+    j->end = info->end;
+    j->estimate = info->estimate;
+    j->backfilled = (uint8_t)info->backfilled;
+    j->runs = info->runs;
+    j->preemptions = info->preemptions;
+    j->lost = info->lost;
+    j->attempts = info->attempts;
+    j->failures = (uint8_t)(info->failures < 0 ? 0 : info->failures > 255 ? 255 : info->failures);
+    j->exit_code = (int16_t)info->exit_code;
+    j->last_ckpt = info->last_ckpt;
+    if (j->run_pos < 0) { /* not holding GPUs: the totals are the history */
+        j->work = info->work;
+        j->saved = info->saved;
+        j->ckpt_wall = info->ckpt_wall;
+        j->restore_wall = info->restore_wall;
+    } else {
+        j->work = info->run_base;
+        j->ckpt_wall = info->past_ckpt_wall;
+        j->restore_wall = info->past_restore_wall;
+    }
 }
 
 int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
@@ -26,11 +101,11 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
     if (now == GS_TIME_NONE || now < spec->submit)
         now = spec->submit;
     int rc = gs_eng_check_spec(spec, now, err);
-    if (rc < 0)
+    if (rc < 0 || (rc = check_info(spec, info, err)) < 0)
         return rc;
     if (gs_engine_job_find(eng, spec->id) >= 0)
         return gs_errorf(err, GS_EEXIST, "job %s: id already used", spec->id);
-    int running = info->state == GS_JOB_RUNNING;
+    int running = gs_job_state_holds(info->state);
     if (running) {
         if (!alloc || info->start == GS_TIME_NONE)
             return gs_errorf(err, GS_EINVAL, "job %s: running without GPUs", spec->id);
@@ -60,12 +135,7 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
         if (info->state == GS_JOB_DONE && eng->est.observe)
             eng->est.observe(eng->est.arg, eng, job, info->end - info->start);
     }
-    j->submit = info->submit;
-    j->first_start = info->first_start;
-    j->start = info->start;
-    j->end = info->end;
-    j->estimate = info->estimate;
-    j->backfilled = (uint8_t)info->backfilled;
+    restore_history(j, info);
     gs_eng_compact_pending(eng);
     return job;
 }

@@ -20,7 +20,25 @@ enum gs_job_state {
     GS_JOB_KILLED,    /* stopped by the runtime cap */
     GS_JOB_CANCELLED, /* withdrawn by its owner */
     GS_JOB_REJECTED,  /* can never fit this cluster */
+    /* live mode (gs_engine_set_live; lifecycle.c) */
+    GS_JOB_STARTING,  /* START decided, the driver has not confirmed the launch */
+    GS_JOB_STOPPING,  /* told to stop; its GPUs stay held until the driver confirms */
+    GS_JOB_FAILED,    /* ended with a non-zero exit code, or a launch / node failure
+                         with no retry left */
 };
+
+/* Whether a job in `state` holds GPUs (starting, running or stopping). */
+static inline int gs_job_state_holds(int state)
+{
+    return state == GS_JOB_RUNNING || state == GS_JOB_STARTING || state == GS_JOB_STOPPING;
+}
+
+/* Whether `state` is terminal (the job will never run again). */
+static inline int gs_job_state_terminal(int state)
+{
+    return state == GS_JOB_DONE || state == GS_JOB_KILLED || state == GS_JOB_CANCELLED ||
+           state == GS_JOB_REJECTED || state == GS_JOB_FAILED;
+}
 
 struct gs_job_spec {
     const char *id;          /* unique, required; copied by the engine */

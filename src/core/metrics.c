@@ -102,6 +102,7 @@ static void count_state(struct gs_summary *out, const struct gs_job_info *ji)
     case GS_JOB_KILLED: out->killed++; break;
     case GS_JOB_CANCELLED: out->cancelled++; break;
     case GS_JOB_REJECTED: out->rejected++; break;
+    case GS_JOB_FAILED: out->failed++; break;
     default: out->unfinished++; break;
     }
     if (ji->backfilled)

@@ -25,6 +25,7 @@ struct gs_team_wait {
 
 struct gs_summary {
     int64_t jobs, completed, killed, cancelled, rejected, unfinished;
+    int64_t failed;               /* ended FAILED (live mode, node failures) */
     int64_t backfilled;
     int64_t gpus;
     gs_time span_start, span_end;

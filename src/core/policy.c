@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key_type { K_ENUM, K_DURATION, K_INT, K_DOUBLE, K_QUOTA_MAP, K_RUNTIME_CAP };
+enum key_type { K_ENUM, K_DURATION, K_INT, K_DOUBLE, K_QUOTA_MAP, K_RUNTIME_CAP, K_FLAGS };
 
 struct key {
     const char *path;
@@ -41,6 +41,8 @@ static const int pmode_class_values[] = { GS_PREEMPT_INHERIT, GS_PREEMPT_NONE,
                                           GS_PREEMPT_CHECKPOINT, GS_PREEMPT_IMMEDIATE };
 static const char *const bool_names[] = { "false", "true", NULL };
 static const char *const over_cap_names[] = { "kill", "preempt", NULL };
+static const char *const retry_on_names[] = { "none", "node_failure", "launch_failure", NULL };
+static const int retry_on_values[] = { 0, GS_RETRY_NODE_FAILURE, GS_RETRY_LAUNCH_FAILURE };
 
 #define OFF(f) offsetof(struct gs_policy, f)
 
@@ -89,6 +91,9 @@ static const struct key keys[] = {
     KEY_ENUM("preemption.quota_reclaim", quota_reclaim, bool_names, NULL),
     KEY_ENUM("preemption.over_cap", over_cap, over_cap_names, NULL),
     KEY_PLAIN("inference.slo_wait", K_DURATION, slo_wait),
+    /* retries (issue 10; docs/policy.md) */
+    KEY_RANGE("retry.max_attempts", K_INT, retry_max_attempts, 1, 1000),
+    KEY("retry.on", K_FLAGS, retry_on, retry_on_names, retry_on_values, 0, 0),
 };
 
 #undef KEY_RANGE
@@ -130,6 +135,8 @@ void gs_policy_init(struct gs_policy *p)
     p->quota_reclaim = 1;
     p->over_cap = GS_OVER_CAP_KILL;
     p->slo_wait = (gs_time)30 * GS_MS_PER_SEC;
+    p->retry_max_attempts = 3;
+    p->retry_on = -1; /* unset: node_failure and launch_failure */
 }
 
 void gs_policy_fini(struct gs_policy *p)
@@ -338,7 +345,7 @@ int gs_policy_set(struct gs_policy *p, const char *path, const char *value,
         return gs_errorf(err, GS_ENOTSUP, "%s: not supported yet", path);
     void *field = (char *)p + k->offset;
     double d = 0; /* set by parse_number on success */
-    int rc;
+    int rc, d_flag = 0;
     switch (k->type) {
     case K_ENUM:
         return set_enum(k, field, value, err);
@@ -365,6 +372,13 @@ int gs_policy_set(struct gs_policy *p, const char *path, const char *value,
         return set_quota(p, k, rest, value, err);
     case K_RUNTIME_CAP:
         return set_runtime_cap(p, k, value, err);
+    case K_FLAGS: /* each value of the list adds its bit; the first replaces the default */
+        if (*(int *)field < 0)
+            *(int *)field = 0;
+        rc = set_enum(k, &d_flag, value, err);
+        if (rc == 0)
+            *(int *)field |= d_flag;
+        return rc;
     }
     return gs_errorf(err, GS_EINVAL, "%s: unhandled key type", path);
 }
@@ -393,6 +407,11 @@ int gs_policy_backfill_mode(const struct gs_policy *p)
     if (p->backfill >= 0)
         return p->backfill;
     return p->queue_policy == GS_QUEUE_PRIORITY_BACKFILL ? GS_BACKFILL_EASY : GS_BACKFILL_NONE;
+}
+
+int gs_policy_retry_on(const struct gs_policy *p)
+{
+    return p->retry_on < 0 ? GS_RETRY_NODE_FAILURE | GS_RETRY_LAUNCH_FAILURE : p->retry_on;
 }
 
 int gs_policy_quota(const struct gs_policy *p, const char *team)

@@ -53,6 +53,9 @@ struct gs_quota {
     int gpus;
 };
 
+/* What `retry.on` lists: the failures after which a job is requeued. */
+enum gs_retry_on { GS_RETRY_NODE_FAILURE = 1, GS_RETRY_LAUNCH_FAILURE = 2 };
+
 struct gs_policy {
     /* queue */
     int queue_policy;             /* enum gs_queue_policy */
@@ -94,6 +97,9 @@ struct gs_policy {
     int quota_reclaim;            /* a team within quota preempts borrowed GPUs */
     int over_cap;                 /* enum gs_over_cap: past the runtime cap */
     gs_time slo_wait;             /* inference SLO: start within this */
+    /* retries of failed attempts (lifecycle.c) */
+    int retry_max_attempts;       /* failed attempts allowed before FAILED */
+    int retry_on;                 /* bits of enum gs_retry_on, -1 = unset (all) */
     /* partitions (partition.c) */
     struct gs_partition *partitions; /* owned array */
     int npartitions;
@@ -158,5 +164,9 @@ int gs_policy_backfill_mode(const struct gs_policy *p);
 
 /* Quota for `team`, or -1 when the team has none. */
 int gs_policy_quota(const struct gs_policy *p, const char *team);
+
+/* The failures a job is retried after (enum gs_retry_on bits), with the
+ * default (both) when `retry.on` is not set. */
+int gs_policy_retry_on(const struct gs_policy *p);
 
 #endif

@@ -35,7 +35,8 @@ int gs_policy_is_list(const char *path)
 
 int gs_policy_is_multi(const char *path)
 {
-    return strcmp(path, PREFIX ".nodes") == 0 || strcmp(path, PREFIX ".classes") == 0;
+    return strcmp(path, PREFIX ".nodes") == 0 || strcmp(path, PREFIX ".classes") == 0 ||
+           strcmp(path, "retry.on") == 0;
 }
 
 static void part_init(struct gs_partition *q)

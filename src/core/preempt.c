@@ -197,7 +197,8 @@ static int build_cands(struct gs_engine *eng, int w, gs_time now, int drain)
     for (size_t i = 0; i < eng->nrunning; i++) {
         int v = eng->running[i];
         const struct job *jv = &eng->jobs[v];
-        if (jv->gpus == 0 || jv->draining || gs_eng_job_mode(eng, v) == GS_PREEMPT_NONE ||
+        if (jv->gpus == 0 || jv->draining || jv->state != GS_JOB_RUNNING ||
+            gs_eng_job_mode(eng, v) == GS_PREEMPT_NONE ||
             !has_right(eng, w, v, &r, now))
             continue;
         if (now - jv->start < eng->pol.min_runtime) {
@@ -700,7 +701,7 @@ static int may_try(const struct gs_engine *eng, int job)
 {
     const struct gs_preempt *pre = eng->pre;
     return pre && pre->active && eng->jobs[job].gpus > 0 && eng->nrunning > 0 &&
-           !has_hold(pre, job);
+           gs_eng_may_preempt(eng) && !has_hold(pre, job);
 }
 
 int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int **victims)

@@ -417,3 +417,8 @@ int gs_profile_earliest(struct gs_profile *p, const struct gs_cluster *cl, gs_ti
         return earliest_domain(p, cl, now, req, strategy, dur, start, out);
     return earliest_generic(p, cl, now, req, strategy, dur, start, out);
 }
+
+gs_time gs_profile_free_at(const struct gs_profile *p, int node, int gpu)
+{
+    return p->free_at[p->first[node] + gpu];
+}

@@ -63,6 +63,10 @@ void gs_profile_view_now(const struct gs_profile *p, const struct gs_cluster *cl
 uint64_t gs_profile_reserved_in(const struct gs_profile *p, int node, gs_time now,
                                 gs_time dur);
 
+/* When GPU `gpu` of `node` is expected to be free: GS_TIME_NONE when
+ * idle, GS_TIME_INF when unknown (gs_engine_check). */
+gs_time gs_profile_free_at(const struct gs_profile *p, int node, int gpu);
+
 /* GPUs of `node` held by any reservation. */
 uint64_t gs_profile_reserved_mask(const struct gs_profile *p, int node);
 

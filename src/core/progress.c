@@ -151,3 +151,11 @@ gs_time gs_progress_save_now(struct gs_progress *p, gs_time now)
     }
     return now + dt;
 }
+
+void gs_progress_mark_saved(struct gs_progress *p, gs_time now)
+{
+    gs_progress_advance(p, now);
+    if (p->phase == GS_PHASE_RESTORE)
+        return; /* nothing new since the run began */
+    p->saved = p->work;
+}

@@ -79,4 +79,9 @@ gs_time gs_progress_save_time(const struct gs_progress *p);
  * nothing else) when the job cannot checkpoint. */
 gs_time gs_progress_save_now(struct gs_progress *p, gs_time now);
 
+/* The job reported at `now` (advances first) that it has written a
+ * checkpoint: every piece of work done so far is protected (live mode; the
+ * real checkpoint, not the interval arithmetic).  No-op while restoring. */
+void gs_progress_mark_saved(struct gs_progress *p, gs_time now);
+
 #endif

@@ -61,7 +61,8 @@ static struct order_key list_key(const struct gs_engine *eng, int job, int list)
     double prio = j->priority;
     if (list == LIST_AGED)
         prio = prio * MS_PER_HOUR - eng->pol.aging_rate * (double)j->submit;
-    struct order_key k = { prio, j->submit, job };
+    /* a job whose launch failed goes ahead of its peers (lifecycle.c) */
+    struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job };
     return k;
 }
 
@@ -86,7 +87,8 @@ static size_t filter(struct gs_engine *eng, struct order_key *list, size_t n, in
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         struct job *j = &eng->jobs[list[i].job];
-        if (j->state != GS_JOB_PENDING) {
+        /* a job requeued to the front since it was listed changed its key */
+        if (j->state != GS_JOB_PENDING || (j->front && list[i].submit != GS_TIME_NONE)) {
             j->in_order = LIST_NONE;
         } else if (which == LIST_YOUNG && aging(eng, j, now)) {
             j->in_order = LIST_AGED;
@@ -144,7 +146,7 @@ static struct order_key aged_key_at(const struct gs_engine *eng, const struct or
                                     gs_time now)
 {
     const struct job *j = &eng->jobs[k->job];
-    struct order_key at = { effective_priority(eng, j, now), j->submit, k->job };
+    struct order_key at = { effective_priority(eng, j, now), k->submit, k->job };
     return at;
 }
 

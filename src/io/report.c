@@ -70,6 +70,8 @@ json_t *gs_report_summary_json(const struct gs_summary *s, const struct gs_polic
         gs_time_to_sec(s->span_end - s->span_start));
     if (!o)
         return NULL;
+    if (s->failed > 0) /* node failures, live outcomes: only then, so old outputs stay */
+        json_object_set_new(o, "failed", json_integer((json_int_t)s->failed));
     json_object_set_new(o, "wait", gs_report_pctl_json(&s->wait));
     json_object_set_new(o, "wait_by_size", by_size_json(s));
     json_object_set_new(o, "wait_by_team", by_team_json(s));
@@ -130,10 +132,12 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
         fprintf(f, "policy: queue=%s placement=%s backfill=%s estimate=%s\n",
                 gs_policy_queue_name(pol->queue_policy), gs_policy_strategy_name(pol->strategy),
                 gs_policy_backfill_name(gs_policy_backfill_mode(pol)), gs_policy_estimate_name(pol->estimate));
-    fprintf(f, "jobs: %lld (completed %lld, killed %lld, rejected %lld, unfinished %lld)"
-               " on %lld GPUs over %.2f h\n",
+    fprintf(f, "jobs: %lld (completed %lld, killed %lld, rejected %lld, unfinished %lld",
             (long long)s->jobs, (long long)s->completed, (long long)s->killed,
-            (long long)s->rejected, (long long)s->unfinished, (long long)s->gpus,
+            (long long)s->rejected, (long long)s->unfinished);
+    if (s->failed > 0)
+        fprintf(f, ", failed %lld", (long long)s->failed);
+    fprintf(f, ") on %lld GPUs over %.2f h\n", (long long)s->gpus,
             gs_time_to_sec(s->span_end - s->span_start) / 3600);
     fprintf(f, "\nqueue wait       %8s %9s %9s %9s %9s %9s\n", "jobs", "p50", "p90", "p99",
             "mean", "max");
@@ -192,9 +196,10 @@ static void write_placement(FILE *f, const struct gs_engine *eng, int job)
 
 static const char *state_name(int state)
 {
-    static const char *const names[] = { "pending", "running", "done", "killed",
-                                         "cancelled", "rejected" };
-    return state >= 0 && state <= GS_JOB_REJECTED ? names[state] : "?";
+    static const char *const names[] = { "pending",   "running",  "done",
+                                         "killed",    "cancelled", "rejected",
+                                         "starting",  "stopping", "failed" };
+    return state >= 0 && state <= GS_JOB_FAILED ? names[state] : "?";
 }
 
 /* GPU-seconds of `ms` on `milli_gpus` (gpus x milli), exactly: the product

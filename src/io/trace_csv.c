@@ -247,9 +247,11 @@ static int parse_rows(struct csv *c, const struct header *h, int need_duration,
     }
     if (rc < 0)
         return rc;
-    if (s.kind == GS_SUBMIT_ISO)
+    if (s.kind == GS_SUBMIT_ISO) {
         for (size_t i = 0; i < gs_trace_count(tr); i++)
             gs_trace_job_mut(tr, i)->submit -= s.min;
+        gs_trace_set_origin(tr, s.min);
+    }
     return 0;
 }
 

@@ -26,6 +26,7 @@
 
 #include "core/cluster.h"
 #include "core/error.h"
+#include "core/node_event.h"
 #include "sim/trace.h"
 
 #define GS_GEN_MAX_SIZES 8
@@ -64,5 +65,19 @@ void gs_gen_defaults(struct gs_gen_opts *o);
  * GS_ENOMEM. */
 int gs_gen_workload(const struct gs_cluster *cl, const struct gs_gen_opts *o,
                     struct gs_trace *out, struct gs_error *err);
+
+/* Random node failures (`gen --mtbf`): each node of `cl` stays up for an
+ * exponential time of mean mtbf_s, goes down, and is up again repair_s
+ * later, and so on until `horizon`.  Each node draws from its own stream
+ * of `seed`, so the list does not depend on the trace's options; same
+ * options, same list.  Appends to `out` (sorted by time, ties in node
+ * order).  Returns 0, GS_EINVAL (mtbf_s <= 0 or repair_s < 0), GS_ENOMEM. */
+struct gs_gen_failure_opts {
+    uint64_t seed;
+    double mtbf_s, repair_s;
+    gs_time horizon;
+};
+int gs_gen_failures(const struct gs_cluster *cl, const struct gs_gen_failure_opts *o,
+                    struct gs_node_events *out, struct gs_error *err);
 
 #endif

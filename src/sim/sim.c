@@ -24,6 +24,7 @@ struct sim {
     size_t nheap, heap_cap;
     uint64_t seq;
     int failed;         /* GS_ENOMEM inside the observer */
+    size_t next_node_ev; /* next of opts->node_events to apply */
 };
 
 static int ev_less(const struct finish_ev *a, const struct finish_ev *b)
@@ -87,7 +88,7 @@ static void on_event(void *arg, const struct gs_event *ev)
         if (heap_push(s, fe) < 0)
             s->failed = GS_ENOMEM;
     } else if (ev->kind == GS_EV_KILL || ev->kind == GS_EV_CANCEL ||
-               ev->kind == GS_EV_PREEMPT) {
+               ev->kind == GS_EV_PREEMPT || ev->kind == GS_EV_FAIL) {
         s->gen[ev->job]++; /* its pending finish event is now stale */
     }
     if (s->opts && s->opts->on_event)
@@ -131,7 +132,26 @@ static gs_time next_time(const struct sim *s, const size_t *order, size_t next, 
     }
     if (s->nheap && s->heap[0].time < t)
         t = s->heap[0].time;
+    const struct gs_node_events *ne = s->opts ? s->opts->node_events : NULL;
+    if (ne && s->next_node_ev < ne->n && ne->ev[s->next_node_ev].time < t)
+        t = ne->ev[s->next_node_ev].time;
     return t;
+}
+
+/* Apply the node events of instant `t`. */
+static int apply_node_events(struct sim *s, gs_time t, int64_t *events, struct gs_error *err)
+{
+    const struct gs_node_events *ne = s->opts ? s->opts->node_events : NULL;
+    while (ne && s->next_node_ev < ne->n && ne->ev[s->next_node_ev].time == t) {
+        const struct gs_node_event *e = &ne->ev[s->next_node_ev++];
+        int rc = e->gpu < 0 ? gs_engine_node_set_state(s->eng, t, e->node, e->state, err)
+                            : gs_engine_gpu_set_state(s->eng, t, e->node, e->gpu, e->state,
+                                                      err);
+        if (rc < 0)
+            return rc;
+        (*events)++;
+    }
+    return 0;
 }
 
 static int apply_finishes(struct sim *s, gs_time t, int64_t *events, struct gs_error *err)
@@ -152,7 +172,7 @@ static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_
 {
     if (s->failed)
         return gs_errorf(err, s->failed, "out of memory in the simulator");
-    if (s->opts && s->opts->check && gs_cluster_check(gs_engine_cluster(s->eng), err) < 0)
+    if (s->opts && s->opts->check && gs_engine_check(s->eng, err) < 0)
         return GS_ESTATE;
     struct gs_cluster_stats st = gs_cluster_stats(gs_engine_cluster(s->eng));
     struct gs_frag_extra fx;
@@ -176,6 +196,8 @@ static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, si
     int rc = 0;
     for (gs_time t; rc == 0 && (t = next_time(s, order, next, n, wake)) != GS_TIME_INF;) {
         rc = apply_finishes(s, t, &out->events, err);
+        if (rc == 0)
+            rc = apply_node_events(s, t, &out->events, err);
         while (rc == 0 && next < n && gs_trace_job(s->tr, order[next])->submit == t) {
             rc = submit_job(s, order[next++], t, err);
             out->events++;

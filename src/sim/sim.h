@@ -1,8 +1,8 @@
 /* sim.h - the trace-driven discrete-event simulator: a thin driver of the
  * engine on a virtual clock.
  *
- * Events at one instant are applied in a fixed order - job ends, then
- * submissions in trace order - before one engine step decides.  Finish
+ * Events at one instant are applied in a fixed order - job ends, node
+ * events, then submissions in trace order - before one engine step decides.  Finish
  * events live in a binary heap ordered by (time, sequence number).  The
  * simulator owns the true durations; the engine sees them only through the
  * oracle estimator when the policy asks for `oracle`.
@@ -14,6 +14,7 @@
 #include "core/engine.h"
 #include "core/error.h"
 #include "core/metrics.h"
+#include "core/node_event.h"
 #include "core/policy.h"
 #include "sim/trace.h"
 
@@ -31,9 +32,13 @@ struct gs_sim_opts {
      * handling. */
     gs_observer_fn on_event;
     void *arg;
-    /* Run gs_cluster_check after every step (tests); a failure stops the run
-     * with GS_ESTATE. */
+    /* Run gs_engine_check (every engine invariant, and the cluster's own
+     * check) after every step (tests); a failure stops the run with
+     * GS_ESTATE. */
     int check;
+    /* Node events to replay (optional; sorted by time): applied at their
+     * instant after the job ends and before the submissions of it. */
+    const struct gs_node_events *node_events;
 };
 
 struct gs_sim_result {

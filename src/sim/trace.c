@@ -11,13 +11,16 @@ struct gs_trace {
     gs_time *dur;
     size_t n, cap, dur_cap;
     struct gs_arena strings;
+    gs_time origin;     /* unix ms of time 0 for ISO traces, GS_TIME_NONE */
 };
 
 struct gs_trace *gs_trace_create(void)
 {
     struct gs_trace *tr = gs_calloc(1, sizeof *tr);
-    if (tr)
+    if (tr) {
         gs_arena_init(&tr->strings);
+        tr->origin = GS_TIME_NONE;
+    }
     return tr;
 }
 
@@ -107,3 +110,6 @@ size_t *gs_trace_order(const struct gs_trace *tr)
     gs_free(tmp);
     return v;
 }
+
+gs_time gs_trace_origin(const struct gs_trace *tr) { return tr->origin; }
+void gs_trace_set_origin(struct gs_trace *tr, gs_time unix_ms) { tr->origin = unix_ms; }

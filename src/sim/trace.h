@@ -46,4 +46,10 @@ void gs_trace_set_duration(struct gs_trace *tr, size_t i, gs_time duration);
  * frees with gs_free), or NULL on allocation failure / empty trace. */
 size_t *gs_trace_order(const struct gs_trace *tr);
 
+/* Unix ms that time 0 stands for when the trace was read with ISO-8601
+ * submit times (shifted to start at 0), GS_TIME_NONE otherwise; node-event
+ * files with ISO times are shifted by it. */
+gs_time gs_trace_origin(const struct gs_trace *tr);
+void gs_trace_set_origin(struct gs_trace *tr, gs_time unix_ms);
+
 #endif

@@ -1,0 +1,229 @@
+/* backend.c - the local backend (see backend.h). */
+#define _GNU_SOURCE
+#include "daemon/backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+int64_t gsd_proc_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return -1;
+    /* after ") " come fields 3.. ; starttime is field 22 */
+    p++;
+    for (int field = 3; field < 22 && p; field++) /* p: the space before field+1 */
+        p = strchr(p + 1, ' ');
+    if (!p)
+        return -1;
+    return strtoll(p + 1, NULL, 10);
+}
+
+static int pidfd_open(pid_t pid)
+{
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* Write `text` to DIR/NAME atomically (temporary file + rename). */
+static int write_file(const char *dir, const char *name, const char *text)
+{
+    char tmp[4096], path[4096];
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    int ok = write(fd, text, len) == (ssize_t)len;
+    close(fd);
+    return ok && rename(tmp, path) == 0 ? 0 : -1;
+}
+
+/* The supervisor's argv: self --supervise RUNDIR FD OUT ERR CWD -- cmd... */
+static char **sup_argv(const struct gsd_launch *l, const char *fdtext)
+{
+    size_t n = 0;
+    while (l->argv[n])
+        n++;
+    char **a = calloc(n + 9, sizeof *a);
+    if (!a)
+        return NULL;
+    a[0] = (char *)l->self;
+    a[1] = "--supervise";
+    a[2] = (char *)l->rundir;
+    a[3] = (char *)fdtext;
+    a[4] = (char *)l->out;
+    a[5] = (char *)l->err;
+    a[6] = (char *)(l->cwd ? l->cwd : "-");
+    a[7] = "--";
+    for (size_t i = 0; i < n; i++)
+        a[8 + i] = l->argv[i];
+    return a;
+}
+
+/* In the forked child: only async-signal-safe calls until execve. */
+static void child_exec(char **argv, char *const *envp, int go_fd)
+{
+    setsid();
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+    }
+    (void)go_fd; /* inherited on purpose (no CLOEXEC) */
+    execve(argv[0], argv, envp);
+    _exit(127);
+}
+
+int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err)
+{
+    if (mkdir(l->rundir, 0755) < 0 && errno != EEXIST)
+        return gs_errorf(err, GS_EIO, "%s: %s", l->rundir, strerror(errno));
+    char stale[4096];
+    snprintf(stale, sizeof stale, "%s/exit", l->rundir); /* a launch that never happened */
+    unlink(stale);
+    snprintf(stale, sizeof stale, "%s/sup", l->rundir);
+    unlink(stale);
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0)
+        return gs_errorf(err, GS_EIO, "pipe: %s", strerror(errno));
+    /* the read end must survive the exec: a copy without CLOEXEC */
+    int rfd = fcntl(pfd[0], F_DUPFD, 3);
+    close(pfd[0]);
+    char fdtext[16];
+    snprintf(fdtext, sizeof fdtext, "%d", rfd);
+    char **argv = sup_argv(l, fdtext);
+    if (rfd < 0 || !argv) {
+        free(argv);
+        close(pfd[1]);
+        if (rfd >= 0)
+            close(rfd);
+        return gs_errorf(err, GS_EIO, "launch: out of resources");
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        child_exec(argv, l->envp, rfd);
+    int e = errno;
+    free(argv);
+    close(rfd);
+    if (pid < 0) {
+        close(pfd[1]);
+        return gs_errorf(err, GS_EIO, "fork: %s", strerror(e));
+    }
+    p->pid = pid;
+    p->start = gsd_proc_start_time(pid);
+    p->pidfd = pidfd_open(pid);
+    char text[64];
+    snprintf(text, sizeof text, "%d %lld\n", (int)pid, (long long)p->start);
+    int rc = write_file(l->rundir, "sup", text);
+    if (rc == 0 && write(pfd[1], "g", 1) != 1)
+        rc = -1;
+    close(pfd[1]);
+    if (rc < 0)
+        return gs_errorf(err, GS_EIO, "%s/sup: %s", l->rundir, strerror(errno));
+    return 0;
+}
+
+static int same_process(const struct gsd_proc *p)
+{
+    return p->pid > 0 && gsd_proc_start_time(p->pid) == p->start;
+}
+
+int gsd_backend_signal(const struct gsd_proc *p, int how)
+{
+    static const int sig[] = { [GSD_SIG_TERM] = SIGTERM, [GSD_SIG_CHECKPOINT] = SIGUSR1,
+                               [GSD_SIG_KILL] = SIGUSR2 };
+    if (!same_process(p))
+        return GS_ENOENT;
+    return kill(p->pid, sig[how]) == 0 ? 0 : GS_ENOENT;
+}
+
+int gsd_backend_adopt(struct gsd_proc *p)
+{
+    p->pidfd = -1;
+    if (!same_process(p))
+        return GS_ENOENT;
+    p->pidfd = pidfd_open(p->pid);
+    /* checked again after opening: the pidfd now pins this very process */
+    if (p->pidfd < 0 || !same_process(p)) {
+        if (p->pidfd >= 0)
+            close(p->pidfd);
+        p->pidfd = -1;
+        return GS_ENOENT;
+    }
+    return 0;
+}
+
+static int read_small(const char *rundir, const char *name, char *buf, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", rundir, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return GS_ENOENT;
+    ssize_t r = read(fd, buf, n - 1);
+    close(fd);
+    if (r <= 0)
+        return GS_ENOENT;
+    buf[r] = '\0';
+    return 0;
+}
+
+int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p)
+{
+    char buf[128];
+    int pid;
+    long long start;
+    if (read_small(rundir, "sup", buf, sizeof buf) < 0 ||
+        sscanf(buf, "%d %lld", &pid, &start) != 2)
+        return GS_ENOENT;
+    p->pid = pid;
+    p->start = start;
+    p->pidfd = -1;
+    return 0;
+}
+
+int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms)
+{
+    char buf[128];
+    int c;
+    long long end;
+    if (read_small(rundir, "exit", buf, sizeof buf) < 0 ||
+        sscanf(buf, "%d %lld", &c, &end) != 2)
+        return GS_ENOENT;
+    *code = c;
+    *end_ms = end;
+    return 0;
+}
+
+void gsd_backend_release(struct gsd_proc *p)
+{
+    if (p->pid > 0)
+        waitpid(p->pid, NULL, WNOHANG);
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    p->pidfd = -1;
+}

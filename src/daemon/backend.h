@@ -1,0 +1,65 @@
+/* backend.h - the local backend: each attempt of a job runs under its own
+ * small supervisor process (`gpuschedd --supervise`, supervise.c) in its
+ * own session, so it outlives the daemon.  The supervisor starts the job in
+ * its own process group, forwards the daemon's signals to that group and,
+ * once every process of the group is gone, writes RUNDIR/exit with the real
+ * exit code and end time.  The daemon records the supervisor's pid and
+ * start time (RUNDIR/sup, then the journal) and watches it with a pidfd; a
+ * restarted daemon re-adopts it by pid + start time.
+ *
+ * Launch protocol (no double start after a crash): the daemon forks the
+ * supervisor, writes RUNDIR/sup, then writes one byte to a pipe; a
+ * supervisor whose pipe closes without that byte writes "exit" as not
+ * launched and runs nothing.
+ */
+#ifndef GS_DAEMON_BACKEND_H
+#define GS_DAEMON_BACKEND_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+
+/* How to stop or warn a job (what the supervisor sends its group). */
+enum gsd_signal { GSD_SIG_TERM, GSD_SIG_CHECKPOINT, GSD_SIG_KILL };
+
+struct gsd_launch {
+    const char *self;         /* this binary */
+    const char *rundir;       /* created here; must not exist yet */
+    char *const *argv;        /* the job's command */
+    char *const *envp;        /* its whole environment */
+    const char *cwd, *out, *err; /* NULL = state dir defaults given by caller */
+};
+
+/* A running supervisor. */
+struct gsd_proc {
+    pid_t pid;
+    int64_t start;            /* /proc start time (clock ticks since boot) */
+    int pidfd;                /* readable when it exits; -1 = none */
+};
+
+/* Start an attempt.  Returns 0 with *p filled, or GS_EIO with err. */
+int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err);
+
+/* Send `how` to the supervisor if it is still the same process.  0, or
+ * GS_ENOENT when it is gone. */
+int gsd_backend_signal(const struct gsd_proc *p, int how);
+
+/* Re-adopt a supervisor by pid and start time: 0 with p->pidfd set, or
+ * GS_ENOENT when it is gone (or the pid now names another process). */
+int gsd_backend_adopt(struct gsd_proc *p);
+
+/* Read RUNDIR/sup: 0 with pid and start set, GS_ENOENT when absent. */
+int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p);
+
+/* Read RUNDIR/exit: 0 with *code (0..255, 128+signal; -1 = never
+ * launched) and *end_ms (wall-clock UNIX ms), GS_ENOENT when absent. */
+int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms);
+
+/* Reap the supervisor if it is our child and close its pidfd. */
+void gsd_backend_release(struct gsd_proc *p);
+
+/* Start time of process `pid` from /proc, or -1. */
+int64_t gsd_proc_start_time(pid_t pid);
+
+#endif

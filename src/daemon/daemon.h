@@ -1,0 +1,104 @@
+/* daemon.h - gpuschedd's shared types: the options, the command an HTTP
+ * thread hands to the engine thread, and the entry points of the parts
+ * (loop.c: the engine thread; http.c: the API; backend.c: the local backend;
+ * supervise.c: the per-job supervisor; metrics.c: /metrics).
+ *
+ * Threads: one engine thread owns the engine, the journal and the backend;
+ * libmicrohttpd threads parse, validate and authenticate, then hand a
+ * command over (gsd_call) and block until the engine thread has committed
+ * the turn that applied it.  Nothing else is shared.
+ */
+#ifndef GS_DAEMON_DAEMON_H
+#define GS_DAEMON_DAEMON_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/types.h"
+#include "io/api_codec.h"
+
+struct gsd_opts {
+    const char *cluster, *policy, *state, *listen, *backend, *tokens;
+    double clock_scale;
+    int sync_full;            /* 1 = synchronous=FULL (default) */
+    gs_time kill_wait;        /* ms between SIGTERM and SIGKILL */
+    const char *self;         /* path of this binary (for the supervisor) */
+    const char *server_url;   /* http://HOST:PORT, for GPUSCHED_SERVER */
+};
+
+enum gsd_cmd_kind {
+    GSD_SUBMIT,
+    GSD_GET,          /* one job */
+    GSD_LIST,
+    GSD_CANCEL,
+    GSD_CHECKPOINT,
+    GSD_EXPLAIN,
+    GSD_NODES,
+    GSD_NODE_DRAIN,
+    GSD_NODE_RESUME,
+    GSD_CLUSTER,
+    GSD_METRICS,
+};
+
+/* One request handed to the engine thread.  Inputs are borrowed from the
+ * HTTP thread, which waits; the engine thread fills status and body (a
+ * malloc'ed string the HTTP thread frees) and sets done. */
+struct gsd_cmd {
+    int kind;
+    struct gs_api_submit *sub;    /* SUBMIT */
+    const char *idem;             /* SUBMIT: Idempotency-Key or NULL */
+    const char *id;               /* job id / node name */
+    const char *team_only;        /* act only on this team's jobs (submit token) */
+    const char *state, *team;     /* LIST filters, NULL = any */
+    int status;
+    char *body;
+    const char *content_type;     /* NULL = application/json */
+    int done;
+    struct gsd_cmd *next;
+};
+
+struct gsd_loop;
+
+/* Create the engine thread's state: load cluster and policy, open the
+ * journal under opts->state.  NULL after printing the error to stderr. */
+struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts);
+
+/* Rebuild the engine from the journal and reconcile with the backend
+ * (re-adopt running jobs, collect those that ended meanwhile).  0 or -1
+ * after printing the error. */
+int gsd_loop_restore(struct gsd_loop *lp);
+
+/* Run the loop until SIGTERM/SIGINT (blocked by the caller in every
+ * thread).  Returns 0 on a clean stop, 1 on a fatal error. */
+int gsd_loop_run(struct gsd_loop *lp);
+
+/* Whether the journal is replayed and the backend reconciled. */
+int gsd_loop_ready(struct gsd_loop *lp);
+
+/* Hand `c` to the engine thread and wait until it is answered (any
+ * thread).  */
+void gsd_call(struct gsd_loop *lp, struct gsd_cmd *c);
+
+/* Answer every queued and future command 503 (after gsd_loop_run). */
+void gsd_loop_close(struct gsd_loop *lp);
+
+/* Free everything; NULL is a no-op. */
+void gsd_loop_destroy(struct gsd_loop *lp);
+
+/* Start the HTTP server on the bound socket `fd`.  NULL on failure. */
+struct gsd_http;
+struct gsd_http *gsd_http_start(int fd, struct gsd_loop *lp, const char *tokens_path);
+void gsd_http_stop(struct gsd_http *h);
+
+/* Supervisor mode (`gpuschedd --supervise ...`); see supervise.c. */
+int gsd_supervise_main(int argc, char **argv);
+
+/* Per-job error string for a status: "invalid" etc. are in api_codec. */
+char *gsd_error_json(int status, const char *code, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,674 @@
+/* loop.c - the engine thread: one epoll loop woken by commands (eventfd),
+ * signals (signalfd), ended supervisors (pidfds) and timeouts (the engine's
+ * next wakeup, SIGKILL deadlines).  Each turn applies every queued command,
+ * collects ended jobs, runs one scheduling pass and writes all of it in one
+ * journal transaction (group commit); only then are the HTTP threads
+ * answered and the decided launches carried out (intent before action).
+ */
+#define _GNU_SOURCE
+#include "daemon/loop_private.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/cluster_yaml.h"
+#include "io/policy_yaml.h"
+
+void gsd_log(const char *fmt, ...)
+{
+    char ts[40];
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    struct tm tm;
+    gmtime_r(&t.tv_sec, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s gpuschedd: ", ts);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static int64_t clock_ms(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+int64_t gsd_mono_ms(void)
+{
+    return clock_ms(CLOCK_MONOTONIC);
+}
+
+gs_time gsd_wall_to_engine(const struct gsd_loop *lp, int64_t wall_ms)
+{
+    return lp->e0 + (gs_time)llround((double)(wall_ms - lp->w0) * lp->opts.clock_scale);
+}
+
+gs_time gsd_now(struct gsd_loop *lp)
+{
+    gs_time t = gsd_wall_to_engine(lp, clock_ms(CLOCK_REALTIME));
+    if (t < lp->last_now)
+        t = lp->last_now; /* the wall clock stepped back: engine time never does */
+    lp->last_now = t;
+    return t;
+}
+
+/* Continue the engine clock of the journal at the new scale. */
+static int clock_setup(struct gsd_loop *lp, struct gs_error *err)
+{
+    int64_t e0, w0, scale_u, last = 0;
+    int64_t wall = clock_ms(CLOCK_REALTIME);
+    if (gs_store_meta_get(lp->st, "clock_e0", &e0) == 0 &&
+        gs_store_meta_get(lp->st, "clock_w0", &w0) == 0 &&
+        gs_store_meta_get(lp->st, "clock_scale_micro", &scale_u) == 0) {
+        lp->e0 = e0 + (int64_t)llround((double)(wall - w0) * (double)scale_u / 1e6);
+    } else {
+        lp->e0 = wall;
+    }
+    gs_store_meta_get(lp->st, "last_now", &last);
+    if (lp->e0 < last)
+        lp->e0 = last;
+    lp->w0 = wall;
+    lp->last_now = lp->e0;
+    if (gs_store_meta_get(lp->st, "next_id", &lp->next_id) < 0)
+        lp->next_id = 1;
+    int rc = gs_store_begin(lp->st, err);
+    if (rc == 0)
+        rc = gs_store_meta_set(lp->st, "clock_e0", lp->e0, err);
+    if (rc == 0)
+        rc = gs_store_meta_set(lp->st, "clock_w0", lp->w0, err);
+    if (rc == 0)
+        rc = gs_store_meta_set(lp->st, "clock_scale_micro",
+                               (int64_t)llround(lp->opts.clock_scale * 1e6), err);
+    if (rc == 0)
+        rc = gs_store_commit(lp->st, err);
+    return rc;
+}
+
+static char *path_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+static int make_dirs(struct gsd_loop *lp)
+{
+    lp->db_path = path_join(lp->opts.state, "journal.db");
+    lp->run_dir = path_join(lp->opts.state, "run");
+    lp->out_dir = path_join(lp->opts.state, "output");
+    if (!lp->db_path || !lp->run_dir || !lp->out_dir)
+        return -1;
+    const char *dirs[] = { lp->opts.state, lp->run_dir, lp->out_dir };
+    for (int i = 0; i < 3; i++)
+        if (mkdir(dirs[i], 0755) < 0 && errno != EEXIST) {
+            fprintf(stderr, "gpuschedd: %s: %s\n", dirs[i], strerror(errno));
+            return -1;
+        }
+    return 0;
+}
+
+static void metrics_init(struct gsd_loop *lp)
+{
+    static const double pass[] = { 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 1000 };
+    static const double commit[] = { 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 1000 };
+    static const double wait[] = { 1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400, 43200,
+                                   86400 };
+    gsd_hist_init(&lp->pass_ms, pass, (int)(sizeof pass / sizeof pass[0]));
+    gsd_hist_init(&lp->commit_ms, commit, (int)(sizeof commit / sizeof commit[0]));
+    gsd_hist_init(&lp->wait_s, wait, (int)(sizeof wait / sizeof wait[0]));
+}
+
+static void on_done_count(void *arg, const char *team, const char *outcome, int64_t n)
+{
+    struct gsd_loop *lp = arg;
+    for (int o = O_COMPLETED; o <= O_REJECTED; o++)
+        if (outcome && !strcmp(outcome, gsd_outcome_name(o)))
+            gsd_count_done(lp, team, o, n);
+}
+
+static int setup_fds(struct gsd_loop *lp)
+{
+    lp->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    lp->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    lp->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (lp->efd < 0 || lp->sfd < 0 || lp->epfd < 0)
+        return -1;
+    struct epoll_event e = { .events = EPOLLIN, .data.ptr = &lp->efd };
+    if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->efd, &e) < 0)
+        return -1;
+    e.data.ptr = &lp->sfd;
+    return epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->sfd, &e);
+}
+
+struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
+{
+    struct gsd_loop *lp = calloc(1, sizeof *lp);
+    if (!lp)
+        return NULL;
+    lp->opts = *opts;
+    lp->efd = lp->sfd = lp->epfd = -1;
+    lp->trace = getenv("GPUSCHEDD_TRACE") && !strcmp(getenv("GPUSCHEDD_TRACE"), "1");
+    pthread_mutex_init(&lp->mu, NULL);
+    pthread_cond_init(&lp->cv, NULL);
+    metrics_init(lp);
+    gs_policy_init(&lp->pol);
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (make_dirs(lp) < 0 || setup_fds(lp) < 0)
+        goto fail;
+    lp->cl = gs_cluster_load_yaml(opts->cluster, &err);
+    if (!lp->cl)
+        goto fail_msg;
+    if (opts->policy) {
+        gs_policy_fini(&lp->pol);
+        if (gs_policy_load_yaml(opts->policy, &lp->pol, &err) < 0)
+            goto fail_msg;
+    }
+    lp->st = gs_store_open(lp->db_path, opts->sync_full, 0, &err);
+    if (!lp->st || clock_setup(lp, &err) < 0)
+        goto fail_msg;
+    if (gs_store_done_counts(lp->st, on_done_count, lp) < 0)
+        goto fail;
+    return lp;
+fail_msg:
+    fprintf(stderr, "gpuschedd: %s\n", err.msg);
+fail:
+    gsd_loop_destroy(lp);
+    return NULL;
+}
+
+int gsd_loop_restore(struct gsd_loop *lp)
+{
+    if (gsd_engine_create(lp, &lp->pol) < 0 || gsd_restore_all(lp, 1) < 0)
+        return -1;
+    atomic_store(&lp->ready, 1);
+    lp->again = 1;
+    return 0;
+}
+
+int gsd_loop_ready(struct gsd_loop *lp)
+{
+    return atomic_load(&lp->ready);
+}
+
+void gsd_call(struct gsd_loop *lp, struct gsd_cmd *c)
+{
+    c->done = 0;
+    c->next = NULL;
+    pthread_mutex_lock(&lp->mu);
+    if (lp->closing) {
+        pthread_mutex_unlock(&lp->mu);
+        c->status = 503;
+        c->body = gsd_error_json(503, "stopping", NULL, "the daemon is stopping");
+        return;
+    }
+    if (lp->tail)
+        lp->tail->next = c;
+    else
+        lp->head = c;
+    lp->tail = c;
+    pthread_mutex_unlock(&lp->mu);
+    uint64_t one = 1;
+    if (write(lp->efd, &one, sizeof one) < 0) {
+        /* the counter is full: the loop is awake anyway */
+    }
+    pthread_mutex_lock(&lp->mu);
+    while (!c->done)
+        pthread_cond_wait(&lp->cv, &lp->mu);
+    pthread_mutex_unlock(&lp->mu);
+}
+
+/* New job id for a request without one: the next free decimal number. */
+static int fresh_id(struct gsd_loop *lp, char *buf, size_t n)
+{
+    for (;;) {
+        snprintf(buf, n, "%lld", (long long)lp->next_id++);
+        if (gs_engine_job_find(lp->eng, buf) < 0 &&
+            gs_store_job_by_id(lp->st, buf, NULL, NULL) == GS_ENOENT)
+            return 0;
+    }
+}
+
+static int found_seq(void *arg, const struct gs_store_job *j)
+{
+    *(int64_t *)arg = j->seq;
+    return 1;
+}
+
+/* 400/409 for an engine refusal, naming the field the message starts with. */
+static void engine_refusal(struct gsd_cmd *c, const struct gs_error *err)
+{
+    char field[64] = "";
+    const char *colon = strchr(err->msg, ':');
+    const char *p = strstr(err->msg, "job ");
+    if (colon && (size_t)(colon - err->msg) < sizeof field) {
+        memcpy(field, err->msg, (size_t)(colon - err->msg));
+        field[colon - err->msg] = '\0';
+        if (strchr(field, ' ') && p == err->msg) /* "job X: field ..." */
+            sscanf(colon + 1, " %63[a-z_]", field);
+    }
+    int status = err->code == GS_EEXIST ? 409 : 400;
+    c->status = status;
+    c->body = gsd_error_json(status, status == 409 ? "conflict" : "invalid",
+                             status == 409 ? "id" : field, "%s", err->msg);
+}
+
+static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
+{
+    struct gs_api_submit *s = c->sub;
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (c->idem && gs_store_job_by_idem(lp->st, c->idem, found_seq, seq) == 1) {
+        c->status = 200;
+        return 1;
+    }
+    char idbuf[32];
+    if (!s->has_id && (fresh_id(lp, idbuf, sizeof idbuf) < 0 ||
+                       gs_api_submit_set_id(s, idbuf) < 0))
+        return -1;
+    if (gs_store_job_by_id(lp->st, s->row.spec.id, NULL, NULL) != GS_ENOENT) {
+        c->status = 409;
+        c->body = gsd_error_json(409, "conflict", "id", "job id '%.100s' already exists",
+                                 s->row.spec.id);
+        return 0;
+    }
+    s->row.spec.submit = now;
+    int h = gs_engine_submit(lp->eng, now, &s->row.spec, &err);
+    if (h < 0) {
+        engine_refusal(c, &err);
+        return 0;
+    }
+    const struct gs_job_spec *sp = &s->row.spec;
+    char *req = json_dumps(s->json, JSON_COMPACT);
+    struct gs_store_job row = { .id = sp->id, .idem = c->idem,
+                                .team = sp->team ? sp->team : "default",
+                                .user = sp->user ? sp->user : "-", .gpus = sp->gpus,
+                                .request = req, .state = "pending", .submit = now };
+    int rc = req ? gs_store_job_insert(lp->st, &row, seq, &err) : GS_ENOMEM;
+    free(req);
+    if (rc < 0)
+        return -1; /* the engine has it but the journal does not: fatal */
+    struct djob *d = gsd_job_new(lp, *seq, sp->id, row.team, row.user, sp->gpus);
+    if (!d || gsd_job_index(lp, d, h) < 0)
+        return -1;
+    d->milli = sp->milli;
+    d->submit = now;
+    gsd_job_sync(lp, d);
+    lp->submits++;
+    c->status = 201;
+    return 1;
+}
+
+/* The live job named by c->id that c may act on; answers c otherwise. */
+static struct djob *target(struct gsd_loop *lp, struct gsd_cmd *c)
+{
+    struct djob *d = gsd_job_by_id(lp, c->id);
+    if (!d || d->state == D_DONE) {
+        int64_t seq;
+        int found = gs_store_job_by_id(lp->st, c->id, found_seq, &seq) == 1;
+        c->status = found ? 409 : 404;
+        c->body = found ? gsd_error_json(409, "conflict", "id", "job '%.100s' has ended",
+                                         c->id)
+                        : gsd_error_json(404, "not_found", "id", "no job '%.100s'", c->id);
+        return NULL;
+    }
+    if (c->team_only && strcmp(c->team_only, d->team)) {
+        c->status = 403;
+        c->body = gsd_error_json(403, "forbidden", "team",
+                                 "job '%.100s' belongs to team '%.60s'", c->id, d->team);
+        return NULL;
+    }
+    return d;
+}
+
+static int apply_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
+{
+    struct djob *d = target(lp, c);
+    if (!d)
+        return 0;
+    *seq = d->seq;
+    c->status = 200;
+    struct gs_error err;
+    if (d->ji.state == GS_JOB_STOPPING && d->ji.stop_reason == GS_JOB_CANCELLED)
+        return 1; /* already being cancelled */
+    if (gs_engine_cancel(lp->eng, now, d->handle, &err) < 0) {
+        c->status = 409;
+        c->body = gsd_error_json(409, "conflict", "id", "%s", err.msg);
+        return 0;
+    }
+    gsd_job_sync(lp, d);
+    return 1;
+}
+
+static int apply_checkpoint(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
+{
+    struct djob *d = target(lp, c);
+    if (!d)
+        return 0;
+    struct gs_error err;
+    if (gs_engine_checkpointed(lp->eng, now, d->handle, &err) < 0) {
+        c->status = 409;
+        c->body = gsd_error_json(409, "conflict", "id", "job '%.100s' is not running", c->id);
+        return 0;
+    }
+    gsd_job_sync(lp, d);
+    gs_store_event(lp->st, now, d->seq, "checkpoint", NULL, NULL);
+    *seq = d->seq;
+    c->status = 200;
+    return 1;
+}
+
+static int apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
+{
+    int node = gs_cluster_find_node(gs_engine_cluster(lp->eng), c->id);
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (node < 0) {
+        c->status = 404;
+        c->body = gsd_error_json(404, "not_found", "name", "no node '%.100s'", c->id);
+        return 0;
+    }
+    int st = c->kind == GSD_NODE_DRAIN ? GS_NODE_DRAIN : GS_NODE_UP;
+    if (gs_engine_node_set_state(lp->eng, now, node, st, &err) < 0) {
+        c->status = 409;
+        c->body = gsd_error_json(409, "conflict", "name", "%s", err.msg);
+        return 0;
+    }
+    gs_store_event(lp->st, now, 0, st == GS_NODE_DRAIN ? "node_drain" : "node_resume", c->id,
+                   NULL);
+    char key[GS_NAME_MAX + 16];
+    snprintf(key, sizeof key, "node_state:%s", c->id);
+    gs_store_meta_set(lp->st, key, st, NULL);
+    c->status = 200;
+    c->kind = GSD_NODES; /* answered with the node list after the commit */
+    return 0;
+}
+
+/* Apply one write command inside the turn's transaction.  Returns 1 when
+ * the answer is job `*seq`'s object, 0 when c is answered, -1 = fatal. */
+static int apply(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
+{
+    switch (c->kind) {
+    case GSD_SUBMIT:
+        return apply_submit(lp, now, c, seq);
+    case GSD_CANCEL:
+        return apply_cancel(lp, now, c, seq);
+    case GSD_CHECKPOINT:
+        return apply_checkpoint(lp, now, c, seq);
+    case GSD_NODE_DRAIN:
+    case GSD_NODE_RESUME:
+        return apply_node(lp, now, c);
+    default:
+        return 0;
+    }
+}
+
+static int is_write(int kind)
+{
+    return kind == GSD_SUBMIT || kind == GSD_CANCEL || kind == GSD_CHECKPOINT ||
+           kind == GSD_NODE_DRAIN || kind == GSD_NODE_RESUME;
+}
+
+#define MAX_BATCH 4096
+
+static int pass(struct gsd_loop *lp, gs_time now, struct gs_error *err)
+{
+    int64_t t0 = clock_ms(CLOCK_MONOTONIC);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int rc = gs_engine_step(lp->eng, now, err);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    (void)t0;
+    gsd_hist_add(&lp->pass_ms, (double)(b.tv_sec - a.tv_sec) * 1e3 +
+                                   (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+    return rc < 0 ? rc : 0;
+}
+
+/* One turn; returns 0, or -1 on a fatal error (journal or engine). */
+static int turn(struct gsd_loop *lp)
+{
+    struct gsd_cmd *c;
+    pthread_mutex_lock(&lp->mu);
+    struct gsd_cmd *cmds = lp->head, *last = NULL;
+    int taken = 0;
+    for (c = cmds; c && taken < MAX_BATCH; c = c->next, taken++)
+        last = c;
+    lp->head = last ? last->next : NULL;
+    if (!lp->head)
+        lp->tail = NULL;
+    if (last)
+        last->next = NULL;
+    int more = lp->head != NULL;
+    pthread_mutex_unlock(&lp->mu);
+    static int64_t seqs[MAX_BATCH];
+    struct gs_error err;
+    gs_error_clear(&err);
+    gs_time now = gsd_now(lp);
+    lp->again = more;
+    lp->turns++;
+    if (gs_store_begin(lp->st, &err) < 0)
+        goto fatal;
+    int i = 0;
+    for (c = cmds; c; c = c->next, i++) {
+        seqs[i] = 0;
+        if (is_write(c->kind) && apply(lp, now, c, &seqs[i]) < 0)
+            goto fatal_rollback;
+    }
+    if (gsd_exits_apply(lp, now) < 0 || pass(lp, now, &err) < 0 ||
+        gsd_events_apply(lp, now) < 0 || gsd_flush_rows(lp, &err) < 0 ||
+        gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
+        gs_store_meta_set(lp->st, "next_id", lp->next_id, &err) < 0)
+        goto fatal_rollback;
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (gs_store_commit(lp->st, &err) < 0)
+        goto fatal;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    gsd_hist_add(&lp->commit_ms, (double)(b.tv_sec - a.tv_sec) * 1e3 +
+                                     (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+    i = 0;
+    for (c = cmds; c; c = c->next, i++) {
+        int64_t seq = seqs[i];
+        if (is_write(c->kind) && seq > 0 && !c->body)
+            c->body = gsd_job_body(lp, seq);
+        else if (!c->body)
+            gsd_answer(lp, c);
+    }
+    pthread_mutex_lock(&lp->mu);
+    for (c = cmds; c;) {
+        struct gsd_cmd *next = c->next;
+        c->done = 1;
+        c = next;
+    }
+    pthread_cond_broadcast(&lp->cv);
+    pthread_mutex_unlock(&lp->mu);
+    gsd_launch_pending(lp);
+    return 0;
+fatal_rollback:
+    gs_store_rollback(lp->st);
+fatal:
+    gsd_log("fatal: %s", err.msg[0] ? err.msg : "journal or engine failure");
+    pthread_mutex_lock(&lp->mu);
+    for (c = cmds; c; c = c->next) {
+        if (!c->body) {
+            c->status = 500;
+            c->body = gsd_error_json(500, "internal", NULL, "the daemon is stopping");
+        }
+        c->done = 1;
+    }
+    pthread_cond_broadcast(&lp->cv);
+    pthread_mutex_unlock(&lp->mu);
+    return -1;
+}
+
+/* Milliseconds until the next timed work, -1 = none. */
+static int timeout_ms(struct gsd_loop *lp)
+{
+    if (lp->again)
+        return 0;
+    int64_t best = -1;
+    gs_time now = lp->last_now;
+    gs_time wake = gs_engine_next_wakeup(lp->eng, now);
+    if (wake != GS_TIME_INF) {
+        double d = (double)(wake - now) / lp->opts.clock_scale;
+        best = d < 0 ? 0 : (int64_t)ceil(d);
+    }
+    int64_t mono = gsd_mono_ms();
+    for (size_t i = 0; i < lp->nlive; i++) {
+        int64_t k = lp->live[i]->kill_at;
+        if (k > 0 && (best < 0 || k - mono < best))
+            best = k - mono < 0 ? 0 : k - mono;
+    }
+    if (best > 60000 || best < 0)
+        best = 60000; /* a periodic turn keeps the clock and metrics fresh */
+    return (int)best;
+}
+
+static void on_signal(struct gsd_loop *lp)
+{
+    struct signalfd_siginfo si;
+    while (read(lp->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo == SIGHUP)
+            lp->reload = 1;
+        else
+            lp->stop = 1;
+    }
+}
+
+static void reload_policy(struct gsd_loop *lp)
+{
+    lp->reload = 0;
+    struct gs_policy pol;
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (!lp->opts.policy) {
+        gsd_log("SIGHUP: no --policy file; nothing to reload");
+        return;
+    }
+    if (gs_policy_load_yaml(lp->opts.policy, &pol, &err) < 0) {
+        gsd_log("SIGHUP: policy refused, keeping the old one: %s", err.msg);
+        return;
+    }
+    struct gs_engine *old = lp->eng;
+    lp->eng = NULL;
+    if (gsd_engine_create(lp, &pol) < 0 || gsd_restore_all(lp, 0) < 0) {
+        gsd_log("SIGHUP: the new policy cannot hold the live jobs; keeping the old one");
+        gs_engine_destroy(lp->eng);
+        lp->eng = old;
+        gs_policy_fini(&pol);
+        return;
+    }
+    gs_engine_destroy(old);
+    gs_policy_fini(&lp->pol);
+    lp->pol = pol;
+    lp->again = 1;
+    gsd_log("SIGHUP: policy %s reloaded", lp->opts.policy);
+}
+
+int gsd_loop_run(struct gsd_loop *lp)
+{
+    while (!lp->stop) {
+        struct epoll_event ev[64];
+        int n = epoll_wait(lp->epfd, ev, 64, timeout_ms(lp));
+        if (n < 0 && errno != EINTR) {
+            gsd_log("epoll: %s", strerror(errno));
+            return 1;
+        }
+        for (int i = 0; i < n; i++) {
+            void *p = ev[i].data.ptr;
+            if (p == &lp->efd) {
+                uint64_t v;
+                if (read(lp->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+                    gsd_log("eventfd: %s", strerror(errno));
+            } else if (p == &lp->sfd) {
+                on_signal(lp);
+            } else {
+                struct djob *d = p;
+                d->exited = 1;
+                epoll_ctl(lp->epfd, EPOLL_CTL_DEL, d->proc.pidfd, NULL);
+            }
+        }
+        gsd_kill_timers(lp);
+        if (turn(lp) < 0)
+            return 1;
+        if (lp->reload)
+            reload_policy(lp);
+    }
+    gsd_log("stopping; running jobs keep running and are re-adopted at the next start");
+    return 0;
+}
+
+void gsd_loop_close(struct gsd_loop *lp)
+{
+    pthread_mutex_lock(&lp->mu);
+    lp->closing = 1;
+    for (struct gsd_cmd *c = lp->head; c; c = c->next) {
+        c->status = 503;
+        c->body = gsd_error_json(503, "stopping", NULL, "the daemon is stopping");
+        c->done = 1;
+    }
+    lp->head = lp->tail = NULL;
+    pthread_cond_broadcast(&lp->cv);
+    pthread_mutex_unlock(&lp->mu);
+}
+
+void gsd_loop_destroy(struct gsd_loop *lp)
+{
+    if (!lp)
+        return;
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->proc.pidfd >= 0)
+            close(d->proc.pidfd);
+        free(d->id);
+        free(d->team);
+        free(d->user);
+        free(d->placement);
+        free(d);
+    }
+    for (size_t i = 0; i < lp->nev; i++)
+        free(lp->evs[i].placement);
+    for (size_t i = 0; i < lp->ndone; i++)
+        free(lp->done[i].team);
+    free(lp->done);
+    free(lp->evs);
+    free(lp->live);
+    free(lp->byh);
+    gs_engine_destroy(lp->eng);
+    gs_store_close(lp->st);
+    gs_cluster_destroy(lp->cl);
+    gs_policy_fini(&lp->pol);
+    if (lp->efd >= 0)
+        close(lp->efd);
+    if (lp->sfd >= 0)
+        close(lp->sfd);
+    if (lp->epfd >= 0)
+        close(lp->epfd);
+    free(lp->db_path);
+    free(lp->run_dir);
+    free(lp->out_dir);
+    pthread_mutex_destroy(&lp->mu);
+    pthread_cond_destroy(&lp->cv);
+    free(lp);
+}

@@ -1,0 +1,424 @@
+/* loop_jobs.c - the engine thread's job bookkeeping: engine decisions turned
+ * into backend actions and journal rows, ended supervisors turned into
+ * engine calls, and the restart path (journal -> engine, backend
+ * reconciled).
+ *
+ * The engine runs in live mode (engine.h): a START leaves the job starting
+ * until the launch is confirmed (gs_engine_started, in the turn after the
+ * launch), a stop leaves it stopping with its GPUs held until its
+ * supervisor reports every process gone (gs_engine_exited).  The daemon's
+ * job state is the engine's; terminal jobs are written and retired from the
+ * engine, so its memory follows the live jobs.
+ */
+#define _GNU_SOURCE
+#include "daemon/loop_private.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+
+
+const char *gsd_state_name(int s)
+{
+    static const char *const n[] = { "pending", "starting", "running", "stopping", "done" };
+    return s >= 0 && s <= D_DONE ? n[s] : "done";
+}
+
+const char *gsd_outcome_name(int o)
+{
+    static const char *const n[] = { NULL, "completed", "failed", "cancelled", "killed",
+                                     "rejected" };
+    return o > 0 && o <= O_REJECTED ? n[o] : NULL;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*arr, c * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,
+                         const char *user, int gpus)
+{
+    if (grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof *lp->live) < 0)
+        return NULL;
+    struct djob *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->seq = seq;
+    d->handle = -1;
+    d->id = strdup(id);
+    d->team = strdup(team ? team : "default");
+    d->user = strdup(user ? user : "-");
+    d->gpus = gpus;
+    d->milli = 1000;
+    d->submit = GS_TIME_NONE;
+    d->ji.state = GS_JOB_PENDING;
+    d->ji.first_start = d->ji.start = d->ji.end = d->ji.last_ckpt = GS_TIME_NONE;
+    d->ji.exit_code = -1;
+    d->ji.stop_reason = -1;
+    d->proc.pidfd = -1;
+    lp->live[lp->nlive++] = d;
+    return d;
+}
+
+int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle)
+{
+    size_t need = (size_t)handle + 1;
+    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof *lp->byh) < 0)
+        return -1;
+    for (; lp->nbyh < need; lp->nbyh++)
+        lp->byh[lp->nbyh] = NULL;
+    lp->byh[handle] = d;
+    d->handle = handle;
+    return 0;
+}
+
+struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id)
+{
+    int h = gs_engine_job_find(lp->eng, id);
+    if (h >= 0 && (size_t)h < lp->nbyh && lp->byh[h])
+        return lp->byh[h];
+    for (size_t i = 0; i < lp->nlive; i++) /* live jobs the engine no longer holds */
+        if (lp->live[i]->handle < 0 && !strcmp(lp->live[i]->id, id))
+            return lp->live[i];
+    return NULL;
+}
+
+void gsd_job_dirty(struct gsd_loop *lp, struct djob *d)
+{
+    (void)lp;
+    d->dirty = 1;
+}
+
+static struct djob *of_handle(struct gsd_loop *lp, int h)
+{
+    return h >= 0 && (size_t)h < lp->nbyh ? lp->byh[h] : NULL;
+}
+
+/* "node-1:0,node-1:1" of an allocation; NULL on ENOMEM. */
+static char *placement_text(const struct gs_cluster *cl, const struct gs_alloc *a)
+{
+    size_t cap = 64, len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int p = 0; p < a->nparts; p++)
+        for (int g = 0; g < GS_MAX_NODE_GPUS; g++) {
+            if (!(a->parts[p].mask >> g & 1))
+                continue;
+            const char *name = gs_cluster_node_name(cl, a->parts[p].node);
+            size_t need = len + strlen(name) + 8;
+            if (need > cap) {
+                char *t = realloc(s, cap = 2 * need);
+                if (!t) {
+                    free(s);
+                    return NULL;
+                }
+                s = t;
+            }
+            len += (size_t)snprintf(s + len, cap - len, "%s%s:%d", len ? "," : "", name, g);
+        }
+    return s;
+}
+
+void gsd_observer(void *arg, const struct gs_event *ev)
+{
+    struct gsd_loop *lp = arg;
+    if (lp->trace)
+        gsd_log("event %d job %d at %lld until %lld", ev->kind, ev->job, (long long)ev->time,
+                (long long)ev->until);
+    if (ev->kind == GS_EV_RESERVE || ev->kind == GS_EV_RATE)
+        return;
+    if (grow((void **)&lp->evs, &lp->capev, lp->nev + 1, sizeof *lp->evs) < 0) {
+        lp->oom = 1;
+        return;
+    }
+    struct devent *e = &lp->evs[lp->nev++];
+    *e = (struct devent){ ev->kind, ev->job, ev->time, ev->until, NULL, 0, 0 };
+    if (ev->kind == GS_EV_START && ev->alloc) {
+        e->milli = ev->alloc->milli;
+        e->mem_mib = ev->alloc->mem_mib;
+        e->placement = placement_text(gs_engine_cluster(lp->eng), ev->alloc);
+        if (!e->placement)
+            lp->oom = 1;
+    }
+}
+
+/* The daemon state and outcome of an engine job state. */
+static void map_state(int st, int *state, int *outcome)
+{
+    *outcome = O_NONE;
+    switch (st) {
+    case GS_JOB_PENDING: *state = D_PENDING; return;
+    case GS_JOB_STARTING: *state = D_STARTING; return;
+    case GS_JOB_RUNNING: *state = D_RUNNING; return;
+    case GS_JOB_STOPPING: *state = D_STOPPING; return;
+    default: break;
+    }
+    *state = D_DONE;
+    *outcome = st == GS_JOB_DONE        ? O_COMPLETED
+               : st == GS_JOB_KILLED    ? O_KILLED
+               : st == GS_JOB_CANCELLED ? O_CANCELLED
+               : st == GS_JOB_REJECTED  ? O_REJECTED
+                                        : O_FAILED;
+}
+
+void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
+{
+    struct gs_job_info ji;
+    if (d->handle < 0 || gs_engine_job_info(lp->eng, d->handle, &ji) < 0)
+        return;
+    double old = (double)d->ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
+    d->ji = ji;
+    map_state(ji.state, &d->state, &d->outcome);
+    double lost = (double)ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
+    if (lost > old)
+        lp->lost_gpu_s += lost - old;
+    d->dirty = 1;
+}
+
+/* Tell the job's processes to stop: TERM now, KILL after kill_wait.  A job
+ * decided but not launched yet has none: its stop is confirmed at once. */
+static void stop_procs(struct gsd_loop *lp, struct djob *d, gs_time now)
+{
+    if (d->proc.pid > 0) {
+        if (gsd_backend_signal(&d->proc, GSD_SIG_TERM) < 0) {
+            d->exited = 1;
+            lp->again = 1;
+        }
+        d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
+        return;
+    }
+    if (d->launch_wanted) {
+        d->launch_wanted = 0;
+        gs_engine_launch_failed(lp->eng, now, d->handle, NULL); /* confirms the stop */
+    }
+}
+
+static void on_start(struct gsd_loop *lp, struct djob *d, struct devent *e)
+{
+    free(d->placement);
+    d->placement = e->placement;
+    e->placement = NULL;
+    d->alloc_milli = e->milli;
+    d->alloc_mem = e->mem_mib;
+    if (d->ji.first_start == GS_TIME_NONE)
+        gsd_hist_add(&lp->wait_s, (double)(e->time - d->submit) / 1000.0);
+    d->launch_wanted = 1;
+}
+
+static const char *event_name(int kind)
+{
+    static const char *const n[] = {
+        [GS_EV_START] = "start", [GS_EV_KILL] = "kill", [GS_EV_CANCEL] = "cancel",
+        [GS_EV_REJECT] = "reject", [GS_EV_PREEMPT] = "preempt", [GS_EV_DRAIN] = "drain",
+        [GS_EV_FAIL] = "fail",
+    };
+    return kind >= 0 && kind < (int)(sizeof n / sizeof n[0]) ? n[kind] : NULL;
+}
+
+static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, gs_time now)
+{
+    if (e->kind == GS_EV_START)
+        on_start(lp, d, e);
+    else if (e->kind == GS_EV_PREEMPT)
+        lp->preemptions++;
+    else if (e->kind == GS_EV_DRAIN && d->proc.pid > 0)
+        gsd_backend_signal(&d->proc, GSD_SIG_CHECKPOINT);
+    gsd_job_sync(lp, d);
+    if ((e->kind == GS_EV_PREEMPT || e->kind == GS_EV_KILL || e->kind == GS_EV_CANCEL) &&
+        d->state == D_STOPPING)
+        stop_procs(lp, d, now);
+    const char *name = event_name(e->kind);
+    if (name) {
+        char detail[96] = "";
+        if (e->kind == GS_EV_START)
+            snprintf(detail, sizeof detail, "attempt %d on %.60s", d->ji.attempts,
+                     d->placement ? d->placement : "");
+        gs_store_event(lp->st, e->time, d->seq, name, detail[0] ? detail : NULL, NULL);
+    }
+    gsd_job_sync(lp, d);
+}
+
+int gsd_events_apply(struct gsd_loop *lp, gs_time now)
+{
+    /* engine calls made here may add events: walk by index */
+    for (size_t i = 0; i < lp->nev && !lp->oom; i++) {
+        struct devent e = lp->evs[i];
+        lp->evs[i].placement = NULL;
+        struct djob *d = of_handle(lp, e.job);
+        if (d)
+            apply_event(lp, d, &e, now);
+        free(e.placement);
+    }
+    lp->nev = 0;
+    return lp->oom ? -1 : 0;
+}
+
+void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%lld-%d", lp->run_dir, (long long)d->seq, d->ji.attempts);
+}
+
+/* Confirm last turn's launches to the engine. */
+static void confirm_launches(struct gsd_loop *lp, gs_time now)
+{
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->launched && d->ji.state == GS_JOB_STARTING) {
+            struct gs_error err;
+            if (gs_engine_started(lp->eng, now, d->handle, &err) < 0)
+                gsd_log("job %s: start not confirmed: %s", d->id, err.msg);
+            gsd_job_sync(lp, d);
+        } else if (d->launch_error) {
+            lp->backend_errors++;
+            gs_engine_launch_failed(lp->eng, now, d->handle, NULL);
+            gsd_job_sync(lp, d);
+        }
+        d->launched = d->launch_error = 0;
+    }
+}
+
+/* The attempt's processes are gone: tell the engine (code -1 = the
+ * supervisor never got the go: the launch did not happen). */
+static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
+{
+    char dir[4096];
+    gsd_rundir(lp, d, dir, sizeof dir);
+    int code;
+    int64_t end_ms;
+    if (gsd_backend_read_exit(dir, &code, &end_ms) < 0) {
+        code = 137; /* the supervisor died without a word: killed with its job */
+        lp->backend_errors++;
+    }
+    gsd_backend_release(&d->proc);
+    d->proc = (struct gsd_proc){ 0, 0, -1 };
+    d->kill_at = 0;
+    char detail[64];
+    snprintf(detail, sizeof detail, "exit %d", code);
+    gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
+    struct gs_error err;
+    gs_error_clear(&err);
+    int rc = code < 0 ? gs_engine_launch_failed(lp->eng, now, d->handle, &err)
+                      : gs_engine_exited(lp->eng, now, d->handle, code > 255 ? 255 : code, &err);
+    if (rc < 0)
+        gsd_log("job %s: exit %d not taken: %s", d->id, code, err.msg);
+    gsd_job_sync(lp, d);
+}
+
+int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
+{
+    confirm_launches(lp, now);
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->exited) {
+            d->exited = 0;
+            collect_exit(lp, d, now);
+        }
+    }
+    return 0;
+}
+
+
+void gsd_kill_timers(struct gsd_loop *lp)
+{
+    int64_t mono = gsd_mono_ms();
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->kill_at > 0 && d->kill_at <= mono) {
+            d->kill_at = 0;
+            if (gsd_backend_signal(&d->proc, GSD_SIG_KILL) < 0) {
+                d->exited = 1;
+                lp->again = 1;
+            }
+        }
+    }
+}
+
+void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n)
+{
+    for (size_t i = 0; i < lp->ndone; i++)
+        if (lp->done[i].outcome == outcome && !strcmp(lp->done[i].team, team)) {
+            lp->done[i].n += n;
+            return;
+        }
+    if (grow((void **)&lp->done, &lp->capdone, lp->ndone + 1, sizeof *lp->done) < 0)
+        return;
+    char *t = strdup(team);
+    if (t)
+        lp->done[lp->ndone++] = (struct gsd_team_count){ t, outcome, n };
+}
+
+static void free_job(struct gsd_loop *lp, size_t i)
+{
+    struct djob *d = lp->live[i];
+    if (d->handle >= 0 && (size_t)d->handle < lp->nbyh)
+        lp->byh[d->handle] = NULL;
+    lp->live[i] = lp->live[--lp->nlive];
+    free(d->id);
+    free(d->team);
+    free(d->user);
+    free(d->placement);
+    free(d);
+}
+
+int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
+{
+    for (size_t i = 0; i < lp->nlive;) {
+        struct djob *d = lp->live[i];
+        if (!d->dirty) {
+            i++;
+            continue;
+        }
+        d->dirty = 0;
+        char info[512];
+        gsd_info_format(&d->ji, info, sizeof info);
+        const struct gs_job_info *ji = &d->ji;
+        struct gs_store_job r = {
+            .seq = d->seq, .state = gsd_state_name(d->state),
+            .outcome = gsd_outcome_name(d->outcome), .first_start = ji->first_start,
+            .start = ji->first_start == GS_TIME_NONE ? GS_TIME_NONE : ji->start,
+            .end = ji->end, .last_ckpt = ji->last_ckpt, .attempts = ji->attempts,
+            .runs = ji->runs, .preemptions = ji->preemptions, .work = ji->work,
+            .lost = ji->lost,
+            .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,
+            .exit_code = ji->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
+            .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
+            .alloc_mem = d->alloc_mem, .engine = info };
+        if (gs_store_job_update(lp->st, &r, err) < 0)
+            return -1;
+        if (d->state == D_DONE && d->proc.pid == 0) {
+            gsd_count_done(lp, d->team, d->outcome, 1);
+            if (d->handle >= 0)
+                gs_engine_retire(lp->eng, d->handle, NULL);
+            free_job(lp, i);
+            continue;
+        }
+        i++;
+    }
+    return 0;
+}
+
+void gsd_watch(struct gsd_loop *lp, struct djob *d)
+{
+    struct epoll_event e = { .events = EPOLLIN, .data.ptr = d };
+    if (d->proc.pidfd < 0 || epoll_ctl(lp->epfd, EPOLL_CTL_ADD, d->proc.pidfd, &e) < 0) {
+        d->exited = 1; /* cannot watch it: look now (and again via exit file) */
+        lp->again = 1;
+    }
+}

@@ -1,0 +1,146 @@
+/* loop_private.h - the engine thread's state, shared by loop.c (the loop
+ * and the turn), loop_jobs.c (engine events, job ends, restore) and
+ * loop_read.c (answers, /metrics).  Everything here belongs to the engine
+ * thread except the command queue (mu, cv, head, tail) and `ready`.
+ */
+#ifndef GS_DAEMON_LOOP_PRIVATE_H
+#define GS_DAEMON_LOOP_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "core/cluster.h"
+#include "core/engine.h"
+#include "core/policy.h"
+#include "daemon/backend.h"
+#include "daemon/daemon.h"
+#include "io/store.h"
+
+enum dstate { D_PENDING, D_STARTING, D_RUNNING, D_STOPPING, D_DONE };
+enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED };
+
+/* A live job: what the engine does not keep (the attempt's processes) plus
+ * a copy of the engine's record, journalled with the row. */
+struct djob {
+    int64_t seq;
+    int handle;               /* engine handle, -1 when not in the engine */
+    char *id, *team, *user;
+    int gpus, milli;
+    gs_time submit;
+    int state, outcome;       /* enum dstate / doutcome, from the engine's state */
+    struct gs_job_info ji;    /* the engine's record (numbers only) */
+    char *placement;
+    int alloc_milli;          /* share and memory per GPU of the attempt */
+    int64_t alloc_mem;
+    struct gsd_proc proc;     /* pid 0 = no supervisor */
+    int launch_wanted;        /* START decided; launch after the commit */
+    int launched;             /* launched after the last commit: confirm it */
+    int launch_error;         /* the launch failed: tell the engine */
+    int exited;               /* its pidfd fired: collect the end */
+    int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
+    int dirty;
+};
+
+/* A decision copied out of the observer (alloc borrowed only there). */
+struct devent {
+    int kind, job;
+    gs_time time, until;
+    char *placement;          /* START */
+    int milli;                /* START: the allocation's share, memory */
+    int64_t mem_mib;
+};
+
+/* Fixed-bucket histogram for /metrics. */
+#define GSD_HIST_MAX 16
+struct gsd_hist {
+    int n;
+    double le[GSD_HIST_MAX];
+    int64_t count[GSD_HIST_MAX + 1]; /* last = +Inf */
+    double sum;
+    int64_t total;
+};
+
+struct gsd_team_count {
+    char *team;
+    int outcome;
+    int64_t n;
+};
+
+struct gsd_loop {
+    struct gsd_opts opts;
+    char *db_path, *run_dir, *out_dir;
+    struct gs_cluster *cl;
+    struct gs_policy pol;
+    struct gs_engine *eng;
+    struct gs_store *st;
+    struct djob **byh;        /* by engine handle */
+    size_t nbyh, capbyh;
+    struct djob **live;       /* every live job, no order (for scans) */
+    size_t nlive, caplive;
+    struct devent *evs;
+    size_t nev, capev;
+    int oom;
+    int trace;                /* GPUSCHEDD_TRACE=1: log every engine event */
+    /* command queue */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct gsd_cmd *head, *tail;
+    int closing;              /* answer new commands 503 */
+    atomic_int ready;
+    int efd, sfd, epfd;
+    int again;                /* run another turn at once */
+    int stop, reload;
+    /* clock: engine ms = e0 + (wall ms - w0) * scale */
+    int64_t e0, w0;
+    gs_time last_now;
+    int64_t next_id;
+    /* metrics */
+    struct gsd_hist pass_ms, commit_ms, wait_s;
+    int64_t preemptions, backend_errors, submits, turns;
+    double lost_gpu_s;
+    struct gsd_team_count *done;
+    size_t ndone, capdone;
+};
+
+/* loop.c */
+gs_time gsd_now(struct gsd_loop *lp);
+int64_t gsd_mono_ms(void);
+gs_time gsd_wall_to_engine(const struct gsd_loop *lp, int64_t wall_ms);
+void gsd_log(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* loop_jobs.c */
+struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,
+                         const char *user, int gpus);
+int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle);
+struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id);
+void gsd_job_dirty(struct gsd_loop *lp, struct djob *d);
+void gsd_observer(void *arg, const struct gs_event *ev);
+int gsd_events_apply(struct gsd_loop *lp, gs_time now);
+int gsd_exits_apply(struct gsd_loop *lp, gs_time now);
+void gsd_job_sync(struct gsd_loop *lp, struct djob *d);
+int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n);
+int gsd_info_parse(const char *text, struct gs_job_info *ji);
+void gsd_kill_timers(struct gsd_loop *lp);
+int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err);
+void gsd_launch_pending(struct gsd_loop *lp);
+void gsd_watch(struct gsd_loop *lp, struct djob *d);
+void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
+int gsd_restore_all(struct gsd_loop *lp, int reconcile);
+int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol);
+const char *gsd_state_name(int s);
+const char *gsd_outcome_name(int o);
+void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n);
+
+/* loop_read.c */
+void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c);
+char *gsd_job_body(struct gsd_loop *lp, int64_t seq);
+void gsd_hist_init(struct gsd_hist *h, const double *le, int n);
+void gsd_hist_add(struct gsd_hist *h, double v);
+char *gsd_metrics_text(struct gsd_loop *lp);
+
+#endif

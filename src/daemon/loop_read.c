@@ -1,0 +1,246 @@
+/* loop_read.c - answers built on the engine thread after a turn's commit:
+ * job objects (the committed journal row plus, for a pending job, the
+ * engine's diagnosis), lists, explain, nodes, the cluster's frag view and
+ * /metrics.  They read state only; the HTTP thread sends the bytes, so a
+ * slow client holds up its own connection, never the loop.
+ */
+#define _GNU_SOURCE
+#include "daemon/loop_private.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diagnose.h"
+#include "io/report_diag.h"
+
+char *gsd_error_json(int status, const char *code, const char *field, const char *fmt, ...)
+{
+    struct gs_api_error e;
+    e.status = status;
+    snprintf(e.code, sizeof e.code, "%s", code);
+    snprintf(e.field, sizeof e.field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    va_end(ap);
+    return gs_api_error_body(&e);
+}
+
+/* The engine's diagnosis of a pending job into j's reason fields. */
+static void add_reason(struct gsd_loop *lp, const struct gs_store_job *r, struct gs_api_job *j,
+                       char *detail, char *unblock, size_t n)
+{
+    struct djob *d = gsd_job_by_id(lp, r->id);
+    struct gs_diag dg;
+    if (!d || d->handle < 0 || gs_engine_explain(lp->eng, d->handle, &dg) < 0) {
+        j->reason_code = "none";
+        return;
+    }
+    j->reason_code = gs_reason_name(dg.reason);
+    gs_report_diag_detail(detail, n, lp->eng, &dg);
+    gs_report_diag_unblock(unblock, n, lp->eng, &dg);
+    j->reason_detail = detail;
+    j->reason_unblock = unblock;
+    j->estimated_start = dg.est_start;
+}
+
+static json_t *row_json(struct gsd_loop *lp, const struct gs_store_job *r)
+{
+    struct gs_api_job j = { .id = r->id, .state = r->state, .outcome = r->outcome,
+                            .team = r->team, .user = r->user, .gpus = r->gpus,
+                            .submit = r->submit, .start = r->start, .end = r->end,
+                            .placement = r->placement, .attempts = r->attempts,
+                            .preemptions = r->preemptions, .lost_gpu_s = r->lost_gpu_s,
+                            .exit_code = r->exit_code, .estimated_start = GS_TIME_NONE };
+    char detail[512], unblock[512];
+    if (!strcmp(r->state, "pending"))
+        add_reason(lp, r, &j, detail, unblock, sizeof detail);
+    return gs_api_job_json(&j);
+}
+
+struct list_ctx {
+    struct gsd_loop *lp;
+    json_t *arr;
+};
+
+static int on_row(void *arg, const struct gs_store_job *r)
+{
+    struct list_ctx *x = arg;
+    json_t *o = row_json(x->lp, r);
+    if (!o || json_array_append_new(x->arr, o) < 0)
+        return GS_ENOMEM;
+    return 0;
+}
+
+static char *dump(json_t *o)
+{
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+    json_decref(o);
+    return s;
+}
+
+char *gsd_job_body(struct gsd_loop *lp, int64_t seq)
+{
+    struct list_ctx x = { lp, json_array() };
+    if (!x.arr || gs_store_job_by_seq(lp->st, seq, on_row, &x) < 0) {
+        json_decref(x.arr);
+        return NULL;
+    }
+    json_t *o = json_incref(json_array_get(x.arr, 0));
+    json_decref(x.arr);
+    return dump(o);
+}
+
+static void answer_get(struct gsd_loop *lp, struct gsd_cmd *c)
+{
+    struct list_ctx x = { lp, json_array() };
+    int rc = x.arr ? gs_store_job_by_id(lp->st, c->id, on_row, &x) : GS_ENOMEM;
+    if (rc == GS_ENOENT) {
+        c->status = 404;
+        c->body = gsd_error_json(404, "not_found", "id", "no job '%.100s'", c->id);
+    } else if (rc < 0) {
+        c->status = 500;
+        c->body = gsd_error_json(500, "internal", NULL, "journal read failed");
+    } else {
+        c->status = 200;
+        c->body = dump(json_incref(json_array_get(x.arr, 0)));
+    }
+    json_decref(x.arr);
+}
+
+static void answer_list(struct gsd_loop *lp, struct gsd_cmd *c)
+{
+    struct list_ctx x = { lp, json_array() };
+    int rc = x.arr ? gs_store_jobs_list(lp->st, c->state, c->team, 0, 100000, on_row, &x)
+                   : GS_ENOMEM;
+    if (rc < 0) {
+        json_decref(x.arr);
+        c->status = 500;
+        c->body = gsd_error_json(500, "internal", NULL, "journal read failed");
+        return;
+    }
+    c->status = 200;
+    c->body = dump(json_pack("{s:o}", "jobs", x.arr));
+}
+
+static void answer_explain(struct gsd_loop *lp, struct gsd_cmd *c)
+{
+    struct djob *d = gsd_job_by_id(lp, c->id);
+    struct gs_diag dg;
+    if (!d) {
+        answer_get(lp, c); /* 404, or the (ended) job without a reason */
+        if (c->status == 200) {
+            free(c->body);
+            c->body = dump(json_pack("{s:s, s:s, s:n}", "id", c->id, "state", "done",
+                                     "reason"));
+        }
+        return;
+    }
+    c->status = 200;
+    if (d->state != D_PENDING || d->handle < 0 ||
+        gs_engine_explain(lp->eng, d->handle, &dg) < 0) {
+        c->body = dump(json_pack("{s:s, s:s, s:n}", "id", d->id, "state",
+                                 gsd_state_name(d->state), "reason"));
+        return;
+    }
+    json_t *o = gs_report_diag_json(lp->eng, &dg);
+    if (o)
+        json_object_set_new(o, "state", json_string("pending"));
+    c->body = dump(o);
+}
+
+static const char *node_state_name(int st)
+{
+    return st == GS_NODE_DRAIN ? "drain" : st == GS_NODE_DOWN ? "down" : "up";
+}
+
+static json_t *nodes_json(struct gsd_loop *lp)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    json_t *arr = json_array();
+    for (int n = 0; arr && n < gs_cluster_node_count(cl); n++) {
+        uint64_t idle = gs_cluster_idle_mask(cl, n);
+        json_t *doms = json_array();
+        for (int d = 0; doms && d < gs_cluster_node_domains(cl, n); d++) {
+            uint64_t m = gs_cluster_domain_mask(cl, n, d);
+            json_array_append_new(doms, json_pack("{s:i, s:i}", "gpus",
+                                                  __builtin_popcountll(m), "free",
+                                                  __builtin_popcountll(idle & m)));
+        }
+        json_array_append_new(
+            arr, json_pack("{s:s, s:s, s:s, s:i, s:i, s:o}", "name",
+                           gs_cluster_node_name(cl, n), "state",
+                           node_state_name(gs_engine_node_state(lp->eng, n)), "gpu_type",
+                           gs_cluster_gpu_type_name(cl, gs_cluster_node_gpu_type(cl, n)),
+                           "gpus", gs_cluster_node_gpus(cl, n), "free_gpus",
+                           __builtin_popcountll(idle), "domains", doms));
+    }
+    return arr;
+}
+
+static json_t *pending_json(struct gsd_loop *lp)
+{
+    json_t *arr = json_array();
+    for (size_t h = 0; arr && h < lp->nbyh; h++) {
+        struct djob *d = lp->byh[h];
+        struct gs_diag dg;
+        if (d && d->state == D_PENDING && gs_engine_explain(lp->eng, (int)h, &dg) == 0)
+            json_array_append_new(arr, gs_report_diag_json(lp->eng, &dg));
+    }
+    return arr;
+}
+
+static json_t *cluster_json(struct gsd_loop *lp)
+{
+    struct gs_cluster_stats s = gs_cluster_stats(gs_engine_cluster(lp->eng));
+    json_t *o = json_pack("{s:f, s:I, s:I, s:f}", "time", gs_time_to_sec(lp->last_now),
+                          "gpus", (json_int_t)s.gpus, "free_gpus", (json_int_t)s.idle_gpus,
+                          "util_alloc",
+                          s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000) : 0.0);
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "schedulability",
+                        json_pack("{s:i, s:I}", "k", s.k, "value", (json_int_t)s.sched));
+    json_object_set_new(o, "fragmentation",
+                        json_pack("{s:I, s:I}", "count", (json_int_t)s.frag_count,
+                                  "topology", (json_int_t)s.frag_topology));
+    json_object_set_new(o, "nodes", nodes_json(lp));
+    json_object_set_new(o, "pending", pending_json(lp));
+    return o;
+}
+
+void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c)
+{
+    c->status = 200;
+    switch (c->kind) {
+    case GSD_GET:
+        answer_get(lp, c);
+        break;
+    case GSD_LIST:
+        answer_list(lp, c);
+        break;
+    case GSD_EXPLAIN:
+        answer_explain(lp, c);
+        break;
+    case GSD_NODES:
+        c->body = dump(json_pack("{s:o}", "nodes", nodes_json(lp)));
+        break;
+    case GSD_CLUSTER:
+        c->body = dump(cluster_json(lp));
+        break;
+    case GSD_METRICS:
+        c->body = gsd_metrics_text(lp);
+        c->content_type = "text/plain; version=0.0.4; charset=utf-8";
+        break;
+    default:
+        c->status = 501;
+        c->body = gsd_error_json(501, "not_supported", NULL,
+                                 "node drain/resume needs the live engine (not built yet)");
+        break;
+    }
+    if (!c->body && c->status < 400) {
+        c->status = 500;
+        c->body = gsd_error_json(500, "internal", NULL, "out of memory");
+    }
+}

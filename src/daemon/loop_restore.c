@@ -1,0 +1,276 @@
+/* loop_restore.c - rebuilding the engine from the journal.
+ *
+ * Only the rows that are not done are read (the jobs_live partial index), so
+ * restart costs what is live, not every job ever seen; done jobs are
+ * answered from the journal.  Each live row is restored into a fresh engine
+ * with gs_engine_restore_job (pending, or running on its recorded GPUs) and
+ * reconciled with the backend:
+ *   - starting with no supervisor recorded: RUNDIR/sup tells whether the
+ *     launch happened; if not, the job goes back to the queue (the crash
+ *     fell between "decided" and "launched");
+ *   - a supervisor that is still the same process is re-adopted (pidfd);
+ *   - one that is gone left RUNDIR/exit: the real exit code and end time are
+ *     collected in the first turn.
+ * The same path rebuilds the engine under a new policy on SIGHUP (no
+ * reconciliation: the live jobs are already known).
+ */
+#define _GNU_SOURCE
+#include "daemon/loop_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Parse "node:gpu,..." into a (per-node mask) allocation.  0 or -1. */
+static int parse_placement(const struct gs_cluster *cl, const char *text,
+                           struct gs_alloc_part *parts, int cap, struct gs_alloc *a)
+{
+    a->nparts = 0;
+    a->cap = cap;
+    a->parts = parts;
+    char name[GS_NAME_MAX + 1];
+    for (const char *p = text; p && *p;) {
+        const char *colon = strchr(p, ':');
+        if (!colon || colon - p > GS_NAME_MAX)
+            return -1;
+        memcpy(name, p, (size_t)(colon - p));
+        name[colon - p] = '\0';
+        int node = gs_cluster_find_node(cl, name);
+        int g = atoi(colon + 1);
+        if (node < 0 || g < 0 || g >= GS_MAX_NODE_GPUS)
+            return -1;
+        int k = 0;
+        while (k < a->nparts && parts[k].node != node)
+            k++;
+        if (k == a->nparts) {
+            if (k == cap)
+                return -1;
+            parts[a->nparts++] = (struct gs_alloc_part){ node, 0 };
+        }
+        parts[k].mask |= 1ull << g;
+        p = strchr(colon, ',');
+        if (p)
+            p++;
+    }
+    return 0;
+}
+
+/* The engine record's numbers, in a fixed order (the journal's "engine"
+ * column: "v1 N N ..."). */
+#define INFO_FIELDS(X)                                                                     \
+    X(state) X(submit) X(first_start) X(start) X(end) X(time_limit) X(estimate)            \
+    X(backfilled) X(runs) X(work) X(lost) X(ckpt_wall) X(restore_wall) X(preemptions)      \
+    X(exit_code) X(attempts) X(failures) X(last_ckpt) X(stop_reason) X(stop_at) X(saved)   \
+    X(run_base) X(past_ckpt_wall) X(past_restore_wall)
+
+int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n)
+{
+    size_t w = (size_t)snprintf(buf, n, "v1");
+#define X(f) if (w < n) w += (size_t)snprintf(buf + w, n - w, " %lld", (long long)ji->f);
+    INFO_FIELDS(X)
+#undef X
+    return w < n ? 0 : -1;
+}
+
+int gsd_info_parse(const char *text, struct gs_job_info *ji)
+{
+    if (!text || strncmp(text, "v1", 2))
+        return -1;
+    const char *p = text + 2;
+    char *end;
+#define X(f)                                                                               \
+    {                                                                                      \
+        long long v = strtoll(p, &end, 10);                                                \
+        if (end == p)                                                                      \
+            return -1;                                                                     \
+        ji->f = (__typeof__(ji->f))v;                                                      \
+        p = end;                                                                           \
+    }
+    INFO_FIELDS(X)
+#undef X
+    return 0;
+}
+
+/* Restore job d (its record in d->ji) into lp->eng; returns the new
+ * handle or -1. */
+static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *request)
+{
+    struct gs_api_submit s;
+    struct gs_api_error ae;
+    if (gs_api_submit_decode(request, strlen(request), &s, &ae) < 0) {
+        gsd_log("job %s: journal request unreadable: %s", d->id, ae.message);
+        return -1;
+    }
+    struct gs_error err;
+    gs_error_clear(&err);
+    int rc = gs_api_submit_set_id(&s, d->id);
+    s.row.spec.submit = d->submit;
+    struct gs_alloc_part parts[64];
+    struct gs_alloc a = { 0 };
+    int holds = gs_job_state_holds(d->ji.state);
+    if (rc == 0 && holds && parse_placement(lp->cl, d->placement, parts, 64, &a) < 0)
+        rc = gs_errorf(&err, GS_EINVAL, "bad placement '%s'", d->placement);
+    a.milli = d->alloc_milli;
+    a.mem_mib = d->alloc_mem;
+    int h = rc < 0 ? rc
+                   : gs_engine_restore_job(lp->eng, &s.row.spec, &d->ji, holds ? &a : NULL, &err);
+    d->milli = s.row.spec.milli;
+    gs_api_submit_fini(&s);
+    if (h < 0) {
+        gsd_log("job %s: cannot restore: %s", d->id, err.msg);
+        return -1;
+    }
+    return h;
+}
+
+/* Find the attempt's supervisor: re-adopt it, or see that it ended (the
+ * first turn collects its exit), or that the launch never happened (then
+ * the decision stands: it is launched again after the first commit). */
+static void reconcile(struct gsd_loop *lp, struct djob *d)
+{
+    if (!gs_job_state_holds(d->ji.state))
+        return;
+    char dir[4096];
+    gsd_rundir(lp, d, dir, sizeof dir);
+    int code;
+    int64_t end;
+    int found = d->proc.pid > 0 || gsd_backend_read_sup(dir, &d->proc) == 0;
+    if (!found || (gsd_backend_read_exit(dir, &code, &end) == 0 && code == -1)) {
+        d->proc = (struct gsd_proc){ 0, 0, -1 };
+        if (d->ji.state == GS_JOB_STARTING) {
+            d->launch_wanted = 1;
+            gsd_log("job %s: attempt %d was decided but not launched; launching it now",
+                    d->id, d->ji.attempts);
+        } else {
+            d->launch_error = 1; /* a stop of a job that never ran: confirmed */
+        }
+        return;
+    }
+    d->dirty = 1;
+    if (gsd_backend_adopt(&d->proc) < 0) {
+        d->proc.pidfd = -1;
+        d->exited = 1; /* collected with its exit file in the first turn */
+        return;
+    }
+    gsd_watch(lp, d);
+    if (d->ji.state == GS_JOB_STARTING)
+        d->launched = 1; /* confirmed in the first turn */
+    if (d->ji.state == GS_JOB_STOPPING) { /* the stop goes on */
+        gsd_backend_signal(&d->proc, GSD_SIG_TERM);
+        d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
+    }
+    gsd_log("job %s: re-adopted supervisor %d", d->id, (int)d->proc.pid);
+}
+
+struct restore_ctx {
+    struct gsd_loop *lp;
+    int *handles;             /* reload: new handle per live[] index */
+    int failed;
+};
+static int from_row(struct djob *d, const struct gs_store_job *r)
+{
+    d->submit = r->submit;
+    if (gsd_info_parse(r->engine, &d->ji) < 0) { /* never updated: pending */
+        d->ji.state = GS_JOB_PENDING;
+        d->ji.submit = r->submit;
+    }
+    d->placement = r->placement ? strdup(r->placement) : NULL;
+    d->proc = (struct gsd_proc){ (pid_t)r->sup_pid, r->sup_start, -1 };
+    d->alloc_milli = r->alloc_milli;
+    d->alloc_mem = r->alloc_mem;
+    return r->placement && !d->placement ? -1 : 0;
+}
+
+static int on_live_row(void *arg, const struct gs_store_job *r)
+{
+    struct restore_ctx *x = arg;
+    struct djob *d = gsd_job_new(x->lp, r->seq, r->id, r->team, r->user, r->gpus);
+    if (!d)
+        return x->failed = 1;
+    if (from_row(d, r) < 0)
+        return x->failed = 1;
+    int h = restore_engine(x->lp, d, r->request);
+    if (h < 0 || gsd_job_index(x->lp, d, h) < 0)
+        return x->failed = 1;
+    gsd_job_sync(x->lp, d);
+    reconcile(x->lp, d);
+    return 0;
+}
+
+static int on_reload_row(void *arg, const struct gs_store_job *r)
+{
+    struct restore_ctx *x = arg;
+    for (size_t i = 0; i < x->lp->nlive; i++)
+        if (x->lp->live[i]->seq == r->seq) {
+            struct djob *d = x->lp->live[i];
+            struct gs_job_info keep = d->ji;
+            if (gsd_info_parse(r->engine, &d->ji) < 0)
+                return x->failed = 1;
+            x->handles[i] = restore_engine(x->lp, d, r->request);
+            d->ji = keep;
+            return x->handles[i] == -1 ? (x->failed = 1) : 0;
+        }
+    return 0;
+}
+
+/* Node states set through the API (meta "node_state:NAME"). */
+static int restore_nodes(struct gsd_loop *lp)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    gs_time now = gsd_now(lp);
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        char key[GS_NAME_MAX + 16];
+        int64_t st;
+        snprintf(key, sizeof key, "node_state:%s", gs_cluster_node_name(cl, n));
+        if (gs_store_meta_get(lp->st, key, &st) == 0 && st != GS_NODE_UP &&
+            gs_engine_node_set_state(lp->eng, now, n, (int)st, NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int gsd_restore_all(struct gsd_loop *lp, int startup)
+{
+    if (restore_nodes(lp) < 0)
+        return -1;
+    struct restore_ctx x = { lp, NULL, 0 };
+    if (startup) {
+        int rc = gs_store_jobs_live(lp->st, on_live_row, &x);
+        if (rc < 0 || x.failed) {
+            gsd_log("restore from the journal failed");
+            return -1;
+        }
+        gsd_log("restored %zu live jobs from the journal", lp->nlive);
+        return 0;
+    }
+    x.handles = malloc((lp->nlive + 1) * sizeof *x.handles);
+    if (!x.handles)
+        return -1;
+    for (size_t i = 0; i < lp->nlive; i++)
+        x.handles[i] = -2;
+    int rc = gs_store_jobs_live(lp->st, on_reload_row, &x);
+    if (rc == 0 && !x.failed) {
+        for (size_t i = 0; i < lp->nbyh; i++)
+            lp->byh[i] = NULL;
+        for (size_t i = 0; i < lp->nlive && rc == 0; i++) {
+            lp->live[i]->handle = -1;
+            if (x.handles[i] >= 0)
+                rc = gsd_job_index(lp, lp->live[i], x.handles[i]);
+        }
+    }
+    free(x.handles);
+    return rc < 0 || x.failed ? -1 : 0;
+}
+
+int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol)
+{
+    struct gs_error err;
+    gs_error_clear(&err);
+    lp->eng = gs_engine_create(lp->cl, pol, &err);
+    if (!lp->eng) {
+        gsd_log("engine: %s", err.msg);
+        return -1;
+    }
+    gs_engine_set_observer(lp->eng, gsd_observer, lp);
+    gs_engine_set_live(lp->eng, 1);
+    return 0;
+}

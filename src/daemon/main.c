@@ -1,0 +1,177 @@
+/* main.c - gpuschedd: the live GPU scheduler (DESIGN.md section 5,
+ * docs/daemon.md).  Parses the flags, binds the listening socket, starts the
+ * HTTP threads, restores the engine from the journal and runs the engine
+ * loop on the main thread until SIGTERM/SIGINT.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon/daemon.h"
+
+static const char usage[] =
+    "usage: gpuschedd --cluster C.yaml [--policy P.yaml] --state DIR\n"
+    "                 [--listen HOST:PORT] [--backend local] [--tokens T.yaml]\n"
+    "                 [--clock-scale X] [--sync full|normal] [--kill-wait SECONDS]\n"
+    "  --listen        default 127.0.0.1:8642; port 0 picks a free port; the first\n"
+    "                  stdout line is 'listening on http://HOST:PORT'\n"
+    "  --sync          journal durability: full (default; survives power loss) or\n"
+    "                  normal (survives a daemon crash; may lose the last commits\n"
+    "                  on power loss)\n"
+    "  --kill-wait     seconds between SIGTERM and SIGKILL when stopping a job (10)\n";
+
+static int parse_opts(int argc, char **argv, struct gsd_opts *o)
+{
+    static const struct option opts[] = {
+        { "cluster", required_argument, NULL, 'c' }, { "policy", required_argument, NULL, 'p' },
+        { "state", required_argument, NULL, 's' },   { "listen", required_argument, NULL, 'l' },
+        { "backend", required_argument, NULL, 'b' }, { "tokens", required_argument, NULL, 't' },
+        { "clock-scale", required_argument, NULL, 'x' },
+        { "sync", required_argument, NULL, 'y' },
+        { "kill-wait", required_argument, NULL, 'k' },
+        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
+    };
+    *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
+                            .sync_full = 1, .kill_wait = 10000 };
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->cluster = optarg; break;
+        case 'p': o->policy = optarg; break;
+        case 's': o->state = optarg; break;
+        case 'l': o->listen = optarg; break;
+        case 'b': o->backend = optarg; break;
+        case 't': o->tokens = optarg; break;
+        case 'x':
+            o->clock_scale = strtod(optarg, &end);
+            if (*end || !(o->clock_scale > 0 && o->clock_scale <= 1e6)) {
+                fprintf(stderr, "gpuschedd: --clock-scale: expected a number > 0, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'y':
+            if (strcmp(optarg, "full") && strcmp(optarg, "normal")) {
+                fprintf(stderr, "gpuschedd: --sync: expected full or normal, got '%s'\n", optarg);
+                return 2;
+            }
+            o->sync_full = !strcmp(optarg, "full");
+            break;
+        case 'k': {
+            double s = strtod(optarg, &end);
+            if (*end || !(s >= 0 && s <= 86400)) {
+                fprintf(stderr, "gpuschedd: --kill-wait: expected seconds, got '%s'\n", optarg);
+                return 2;
+            }
+            o->kill_wait = (gs_time)(s * 1000);
+            break;
+        }
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return 2;
+        }
+    }
+    if (optind < argc || !o->cluster || !o->state) {
+        fprintf(stderr, "gpuschedd: %s\n%s",
+                optind < argc ? "unexpected argument" : "--cluster and --state are required",
+                usage);
+        return 2;
+    }
+    if (strcmp(o->backend, "local")) {
+        fprintf(stderr, "gpuschedd: --backend %s: only 'local' is built\n", o->backend);
+        return 2;
+    }
+    return -1;
+}
+
+/* Bind HOST:PORT; returns the socket and fills url, or -1. */
+static int bind_listen(const char *spec, char *url, size_t n)
+{
+    char host[256];
+    const char *colon = strrchr(spec, ':');
+    if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof host) {
+        fprintf(stderr, "gpuschedd: --listen: expected HOST:PORT, got '%s'\n", spec);
+        return -1;
+    }
+    memcpy(host, spec, (size_t)(colon - spec));
+    host[colon - spec] = '\0';
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
+    int rc = getaddrinfo(host, colon + 1, &hints, &ai);
+    if (rc) {
+        fprintf(stderr, "gpuschedd: --listen %s: %s\n", spec, gai_strerror(rc));
+        return -1;
+    }
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 512) < 0) {
+        fprintf(stderr, "gpuschedd: --listen %s: %s\n", spec, strerror(errno));
+        freeaddrinfo(ai);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    freeaddrinfo(ai);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    char h[NI_MAXHOST], p[NI_MAXSERV];
+    getsockname(fd, (struct sockaddr *)&ss, &len);
+    getnameinfo((struct sockaddr *)&ss, len, h, sizeof h, p, sizeof p,
+                NI_NUMERICHOST | NI_NUMERICSERV);
+    snprintf(url, n, strchr(h, ':') ? "http://[%s]:%s" : "http://%s:%s", h, p);
+    return fd;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--supervise"))
+        return gsd_supervise_main(argc, argv);
+    struct gsd_opts o;
+    int st = parse_opts(argc, argv, &o);
+    if (st >= 0)
+        return st;
+    static char self[PATH_MAX], url[300];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "gpuschedd: /proc/self/exe: %s\n", strerror(errno));
+        return 1;
+    }
+    self[n] = '\0';
+    o.self = self;
+    /* every thread inherits this mask: the loop takes them via signalfd */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    int fd = bind_listen(o.listen, url, sizeof url);
+    if (fd < 0)
+        return 1;
+    o.server_url = url;
+    struct gsd_loop *lp = gsd_loop_create(&o);
+    if (!lp)
+        return 1;
+    struct gsd_http *h = gsd_http_start(fd, lp, o.tokens);
+    if (!h) {
+        gsd_loop_destroy(lp);
+        return 1;
+    }
+    printf("listening on %s\n", url);
+    fflush(stdout);
+    int rc = gsd_loop_restore(lp) < 0 ? 1 : gsd_loop_run(lp);
+    gsd_loop_close(lp);
+    gsd_http_stop(h);
+    gsd_loop_destroy(lp);
+    return rc;
+}

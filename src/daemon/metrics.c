@@ -1,0 +1,148 @@
+/* metrics.c - GET /metrics in the Prometheus text exposition format 0.0.4
+ * (docs/daemon.md lists every family).  Built on the engine thread from its
+ * own counters, the live jobs and the cluster's incremental statistics.
+ */
+#define _GNU_SOURCE
+#include "daemon/loop_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gsd_hist_init(struct gsd_hist *h, const double *le, int n)
+{
+    memset(h, 0, sizeof *h);
+    h->n = n < GSD_HIST_MAX ? n : GSD_HIST_MAX;
+    memcpy(h->le, le, (size_t)h->n * sizeof *le);
+}
+
+void gsd_hist_add(struct gsd_hist *h, double v)
+{
+    int i = 0;
+    while (i < h->n && v > h->le[i])
+        i++;
+    h->count[i]++;
+    h->sum += v;
+    h->total++;
+}
+
+/* A label value with \, " and newline escaped. */
+static void label(FILE *f, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            fprintf(f, "\\%c", *v);
+        else if (*v == '\n')
+            fputs("\\n", f);
+        else
+            fputc(*v, f);
+    }
+}
+
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Histogram `name`; `scale` converts recorded units to the exposed one. */
+static void hist(FILE *f, const char *name, const char *help, const struct gsd_hist *h,
+                 double scale)
+{
+    head(f, name, "histogram", help);
+    int64_t cum = 0;
+    for (int i = 0; i < h->n; i++) {
+        cum += h->count[i];
+        fprintf(f, "%s_bucket{le=\"%g\"} %lld\n", name, h->le[i] * scale, (long long)cum);
+    }
+    cum += h->count[h->n];
+    fprintf(f, "%s_bucket{le=\"+Inf\"} %lld\n", name, (long long)cum);
+    fprintf(f, "%s_sum %.9g\n%s_count %lld\n", name, h->sum * scale, name, (long long)cum);
+}
+
+struct team_state {
+    const char *team;
+    int64_t n[D_DONE];
+};
+
+static void live_jobs(FILE *f, struct gsd_loop *lp)
+{
+    head(f, "gpusched_jobs", "gauge", "Live jobs by state and team.");
+    struct team_state *t = calloc(lp->nlive + 1, sizeof *t);
+    size_t nt = 0;
+    for (size_t i = 0; t && i < lp->nlive; i++) {
+        const struct djob *d = lp->live[i];
+        if (d->state >= D_DONE)
+            continue;
+        size_t k = 0;
+        while (k < nt && strcmp(t[k].team, d->team))
+            k++;
+        if (k == nt)
+            t[nt++].team = d->team;
+        t[k].n[d->state]++;
+    }
+    for (size_t k = 0; t && k < nt; k++)
+        for (int s = 0; s < D_DONE; s++) {
+            fprintf(f, "gpusched_jobs{state=\"%s\",team=\"", gsd_state_name(s));
+            label(f, t[k].team);
+            fprintf(f, "\"} %lld\n", (long long)t[k].n[s]);
+        }
+    free(t);
+    head(f, "gpusched_jobs_ended_total", "counter", "Jobs ended, by outcome and team.");
+    for (size_t i = 0; i < lp->ndone; i++) {
+        fprintf(f, "gpusched_jobs_ended_total{outcome=\"%s\",team=\"",
+                gsd_outcome_name(lp->done[i].outcome));
+        label(f, lp->done[i].team);
+        fprintf(f, "\"} %lld\n", (long long)lp->done[i].n);
+    }
+}
+
+static void cluster(FILE *f, struct gsd_loop *lp)
+{
+    struct gs_cluster_stats s = gs_cluster_stats(gs_engine_cluster(lp->eng));
+    head(f, "gpusched_gpus", "gauge", "GPUs in the cluster.");
+    fprintf(f, "gpusched_gpus %lld\n", (long long)s.gpus);
+    head(f, "gpusched_gpus_idle", "gauge", "GPUs with nothing on them.");
+    fprintf(f, "gpusched_gpus_idle %lld\n", (long long)s.idle_gpus);
+    head(f, "gpusched_schedulability", "gauge",
+         "S_k: k-GPU jobs that could be placed at once now.");
+    fprintf(f, "gpusched_schedulability{k=\"%d\"} %lld\n", s.k, (long long)s.sched);
+    head(f, "gpusched_fragmentation_gpus", "gauge",
+         "Idle GPUs a k-GPU job cannot use, by cause (count: per node; topology: NVLink).");
+    fprintf(f, "gpusched_fragmentation_gpus{kind=\"count\",k=\"%d\"} %lld\n", s.k,
+            (long long)s.frag_count);
+    fprintf(f, "gpusched_fragmentation_gpus{kind=\"topology\",k=\"%d\"} %lld\n", s.k,
+            (long long)s.frag_topology);
+    head(f, "gpusched_util_alloc", "gauge", "Allocated share of all GPUs (0..1).");
+    fprintf(f, "gpusched_util_alloc %.6f\n",
+            s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000) : 0.0);
+}
+
+char *gsd_metrics_text(struct gsd_loop *lp)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    live_jobs(f, lp);
+    cluster(f, lp);
+    hist(f, "gpusched_queue_wait_seconds", "Wait from submit to first start (engine time).",
+         &lp->wait_s, 1);
+    hist(f, "gpusched_pass_duration_seconds", "Scheduling pass (gs_engine_step) time.",
+         &lp->pass_ms, 1e-3);
+    hist(f, "gpusched_journal_commit_seconds", "Journal commit (one per loop turn) time.",
+         &lp->commit_ms, 1e-3);
+    head(f, "gpusched_preemptions_total", "counter", "Preemptions decided.");
+    fprintf(f, "gpusched_preemptions_total %lld\n", (long long)lp->preemptions);
+    head(f, "gpusched_lost_gpu_seconds_total", "counter",
+         "GPU-seconds of work lost to preemption (redone).");
+    fprintf(f, "gpusched_lost_gpu_seconds_total %.3f\n", lp->lost_gpu_s);
+    head(f, "gpusched_backend_errors_total", "counter",
+         "Launch failures and supervisors lost without an exit record.");
+    fprintf(f, "gpusched_backend_errors_total %lld\n", (long long)lp->backend_errors);
+    head(f, "gpusched_submits_total", "counter", "Jobs accepted since the daemon started.");
+    fprintf(f, "gpusched_submits_total %lld\n", (long long)lp->submits);
+    head(f, "gpusched_loop_turns_total", "counter", "Engine loop turns (journal commits).");
+    fprintf(f, "gpusched_loop_turns_total %lld\n", (long long)lp->turns);
+    fclose(f);
+    return buf;
+}

@@ -1,0 +1,421 @@
+/* store.c - the SQLite journal (see store.h; schema in docs/daemon.md). */
+#include "io/store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Schema steps: migrations[v] takes a file from user_version v to v + 1. */
+static const char *const migrations[GS_STORE_SCHEMA] = {
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+    "CREATE TABLE jobs("
+    " seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT UNIQUE,"
+    " team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL,"
+    " request TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT,"
+    " submit_ms INTEGER NOT NULL, first_start_ms INTEGER, start_ms INTEGER,"
+    " end_ms INTEGER, ckpt_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0,"
+    " runs INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0,"
+    " work_ms INTEGER NOT NULL DEFAULT 0, lost_ms INTEGER NOT NULL DEFAULT 0,"
+    " lost_gpu_s REAL NOT NULL DEFAULT 0, exit_code INTEGER, placement TEXT,"
+    " sup_pid INTEGER, sup_start INTEGER, stop INTEGER NOT NULL DEFAULT 0,"
+    " alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem INTEGER NOT NULL DEFAULT 0,"
+    " engine TEXT);"
+    "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';"
+    "CREATE INDEX jobs_team ON jobs(team, seq);"
+    "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL,"
+    " job INTEGER, kind TEXT NOT NULL, detail TEXT);",
+};
+
+enum {
+    Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_INSERT, Q_UPDATE, Q_EVENT,
+    Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COUNT
+};
+
+#define JOB_COLS                                                                           \
+    "seq, id, idem, team, user, gpus, request, state, outcome, submit_ms, first_start_ms," \
+    " start_ms, end_ms, ckpt_ms, attempts, runs, preemptions, work_ms, lost_ms,"           \
+    " lost_gpu_s, exit_code, placement, sup_pid, sup_start, stop, alloc_milli, alloc_mem, engine"
+
+static const char *const sql[Q_COUNT] = {
+    [Q_BEGIN] = "BEGIN IMMEDIATE",
+    [Q_COMMIT] = "COMMIT",
+    [Q_ROLLBACK] = "ROLLBACK",
+    [Q_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [Q_META_SET] = "INSERT INTO meta(key, value) VALUES(?1, ?2)"
+                   " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    [Q_INSERT] = "INSERT INTO jobs(id, idem, team, user, gpus, request, state, submit_ms)"
+                 " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [Q_UPDATE] = "UPDATE jobs SET state = ?2, outcome = ?3, first_start_ms = ?4,"
+                 " start_ms = ?5, end_ms = ?6, ckpt_ms = ?7, attempts = ?8, runs = ?9,"
+                 " preemptions = ?10, work_ms = ?11, lost_ms = ?12, lost_gpu_s = ?13,"
+                 " exit_code = ?14, placement = ?15, sup_pid = ?16, sup_start = ?17,"
+                 " stop = ?18, alloc_milli = ?19, alloc_mem = ?20, engine = ?21 WHERE seq = ?1",
+    [Q_EVENT] = "INSERT INTO events(time_ms, job, kind, detail) VALUES(?1, ?2, ?3, ?4)",
+    [Q_BY_ID] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?1",
+    [Q_BY_IDEM] = "SELECT " JOB_COLS " FROM jobs WHERE idem = ?1",
+    [Q_BY_SEQ] = "SELECT " JOB_COLS " FROM jobs WHERE seq = ?1",
+    [Q_LIVE] = "SELECT " JOB_COLS " FROM jobs WHERE state <> 'done' ORDER BY seq",
+    [Q_LIST] = "SELECT " JOB_COLS " FROM jobs WHERE seq > ?1"
+               " AND (?2 IS NULL OR state = ?2 OR (?2 IN ('completed','failed','cancelled',"
+               "'killed','rejected') AND outcome = ?2)) AND (?3 IS NULL OR team = ?3)"
+               " ORDER BY seq LIMIT ?4",
+    [Q_DONE_COUNTS] = "SELECT team, outcome, count(*) FROM jobs WHERE state = 'done'"
+                      " GROUP BY team, outcome",
+};
+
+struct gs_store {
+    sqlite3 *db;
+    sqlite3_stmt *q[Q_COUNT];
+};
+
+static int db_error(struct gs_store *st, struct gs_error *err, const char *what)
+{
+    return gs_errorf(err, GS_EIO, "journal: %s: %s", what, sqlite3_errmsg(st->db));
+}
+
+/* The prepared statement `i`, reset and unbound; NULL on failure. */
+static sqlite3_stmt *stmt(struct gs_store *st, int i)
+{
+    if (!st->q[i] && sqlite3_prepare_v3(st->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                                        &st->q[i], NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_reset(st->q[i]);
+    sqlite3_clear_bindings(st->q[i]);
+    return st->q[i];
+}
+
+static int exec1(struct gs_store *st, int i, struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, i);
+    if (!s || sqlite3_step(s) != SQLITE_DONE)
+        return db_error(st, err, sql[i]);
+    sqlite3_reset(s);
+    return 0;
+}
+
+static int migrate(struct gs_store *st, struct gs_error *err)
+{
+    sqlite3_stmt *s;
+    int v = 0;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+        return db_error(st, err, "user_version");
+    if (sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    if (v > GS_STORE_SCHEMA)
+        return gs_errorf(err, GS_EINVAL, "journal: schema %d is newer than this daemon (%d)",
+                         v, GS_STORE_SCHEMA);
+    for (; v < GS_STORE_SCHEMA; v++) {
+        char set[64];
+        snprintf(set, sizeof set, "PRAGMA user_version = %d", v + 1);
+        if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(st->db, migrations[v], NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(st->db, set, NULL, NULL, NULL) != SQLITE_OK) {
+            int rc = db_error(st, err, "migration");
+            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+            return rc;
+        }
+        if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+            return db_error(st, err, "migration commit");
+    }
+    return 0;
+}
+
+struct gs_store *gs_store_open(const char *path, int full, int readonly, struct gs_error *err)
+{
+    struct gs_store *st = calloc(1, sizeof *st);
+    if (!st) {
+        gs_errorf(err, GS_ENOMEM, "out of memory");
+        return NULL;
+    }
+    int flags = readonly ? SQLITE_OPEN_READONLY
+                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        gs_errorf(err, GS_EIO, "journal %s: %s", path,
+                  st->db ? sqlite3_errmsg(st->db) : "cannot open");
+        gs_store_close(st);
+        return NULL;
+    }
+    sqlite3_busy_timeout(st->db, 5000);
+    char pragmas[160];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
+             full ? "FULL" : "NORMAL");
+    if (!readonly && (sqlite3_exec(st->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
+                      migrate(st, err) < 0)) {
+        if (err && err->code == GS_OK)
+            db_error(st, err, "setup");
+        gs_store_close(st);
+        return NULL;
+    }
+    return st;
+}
+
+void gs_store_close(struct gs_store *st)
+{
+    if (!st)
+        return;
+    for (int i = 0; i < Q_COUNT; i++)
+        sqlite3_finalize(st->q[i]);
+    sqlite3_close(st->db);
+    free(st);
+}
+
+int gs_store_begin(struct gs_store *st, struct gs_error *err)
+{
+    return exec1(st, Q_BEGIN, err);
+}
+
+int gs_store_commit(struct gs_store *st, struct gs_error *err)
+{
+    return exec1(st, Q_COMMIT, err);
+}
+
+void gs_store_rollback(struct gs_store *st)
+{
+    exec1(st, Q_ROLLBACK, NULL);
+}
+
+int gs_store_meta_get(struct gs_store *st, const char *key, int64_t *val)
+{
+    sqlite3_stmt *s = stmt(st, Q_META_GET);
+    if (!s)
+        return GS_EIO;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *val = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? GS_ENOENT : GS_EIO;
+}
+
+int gs_store_meta_set(struct gs_store *st, const char *key, int64_t val, struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_META_SET);
+    if (!s)
+        return db_error(st, err, "meta");
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, val);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : db_error(st, err, "meta");
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+static void bind_time(sqlite3_stmt *s, int i, gs_time t)
+{
+    if (t == GS_TIME_NONE)
+        sqlite3_bind_null(s, i);
+    else
+        sqlite3_bind_int64(s, i, t);
+}
+
+int gs_store_job_insert(struct gs_store *st, const struct gs_store_job *j, int64_t *seq,
+                        struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_INSERT);
+    if (!s)
+        return db_error(st, err, "insert");
+    bind_text(s, 1, j->id);
+    bind_text(s, 2, j->idem);
+    bind_text(s, 3, j->team);
+    bind_text(s, 4, j->user);
+    sqlite3_bind_int(s, 5, j->gpus);
+    bind_text(s, 6, j->request);
+    bind_text(s, 7, j->state);
+    sqlite3_bind_int64(s, 8, j->submit);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc == SQLITE_CONSTRAINT)
+        return gs_errorf(err, GS_EEXIST, "job id '%s' already exists", j->id);
+    if (rc != SQLITE_DONE)
+        return db_error(st, err, "insert");
+    *seq = sqlite3_last_insert_rowid(st->db);
+    return 0;
+}
+
+int gs_store_job_update(struct gs_store *st, const struct gs_store_job *j,
+                        struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_UPDATE);
+    if (!s)
+        return db_error(st, err, "update");
+    sqlite3_bind_int64(s, 1, j->seq);
+    bind_text(s, 2, j->state);
+    bind_text(s, 3, j->outcome);
+    bind_time(s, 4, j->first_start);
+    bind_time(s, 5, j->start);
+    bind_time(s, 6, j->end);
+    bind_time(s, 7, j->last_ckpt);
+    sqlite3_bind_int(s, 8, j->attempts);
+    sqlite3_bind_int(s, 9, j->runs);
+    sqlite3_bind_int(s, 10, j->preemptions);
+    sqlite3_bind_int64(s, 11, j->work);
+    sqlite3_bind_int64(s, 12, j->lost);
+    sqlite3_bind_double(s, 13, j->lost_gpu_s);
+    if (j->exit_code >= 0)
+        sqlite3_bind_int(s, 14, j->exit_code);
+    else
+        sqlite3_bind_null(s, 14);
+    bind_text(s, 15, j->placement);
+    if (j->sup_pid > 0) {
+        sqlite3_bind_int64(s, 16, j->sup_pid);
+        sqlite3_bind_int64(s, 17, j->sup_start);
+    }
+    sqlite3_bind_int(s, 18, j->stop);
+    sqlite3_bind_int(s, 19, j->alloc_milli);
+    sqlite3_bind_int64(s, 20, j->alloc_mem);
+    bind_text(s, 21, j->engine);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : db_error(st, err, "update");
+}
+
+int gs_store_event(struct gs_store *st, gs_time t, int64_t job, const char *kind,
+                   const char *detail, struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_EVENT);
+    if (!s)
+        return db_error(st, err, "event");
+    sqlite3_bind_int64(s, 1, t);
+    if (job > 0)
+        sqlite3_bind_int64(s, 2, job);
+    bind_text(s, 3, kind);
+    bind_text(s, 4, detail);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : db_error(st, err, "event");
+}
+
+static gs_time col_time(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? GS_TIME_NONE
+                                                    : sqlite3_column_int64(s, i);
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+    return (const char *)sqlite3_column_text(s, i);
+}
+
+static void read_row(sqlite3_stmt *s, struct gs_store_job *j)
+{
+    j->seq = sqlite3_column_int64(s, 0);
+    j->id = col_text(s, 1);
+    j->idem = col_text(s, 2);
+    j->team = col_text(s, 3);
+    j->user = col_text(s, 4);
+    j->gpus = sqlite3_column_int(s, 5);
+    j->request = col_text(s, 6);
+    j->state = col_text(s, 7);
+    j->outcome = col_text(s, 8);
+    j->submit = col_time(s, 9);
+    j->first_start = col_time(s, 10);
+    j->start = col_time(s, 11);
+    j->end = col_time(s, 12);
+    j->last_ckpt = col_time(s, 13);
+    j->attempts = sqlite3_column_int(s, 14);
+    j->runs = sqlite3_column_int(s, 15);
+    j->preemptions = sqlite3_column_int(s, 16);
+    j->work = sqlite3_column_int64(s, 17);
+    j->lost = sqlite3_column_int64(s, 18);
+    j->lost_gpu_s = sqlite3_column_double(s, 19);
+    j->exit_code = sqlite3_column_type(s, 20) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 20);
+    j->placement = col_text(s, 21);
+    j->sup_pid = sqlite3_column_int64(s, 22);
+    j->sup_start = sqlite3_column_int64(s, 23);
+    j->stop = sqlite3_column_int(s, 24);
+    j->alloc_milli = sqlite3_column_int(s, 25);
+    j->alloc_mem = sqlite3_column_int64(s, 26);
+    j->engine = col_text(s, 27);
+}
+
+/* Step `s` to the end, calling fn per row.  Returns 0, fn's result, or
+ * GS_EIO; `none` is returned when there was no row. */
+static int each_row(sqlite3_stmt *s, gs_store_job_fn fn, void *arg, int none)
+{
+    int rc, n = 0, out = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct gs_store_job j;
+        read_row(s, &j);
+        n++;
+        out = fn ? fn(arg, &j) : 1;
+        if (out)
+            break;
+    }
+    sqlite3_reset(s);
+    if (out)
+        return out;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return GS_EIO;
+    return n ? 0 : none;
+}
+
+static int by_key(struct gs_store *st, int q, const char *key, gs_store_job_fn fn, void *arg)
+{
+    sqlite3_stmt *s = stmt(st, q);
+    if (!s)
+        return GS_EIO;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+    return each_row(s, fn, arg, GS_ENOENT);
+}
+
+int gs_store_job_by_id(struct gs_store *st, const char *id, gs_store_job_fn fn, void *arg)
+{
+    return by_key(st, Q_BY_ID, id, fn, arg);
+}
+
+int gs_store_job_by_idem(struct gs_store *st, const char *key, gs_store_job_fn fn, void *arg)
+{
+    return by_key(st, Q_BY_IDEM, key, fn, arg);
+}
+
+int gs_store_job_by_seq(struct gs_store *st, int64_t seq, gs_store_job_fn fn, void *arg)
+{
+    sqlite3_stmt *s = stmt(st, Q_BY_SEQ);
+    if (!s)
+        return GS_EIO;
+    sqlite3_bind_int64(s, 1, seq);
+    return each_row(s, fn, arg, GS_ENOENT);
+}
+
+int gs_store_jobs_live(struct gs_store *st, gs_store_job_fn fn, void *arg)
+{
+    sqlite3_stmt *s = stmt(st, Q_LIVE);
+    return s ? each_row(s, fn, arg, 0) : GS_EIO;
+}
+
+int gs_store_jobs_list(struct gs_store *st, const char *state, const char *team,
+                       int64_t after, int limit, gs_store_job_fn fn, void *arg)
+{
+    sqlite3_stmt *s = stmt(st, Q_LIST);
+    if (!s)
+        return GS_EIO;
+    sqlite3_bind_int64(s, 1, after);
+    bind_text(s, 2, state);
+    bind_text(s, 3, team);
+    sqlite3_bind_int(s, 4, limit);
+    return each_row(s, fn, arg, 0);
+}
+
+int gs_store_done_counts(struct gs_store *st,
+                         void (*fn)(void *arg, const char *team, const char *outcome,
+                                    int64_t n),
+                         void *arg)
+{
+    sqlite3_stmt *s = stmt(st, Q_DONE_COUNTS);
+    if (!s)
+        return GS_EIO;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        fn(arg, col_text(s, 0), col_text(s, 1), sqlite3_column_int64(s, 2));
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : GS_EIO;
+}

@@ -1,0 +1,117 @@
+/* store.h - the daemon's journal: one SQLite file in WAL mode, the only code
+ * that includes sqlite3.h.
+ *
+ * The jobs table holds one row per job ever accepted (its request body and
+ * its current job-object fields); the events table is the append-only log
+ * of what the daemon decided and saw.  The daemon opens one transaction per
+ * loop turn (gs_store_begin .. gs_store_commit: group commit) and writes the
+ * intent of an action (a row in state "starting" with attempt n) before it
+ * acts.  Restart reads only the rows that are not done (a partial index), so
+ * its cost follows the live jobs, not every job ever seen.
+ *
+ * Schema version in PRAGMA user_version; gs_store_open migrates older files
+ * forward (docs/daemon.md lists the schema).  A store handle is used by one
+ * thread at a time; readers open their own handles (WAL lets them read the
+ * last committed state while the writer works).
+ */
+#ifndef GS_IO_STORE_H
+#define GS_IO_STORE_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/types.h"
+
+struct gs_store;
+
+/* Current schema version (user_version). */
+#define GS_STORE_SCHEMA 1
+
+/* What a stopping job becomes once its processes are gone. */
+enum gs_store_stop {
+    GS_STOP_NONE,
+    GS_STOP_REQUEUE,
+    GS_STOP_CANCELLED,
+    GS_STOP_KILLED,
+    GS_STOP_FAILED,
+};
+
+/* One job row.  Times in engine ms (GS_TIME_NONE = NULL); strings borrowed
+ * (from the caller on writes, from SQLite during a callback on reads). */
+struct gs_store_job {
+    int64_t seq;              /* rowid, assigned by gs_store_job_insert */
+    const char *id, *idem, *team, *user;
+    int gpus;
+    const char *request;      /* the submit body (JSON) */
+    const char *state;        /* pending|starting|running|stopping|done */
+    const char *outcome;      /* NULL until done */
+    gs_time submit, first_start, start, end, last_ckpt;
+    int attempts, runs, preemptions;
+    gs_time work, lost;       /* ms of work credited / lost (engine figures) */
+    double lost_gpu_s;
+    int exit_code;            /* -1 = none */
+    const char *placement;    /* "node:gpu,..." or NULL */
+    int64_t sup_pid, sup_start; /* the attempt's supervisor; 0 = not launched */
+    int stop;                 /* enum gs_store_stop */
+    int alloc_milli;          /* the attempt's share and memory per GPU */
+    int64_t alloc_mem;
+    const char *engine;       /* the engine's record of the job (restore), NULL */
+};
+
+/* Called once per row; strings valid during the call.  A non-zero return
+ * stops the iteration and is returned by the iterating call. */
+typedef int (*gs_store_job_fn)(void *arg, const struct gs_store_job *j);
+
+/* Open (creating and migrating as needed) the journal at `path`.  `full`:
+ * synchronous=FULL (1) or NORMAL (0).  `readonly` opens an existing file
+ * for reading only (no migration).  Returns NULL with err (GS_EIO; GS_EINVAL
+ * for a file from a newer version). */
+struct gs_store *gs_store_open(const char *path, int full, int readonly, struct gs_error *err);
+
+/* Close; NULL is a no-op. */
+void gs_store_close(struct gs_store *st);
+
+/* Open / commit / roll back the turn's transaction.  0 or GS_EIO. */
+int gs_store_begin(struct gs_store *st, struct gs_error *err);
+int gs_store_commit(struct gs_store *st, struct gs_error *err);
+void gs_store_rollback(struct gs_store *st);
+
+/* Integer settings (clock origin, id counter).  get returns 0 and sets
+ * *val, GS_ENOENT when absent, GS_EIO. */
+int gs_store_meta_get(struct gs_store *st, const char *key, int64_t *val);
+int gs_store_meta_set(struct gs_store *st, const char *key, int64_t val, struct gs_error *err);
+
+/* Insert a new job (j->seq ignored); sets *seq.  GS_EEXIST when the id or
+ * the idempotency key is taken, GS_EIO. */
+int gs_store_job_insert(struct gs_store *st, const struct gs_store_job *j, int64_t *seq,
+                        struct gs_error *err);
+
+/* Rewrite the dynamic fields (state .. stop) of row j->seq.  0 or GS_EIO. */
+int gs_store_job_update(struct gs_store *st, const struct gs_store_job *j,
+                        struct gs_error *err);
+
+/* Append to the event log. 0 or GS_EIO. */
+int gs_store_event(struct gs_store *st, gs_time t, int64_t job, const char *kind,
+                   const char *detail, struct gs_error *err);
+
+/* The row with this id / idempotency key / seq: calls fn once and returns
+ * its result, or GS_ENOENT, GS_EIO. */
+int gs_store_job_by_id(struct gs_store *st, const char *id, gs_store_job_fn fn, void *arg);
+int gs_store_job_by_idem(struct gs_store *st, const char *key, gs_store_job_fn fn, void *arg);
+int gs_store_job_by_seq(struct gs_store *st, int64_t seq, gs_store_job_fn fn, void *arg);
+
+/* Every row not done, in seq order.  0, fn's non-zero result, or GS_EIO. */
+int gs_store_jobs_live(struct gs_store *st, gs_store_job_fn fn, void *arg);
+
+/* Rows in seq order after `after` (0 = from the start), at most `limit`,
+ * filtered by state and team when those are not NULL. */
+int gs_store_jobs_list(struct gs_store *st, const char *state, const char *team,
+                       int64_t after, int limit, gs_store_job_fn fn, void *arg);
+
+/* Done jobs counted by (team, outcome): fn(arg, team, outcome, n). */
+int gs_store_done_counts(struct gs_store *st,
+                         void (*fn)(void *arg, const char *team, const char *outcome,
+                                    int64_t n),
+                         void *arg);
+
+#endif

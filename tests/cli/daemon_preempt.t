@@ -1,0 +1,74 @@
+#!/bin/sh
+# gpuschedd preemption on one 8-GPU node (tests/data/daemon/one-node.yaml).
+# Checkpoint mode with a 2 s grace (grace.yaml): A (priority 0, 8 GPUs,
+# checkpoint cost 1 s) runs; B (priority 10 >= 0 + priority_gap 5, 8 GPUs)
+# arrives 2 s later: A can save within the grace (1 s <= 2 s) and sooner than the
+# work it would lose, so it drains: SIGUSR1 at once, SIGTERM when the
+# checkpoint is done (1 s later), then B starts once A's processes are gone;
+# A is requeued (1 preemption, attempt 2) and starts again when B ends.
+# Immediate mode (immediate.yaml, --kill-wait 1): a job that ignores
+# SIGTERM gets SIGKILL 1 s later.
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/daemon_lib.sh"
+plan 12
+
+D=$ROOT/tests/data/daemon
+cat >"$TMP/job.sh" <<JOB
+trap 'echo "\$(date +%s.%N) USR1" >> $TMP/sig' USR1
+trap 'echo "\$(date +%s.%N) TERM" >> $TMP/sig; exit 143' TERM
+echo "\$(date +%s.%N) START" >> $TMP/sig
+while :; do sleep 0.05; done
+JOB
+daemon_start "$TMP/s1" --cluster "$D/one-node.yaml" --policy "$D/grace.yaml"
+api POST /v1/jobs "{\"id\":\"A\",\"gpus\":8,\"priority\":0,\"checkpoint_interval\":\"10m\",
+    \"checkpoint_cost\":\"1s\",\"command\":[\"sh\",\"$TMP/job.sh\"]}"
+wait_state A running
+sleep 2 # past 1 s of work, so saving (1 s) is cheaper than losing it
+api POST /v1/jobs '{"id":"B","gpus":8,"priority":10,"time_limit":"1m","command":["sleep","1"]}'
+is "$(field "$body" '.state')" pending "B waits while A drains"
+wait_state B running
+wait_state B completed
+sigs=$(awk '{print $2}' "$TMP/sig" | tr '\n' ' ')
+is "$sigs" "START USR1 TERM START " "A sees SIGUSR1, then SIGTERM, then runs again"
+gap=$(awk '$2 == "USR1" {u = $1} $2 == "TERM" {t = $1} END {print (t - u >= 0.8 && t - u <= 2.5) ? "ok" : t - u}' "$TMP/sig")
+is "$gap" ok "SIGTERM comes when the 1 s checkpoint is done (within the 2 s grace)"
+api GET /v1/jobs/B
+bstart=$(field "$body" '.start_epoch')
+term=$(awk '$2 == "TERM" {print $1}' "$TMP/sig")
+is "$(awk -v b="$bstart" -v t="$term" 'BEGIN {print (b >= t) ? "after" : "before"}')" after \
+    "B starts only after A's processes are gone (its GPUs were held while A stopped)"
+wait_state A running
+api GET /v1/jobs/A
+is "$(field "$body" '(.preemptions|tostring) + " " + (.attempts|tostring)')" "1 2" \
+    "A was preempted once and is on its second attempt"
+is "$(field "$body" '.exit_code')" 143 "the stopped attempt's exit code (143 = TERM) is kept"
+api GET /metrics
+like "$body" '^gpusched_preemptions_total 1$' "/metrics counts the preemption"
+api POST /v1/jobs/A/cancel
+wait_state A cancelled
+daemon_stop
+
+# immediate: TERM ignored -> KILL after --kill-wait 1
+cat >"$TMP/stubborn.sh" <<JOB
+trap 'echo "\$(date +%s.%N) TERM-ignored" >> $TMP/sig2' TERM
+echo "\$(date +%s.%N) START" >> $TMP/sig2
+while :; do sleep 0.05; done
+JOB
+daemon_start "$TMP/s2" --cluster "$D/one-node.yaml" --policy "$D/immediate.yaml" --kill-wait 1
+api POST /v1/jobs "{\"id\":\"S\",\"gpus\":8,\"command\":[\"sh\",\"$TMP/stubborn.sh\"]}"
+wait_state S running
+sleep 0.3
+api POST /v1/jobs '{"id":"U","gpus":8,"priority":10,"command":["true"]}'
+wait_state U completed 10
+ok $? "the urgent job runs once the stubborn one is killed"
+like "$(cat "$TMP/sig2")" "TERM-ignored" "the stubborn job got SIGTERM first"
+api GET /v1/jobs/S
+is "$(field "$body" '.preemptions')" 1 "it counts as preempted"
+wait_state S running 10
+api GET /v1/jobs/S
+is "$(field "$body" '.exit_code')" 137 "its stopped attempt ended by SIGKILL (137)"
+api GET /v1/jobs/U
+ok "$(field "$body" '.start_epoch - 0.9 >= 0' >/dev/null; echo 0)" "U has a start time"
+api POST /v1/jobs/S/cancel
+wait_state S cancelled 10
+daemon_stop
