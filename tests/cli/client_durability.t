@@ -18,7 +18,7 @@
 #    there.  After a restart the job must run exactly once and complete.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 12
+plan 13
 
 CLIENTS=${CLIENTS:-4}
 KILLS=${KILLS:-5}
@@ -93,6 +93,7 @@ is "$(jq -r '[.jobs[] | select(.id != "long" and .outcome != "completed")] | len
 overlap=$(awk '$1=="start"{ if (run[$2]) bad++; run[$2]=1; n[$2]++ } $1=="end"{ run[$2]=0 }
     END{ print bad+0 }' "$STAMPS")
 is "$overlap" 0 "no job ran twice at the same time (stamps)"
+echo "# restarts: $(grep -c 're-adopted supervisor' "$TMP/daemon.err") supervisors re-adopted, $(grep -c 'decided but not launched' "$TMP/daemon.err") attempts decided but not launched"
 echo "# jobs started more than once: $(awk '$1=="start"{n[$2]++} END{c=0; for(i in n) if(n[i]>1) c++; print c}' "$STAMPS")"
 is "$(jq -r '.jobs[] | select(.id=="long") | "\(.outcome) \(.attempts)"' "$TMP/jobs.json") $(grep -c '^start long ' "$STAMPS")" \
     "completed 1 1" "the long job was re-adopted: completed, attempt 1, started once"
@@ -115,6 +116,7 @@ wait "$gpid" 2>/dev/null; DPID=
 kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 grep -q '^start dl ' "$STAMPS"
 is $? 1 "the daemon died at the launch: dl never started"
+like "$(cat "$TMP"/daemon.*.out)" "hit Breakpoint 1, gsd_backend_launch" "gdb stopped it in gsd_backend_launch, then killed it"
 start_daemon --cluster "$C" --policy "$P"
 WAIT_S=20 wait_for is_state dl completed
 ok $? "after the restart dl runs and completes"
