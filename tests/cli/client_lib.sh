@@ -5,7 +5,7 @@
 # not go), and the jobs by the process groups they record in $TMP/pgids
 # (job_prelude), since jobs outlive a daemon on purpose.  (dash's kill takes
 # no "--": groups are killed as `kill -KILL -PGID`.)
-: "${GPUSCHEDD:=$ROOT/bin/gpuschedd}"
+: "${GPUSCHEDD:=$(dirname "$GPUSCHED")/gpuschedd}" # the build variant of gpusched's
 STATE=$TMP/state
 DPID=
 PORT=
