@@ -10,7 +10,8 @@
 static const char *const queue_help =
     "usage: gpusched queue [--state S] [--team T] [--all] [--json]\n"
     "\n"
-    "One line per job in queue order, as squeue prints them:\n"
+    "One line per job, as squeue prints them: running jobs (by start), then the\n"
+    "pending ones in queue order (the daemon's `position`), then finished ones:\n"
     "  JOBID TEAM USER GPUS STATE TIME WAIT NODELIST(REASON)\n"
     "TIME is the run time of the current attempt, WAIT the time since submit\n"
     "until it started (or until now); a pending job shows its reason code and\n"
@@ -153,6 +154,46 @@ static void print_row(const json_t *job, double now, int idw)
            w);
 }
 
+/* One table row's sort key: squeue's order, running jobs first (by
+ * start), then pending ones in queue order (the daemon's `position` when it
+ * gives one, else its list order), then finished ones (by end). */
+struct row {
+    const json_t *job;
+    int rank;
+    double key;
+    size_t idx;
+};
+
+static int row_cmp(const void *pa, const void *pb)
+{
+    const struct row *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static struct row *sorted_rows(const json_t *jobs)
+{
+    size_t n = json_array_size(jobs), i;
+    struct row *r = calloc(n ? n : 1, sizeof *r);
+    const json_t *job;
+    if (!r)
+        return NULL;
+    json_array_foreach(jobs, i, job) {
+        const char *st = json_string_value(json_object_get(job, "state"));
+        int pending = st && strcmp(st, "pending") == 0, done = st && strcmp(st, "done") == 0;
+        double pos = num(job, "position");
+        r[i] = (struct row){ job, pending ? 1 : done ? 2 : 0,
+                             pending ? (pos >= 0 ? pos : 1e18)
+                                     : num(job, done ? "end_epoch" : "start_epoch"),
+                             i };
+    }
+    qsort(r, n, sizeof *r, row_cmp);
+    return r;
+}
+
 /* Print the table; the id column as wide as the longest id. */
 static void print_queue(const json_t *ans, const json_t *jobs, const struct queue_args *a)
 {
@@ -169,12 +210,14 @@ static void print_queue(const json_t *ans, const json_t *jobs, const struct queu
     }
     printf("%-*s %-10s %-10s %4s %-9s %10s %10s %s\n", idw, "JOBID", "TEAM", "USER", "GPUS",
            "STATE", "TIME", "WAIT", "NODELIST(REASON)");
-    json_array_foreach(jobs, i, job) {
-        const char *st = json_string_value(json_object_get(job, "state"));
+    struct row *rows = sorted_rows(jobs);
+    for (i = 0; rows && i < json_array_size(jobs); i++) {
+        const char *st = json_string_value(json_object_get(rows[i].job, "state"));
         if (!a->all && !a->state && st && strcmp(st, "done") == 0)
             continue;
-        print_row(job, now, idw);
+        print_row(rows[i].job, now, idw);
     }
+    free(rows);
 }
 
 int cmd_queue(int argc, char **argv)
