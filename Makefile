@@ -119,7 +119,7 @@ $(B)/fuzz/%: fuzz/%.c fuzz/replay_main.c $(LIB)
 
 unit: $(UNIT_BIN)
 test-bins: $(GPUSCHED) $(GPUSCHEDD) $(UNIT_BIN) $(FUZZ_REPLAY)
-bench-bins: $(BENCH_BIN) $(GPUSCHED)
+bench-bins: $(BENCH_BIN) $(GPUSCHED) $(GPUSCHEDD)
 
 deps:
 	@scripts/deps.sh build

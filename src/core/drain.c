@@ -248,3 +248,13 @@ gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng)
             t = pre->drains[i].end;
     return t;
 }
+
+void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now)
+{
+    struct gs_preempt *pre = eng->pre;
+    const struct job *v = &eng->jobs[victim];
+    for (size_t i = 0; pre && i < pre->ndrains; i++)
+        if (pre->drains[i].victim == victim && pre->drains[i].run_start == v->start &&
+            pre->drains[i].end > now)
+            pre->drains[i].end = now;
+}

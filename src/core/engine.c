@@ -383,7 +383,7 @@ void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct g
 {
     a->nparts = j->nparts;
     a->cap = j->nparts;
-    a->parts = eng->parts + j->parts_off;
+    a->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* NULL: nothing yet */
     a->milli = j->alloc_milli;
     a->mem_mib = j->alloc_mem;
     a->cpu_milli = j->cpu_milli;
@@ -402,7 +402,8 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, const stru
     j->alloc_mem = a->mem_mib;
     j->alloc_milli = a->milli;
     j->mig_slot = (uint8_t)a->mig_slot;
-    memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
+    if (a->nparts > 0) /* a CPU-only job: no parts, and the pool may be NULL yet */
+        memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
     eng->nparts += (size_t)a->nparts;
     j->run_pos = (int)eng->nrunning;
     eng->running[eng->nrunning] = job;

@@ -101,6 +101,7 @@ struct gs_job_info {
                                  run; restore replays the run from it */
     gs_time past_ckpt_wall;   /* ckpt_wall and restore_wall of the runs before the */
     gs_time past_restore_wall; /* current one (= the totals when not holding GPUs) */
+    int front;                /* pending after a failed launch: ahead of its peers */
 };
 
 /* The job's GPU share in milli-GPUs: gpus x milli.  Its GPU-time figures
@@ -187,6 +188,14 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
                           const struct gs_job_info *info, const struct gs_alloc *alloc,
                           struct gs_error *err);
 
+/* After restoring every job: put the pending jobs in the queue order of
+ * the saved engine (`jobs`, as gs_engine_queue_list gave it; it matters
+ * for fifo, where requeued jobs sit behind later submissions and failed
+ * launches in front).  `jobs` must list every pending job once.  Errors:
+ * GS_EINVAL (not exactly the pending jobs). */
+int gs_engine_restore_queue(struct gs_engine *eng, const int *jobs, size_t n,
+                            struct gs_error *err);
+
 /* When running job `job` will have done `total_ms` of work if its speed
  * does not change (the simulator passes the true duration; the engine never
  * stores it).  Returns 0 and sets *end, or GS_ESTATE when not running. */
@@ -214,14 +223,16 @@ gs_time gs_engine_now(const struct gs_engine *eng);
  *   first pass after the stops are confirmed;
  * - a stopping job's work is frozen at the stop order (what it computes
  *   until its exit is not credited; a checkpoint it reports is);
- * - runtime caps count from the START decision.
+ * - the run's start (gs_job_info.start, and first_start for a first run),
+ *   its runtime cap and its planned end count from the confirmation.
  * All calls below return 0 or a negative GS_E* with `err` filled:
  * GS_ENOENT (no such handle), GS_ESTATE (wrong state), GS_EINVAL (time
  * going backwards, bad exit code), GS_ENOMEM. */
 void gs_engine_set_live(struct gs_engine *eng, int live);
 
-/* STARTING -> RUNNING at `now`; the run's progress (restore cost first)
- * begins now and its expected end is planned from now. */
+/* STARTING -> RUNNING at `now`; the run's start becomes `now`: its
+ * progress (restore cost first), runtime cap and expected end count from
+ * here. */
 int gs_engine_started(struct gs_engine *eng, gs_time now, int job, struct gs_error *err);
 
 /* A STARTING job could not be launched: its GPUs are released and it goes
@@ -236,7 +247,9 @@ int gs_engine_launch_failed(struct gs_engine *eng, gs_time now, int job,
 /* The job's processes are gone, with `exit_code` (0..255, or 128 +
  * signal).  RUNNING (or STARTING): 0 = completed (GS_JOB_DONE, the
  * estimator learns the run time), else GS_JOB_FAILED with the code kept;
- * reports GS_EV_FINISH either way.  STOPPING: the stop is confirmed, the
+ * reports GS_EV_FINISH either way - except a job draining after
+ * GS_EV_DRAIN that exits non-zero before its grace ends: it stopped as told,
+ * so it is requeued under the progress model (GS_EV_PREEMPT).  STOPPING: the stop is confirmed, the
  * GPUs released and the job becomes what the stop decided (stop_reason:
  * pending again under the progress model, CANCELLED, KILLED); no event
  * (the stop was reported when decided). */
@@ -286,9 +299,13 @@ int gs_engine_gpu_state(const struct gs_engine *eng, int node, int gpu);
 int gs_engine_check(const struct gs_engine *eng, struct gs_error *err);
 
 /* Forget terminal job `job`'s record (its history stays in the estimator
- * and the metrics already taken); handles are never reused and queries on a
- * retired handle return GS_ENOENT.  Errors: GS_ENOENT, GS_ESTATE (not
- * terminal). */
+ * and the metrics already taken); handles are never reused, its id stays
+ * taken (GS_EEXIST), queries on a retired handle return GS_ENOENT and the
+ * summary skips it.  Limitation: the record's slot in the dense job array
+ * (about 200 bytes, plus its id string) is not reclaimed yet, so memory
+ * still grows with every job ever submitted, slowly; the queue, the pass
+ * and gs_engine_queue_list cost what is pending, not what was retired.
+ * Errors: GS_ENOENT, GS_ESTATE (not terminal). */
 int gs_engine_retire(struct gs_engine *eng, int job, struct gs_error *err);
 
 /* Pending jobs in the order the next pass visits them (as of the last

@@ -182,6 +182,11 @@ int gs_engine_check(const struct gs_engine *eng, struct gs_error *err)
 
 int gs_engine_retire(struct gs_engine *eng, int job, struct gs_error *err)
 {
-    (void)eng;
-    return gs_errorf(err, GS_ENOTSUP, "retire of job %d: not built yet", job);
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
+        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
+    if (!gs_job_state_terminal(eng->jobs[job].state))
+        return gs_errorf(err, GS_ESTATE, "job %s has not ended",
+                         gs_strtab_name(eng->ids, job));
+    eng->jobs[job].retired = 1;
+    return 0;
 }

@@ -299,6 +299,10 @@ void gs_eng_pre_stopped(struct gs_engine *eng, int job);
  * and start the jobs waiting for them.  Returns 0 or GS_ENOMEM.  (drain.c) */
 int gs_eng_preempt_step(struct gs_engine *eng, gs_time now);
 
+/* Draining `victim` stopped early (live mode): its drains are due now, so
+ * the next step completes them and starts the waiters.  (drain.c) */
+void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now);
+
 /* Earliest time the preemption state wants a step (a drain completing, a
  * candidate victim passing min_runtime), GS_TIME_INF if none.  (drain.c) */
 gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng);

@@ -14,7 +14,8 @@ gs_time gs_engine_now(const struct gs_engine *eng) { return eng->now; }
 
 int gs_engine_job_find(const struct gs_engine *eng, const char *id)
 {
-    return gs_strtab_find(eng->ids, id);
+    int h = gs_strtab_find(eng->ids, id);
+    return h >= 0 && eng->jobs[h].retired ? GS_ENOENT : h;
 }
 
 static const char *str(const struct gs_engine *eng, int id)
@@ -24,7 +25,7 @@ static const char *str(const struct gs_engine *eng, int id)
 
 int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     out->id = gs_strtab_name(eng->ids, job);
@@ -57,6 +58,7 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
     out->stop_reason = j->state == GS_JOB_STOPPING ? j->stop_reason : -1;
     out->stop_at = j->state == GS_JOB_STOPPING ? j->stop_at : GS_TIME_NONE;
     out->saved = j->saved;
+    out->front = j->front;
     out->run_base = j->saved;
     out->past_ckpt_wall = j->ckpt_wall;
     out->past_restore_wall = j->restore_wall;
@@ -92,7 +94,7 @@ struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job)
 
 int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     gs_job_spec_init(out);
@@ -120,14 +122,14 @@ int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec 
 
 int gs_engine_job_alloc(const struct gs_engine *eng, int job, struct gs_alloc *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     if (j->first_start == GS_TIME_NONE)
         return GS_ESTATE;
     out->nparts = j->nparts;
     out->cap = j->nparts;
-    out->parts = eng->parts + j->parts_off;
+    out->parts = eng->parts ? eng->parts + j->parts_off : NULL;
     out->milli = j->alloc_milli > 0 ? j->alloc_milli : j->milli;
     out->mem_mib = j->alloc_mem;
     out->cpu_milli = j->cpu_milli;

@@ -81,6 +81,7 @@ static void restore_history(struct job *j, const struct gs_job_info *info)
     j->failures = (uint8_t)(info->failures < 0 ? 0 : info->failures > 255 ? 255 : info->failures);
     j->exit_code = (int16_t)info->exit_code;
     j->last_ckpt = info->last_ckpt;
+    j->front = (uint8_t)(info->state == GS_JOB_PENDING && info->front);
     if (j->run_pos < 0) { /* not holding GPUs: the totals are the history */
         j->work = info->work;
         j->saved = info->saved;
@@ -138,4 +139,33 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
     restore_history(j, info);
     gs_eng_compact_pending(eng);
     return job;
+}
+
+int gs_engine_restore_queue(struct gs_engine *eng, const int *jobs, size_t n,
+                            struct gs_error *err)
+{
+    gs_eng_compact_pending(eng);
+    if (n != eng->npending || n != eng->ptail - eng->phead)
+        return gs_errorf(err, GS_EINVAL, "queue order: %zu jobs given, %zu pending", n,
+                         eng->npending);
+    unsigned char *seen = gs_calloc(eng->njobs + 1, 1);
+    if (!seen)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int job = jobs[i];
+        if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].state != GS_JOB_PENDING ||
+            seen[job]++) {
+            gs_free(seen);
+            return gs_errorf(err, GS_EINVAL,
+                             "queue order: entry %zu (%d) is not pending or given twice", i,
+                             job);
+        }
+    }
+    gs_free(seen);
+    for (size_t i = 0; i < n; i++)
+        eng->pending[i] = jobs[i];
+    eng->phead = 0;
+    eng->ptail = n;
+    eng->pending_gone = 0;
+    return 0;
 }

@@ -216,10 +216,19 @@ int gs_engine_started(struct gs_engine *eng, gs_time now, int job, struct gs_err
         return gs_errorf(err, GS_ESTATE, "job %s is not starting", job_id(eng, job));
     if ((rc = gs_eng_check_time(eng, now, err)) < 0)
         return rc;
+    if (gs_eng_reserve_pools(eng, 0) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
     struct gs_progress *pr = &eng->prog[j->run_pos];
     shift_progress(pr, now);
     j->state = GS_JOB_RUNNING;
     eng->nstarting--;
+    /* the run starts now: its start, runtime cap and overrun watch follow
+     * (the entries of the decided start go stale) */
+    if (j->first_start == j->start)
+        j->first_start = now;
+    j->start = now;
+    j->deadline = gs_eng_deadline(eng, job);
+    gs_eng_watch_overrun(eng, job);
     int rate = gs_eng_rate(eng, job);
     if (rate != pr->rate)
         gs_progress_set_rate(pr, now, rate);
@@ -287,6 +296,16 @@ int gs_engine_exited(struct gs_engine *eng, gs_time now, int job, int exit_code,
         eng->nstarting--;
     }
     j->exit_code = (int16_t)exit_code;
+    if (j->draining && exit_code != 0) {
+        /* told to checkpoint and stop (GS_EV_DRAIN), it stopped before the
+         * grace ended: the preemption is carried out now */
+        if (grow_pending(eng) < 0)
+            return gs_errorf(err, GS_ENOMEM, "out of memory");
+        gs_eng_drain_due(eng, job, now); /* its waiter starts at the next step */
+        carry_out(eng, job, now, GS_JOB_PENDING);
+        emit(eng, GS_EV_PREEMPT, now, job);
+        return 0;
+    }
     ended(eng, job, now, exit_code);
     return 0;
 }

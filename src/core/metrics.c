@@ -119,7 +119,8 @@ static int team_waits(struct gs_summary *out, const struct gs_engine *eng)
     int nt = 0, rc = 0;
     for (int j = 0; j < n && rc == 0; j++) {
         struct gs_job_info ji;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         if (ji.first_start == GS_TIME_NONE)
             continue;
         int t = 0;
@@ -207,7 +208,8 @@ static int job_waits(struct gs_summary *out, const struct gs_engine *eng)
     int rc = 0, n = gs_engine_job_count(eng);
     for (int j = 0; j < n && rc == 0; j++) {
         struct gs_job_info ji;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         count_state(out, &ji);
         out->useful_gpu_ms += useful_gpu_ms(&ji);
         if (ji.first_start != GS_TIME_NONE) {

@@ -85,7 +85,8 @@ static void loss_factor(struct gs_preempt_summary *out, const struct gs_engine *
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
         struct gs_job_spec sp;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         gs_engine_job_spec(eng, j, &sp);
         if (sp.ckpt_interval <= 0 || ji.preemptions == 0)
             continue;
@@ -105,7 +106,8 @@ static void advise(struct gs_preempt_summary *out, const struct gs_engine *eng)
     int n = gs_engine_job_count(eng);
     for (int j = 0; j < n; j++) {
         struct gs_job_info ji;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         if (ji.runs > 0)
             run_s[ji.klass == GS_CLASS_INFER] += gs_time_to_sec(run_ms(&ji));
     }
@@ -117,7 +119,8 @@ static void advise(struct gs_preempt_summary *out, const struct gs_engine *eng)
     for (int j = 0; j < n; j++) {
         struct gs_job_info ji;
         struct gs_job_spec sp;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         gs_engine_job_spec(eng, j, &sp);
         if (ji.runs > 0)
             advise_job(&out->cls[ji.klass == GS_CLASS_INFER].advice, &ji, &sp,
@@ -163,7 +166,8 @@ static int per_job(struct gs_preempt_summary *out, const struct gs_engine *eng,
     gs_time slo = gs_engine_policy(eng)->slo_wait;
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         if (ji.state == GS_JOB_REJECTED)
             continue;
         int c = ji.klass == GS_CLASS_INFER;

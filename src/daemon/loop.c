@@ -434,34 +434,68 @@ static int is_write(int kind)
 
 static int pass(struct gsd_loop *lp, gs_time now, struct gs_error *err)
 {
-    int64_t t0 = clock_ms(CLOCK_MONOTONIC);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     int rc = gs_engine_step(lp->eng, now, err);
     clock_gettime(CLOCK_MONOTONIC, &b);
-    (void)t0;
     gsd_hist_add(&lp->pass_ms, (double)(b.tv_sec - a.tv_sec) * 1e3 +
                                    (double)(b.tv_nsec - a.tv_nsec) / 1e6);
     return rc < 0 ? rc : 0;
 }
 
-/* One turn; returns 0, or -1 on a fatal error (journal or engine). */
-static int turn(struct gsd_loop *lp)
+/* Detach up to MAX_BATCH queued commands; *more = some are left. */
+static struct gsd_cmd *take_batch(struct gsd_loop *lp, int *more)
 {
-    struct gsd_cmd *c;
     pthread_mutex_lock(&lp->mu);
     struct gsd_cmd *cmds = lp->head, *last = NULL;
     int taken = 0;
-    for (c = cmds; c && taken < MAX_BATCH; c = c->next, taken++)
+    for (struct gsd_cmd *c = cmds; c && taken < MAX_BATCH; c = c->next, taken++)
         last = c;
     lp->head = last ? last->next : NULL;
     if (!lp->head)
         lp->tail = NULL;
     if (last)
         last->next = NULL;
-    int more = lp->head != NULL;
+    *more = lp->head != NULL;
     pthread_mutex_unlock(&lp->mu);
+    return cmds;
+}
+
+/* Wake the HTTP threads of `cmds`; those without an answer get a 500. */
+static void release_batch(struct gsd_loop *lp, struct gsd_cmd *cmds)
+{
+    pthread_mutex_lock(&lp->mu);
+    for (struct gsd_cmd *c = cmds; c;) {
+        struct gsd_cmd *next = c->next; /* c belongs to its thread once done */
+        if (!c->body) {
+            c->status = 500;
+            c->body = gsd_error_json(500, "internal", NULL, "the daemon is stopping");
+        }
+        c->done = 1;
+        c = next;
+    }
+    pthread_cond_broadcast(&lp->cv);
+    pthread_mutex_unlock(&lp->mu);
+}
+
+static int commit(struct gsd_loop *lp, struct gs_error *err)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (gs_store_commit(lp->st, err) < 0)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    gsd_hist_add(&lp->commit_ms, (double)(b.tv_sec - a.tv_sec) * 1e3 +
+                                     (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+    return 0;
+}
+
+/* One turn; returns 0, or -1 on a fatal error (journal or engine). */
+static int turn(struct gsd_loop *lp)
+{
     static int64_t seqs[MAX_BATCH];
+    int more, i = 0;
+    struct gsd_cmd *c, *cmds = take_batch(lp, &more);
     struct gs_error err;
     gs_error_clear(&err);
     gs_time now = gsd_now(lp);
@@ -469,7 +503,6 @@ static int turn(struct gsd_loop *lp)
     lp->turns++;
     if (gs_store_begin(lp->st, &err) < 0)
         goto fatal;
-    int i = 0;
     for (c = cmds; c; c = c->next, i++) {
         seqs[i] = 0;
         if (is_write(c->kind) && apply(lp, now, c, &seqs[i]) < 0)
@@ -480,45 +513,23 @@ static int turn(struct gsd_loop *lp)
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
         gs_store_meta_set(lp->st, "next_id", lp->next_id, &err) < 0)
         goto fatal_rollback;
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    if (gs_store_commit(lp->st, &err) < 0)
+    if (commit(lp, &err) < 0)
         goto fatal;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    gsd_hist_add(&lp->commit_ms, (double)(b.tv_sec - a.tv_sec) * 1e3 +
-                                     (double)(b.tv_nsec - a.tv_nsec) / 1e6);
     i = 0;
     for (c = cmds; c; c = c->next, i++) {
-        int64_t seq = seqs[i];
-        if (is_write(c->kind) && seq > 0 && !c->body)
-            c->body = gsd_job_body(lp, seq);
+        if (is_write(c->kind) && seqs[i] > 0 && !c->body)
+            c->body = gsd_job_body(lp, seqs[i]);
         else if (!c->body)
             gsd_answer(lp, c);
     }
-    pthread_mutex_lock(&lp->mu);
-    for (c = cmds; c;) {
-        struct gsd_cmd *next = c->next;
-        c->done = 1;
-        c = next;
-    }
-    pthread_cond_broadcast(&lp->cv);
-    pthread_mutex_unlock(&lp->mu);
+    release_batch(lp, cmds);
     gsd_launch_pending(lp);
     return 0;
 fatal_rollback:
     gs_store_rollback(lp->st);
 fatal:
     gsd_log("fatal: %s", err.msg[0] ? err.msg : "journal or engine failure");
-    pthread_mutex_lock(&lp->mu);
-    for (c = cmds; c; c = c->next) {
-        if (!c->body) {
-            c->status = 500;
-            c->body = gsd_error_json(500, "internal", NULL, "the daemon is stopping");
-        }
-        c->done = 1;
-    }
-    pthread_cond_broadcast(&lp->cv);
-    pthread_mutex_unlock(&lp->mu);
+    release_batch(lp, cmds);
     return -1;
 }
 

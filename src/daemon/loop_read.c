@@ -16,14 +16,13 @@
 
 char *gsd_error_json(int status, const char *code, const char *field, const char *fmt, ...)
 {
-    struct gs_api_error e;
-    e.status = status;
-    snprintf(e.code, sizeof e.code, "%s", code);
-    snprintf(e.field, sizeof e.field, "%s", field ? field : "");
+    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    struct gs_api_error e;
+    gs_api_errorf(&e, status, code, field, "%s", msg); /* ASCII only: always valid JSON */
     return gs_api_error_body(&e);
 }
 
@@ -109,6 +108,71 @@ static void answer_get(struct gsd_loop *lp, struct gsd_cmd *c)
     json_decref(x.arr);
 }
 
+struct pend {
+    int pos;
+    json_t *job;
+};
+
+static int by_pos(const void *a, const void *b)
+{
+    const struct pend *x = a, *y = b;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Queue position of each handle (-1 = not pending); caller frees. */
+static int *queue_positions(struct gsd_loop *lp)
+{
+    int *pos = malloc((lp->nbyh + 1) * sizeof *pos);
+    int n = gs_engine_queue_list(lp->eng, NULL, 0);
+    int *order = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *order);
+    if (!pos || !order || n < 0) {
+        free(pos);
+        free(order);
+        return NULL;
+    }
+    for (size_t h = 0; h < lp->nbyh; h++)
+        pos[h] = -1;
+    n = gs_engine_queue_list(lp->eng, order, (size_t)n);
+    for (int i = 0; i < n; i++)
+        if (order[i] >= 0 && (size_t)order[i] < lp->nbyh)
+            pos[order[i]] = i;
+    free(order);
+    return pos;
+}
+
+/* Pending jobs move to the end of the list, in the order of the next pass
+ * (what `gpusched queue` prints, as squeue does). */
+static json_t *queue_order(struct gsd_loop *lp, json_t *arr)
+{
+    int *pos = queue_positions(lp);
+    size_t n = json_array_size(arr), np = 0;
+    struct pend *p = calloc(n + 1, sizeof *p);
+    json_t *out = json_array();
+    if (!pos || !p || !out) {
+        free(pos);
+        free(p);
+        json_decref(out);
+        return arr;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *j = json_array_get(arr, i);
+        struct djob *d = strcmp(json_string_value(json_object_get(j, "state")), "pending")
+                             ? NULL
+                             : gsd_job_by_id(lp, json_string_value(json_object_get(j, "id")));
+        if (d && d->handle >= 0 && pos[d->handle] >= 0)
+            p[np++] = (struct pend){ pos[d->handle], j };
+        else
+            json_array_append(out, j);
+    }
+    qsort(p, np, sizeof *p, by_pos);
+    for (size_t i = 0; i < np; i++)
+        json_array_append(out, p[i].job);
+    free(pos);
+    free(p);
+    json_decref(arr);
+    return out;
+}
+
 static void answer_list(struct gsd_loop *lp, struct gsd_cmd *c)
 {
     struct list_ctx x = { lp, json_array() };
@@ -121,7 +185,8 @@ static void answer_list(struct gsd_loop *lp, struct gsd_cmd *c)
         return;
     }
     c->status = 200;
-    c->body = dump(json_pack("{s:o}", "jobs", x.arr));
+    c->body = dump(json_pack("{s:o, s:f}", "jobs", queue_order(lp, x.arr), "now_epoch",
+                             (double)lp->last_now / 1000.0));
 }
 
 static void answer_explain(struct gsd_loop *lp, struct gsd_cmd *c)

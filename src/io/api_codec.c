@@ -9,6 +9,15 @@
 #include <string.h>
 #include <time.h>
 
+/* Replace bytes outside printable ASCII: messages quote (and truncate)
+ * client input, which may be any UTF-8, cut mid-sequence. */
+static void ascii_only(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+            *s = '?';
+}
+
 int gs_api_errorf(struct gs_api_error *e, int status, const char *code, const char *field,
                   const char *fmt, ...)
 {
@@ -20,6 +29,8 @@ int gs_api_errorf(struct gs_api_error *e, int status, const char *code, const ch
         va_start(ap, fmt);
         vsnprintf(e->message, sizeof e->message, fmt, ap);
         va_end(ap);
+        ascii_only(e->field);
+        ascii_only(e->message);
     }
     return -status;
 }

@@ -234,7 +234,8 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
                "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason\n");
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
-        gs_engine_job_info(eng, j, &ji);
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue; /* retired */
         char sub[32], st[32] = "", en[32] = "", wa[32] = "";
         gs_report_fmt_sec(sub, sizeof sub, gs_time_to_sec(ji.submit));
         if (ji.first_start != GS_TIME_NONE) {

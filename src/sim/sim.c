@@ -185,6 +185,18 @@ static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_
     return 0;
 }
 
+/* With node events, jobs may wait for GPUs that never come back: once
+ * nothing runs and no submission or node event is left, nothing can change
+ * any more (aging only reorders the waiting jobs), so the replay ends and
+ * they stay unfinished.  Without node events the replay ends as it always
+ * did (this is not checked, so those schedules cannot change). */
+static int stuck(const struct sim *s, size_t next, size_t n)
+{
+    const struct gs_node_events *ne = s->opts ? s->opts->node_events : NULL;
+    return ne && s->next_node_ev >= ne->n && next >= n && s->nheap == 0 &&
+           gs_engine_running_count(s->eng) == 0;
+}
+
 /* Replay the n jobs of the trace in submit order (`order`, NULL when n is
  * 0). */
 static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, size_t n,
@@ -209,6 +221,8 @@ static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, si
         out->steps++;
         wake = gs_engine_next_wakeup(s->eng, t);
         last = t;
+        if (rc == 0 && stuck(s, next, n))
+            break;
     }
     if (rc == 0 && gs_metrics_close(m, last) < 0)
         rc = gs_errorf(err, GS_ENOMEM, "out of memory");

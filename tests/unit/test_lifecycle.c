@@ -31,6 +31,8 @@ static void test_start_confirmed(void **state)
     assert_int_equal(lf_idle(f, "n1"), 0xF0); /* held while starting */
     LF_OK(f, gs_engine_started(f->eng, SEC(5), a, LF_ERR), 0);
     assert_int_equal(lf_state(f, a), GS_JOB_RUNNING);
+    assert_int_equal(lf_info(f, a).start, SEC(5)); /* the run starts when confirmed */
+    assert_int_equal(lf_info(f, a).first_start, SEC(5));
     LF_OK(f, gs_engine_started(f->eng, SEC(6), a, LF_ERR), GS_ESTATE); /* twice */
     LF_OK(f, gs_engine_exited(f->eng, SEC(65), a, 0, LF_ERR), 0);
     struct gs_job_info ji = lf_info(f, a);
@@ -259,6 +261,286 @@ static void test_sim_mode_immediate(void **state)
     assert_int_equal(lf_idle(f, "n1"), 0xFF);
 }
 
+
+/* Every field of two job records. */
+static void assert_info_equal(const struct gs_job_info *a, const struct gs_job_info *b)
+{
+    assert_string_equal(a->id, b->id);
+    assert_string_equal(a->team, b->team);
+    const int64_t x[] = { a->state, a->gpus, a->milli, a->priority, a->submit, a->first_start,
+                          a->start, a->end, a->time_limit, a->estimate, a->backfilled,
+                          a->runs, a->work, a->lost, a->ckpt_wall, a->restore_wall,
+                          a->preemptions, a->exit_code, a->attempts, a->failures,
+                          a->last_ckpt, a->stop_reason, a->stop_at, a->saved, a->run_base,
+                          a->past_ckpt_wall, a->past_restore_wall, a->front };
+    const int64_t y[] = { b->state, b->gpus, b->milli, b->priority, b->submit, b->first_start,
+                          b->start, b->end, b->time_limit, b->estimate, b->backfilled,
+                          b->runs, b->work, b->lost, b->ckpt_wall, b->restore_wall,
+                          b->preemptions, b->exit_code, b->attempts, b->failures,
+                          b->last_ckpt, b->stop_reason, b->stop_at, b->saved, b->run_base,
+                          b->past_ckpt_wall, b->past_restore_wall, b->front };
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        if (x[i] != y[i])
+            fail_msg("job %s: field %zu: %lld != %lld", a->id, i, (long long)x[i],
+                     (long long)y[i]);
+}
+
+static void assert_engines_equal(const struct lfix *o, const struct lfix *c)
+{
+    assert_int_equal(gs_engine_job_count(o->eng), gs_engine_job_count(c->eng));
+    for (int h = 0; h < gs_engine_job_count(o->eng); h++) {
+        struct gs_job_info a = lf_info(o, h), b = lf_info(c, h);
+        assert_info_equal(&a, &b);
+    }
+    int qa[16], qb[16];
+    int na = gs_engine_queue_list(o->eng, qa, 16), nb = gs_engine_queue_list(c->eng, qb, 16);
+    assert_int_equal(na, nb);
+    for (int i = 0; i < na && i < 16; i++)
+        assert_int_equal(qa[i], qb[i]);
+    for (int n = 0; n < 3; n++) {
+        assert_int_equal(gs_cluster_idle_mask(gs_engine_cluster(o->eng), n),
+                         gs_cluster_idle_mask(gs_engine_cluster(c->eng), n));
+        assert_int_equal(gs_engine_node_state(o->eng, n), gs_engine_node_state(c->eng, n));
+    }
+    struct gs_cluster_stats so = gs_cluster_stats(gs_engine_cluster(o->eng));
+    struct gs_cluster_stats sc = gs_cluster_stats(gs_engine_cluster(c->eng));
+    assert_stats_equal(&so, &sc);
+}
+
+/* A fresh engine rebuilt from `o`'s records (gs_engine_restore_job in handle
+ * order, the queue order, node states at o's time). */
+static struct lfix *restore_copy(const struct lfix *o)
+{
+    struct lfix *c = lf_new("n1:8 n2:8 n3:8", NULL, 1);
+    for (int h = 0; h < gs_engine_job_count(o->eng); h++) {
+        struct gs_job_spec spec;
+        struct gs_job_info info;
+        struct gs_alloc al;
+        assert_int_equal(gs_engine_job_spec(o->eng, h, &spec), 0);
+        assert_int_equal(gs_engine_job_info(o->eng, h, &info), 0);
+        int has = gs_job_state_holds(info.state);
+        if (has)
+            assert_int_equal(gs_engine_job_alloc(o->eng, h, &al), 0);
+        struct gs_error err = { 0 };
+        int rc = gs_engine_restore_job(c->eng, &spec, &info, has ? &al : NULL, &err);
+        if (rc != h)
+            fail_msg("restore of job %d: %d (%s)", h, rc, err.msg);
+        lf_check(c);
+    }
+    int q[16];
+    int n = gs_engine_queue_list(o->eng, q, 16);
+    struct gs_error err = { 0 };
+    if (gs_engine_restore_queue(c->eng, q, (size_t)n, &err) != 0)
+        fail_msg("restore_queue: %s", err.msg);
+    for (int node = 0; node < 3; node++)
+        if (gs_engine_node_set_state(c->eng, gs_engine_now(o->eng), node,
+                                     gs_engine_node_state(o->eng, node), &err) != 0)
+            fail_msg("node state: %s", err.msg);
+    lf_check(c);
+    return c;
+}
+
+/* The same calls on both engines. */
+static void both_started(struct lfix *o, struct lfix *c, gs_time t, int job)
+{
+    assert_int_equal(gs_engine_started(o->eng, t, job, NULL), 0);
+    assert_int_equal(gs_engine_started(c->eng, t, job, NULL), 0);
+    lf_check(o);
+    lf_check(c);
+}
+
+static void both_exited(struct lfix *o, struct lfix *c, gs_time t, int job, int code)
+{
+    assert_int_equal(gs_engine_exited(o->eng, t, job, code, NULL), 0);
+    assert_int_equal(gs_engine_exited(c->eng, t, job, code, NULL), 0);
+    lf_check(o);
+    lf_check(c);
+}
+
+static void both_step(struct lfix *o, struct lfix *c, gs_time t)
+{
+    assert_int_equal(lf_step(o, t), lf_step(c, t));
+}
+
+/* An engine with a job in every state, at 90 s, on n1, n2, n3 (8 GPUs):
+ *   d 2 GPUs done at 10 s; f 1 GPU failed (exit 3) at 20 s;
+ *   r 4 GPUs running since 0 with a reported checkpoint at 50 s;
+ *   c 8 GPUs on n2 since 60 s, cancelled at 70 s: stopping;
+ *   x 8 GPUs on n3 since 80 s; n3 down at 90 s: pending, 10 s lost;
+ *   k 1 GPU, launch failed at 86 s: pending at the queue's front;
+ *   z 1 GPU, decided at 85 s: starting.
+ * Restored into a fresh engine, every record, the queue order, the GPUs
+ * and the node states are equal; then the same calls on both make the
+ * same decisions and end with equal records and equal summaries. */
+static void test_restore_every_state(void **state)
+{
+    (void)state;
+    struct lfix *o = lf_new("n1:8 n2:8 n3:8", NULL, 1), *f = o;
+    struct gs_job_spec rs = spec_of("r", 0, 4);
+    rs.ckpt_interval = SEC(100);
+    rs.ckpt_cost = SEC(10);
+    int d = lf_submit(o, 0, "d", 2), fl = lf_submit(o, 0, "f", 1);
+    int r = lf_submit_spec(o, 0, &rs);
+    lf_step(o, 0);
+    for (int j = 0; j < 3; j++)
+        LF_OK(f, gs_engine_started(o->eng, 0, j, LF_ERR), 0);
+    LF_OK(f, gs_engine_exited(o->eng, SEC(10), d, 0, LF_ERR), 0);
+    LF_OK(f, gs_engine_exited(o->eng, SEC(20), fl, 3, LF_ERR), 0);
+    LF_OK(f, gs_engine_checkpointed(o->eng, SEC(50), r, LF_ERR), 0);
+    int c = lf_submit(o, SEC(60), "c", 8);
+    lf_step(o, SEC(60));
+    LF_OK(f, gs_engine_started(o->eng, SEC(60), c, LF_ERR), 0);
+    LF_OK(f, gs_engine_cancel(o->eng, SEC(70), c, LF_ERR), 0);
+    int x = lf_submit(o, SEC(80), "x", 8);
+    lf_step(o, SEC(80));
+    LF_OK(f, gs_engine_started(o->eng, SEC(80), x, LF_ERR), 0);
+    int k = lf_submit(o, SEC(85), "k", 1), z = lf_submit(o, SEC(85), "z", 1);
+    lf_step(o, SEC(85));
+    LF_OK(f, gs_engine_launch_failed(o->eng, SEC(86), k, LF_ERR), 0);
+    LF_OK(f, gs_engine_node_set_state(o->eng, SEC(90), 2, GS_NODE_DOWN, LF_ERR), 0);
+    /* the states, as derived above */
+    const int want[] = { GS_JOB_DONE,    GS_JOB_FAILED,  GS_JOB_RUNNING, GS_JOB_STOPPING,
+                         GS_JOB_PENDING, GS_JOB_PENDING, GS_JOB_STARTING };
+    for (int h = 0; h < 7; h++)
+        assert_int_equal(lf_state(o, h), want[h]);
+    assert_int_equal(lf_info(o, x).lost, SEC(10));
+    assert_int_equal(lf_info(o, r).saved, SEC(50));
+    assert_int_equal(lf_info(o, k).front, 1);
+
+    struct lfix *cp = restore_copy(o);
+    assert_engines_equal(o, cp);
+    o->rec.n = cp->rec.n = 0;
+    both_started(o, cp, SEC(95), z);
+    both_exited(o, cp, SEC(95), c, 143);
+    both_step(o, cp, SEC(95)); /* k back on n1, x on n2 (n3 is down) */
+    both_started(o, cp, SEC(96), k);
+    both_started(o, cp, SEC(96), x);
+    assert_int_equal(gs_engine_node_set_state(o->eng, SEC(100), 2, GS_NODE_UP, NULL), 0);
+    assert_int_equal(gs_engine_node_set_state(cp->eng, SEC(100), 2, GS_NODE_UP, NULL), 0);
+    both_exited(o, cp, SEC(150), k, 0);
+    both_exited(o, cp, SEC(200), z, 0);
+    both_exited(o, cp, SEC(300), r, 0);
+    both_exited(o, cp, SEC(400), x, 0);
+    both_step(o, cp, SEC(400));
+    assert_int_equal(o->rec.n, cp->rec.n);
+    for (int i = 0; i < o->rec.n; i++) {
+        const struct rec_event *a = &o->rec.ev[i], *b = &cp->rec.ev[i];
+        assert_int_equal(a->kind, b->kind);
+        assert_int_equal(a->job, b->job);
+        assert_int_equal(a->time, b->time);
+        assert_int_equal(a->nparts, b->nparts);
+        for (int p = 0; p < a->nparts; p++)
+            assert_int_equal(a->parts[p].mask, b->parts[p].mask);
+    }
+    assert_engines_equal(o, cp);
+    /* r: 300 s of wall, two arithmetic checkpoints (at work 100, 200: 10 s
+     * each) -> 280 s of work */
+    assert_int_equal(lf_info(o, r).work, SEC(280));
+    struct gs_summary so, sc;
+    memset(&so, 0, sizeof so);
+    memset(&sc, 0, sizeof sc);
+    struct gs_metrics *m1 = gs_metrics_create(), *m2 = gs_metrics_create();
+    assert_int_equal(gs_summary_build(&so, m1, o->eng), 0);
+    assert_int_equal(gs_summary_build(&sc, m2, cp->eng), 0);
+    assert_int_equal(so.completed, 5); /* d, r, k, z, x */
+    assert_int_equal(so.failed, 1);
+    assert_int_equal(so.cancelled, 1);
+    assert_int_equal(so.completed, sc.completed);
+    assert_int_equal(so.failed, sc.failed);
+    assert_int_equal(so.cancelled, sc.cancelled);
+    assert_true(so.wait.p50 == sc.wait.p50 && so.wait.max == sc.wait.max);
+    assert_true(so.jct.p90 == sc.jct.p90);
+    assert_true(so.useful_gpu_ms == sc.useful_gpu_ms);
+    gs_summary_fini(&so);
+    gs_summary_fini(&sc);
+    gs_metrics_destroy(m1);
+    gs_metrics_destroy(m2);
+}
+
+/* Retire forgets a terminal record: queries say GS_ENOENT, the id stays
+ * taken, live jobs cannot be retired. */
+static void test_retire(void **state)
+{
+    (void)state;
+    struct lfix *f = lf_new("n1:8", NULL, 0);
+    int a = lf_submit(f, 0, "a", 8), b = lf_submit(f, 0, "b", 8);
+    lf_step(f, 0);
+    LF_OK(f, gs_engine_retire(f->eng, a, LF_ERR), GS_ESTATE); /* running */
+    LF_OK(f, gs_engine_finish(f->eng, SEC(10), a, LF_ERR), 0);
+    LF_OK(f, gs_engine_retire(f->eng, a, LF_ERR), 0);
+    struct gs_job_info ji;
+    assert_int_equal(gs_engine_job_info(f->eng, a, &ji), GS_ENOENT);
+    assert_int_equal(gs_engine_job_find(f->eng, "a"), GS_ENOENT);
+    LF_OK(f, gs_engine_retire(f->eng, a, LF_ERR), GS_ENOENT);
+    struct gs_job_spec s = spec_of("a", SEC(10), 1);
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_engine_submit(f->eng, SEC(10), &s, &err), GS_EEXIST);
+    lf_step(f, SEC(10));
+    lf_start(f, 2, b, SEC(10), "n1", 0xFF);
+    LF_OK(f, gs_engine_finish(f->eng, SEC(20), b, LF_ERR), 0);
+    struct gs_summary sum;
+    memset(&sum, 0, sizeof sum);
+    struct gs_metrics *m = gs_metrics_create();
+    assert_int_equal(gs_summary_build(&sum, m, f->eng), 0);
+    assert_int_equal(sum.jobs, 1); /* a is forgotten */
+    gs_summary_fini(&sum);
+    gs_metrics_destroy(m);
+}
+
+/* Preemption with a grace in live mode, one [8] node: low (8 GPUs, a
+ * checkpoint every 600 s of work at 30 s) runs from 0; high (prio 10)
+ * arrives at 100 s.  low is told to drain (GS_EV_DRAIN, until 130 s: its
+ * 30 s checkpoint of the 100 s done).  It keeps running; at 130 s the
+ * engine orders the stop (GS_EV_PREEMPT): STOPPING, GPUs still held, high
+ * waits; low's exit at 132 s requeues it with 100 s saved, nothing lost,
+ * and high starts at 132 s.
+ * Second engine: low reports its checkpoint at 118 s and exits (143) at
+ * 120 s, before the grace ends: requeued then (GS_EV_PREEMPT at 120), with
+ * the reported checkpoint protecting its 100 s; high starts at 120 s. */
+static void test_drain_live(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "priority", "preemption.mode", "checkpoint",
+                         "preemption.grace", "60s", "preemption.min_runtime", "0s", NULL };
+    for (int early = 0; early < 2; early++) {
+        struct lfix *f = lf_new("n1:8", kv, 1);
+        struct gs_job_spec lo = spec_of("low", 0, 8), hi = spec_of("high", SEC(100), 8);
+        lo.ckpt_interval = SEC(600);
+        lo.ckpt_cost = SEC(30);
+        hi.priority = 10;
+        int l = lf_submit_spec(f, 0, &lo);
+        lf_step(f, 0);
+        LF_OK(f, gs_engine_started(f->eng, 0, l, LF_ERR), 0);
+        int h = lf_submit_spec(f, SEC(100), &hi);
+        lf_step(f, SEC(100));
+        lf_event(f, 1, GS_EV_DRAIN, l, SEC(100));
+        assert_int_equal(f->rec.ev[1].until, SEC(130));
+        gs_time stop = SEC(132);
+        if (!early) {
+            lf_step(f, SEC(130));
+            lf_event(f, 2, GS_EV_PREEMPT, l, SEC(130));
+            assert_int_equal(lf_state(f, l), GS_JOB_STOPPING);
+            assert_int_equal(lf_idle(f, "n1"), 0);
+            lf_step(f, SEC(131));
+            assert_int_equal(lf_state(f, h), GS_JOB_PENDING);
+            LF_OK(f, gs_engine_exited(f->eng, stop, l, 143, LF_ERR), 0);
+        } else {
+            stop = SEC(120);
+            LF_OK(f, gs_engine_checkpointed(f->eng, SEC(118), l, LF_ERR), 0);
+            LF_OK(f, gs_engine_exited(f->eng, stop, l, 143, LF_ERR), 0);
+            lf_event(f, 2, GS_EV_PREEMPT, l, stop);
+        }
+        struct gs_job_info ji = lf_info(f, l);
+        assert_int_equal(ji.state, GS_JOB_PENDING);
+        assert_int_equal(ji.work, SEC(100));
+        assert_int_equal(ji.lost, 0);
+        assert_int_equal(ji.preemptions, 1);
+        lf_step(f, stop);
+        lf_start(f, 3, h, stop, "n1", 0xFF);
+        lf_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +553,9 @@ int main(void)
         cmocka_unit_test_teardown(test_kill_stopping, lf_teardown),
         cmocka_unit_test_teardown(test_preempt_stopping, lf_teardown),
         cmocka_unit_test_teardown(test_sim_mode_immediate, lf_teardown),
+        cmocka_unit_test_teardown(test_restore_every_state, lf_teardown),
+        cmocka_unit_test_teardown(test_retire, lf_teardown),
+        cmocka_unit_test_teardown(test_drain_live, lf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

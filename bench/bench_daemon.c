@@ -1,0 +1,441 @@
+/* bench_daemon.c - gpuschedd from the outside (issue 11): a real daemon on
+ * 127.0.0.1, a real SQLite journal with synchronous=FULL, real processes.
+ *
+ *   1  acknowledged-durable submits/s, 1 client          (target: -)
+ *   2  acknowledged-durable submits/s, 16 clients         (target >= 1,000/s)
+ *   3  decision-to-running latency of the local backend   (median, p95)
+ *   4  scheduling pass with 10,000 pending on 8,192 GPUs  (target < 10 ms)
+ *   5  restart to ready, 100,000 jobs in the journal      (target < 2 s)
+ *      (99,000 done + 1,000 pending, then 90,000 + 10,000)
+ *
+ * Usage: bench_daemon [--size small] [--gpuschedd PATH]; the daemon defaults
+ * to build/release/bin/gpuschedd.  A submit is counted when its 201 has
+ * arrived, i.e. after the turn that holds it committed (fsync'd WAL).  Every
+ * daemon and job started here is stopped by pid before exit.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "io/store.h"
+
+static const char *gsd = "build/release/bin/gpuschedd";
+static char tmp[64];
+
+struct daemon {
+    pid_t pid;
+    int port;
+    char state[128];
+};
+
+/* Start gpuschedd on port 0; returns 0 once its listening line is read
+ * (and, with wait_ready, once /readyz answers).  *ms = time to ready. */
+static int start(struct daemon *d, const char *cluster, const char *policy, const char *state,
+                 double *ms);
+
+static int connect_to(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(0x7f000001) };
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One request on a keep-alive connection; returns the status, the body in
+ * buf (NUL-terminated, truncated to n), or -1. */
+static int request(int fd, const char *method, const char *path, const char *body, char *buf,
+                   size_t n)
+{
+    char head[4096];
+    size_t bl = body ? strlen(body) : 0;
+    int hl = snprintf(head, sizeof head,
+                      "%s %s HTTP/1.1\r\nHost: b\r\nContent-Type: application/json\r\n"
+                      "Content-Length: %zu\r\n\r\n%s",
+                      method, path, bl, body ? body : "");
+    /* one write: header and body in one segment (no Nagle wait) */
+    if (hl >= (int)sizeof head || write(fd, head, (size_t)hl) != hl)
+        return -1;
+    static __thread char in[1 << 20];
+    size_t got = 0;
+    char *end = NULL;
+    while (!(end = got ? memmem(in, got, "\r\n\r\n", 4) : NULL)) {
+        ssize_t r = read(fd, in + got, sizeof in - 1 - got);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    in[got] = '\0';
+    int status = atoi(in + 9);
+    const char *cl = strcasestr(in, "content-length:");
+    size_t len = cl ? strtoul(cl + 15, NULL, 10) : 0, have = got - (size_t)(end + 4 - in);
+    while (have < len) {
+        ssize_t r = read(fd, in + got, sizeof in - 1 - got);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+        have += (size_t)r;
+    }
+    if (buf) {
+        size_t c = len < n - 1 ? len : n - 1;
+        memcpy(buf, end + 4, c);
+        buf[c] = '\0';
+    }
+    return status;
+}
+
+static int start(struct daemon *d, const char *cluster, const char *policy, const char *state,
+                 double *ms)
+{
+    int p[2];
+    if (pipe(p) < 0)
+        return -1;
+    double t0 = bench_now_ms();
+    d->pid = fork();
+    if (d->pid == 0) {
+        dup2(p[1], 1);
+        close(p[0]);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 2);
+        const char *argv[] = { gsd, "--cluster", cluster, "--state", state, "--listen",
+                               "127.0.0.1:0", policy ? "--policy" : NULL, policy, NULL };
+        execv(gsd, (char *const *)argv);
+        _exit(127);
+    }
+    close(p[1]);
+    char line[256];
+    size_t got = 0;
+    while (got < sizeof line - 1) {
+        ssize_t r = read(p[0], line + got, 1);
+        if (r <= 0 || line[got] == '\n')
+            break;
+        got += (size_t)r;
+    }
+    line[got] = '\0';
+    close(p[0]);
+    const char *colon = strrchr(line, ':');
+    if (strncmp(line, "listening on ", 13) || !colon)
+        return -1;
+    d->port = atoi(colon + 1);
+    snprintf(d->state, sizeof d->state, "%s", state);
+    for (int i = 0; i < 20000; i++) {
+        int fd = connect_to(d->port);
+        int st = fd >= 0 ? request(fd, "GET", "/readyz", NULL, NULL, 0) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (st == 200) {
+            *ms = bench_now_ms() - t0;
+            return 0;
+        }
+        usleep(500);
+    }
+    return -1;
+}
+
+/* Stop the daemon, then every job supervisor it left (by recorded pid). */
+static void stop(struct daemon *d)
+{
+    kill(d->pid, SIGTERM);
+    waitpid(d->pid, NULL, 0);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "for f in %s/run/*/sup; do [ -f \"$f\" ] || continue; p=$(cut -d' ' -f1 \"$f\");"
+             " kill -USR2 $p 2>/dev/null; done; sleep 0.3; for f in %s/run/*/sup; do"
+             " [ -f \"$f\" ] || continue; kill -KILL $(cut -d' ' -f1 \"$f\") 2>/dev/null; done",
+             d->state, d->state);
+    if (system(cmd) != 0) {
+        /* nothing left to stop */
+    }
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static void drain_all(struct daemon *d, int nodes, const char *prefix)
+{
+    int fd = connect_to(d->port);
+    char path[128];
+    for (int i = 1; i <= nodes; i++) {
+        snprintf(path, sizeof path, "/v1/nodes/%s%d/drain", prefix, i);
+        request(fd, "POST", path, "", NULL, 0);
+    }
+    close(fd);
+}
+
+struct submitter {
+    int port, n, id0, failed;
+    int mixed;                /* case 4's mixed sizes, else 1-GPU `true` */
+};
+
+static const int sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
+
+static void *submit_loop(void *arg)
+{
+    struct submitter *s = arg;
+    int fd = connect_to(s->port);
+    char body[256];
+    for (int i = 0; i < s->n && fd >= 0; i++) {
+        int k = s->id0 + i;
+        if (s->mixed)
+            snprintf(body, sizeof body,
+                     "{\"id\":\"p%d\",\"gpus\":%d,\"priority\":%d,\"time_limit\":\"%dm\","
+                     "\"command\":[\"sleep\",\"3600\"]}",
+                     k, sizes[k % 7], k % 5, 10 + k % 50);
+        else
+            snprintf(body, sizeof body, "{\"id\":\"s%d\",\"gpus\":1,\"command\":[\"true\"]}",
+                     k);
+        if (request(fd, "POST", "/v1/jobs", body, NULL, 0) != 201)
+            s->failed++;
+    }
+    if (fd >= 0)
+        close(fd);
+    else
+        s->failed = s->n;
+    return NULL;
+}
+
+/* Cases 1-2: nodes drained, so every job stays pending and only the API,
+ * the engine's submit and pass and the journal are measured. */
+static void bench_submit(int ncase, int clients, int total)
+{
+    char state[128], cl[128];
+    snprintf(state, sizeof state, "%s/submit%d", tmp, clients);
+    snprintf(cl, sizeof cl, "%s/seed.yaml", tmp);
+    struct daemon d;
+    double ready;
+    if (start(&d, cl, NULL, state, &ready) < 0) {
+        fprintf(stderr, "cannot start %s\n", gsd);
+        exit(1);
+    }
+    drain_all(&d, 4, "node-");
+    struct submitter s[64];
+    pthread_t th[64];
+    double t0 = bench_now_ms();
+    for (int i = 0; i < clients; i++) {
+        s[i] = (struct submitter){ d.port, total / clients, i * (total / clients), 0, 0 };
+        pthread_create(&th[i], NULL, submit_loop, &s[i]);
+    }
+    int failed = 0;
+    for (int i = 0; i < clients; i++) {
+        pthread_join(th[i], NULL);
+        failed += s[i].failed;
+    }
+    double ms = bench_now_ms() - t0;
+    int done = (total / clients) * clients - failed;
+    printf("%2d  submits, %2d client%s, synchronous=FULL  %6d jobs  %8.1f ms  %7.0f /s%s\n",
+           ncase, clients, clients > 1 ? "s" : " ", done, ms, done / ms * 1000,
+           failed ? "  (FAILED requests)" : "");
+    stop(&d);
+}
+
+/* Case 3: one 1-GPU job at a time that writes the time it began. */
+static void bench_latency(int n)
+{
+    char state[128], cl[128];
+    snprintf(state, sizeof state, "%s/latency", tmp);
+    snprintf(cl, sizeof cl, "%s/seed.yaml", tmp);
+    struct daemon d;
+    double ready;
+    if (start(&d, cl, NULL, state, &ready) < 0)
+        exit(1);
+    int fd = connect_to(d.port);
+    double *lat = calloc((size_t)n, sizeof *lat);
+    char body[1024], out[8192], file[160];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        snprintf(file, sizeof file, "%s/lat%d", tmp, i);
+        snprintf(body, sizeof body,
+                 "{\"id\":\"l%d\",\"command\":[\"sh\",\"-c\",\"date +%%s.%%N > %s.t; mv %s.t %s\"]}",
+                 i, file, file, file);
+        if (request(fd, "POST", "/v1/jobs", body, out, sizeof out) != 201)
+            continue;
+        const char *se = strstr(out, "\"start_epoch\":");
+        double decided = se ? strtod(se + 14, NULL) : 0;
+        FILE *f = NULL;
+        for (int w = 0; w < 5000 && !(f = fopen(file, "r")); w++)
+            usleep(200);
+        double began = 0;
+        if (f) {
+            if (fscanf(f, "%lf", &began) != 1)
+                began = 0;
+            fclose(f);
+        }
+        if (decided > 0 && began > 0)
+            lat[k++] = (began - decided) * 1e3;
+    }
+    close(fd);
+    qsort(lat, (size_t)k, sizeof *lat, bench_cmp_double);
+    printf(" 3  decision to running (local backend)  %6d jobs  median %6.2f ms  p95 %6.2f ms"
+           "  max %6.2f ms\n",
+           k, k ? lat[k / 2] : 0, k ? lat[(k * 95) / 100] : 0, k ? lat[k - 1] : 0);
+    free(lat);
+    stop(&d);
+}
+
+/* The sum and count of a histogram in /metrics text. */
+static void hist_of(const char *text, const char *name, double *sum, double *count)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n%s_sum ", name);
+    const char *p = strstr(text, key);
+    *sum = p ? strtod(p + strlen(key), NULL) : 0;
+    snprintf(key, sizeof key, "\n%s_count ", name);
+    p = strstr(text, key);
+    *count = p ? strtod(p + strlen(key), NULL) : 0;
+}
+
+/* Case 4: 1,024 nodes x 8 GPUs; 10 jobs of 800 GPUs hold 8,000, 10,000
+ * jobs of 1-64 GPUs wait (a few fit the 192 left), then 200 more submits,
+ * each a turn with a pass over them all. */
+static void bench_pass(int pending)
+{
+    char state[128], cl[128], pol[128];
+    snprintf(state, sizeof state, "%s/pass", tmp);
+    snprintf(cl, sizeof cl, "%s/big.yaml", tmp);
+    snprintf(pol, sizeof pol, "%s/backfill.yaml", tmp);
+    struct daemon d;
+    double ready;
+    if (start(&d, cl, pol, state, &ready) < 0)
+        exit(1);
+    int fd = connect_to(d.port);
+    char body[256];
+    static char out[1 << 20];
+    for (int i = 0; i < 10; i++) {
+        snprintf(body, sizeof body, "{\"id\":\"big%d\",\"gpus\":800,\"command\":[\"sleep\","
+                                    "\"3600\"]}", i);
+        request(fd, "POST", "/v1/jobs", body, NULL, 0);
+    }
+    struct submitter sub[16];
+    pthread_t th[16];
+    for (int i = 0; i < 16; i++) {
+        sub[i] = (struct submitter){ d.port, pending / 16, i * (pending / 16), 0, 1 };
+        pthread_create(&th[i], NULL, submit_loop, &sub[i]);
+    }
+    for (int i = 0; i < 16; i++)
+        pthread_join(th[i], NULL);
+    double s0, c0, s1, c1;
+    request(fd, "GET", "/metrics", NULL, out, sizeof out);
+    hist_of(out, "gpusched_pass_duration_seconds", &s0, &c0);
+    for (int i = 0; i < 200; i++) {
+        snprintf(body, sizeof body, "{\"id\":\"q%d\",\"gpus\":64,\"command\":[\"true\"]}", i);
+        request(fd, "POST", "/v1/jobs", body, NULL, 0);
+    }
+    request(fd, "GET", "/metrics", NULL, out, sizeof out);
+    hist_of(out, "gpusched_pass_duration_seconds", &s1, &c1);
+    const char *pj = strstr(out, "gpusched_jobs{state=\"pending\",team=\"default\"} ");
+    int np = pj ? atoi(pj + strlen("gpusched_jobs{state=\"pending\",team=\"default\"} ")) : -1;
+    close(fd);
+    printf(" 4  pass, %d pending on 8,192 GPUs        %6.0f passes  mean %6.2f ms\n", np,
+           c1 - c0, c1 > c0 ? (s1 - s0) / (c1 - c0) * 1e3 : 0);
+    stop(&d);
+}
+
+/* Case 5: a journal written with the store's own calls, then a start. */
+static void bench_restart(int total, int live)
+{
+    char state[128], db[160], cl[128];
+    snprintf(state, sizeof state, "%s/restart%d", tmp, live);
+    mkdir(state, 0755);
+    snprintf(db, sizeof db, "%s/journal.db", state);
+    snprintf(cl, sizeof cl, "%s/seed.yaml", tmp);
+    struct gs_error err;
+    struct gs_store *st = gs_store_open(db, 1, 0, &err);
+    if (!st || gs_store_begin(st, &err) < 0)
+        exit(1);
+    char id[32];
+    for (int i = 0; i < total; i++) {
+        snprintf(id, sizeof id, "r%d", i);
+        struct gs_store_job j = { .id = id, .team = i % 2 ? "a" : "b", .user = "u", .gpus = 1,
+                                  .request = "{\"gpus\":1,\"command\":[\"true\"]}",
+                                  .state = "pending", .submit = 1000 + i };
+        int64_t seq;
+        gs_store_job_insert(st, &j, &seq, &err);
+        if (i >= live) {
+            j.seq = seq;
+            j.state = "done";
+            j.outcome = "completed";
+            j.first_start = j.start = 2000 + i;
+            j.end = 3000 + i;
+            j.last_ckpt = GS_TIME_NONE;
+            j.exit_code = 0;
+            j.attempts = j.runs = 1;
+            j.placement = "node-1:0";
+            gs_store_job_update(st, &j, &err);
+        }
+    }
+    for (int n = 1; n <= 4; n++) { /* drained: the restored jobs stay pending */
+        snprintf(id, sizeof id, "node_state:node-%d", n);
+        gs_store_meta_set(st, id, 1, &err);
+    }
+    gs_store_commit(st, &err);
+    gs_store_close(st);
+    struct daemon d;
+    double ms;
+    if (start(&d, cl, NULL, state, &ms) < 0)
+        exit(1);
+    printf(" 5  restart to ready, %d jobs, %5d live  %8.1f ms\n", total, live, ms);
+    stop(&d);
+}
+
+int main(int argc, char **argv)
+{
+    int small = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--size") && i + 1 < argc)
+            small = !strcmp(argv[++i], "small");
+        else if (!strcmp(argv[i], "--gpuschedd") && i + 1 < argc)
+            gsd = argv[++i];
+    }
+    if (access(gsd, X_OK) < 0) {
+        fprintf(stderr, "bench_daemon: %s not built (make release)\n", gsd);
+        return 1;
+    }
+    snprintf(tmp, sizeof tmp, "/tmp/gsbenchXXXXXX");
+    if (!mkdtemp(tmp))
+        return 1;
+    char path[160];
+    snprintf(path, sizeof path, "%s/seed.yaml", tmp);
+    write_file(path, "cluster:\n  gpu_types:\n    H100-80G: { memory_gb: 80 }\n  nodes:\n"
+                     "    - name: node-[1-4]\n      gpus: 8\n      gpu_type: H100-80G\n");
+    snprintf(path, sizeof path, "%s/big.yaml", tmp);
+    write_file(path, "cluster:\n  gpu_types:\n    H100-80G: { memory_gb: 80 }\n  nodes:\n"
+                     "    - name: n-[1-1024]\n      gpus: 8\n      gpu_type: H100-80G\n");
+    snprintf(path, sizeof path, "%s/backfill.yaml", tmp);
+    write_file(path, "queue:\n  policy: priority_with_backfill\n  backfill: true\n"
+                     "  duration_estimate: user\n");
+    printf("gpuschedd %s, journal synchronous=FULL on %s\n", gsd, tmp);
+    bench_submit(1, 1, small ? 500 : 3000);
+    bench_submit(2, 16, small ? 2000 : 20000);
+    bench_latency(small ? 20 : 200);
+    bench_pass(small ? 1000 : 10000);
+    bench_restart(small ? 10000 : 100000, small ? 100 : 1000);
+    bench_restart(small ? 10000 : 100000, small ? 1000 : 10000);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    if (system(cmd) != 0)
+        return 1;
+    return 0;
+}

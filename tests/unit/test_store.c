@@ -1,0 +1,194 @@
+/* test_store.c - the SQLite journal (io/store.c) on a real file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/store.h"
+
+static char dir[64], path[96];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/gsstoreXXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/j.db", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char p[128];
+    const char *sfx[] = { "", "-wal", "-shm" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s%s", path, sfx[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+    return 0;
+}
+
+static struct gs_store *open_rw(void)
+{
+    struct gs_error err = { 0 };
+    struct gs_store *st = gs_store_open(path, 1, 0, &err);
+    if (!st)
+        fail_msg("open: %s", err.msg);
+    return st;
+}
+
+static struct gs_store_job job(const char *id, const char *idem)
+{
+    return (struct gs_store_job){ .id = id, .idem = idem, .team = "a", .user = "u", .gpus = 2,
+                                  .request = "{\"command\":[\"true\"]}", .state = "pending",
+                                  .submit = 1000 };
+}
+
+struct seen {
+    int n;
+    char ids[8][16];
+    char state[16];
+    int64_t seq;
+    int exit_code, attempts;
+    gs_time end;
+    char placement[64];
+};
+
+static int collect(void *arg, const struct gs_store_job *j)
+{
+    struct seen *s = arg;
+    if (s->n < 8)
+        snprintf(s->ids[s->n], sizeof s->ids[0], "%s", j->id);
+    s->n++;
+    snprintf(s->state, sizeof s->state, "%s", j->state);
+    s->seq = j->seq;
+    s->exit_code = j->exit_code;
+    s->attempts = j->attempts;
+    s->end = j->end;
+    snprintf(s->placement, sizeof s->placement, "%s", j->placement ? j->placement : "-");
+    return 0;
+}
+
+static void test_insert_update_live(void **state)
+{
+    (void)state;
+    struct gs_store *st = open_rw();
+    struct gs_error err;
+    int64_t s1, s2, s3;
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    struct gs_store_job a = job("a", "k1"), b = job("b", NULL), c = job("c", NULL);
+    assert_int_equal(gs_store_job_insert(st, &a, &s1, &err), 0);
+    assert_int_equal(gs_store_job_insert(st, &b, &s2, &err), 0);
+    assert_int_equal(gs_store_job_insert(st, &c, &s3, &err), 0);
+    assert_int_equal(gs_store_job_insert(st, &a, &s3, &err), GS_EEXIST); /* same id */
+    struct gs_store_job dup = job("z", "k1");
+    assert_int_equal(gs_store_job_insert(st, &dup, &s3, &err), GS_EEXIST); /* same key */
+    assert_true(s1 < s2);
+    /* b ends: done rows leave the live set */
+    b.seq = s2;
+    b.state = "done";
+    b.outcome = "failed";
+    b.exit_code = 7;
+    b.attempts = 1;
+    b.end = 5000;
+    b.first_start = b.start = 2000;
+    b.last_ckpt = GS_TIME_NONE;
+    b.placement = "node-1:0,node-1:1";
+    assert_int_equal(gs_store_job_update(st, &b, &err), 0);
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    struct seen live = { 0 };
+    assert_int_equal(gs_store_jobs_live(st, collect, &live), 0);
+    assert_int_equal(live.n, 2);
+    assert_string_equal(live.ids[0], "a");
+    assert_string_equal(live.ids[1], "c");
+    struct seen one = { 0 };
+    assert_int_equal(gs_store_job_by_id(st, "b", collect, &one), 0);
+    assert_string_equal(one.state, "done");
+    assert_int_equal(one.exit_code, 7);
+    assert_int_equal(one.end, 5000);
+    assert_string_equal(one.placement, "node-1:0,node-1:1");
+    assert_int_equal(gs_store_job_by_id(st, "nope", collect, &one), GS_ENOENT);
+    struct seen byk = { 0 };
+    assert_int_equal(gs_store_job_by_idem(st, "k1", collect, &byk), 0);
+    assert_int_equal(byk.seq, s1);
+    struct seen failed = { 0 };
+    assert_int_equal(gs_store_jobs_list(st, "failed", NULL, 0, 10, collect, &failed), 0);
+    assert_int_equal(failed.n, 1);
+    struct seen after = { 0 };
+    assert_int_equal(gs_store_jobs_list(st, NULL, "a", s1, 10, collect, &after), 0);
+    assert_int_equal(after.n, 2); /* b and c, after a's seq */
+    gs_store_close(st);
+}
+
+static void test_rollback_and_reopen(void **state)
+{
+    (void)state;
+    struct gs_store *st = open_rw();
+    struct gs_error err;
+    int64_t s;
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    struct gs_store_job a = job("kept", NULL), b = job("lost", NULL);
+    assert_int_equal(gs_store_job_insert(st, &a, &s, &err), 0);
+    assert_int_equal(gs_store_meta_set(st, "next_id", 9, &err), 0);
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    assert_int_equal(gs_store_job_insert(st, &b, &s, &err), 0);
+    gs_store_rollback(st);
+    gs_store_close(st);
+    /* a second handle (what a restarted daemon opens) sees the commit only */
+    st = open_rw();
+    struct seen live = { 0 };
+    assert_int_equal(gs_store_jobs_live(st, collect, &live), 0);
+    assert_int_equal(live.n, 1);
+    assert_string_equal(live.ids[0], "kept");
+    int64_t v;
+    assert_int_equal(gs_store_meta_get(st, "next_id", &v), 0);
+    assert_int_equal(v, 9);
+    assert_int_equal(gs_store_meta_get(st, "absent", &v), GS_ENOENT);
+    gs_store_close(st);
+}
+
+static void test_schema_version(void **state)
+{
+    (void)state;
+    struct gs_store *st = open_rw();
+    gs_store_close(st);
+    /* a file from a newer daemon is refused */
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "sqlite3 %s 'PRAGMA user_version = %d' 2>/dev/null", path,
+             GS_STORE_SCHEMA + 1);
+    if (system(cmd) != 0)
+        skip();
+    struct gs_error err = { 0 };
+    assert_null(gs_store_open(path, 1, 0, &err));
+    assert_int_equal(err.code, GS_EINVAL);
+    assert_non_null(strstr(err.msg, "newer"));
+}
+
+static void test_bad_path(void **state)
+{
+    (void)state;
+    struct gs_error err = { 0 };
+    assert_null(gs_store_open("/nonexistent/dir/j.db", 1, 0, &err));
+    assert_int_equal(err.code, GS_EIO);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_insert_update_live, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rollback_and_reopen, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
+        cmocka_unit_test(test_bad_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
