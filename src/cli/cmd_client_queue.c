@@ -11,7 +11,7 @@ static const char *const queue_help =
     "usage: gpusched queue [--state S] [--team T] [--all] [--json]\n"
     "\n"
     "One line per job, as squeue prints them: running jobs (by start), then the\n"
-    "pending ones in queue order (the daemon's `position`), then finished ones:\n"
+    "pending ones in queue order (the next pass's), then finished ones:\n"
     "  JOBID TEAM USER GPUS STATE TIME WAIT NODELIST(REASON)\n"
     "TIME is the run time of the current attempt, WAIT the time since submit\n"
     "until it started (or until now); a pending job shows its reason code and\n"
@@ -155,8 +155,9 @@ static void print_row(const json_t *job, double now, int idw)
 }
 
 /* One table row's sort key: squeue's order, running jobs first (by
- * start), then pending ones in queue order (the daemon's `position` when it
- * gives one, else its list order), then finished ones (by end). */
+ * start), then pending ones in queue order (the daemon lists them in the
+ * order its next pass visits them; a `position` field, if one is ever
+ * given, wins), then finished ones (by end). */
 struct row {
     const json_t *job;
     int rank;
