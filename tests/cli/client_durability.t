@@ -121,4 +121,5 @@ start_daemon --cluster "$C" --policy "$P"
 WAIT_S=20 wait_for is_state dl completed
 ok $? "after the restart dl runs and completes"
 echo "# dl: $("$G" show --json dl | jq -c '{attempts, outcome, exit_code}'), started $(grep -c '^start dl ' "$STAMPS") time(s)"
+
 stop_daemon
