@@ -192,16 +192,27 @@ static int read_small(const char *rundir, const char *name, char *buf, size_t n)
     return 0;
 }
 
+/* "A B" into v[0], v[1]; 0 or -1. */
+static int two_numbers(const char *s, long long v[2])
+{
+    char *end;
+    for (int i = 0; i < 2; i++) {
+        v[i] = strtoll(s, &end, 10);
+        if (end == s)
+            return -1;
+        s = end;
+    }
+    return 0;
+}
+
 int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p)
 {
     char buf[128];
-    int pid;
-    long long start;
-    if (read_small(rundir, "sup", buf, sizeof buf) < 0 ||
-        sscanf(buf, "%d %lld", &pid, &start) != 2)
+    long long v[2];
+    if (read_small(rundir, "sup", buf, sizeof buf) < 0 || two_numbers(buf, v) < 0 || v[0] <= 0)
         return GS_ENOENT;
-    p->pid = pid;
-    p->start = start;
+    p->pid = (pid_t)v[0];
+    p->start = v[1];
     p->pidfd = -1;
     return 0;
 }
@@ -209,13 +220,11 @@ int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p)
 int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms)
 {
     char buf[128];
-    int c;
-    long long end;
-    if (read_small(rundir, "exit", buf, sizeof buf) < 0 ||
-        sscanf(buf, "%d %lld", &c, &end) != 2)
+    long long v[2];
+    if (read_small(rundir, "exit", buf, sizeof buf) < 0 || two_numbers(buf, v) < 0)
         return GS_ENOENT;
-    *code = c;
-    *end_ms = end;
+    *code = (int)v[0];
+    *end_ms = v[1];
     return 0;
 }
 

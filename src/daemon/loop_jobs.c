@@ -53,7 +53,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,
                          const char *user, int gpus)
 {
-    if (grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof *lp->live) < 0)
+    if (grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof(struct djob *)) < 0)
         return NULL;
     struct djob *d = calloc(1, sizeof *d);
     if (!d)
@@ -65,7 +65,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->user = strdup(user ? user : "-");
     d->gpus = gpus;
     d->milli = 1000;
-    d->submit = GS_TIME_NONE;
+    d->submit = d->real_end = GS_TIME_NONE;
     d->ji.state = GS_JOB_PENDING;
     d->ji.first_start = d->ji.start = d->ji.end = d->ji.last_ckpt = GS_TIME_NONE;
     d->ji.exit_code = -1;
@@ -78,7 +78,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
 int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle)
 {
     size_t need = (size_t)handle + 1;
-    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof *lp->byh) < 0)
+    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof(struct djob *)) < 0)
         return -1;
     for (; lp->nbyh < need; lp->nbyh++)
         lp->byh[lp->nbyh] = NULL;
@@ -302,9 +302,12 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     gsd_rundir(lp, d, dir, sizeof dir);
     int code;
     int64_t end_ms;
+    d->real_end = now;
     if (gsd_backend_read_exit(dir, &code, &end_ms) < 0) {
         code = 137; /* the supervisor died without a word: killed with its job */
         lp->backend_errors++;
+    } else if (gsd_wall_to_engine(lp, end_ms) < now) {
+        d->real_end = gsd_wall_to_engine(lp, end_ms); /* e.g. while the daemon was down */
     }
     gsd_backend_release(&d->proc);
     d->proc = (struct gsd_proc){ 0, 0, -1 };
@@ -393,7 +396,8 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
             .seq = d->seq, .state = gsd_state_name(d->state),
             .outcome = gsd_outcome_name(d->outcome), .first_start = ji->first_start,
             .start = ji->first_start == GS_TIME_NONE ? GS_TIME_NONE : ji->start,
-            .end = ji->end, .last_ckpt = ji->last_ckpt, .attempts = ji->attempts,
+            .end = d->state == D_DONE && d->real_end != GS_TIME_NONE ? d->real_end : ji->end,
+            .last_ckpt = ji->last_ckpt, .attempts = ji->attempts,
             .runs = ji->runs, .preemptions = ji->preemptions, .work = ji->work,
             .lost = ji->lost,
             .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,

@@ -35,7 +35,7 @@ static int parse_placement(const struct gs_cluster *cl, const char *text,
         memcpy(name, p, (size_t)(colon - p));
         name[colon - p] = '\0';
         int node = gs_cluster_find_node(cl, name);
-        int g = atoi(colon + 1);
+        int g = (int)strtol(colon + 1, NULL, 10);
         if (node < 0 || g < 0 || g >= GS_MAX_NODE_GPUS)
             return -1;
         int k = 0;
@@ -73,7 +73,7 @@ int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n)
 
 int gsd_info_parse(const char *text, struct gs_job_info *ji)
 {
-    if (!text || strncmp(text, "v1", 2))
+    if (!text || strncmp(text, "v1", 2) != 0)
         return -1;
     const char *p = text + 2;
     char *end;

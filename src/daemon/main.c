@@ -60,7 +60,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
             }
             break;
         case 'y':
-            if (strcmp(optarg, "full") && strcmp(optarg, "normal")) {
+            if (strcmp(optarg, "full") != 0 && strcmp(optarg, "normal") != 0) {
                 fprintf(stderr, "gpuschedd: --sync: expected full or normal, got '%s'\n", optarg);
                 return 2;
             }
@@ -85,7 +85,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
                 usage);
         return 2;
     }
-    if (strcmp(o->backend, "local")) {
+    if (strcmp(o->backend, "local") != 0) {
         fprintf(stderr, "gpuschedd: --backend %s: only 'local' is built\n", o->backend);
         return 2;
     }
