@@ -10,7 +10,7 @@
 # SIGTERM gets SIGKILL 1 s later.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 15
+plan 16
 
 D=$ROOT/tests/data/daemon
 cat >"$TMP/job.sh" <<JOB
@@ -101,3 +101,4 @@ wait_state A cancelled
 wait_state B cancelled
 wait_state C cancelled
 daemon_stop
+sanitizer_clean
