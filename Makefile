@@ -5,6 +5,7 @@
 #   make SAN=1           ASan+UBSan build into build/san
 #   make test            everything: unit, CLI, sanitizer pass, fuzz corpus replay
 #   make demo            the seed's story on a built-in example
+#   make demo-live       the same story on a live gpuschedd (queue, why, /metrics)
 #   make bench           benchmarks (bench/README.md)
 #   make lint            clang-tidy + cppcheck
 #   make check-layering  core must not do I/O or read clocks
@@ -153,6 +154,15 @@ test:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
+
+# the client commands of bin/gpusched speak HTTP through libcurl
+$(GPUSCHED): LIBS += -lcurl
+
+# the seed's story on a live gpuschedd (scripts/demo-live.sh)
+.PHONY: demo-live
+demo-live: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo-live.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory RELEASE=1 bench-bins

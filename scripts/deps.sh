@@ -17,6 +17,8 @@ if [ "${1:-build}" = test ]; then
     PKGS="$PKGS libcmocka-dev perl chromium clang libclang-rt-14-dev clang-tidy cppcheck
 sqlite3 python3 python3-prometheus-client curl
 slurmctld slurmd slurm-client libslurm-dev munge slurmdbd mariadb-server"
+    # client tests: gdb stops gpuschedd at a launch, curl polls /readyz
+    PKGS="$PKGS gdb curl"
 fi
 [ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""

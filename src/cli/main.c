@@ -1,6 +1,7 @@
 /* main.c - `gpusched`: dispatch to one subcommand per file. */
 #include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "cli/client.h"
 
 #include <string.h>
 
@@ -18,8 +19,17 @@ static const struct command commands[] = {
     { "fill", cmd_fill, "FGD's fill experiment: unallocated GPUs and fragmentation as a cluster fills" },
     { "gen", cmd_gen, "generate a seeded synthetic workload trace" },
     { "slurm-conf", cmd_slurm_conf, "render a private Slurm cluster's conf files (scripts/slurm-local.sh)" },
-    { "why", cli_why_slurm, "why a Slurm job waits: Slurm's reason beside gpusched's (--from-slurm)" },
     { "import", cmd_import, "convert a public trace (AAIC, ...) into the native trace format" },
+    { "submit", cmd_submit, "submit a job to gpuschedd (the command after --)" },
+    { "queue", cmd_queue, "gpuschedd's jobs in queue order, with states and reasons" },
+    { "show", cmd_show, "one job's fields" },
+    { "why", cmd_why, "why a job waits: reasons with numbers, what unblocks it, estimated start (--from-slurm: a Slurm job)" },
+    { "cancel", cmd_cancel, "cancel a pending or running job" },
+    { "checkpoint", cmd_checkpoint, "a running job reports that it has saved a checkpoint" },
+    { "nodes", cmd_nodes, "gpuschedd's nodes: state, free GPUs per domain" },
+    { "drain", cmd_drain, "drain a node (running jobs finish, nothing new starts)" },
+    { "resume", cmd_resume, "return a drained node to service" },
+    { "replay", cmd_replay, "submit a trace to gpuschedd in (scaled) real time" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -28,7 +38,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: gpusched <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nRun 'gpusched <command> --help' for a command's options;\n"
                "'gpusched --version' prints the version.\n");
 }

@@ -83,15 +83,18 @@ static char **sup_argv(const struct gsd_launch *l, const char *fdtext)
     return a;
 }
 
-/* In the forked child: only async-signal-safe calls until execve. */
-static void child_exec(char **argv, char *const *envp, int go_fd)
+/* In the forked child: only async-signal-safe calls until execve.  The
+ * supervisor's own stderr (its messages, a sanitizer's report) goes to
+ * RUNDIR/supervisor.log. */
+static void child_exec(char **argv, char *const *envp, int go_fd, const char *log)
 {
     setsid();
     int null = open("/dev/null", O_RDWR);
+    int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (null >= 0) {
         dup2(null, 0);
         dup2(null, 1);
-        dup2(null, 2);
+        dup2(lf >= 0 ? lf : null, 2);
     }
     (void)go_fd; /* inherited on purpose (no CLOEXEC) */
     execve(argv[0], argv, envp);
@@ -123,9 +126,11 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
             close(rfd);
         return gs_errorf(err, GS_EIO, "launch: out of resources");
     }
+    char log[4096];
+    snprintf(log, sizeof log, "%s/supervisor.log", l->rundir);
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(argv, l->envp, rfd);
+        child_exec(argv, l->envp, rfd, log);
     int e = errno;
     free(argv);
     close(rfd);

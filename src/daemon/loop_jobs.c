@@ -242,8 +242,10 @@ static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, g
         gsd_backend_signal(&d->proc, GSD_SIG_CHECKPOINT);
     gsd_job_sync(lp, d);
     if ((e->kind == GS_EV_PREEMPT || e->kind == GS_EV_KILL || e->kind == GS_EV_CANCEL) &&
-        d->state == D_STOPPING)
+        d->state == D_STOPPING) {
+        d->stop_turn = lp->turns;
         stop_procs(lp, d, now);
+    }
     const char *name = event_name(e->kind);
     if (name) {
         char detail[96] = "";
@@ -294,6 +296,32 @@ static void confirm_launches(struct gsd_loop *lp, gs_time now)
     }
 }
 
+/* Whether another victim preempted in the same turn as d still has
+ * processes.  Victims of one preemption are confirmed together: were one
+ * confirmed alone, its requeued job could take back the GPUs it just freed
+ * (the waiter needs the others' too) and be preempted again. */
+static int group_busy(const struct gsd_loop *lp, const struct djob *d)
+{
+    for (size_t i = 0; i < lp->nlive; i++) {
+        const struct djob *o = lp->live[i];
+        if (o != d && o->stop_turn == d->stop_turn && o->ji.state == GS_JOB_STOPPING &&
+            o->proc.pid > 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time now)
+{
+    struct gs_error err;
+    gs_error_clear(&err);
+    int rc = code < 0 ? gs_engine_launch_failed(lp->eng, now, d->handle, &err)
+                      : gs_engine_exited(lp->eng, now, d->handle, code > 255 ? 255 : code, &err);
+    if (rc < 0)
+        gsd_log("job %s: exit %d not taken: %s", d->id, code, err.msg);
+    gsd_job_sync(lp, d);
+}
+
 /* The attempt's processes are gone: tell the engine (code -1 = the
  * supervisor never got the go: the launch did not happen). */
 static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
@@ -315,13 +343,13 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     char detail[64];
     snprintf(detail, sizeof detail, "exit %d", code);
     gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
-    struct gs_error err;
-    gs_error_clear(&err);
-    int rc = code < 0 ? gs_engine_launch_failed(lp->eng, now, d->handle, &err)
-                      : gs_engine_exited(lp->eng, now, d->handle, code > 255 ? 255 : code, &err);
-    if (rc < 0)
-        gsd_log("job %s: exit %d not taken: %s", d->id, code, err.msg);
-    gsd_job_sync(lp, d);
+    if (d->stop_turn > 0 && d->ji.state == GS_JOB_STOPPING &&
+        d->ji.stop_reason == GS_JOB_PENDING && group_busy(lp, d)) {
+        d->held = 1;
+        d->held_code = code;
+        return;
+    }
+    confirm_exit(lp, d, code, now);
 }
 
 int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
@@ -332,6 +360,13 @@ int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
         if (d->exited) {
             d->exited = 0;
             collect_exit(lp, d, now);
+        }
+    }
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->held && !group_busy(lp, d)) {
+            d->held = 0;
+            confirm_exit(lp, d, d->held_code, now);
         }
     }
     return 0;

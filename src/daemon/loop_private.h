@@ -39,6 +39,9 @@ struct djob {
     int launch_error;         /* the launch failed: tell the engine */
     int exited;               /* its pidfd fired: collect the end */
     int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
+    int64_t stop_turn;        /* turn that ordered its preemption (victims of one
+                                 decision are confirmed together) */
+    int held, held_code;      /* exited, confirmation held for its group */
     gs_time real_end;         /* when its processes really ended (the supervisor's
                                  record; the engine hears of it later), or NONE */
     int dirty;

@@ -4,7 +4,7 @@
 # (CUDA_VISIBLE_DEVICES, exit codes, cancel), restart and re-adoption.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 40
+plan 41
 
 S=$TMP/s
 daemon_start "$S"
@@ -139,3 +139,4 @@ daemon_start "$S"
 wait_state t-run completed
 ok $? "after the restart it completes (re-adopted)"
 daemon_stop TERM
+sanitizer_clean

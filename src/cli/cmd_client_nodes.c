@@ -1,0 +1,170 @@
+/* cmd_client_nodes.c - `gpusched nodes`, `drain`, `resume`, `cancel` and
+ * `checkpoint`: the node table and the one-shot POST actions. */
+#include "cli/client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const nodes_help =
+    "usage: gpusched nodes [--json]\n"
+    "\n"
+    "One line per node (GET /v1/nodes): its state (up, drain, down), its GPUs,\n"
+    "how many are free and the free GPUs of each NVLink domain.\n" GS_CLIENT_COMMON_HELP;
+
+static const char *const drain_help =
+    "usage: gpusched drain NODE [--json]\n"
+    "\n"
+    "Drain a node: its running jobs finish, nothing new starts there.\n" GS_CLIENT_COMMON_HELP;
+
+static const char *const resume_help =
+    "usage: gpusched resume NODE [--json]\n"
+    "\n"
+    "Return a drained node to service.\n" GS_CLIENT_COMMON_HELP;
+
+static const char *const cancel_help =
+    "usage: gpusched cancel JOBID [--json]\n"
+    "\n"
+    "Cancel a pending or running job (a running one is stopped: SIGTERM, then\n"
+    "SIGKILL after the policy's kill_wait).\n" GS_CLIENT_COMMON_HELP;
+
+static const char *const checkpoint_help =
+    "usage: gpusched checkpoint [JOBID] [--json]\n"
+    "\n"
+    "Tell gpuschedd that a running job has just written a checkpoint, so a\n"
+    "preemption loses only the work done since.  Called by the job itself:\n"
+    "JOBID defaults to $GPUSCHED_JOB_ID, and --server to $GPUSCHED_SERVER, which\n"
+    "the daemon sets in every job's environment.\n" GS_CLIENT_COMMON_HELP;
+
+/* A domain entry as "free/total" (objects) or the number itself. */
+static void print_domains(const json_t *doms)
+{
+    size_t i;
+    const json_t *d;
+    char b1[32], b2[32];
+    if (!json_is_array(doms)) {
+        printf("-");
+        return;
+    }
+    json_array_foreach(doms, i, d) {
+        if (json_is_object(d))
+            printf("%s%s/%s", i ? " " : "", gs_client_field(d, "free", "?", b1, sizeof b1),
+                   gs_client_field(d, "gpus", "?", b2, sizeof b2));
+        else if (json_is_integer(d))
+            printf("%s%lld", i ? " " : "", (long long)json_integer_value(d));
+    }
+}
+
+static void print_nodes(const json_t *nodes)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    size_t i;
+    const json_t *n;
+    printf("%-16s %-6s %4s %4s %s\n", "NODE", "STATE", "GPUS", "FREE", "DOMAINS(FREE/GPUS)");
+    json_array_foreach(nodes, i, n) {
+        const char *free_gpus = gs_client_field(n, "free", NULL, b3, sizeof b3);
+        if (!free_gpus)
+            free_gpus = gs_client_field(n, "free_gpus", "?", b3, sizeof b3);
+        printf("%-16s %-6s %4s %4s ", gs_client_field(n, "name", "?", b1, sizeof b1),
+               gs_client_field(n, "state", "?", b4, sizeof b4),
+               gs_client_field(n, "gpus", "?", b2, sizeof b2), free_gpus);
+        print_domains(json_object_get(n, "domains"));
+        printf("\n");
+    }
+}
+
+int cmd_nodes(int argc, char **argv)
+{
+    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS, { NULL, 0, NULL, 0 } };
+    const struct gs_client_cmd cmd = { "nodes", nodes_help, opts, 0, 0 };
+    struct gs_client_opts o;
+    char **args;
+    int nargs;
+    gs_client_opts_init(&o);
+    int st = gs_client_parse(&cmd, argc, argv, &o, NULL, NULL, &args, &nargs);
+    if (st >= 0)
+        return st;
+    struct gs_client *c = gs_client_create(&o);
+    json_t *ans = NULL;
+    int status = c ? gs_client_request(c, &o, "GET", "/v1/nodes", NULL, &ans) : 1;
+    gs_client_destroy(c);
+    if (status)
+        return status;
+    const json_t *nodes = gs_client_list(ans, "nodes");
+    if (o.json)
+        gs_client_print_json(ans);
+    else if (!nodes)
+        status = (fprintf(stderr, "gpusched: the answer has no node list\n"), 1);
+    else
+        print_nodes(nodes);
+    json_decref(ans);
+    return status;
+}
+
+/* One POST action on the object named by the operand (or `dflt` when the
+ * operand is missing): POST pre + escaped name + post; prints
+ * "NAME: STATE" (the answer's state, or `done`) or the JSON. */
+static int post_action(int argc, char **argv, const char *name, const char *help,
+                       const char *pre, const char *post, const char *dflt,
+                       const char *done)
+{
+    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS, { NULL, 0, NULL, 0 } };
+    const struct gs_client_cmd cmd = { name, help, opts, dflt ? 0 : 1, 1 };
+    struct gs_client_opts o;
+    char **args;
+    int nargs;
+    gs_client_opts_init(&o);
+    int st = gs_client_parse(&cmd, argc, argv, &o, NULL, NULL, &args, &nargs);
+    if (st >= 0)
+        return st;
+    const char *target = nargs ? args[0] : dflt;
+    if (!target || !*target) {
+        fprintf(stderr, "gpusched %s: no job id (give JOBID or set GPUSCHED_JOB_ID)\n", name);
+        return 2;
+    }
+    char *esc = gs_client_escape(target);
+    char path[1024];
+    if (!esc || strlen(esc) > 900) {
+        free(esc);
+        fprintf(stderr, "gpusched %s: name too long\n", name);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s%s%s", pre, esc, post);
+    free(esc);
+    struct gs_client *c = gs_client_create(&o);
+    json_t *ans = NULL;
+    int status = c ? gs_client_request(c, &o, "POST", path, NULL, &ans) : 1;
+    gs_client_destroy(c);
+    if (status)
+        return status;
+    char buf[32];
+    if (o.json)
+        gs_client_print_json(ans);
+    else
+        printf("%s: %s\n", target, gs_client_field(ans, "state", done, buf, sizeof buf));
+    json_decref(ans);
+    return 0;
+}
+
+int cmd_drain(int argc, char **argv)
+{
+    return post_action(argc, argv, "drain", drain_help, "/v1/nodes/", "/drain", NULL, "drain");
+}
+
+int cmd_resume(int argc, char **argv)
+{
+    return post_action(argc, argv, "resume", resume_help, "/v1/nodes/", "/resume", NULL, "up");
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+    return post_action(argc, argv, "cancel", cancel_help, "/v1/jobs/", "/cancel", NULL,
+                       "cancelled");
+}
+
+int cmd_checkpoint(int argc, char **argv)
+{
+    const char *env = getenv("GPUSCHED_JOB_ID");
+    return post_action(argc, argv, "checkpoint", checkpoint_help, "/v1/jobs/", "/checkpoint",
+                       env ? env : "", "checkpointed");
+}
