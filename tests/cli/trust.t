@@ -188,6 +188,9 @@ for f in "$ROOT"/src/cli/cmd_*.c; do
     import_sacct) h=$("$GPUSCHED" import --format sacct --help) ;;
     slurm_conf) h=$("$GPUSCHED" slurm-conf --help) ;;
     why_slurm) h=$("$GPUSCHED" why --from-slurm --help) ;;
+    client_queue) h=$("$GPUSCHED" queue --help) ;;
+    client_submit) h=$("$GPUSCHED" submit --help) ;;
+    client_nodes) h=$("$GPUSCHED" nodes --help) ;;
     *) h=$("$GPUSCHED" "$c" --help) ;;
     esac
     for o in $(grep -oE '\{ "[a-z][a-z0-9_-]*", (required|no|optional)_argument' "$f" |
