@@ -4,8 +4,8 @@
 #include "cli/cli_load.h"
 #include "core/alloc.h"
 #include "io/dash.h"
+#include "io/snapshot_json.h"
 #include "sim/snapshot_run.h"
-
 
 static int write_page(const char *path, struct gs_engine *eng, int first,
                       const struct gs_cluster *busy, const unsigned char *node_state)
@@ -43,8 +43,14 @@ int frag_html(const char *path, const char *policy_path, const struct gs_cluster
     struct gs_error err = { 0 };
     int first = 0;
     struct gs_trace *empty = snap->queue ? NULL : gs_trace_create();
-    struct gs_engine *eng = gs_snapshot_run(idle, busy, &pol, snap->queue ? snap->queue : empty,
-                                            snap->time, &first, &err);
+    struct gs_snapshot_jobs run; /* the snapshot's running jobs keep their ids */
+    gs_snapshot_jobs_view(snap, &run);
+    struct gs_engine *eng = gs_snapshot_run_jobs(idle, busy, &pol,
+                                                 snap->queue ? snap->queue : empty, snap->time,
+                                                 &run, &first, &err);
+    /* enum gs_dash_node has gs_node_state's order (up, drain, down) */
+    if (!node_state)
+        node_state = snap->node_state;
     int status = eng ? write_page(path, eng, first, busy, node_state) : cli_fail("frag", &err);
     gs_engine_destroy(eng);
     gs_trace_destroy(empty);

@@ -6,7 +6,7 @@
 # x 8 GPUs with 10,000 queued jobs (its load time is printed, not asserted).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/dash_lib.sh"
-plan 28
+plan 30
 C=$ROOT/examples/seed-cluster.yaml
 S=$ROOT/examples/seed-snapshot.json
 ART=$ROOT/build/test-artifacts
@@ -23,10 +23,18 @@ is "$(grep -oE 'https?://[^"]*' "$TMP/seed.html" | grep -v 'www.w3.org/2000/svg'
     "no URL in the page"
 run "$GPUSCHED" frag --cluster "$C" --state "$S" --html "$TMP/no/such/dir/x.html"
 is "$rc" 1 "unwritable --html path: exit 1"
+# a snapshot with running jobs and node states (a saved Slurm snapshot):
+# the page names the running jobs and shows the drained node
+jq '. + {nodes: {"node-3": "drain"}}' "$ROOT/tests/data/slurm/snapshot-running.json" >"$TMP/run.json"
+run "$GPUSCHED" frag --cluster "$C" --state "$TMP/run.json" --html "$TMP/run.html"
+is "$(grep -o '{"id":"a1","team":"a","gpus":6,"state":"running"' "$TMP/run.html" | head -1)" \
+    '{"id":"a1","team":"a","gpus":6,"state":"running"' "running job a1 (6 GPUs, team a) on the page"
+is "$(grep -o '"name":"node-3","state":"[a-z]*"' "$TMP/run.html")" '"name":"node-3","state":"drain"' \
+    "node-3 shown drained"
 
 if [ -z "$CHROME" ]; then
-    i=5
-    while [ $i -lt 28 ]; do i=$((i + 1)); echo "ok $i # skip chromium not installed"; done
+    i=7
+    while [ $i -lt 30 ]; do i=$((i + 1)); echo "ok $i # skip chromium not installed"; done
     exit 0
 fi
 
