@@ -41,7 +41,7 @@ int gs_cli_parse(const struct gs_cli_cmd *cmd, int argc, char **argv, gs_cli_opt
     enum { MAX_OPTS = 64 };
     struct option opts[MAX_OPTS + 4];
     size_t n = 0;
-    while (cmd->opts[n].name && n < MAX_OPTS)
+    while (n < MAX_OPTS && cmd->opts[n].name)
         n++;
     memcpy(opts, cmd->opts, n * sizeof *opts);
     memcpy(opts + n, extra, sizeof extra);

@@ -67,19 +67,19 @@ static int fill_opt(int c, const char *val, void *arg)
     case 'n': return cli_parse_long("fill", "--step", val, 1, 100, &a->step);
     case 'j': a->json = 1; break;
     case 'T':
-        if (strcmp(val, "random") && strcmp(val, "file"))
+        if (strcmp(val, "random") != 0 && strcmp(val, "file") != 0)
             return cli_failf("fill", -1, "--ties: '%s' is not random or file", val);
-        a->ties = strcmp(val, "random") ? GS_FILL_TIES_FILE : GS_FILL_TIES_RANDOM;
+        a->ties = strcmp(val, "random") != 0 ? GS_FILL_TIES_FILE : GS_FILL_TIES_RANDOM;
         break;
     case 'Y':
-        if (strcmp(val, "original") && strcmp(val, "inflated"))
+        if (strcmp(val, "original") != 0 && strcmp(val, "inflated") != 0)
             return cli_failf("fill", -1, "--typical: '%s' is not original or inflated", val);
-        a->typical = strcmp(val, "original") ? GS_FILL_TYPICAL_INFLATED : GS_FILL_TYPICAL_ORIGINAL;
+        a->typical = strcmp(val, "original") != 0 ? GS_FILL_TYPICAL_INFLATED : GS_FILL_TYPICAL_ORIGINAL;
         break;
     case 'F':
-        if (strcmp(val, "quantum") && strcmp(val, "sigmoid"))
+        if (strcmp(val, "quantum") != 0 && strcmp(val, "sigmoid") != 0)
             return cli_failf("fill", -1, "--frag-score: '%s' is not quantum or sigmoid", val);
-        a->score_shape = strcmp(val, "quantum") ? GS_FRAG_SCORE_SIGMOID : GS_FRAG_SCORE_QUANTUM;
+        a->score_shape = strcmp(val, "quantum") != 0 ? GS_FRAG_SCORE_SIGMOID : GS_FRAG_SCORE_QUANTUM;
         break;
     }
     return 0;

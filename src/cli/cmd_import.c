@@ -307,7 +307,7 @@ static long cap_records(const struct gs_aaic_result *r, struct gs_cap_record **o
         int64_t start = sub + r->observed_wait[i] / GS_MS_PER_SEC;
         int64_t dur = gs_trace_duration(r->trace, i) / GS_MS_PER_SEC;
         const char *q = s->queue ? s->queue : "";
-        int user = s->user && s->user[0] == 'u' ? atoi(s->user + 1) : -1;
+        int user = s->user && s->user[0] == 'u' ? (int)strtol(s->user + 1, NULL, 10) : -1;
         v[k++] = (struct gs_cap_record){ sub, start, start + (dur > 0 ? dur : 0), s->gpus,
                                          s->gpus == 1 && (!strcmp(q, "0") || !strcmp(q, "1")),
                                          user >= 0 && user < 1000000 ? user : -1 };

@@ -68,16 +68,16 @@ static int write_outputs(const struct openb_args *a, const struct gs_openb_resul
 {
     struct gs_error err = { 0 };
     struct cli_out c = { 0 }, t = { 0 };
-    int rc = 0, st = 0;
+    int st = 0;
     if (a->cluster_out) {
         st = cli_out_open("import", &c, a->cluster_out);
-        if (!st && (rc = gs_openb_write_cluster_yaml(c.f, r, &err)) < 0)
+        if (!st && gs_openb_write_cluster_yaml(c.f, r, &err) < 0)
             st = cli_fail("import", &err);
         st = st ? st : cli_out_close("import", &c);
     }
     if (!st && a->trace_out) {
         st = cli_out_open("import", &t, a->trace_out);
-        if (!st && (rc = gs_trace_write_csv(t.f, r->trace, &err)) < 0)
+        if (!st && gs_trace_write_csv(t.f, r->trace, &err) < 0)
             st = cli_fail("import", &err);
         st = st ? st : cli_out_close("import", &t);
     }

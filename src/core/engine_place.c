@@ -170,7 +170,7 @@ int gs_eng_place_next(const struct gs_engine *eng, int job)
 static void pending_shapes(const struct gs_engine *eng, struct gs_shape_dist *d)
 {
     struct gs_eng_place *p = eng->place;
-    int jobs[EXTRA_PENDING], seen = 0;
+    int jobs[EXTRA_PENDING] = { 0 }, seen = 0;
     for (size_t i = eng->phead; i < eng->ptail && seen < EXTRA_PENDING; i++) {
         int job = gs_eng_queued(eng, i);
         if (job >= 0)

@@ -450,7 +450,7 @@ int gs_aaic_parse(const char *text, size_t len, const char *name,
      * quoting: plain fields, blanks trimmed) */
     char *buf = len < SIZE_MAX ? gs_malloc(len + 1) : NULL;
     int rc = buf ? 0 : gs_errorf(err, GS_ENOMEM, "%s: out of memory", r.name);
-    if (rc == 0) {
+    if (buf) {
         if (len)
             memcpy(buf, text, len);
         rc = gs_csv_open(&r.csv, buf, len, r.name, GS_CSV_TRIM, err);

@@ -237,7 +237,7 @@ int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sac
     int rc = (copy || json) && out->trace ? 0 : gs_errorf(err, GS_ENOMEM, "out of memory");
     if (rc == 0 && json) {
         rc = gs_sacct_read_json(text, len, &rows, err);
-    } else if (rc == 0) {
+    } else if (rc == 0 && copy) {
         memcpy(copy, text, len);
         copy[len] = '\0';
         rc = gs_sacct_read_pipe(copy, len, &rows, err);

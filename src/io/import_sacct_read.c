@@ -176,9 +176,9 @@ static int parse_int(const char *t, int64_t max, int64_t *v)
 /* Fill the row's times; returns the name of a bad field or NULL. */
 static const char *pipe_times(struct gs_sacct_row *r, char **f, const int *col_of)
 {
-    int rc;
-    if ((rc = gs_slurm_parse_time(field(f, col_of, P_SUBMIT), &r->submit)) != 0)
+    if (gs_slurm_parse_time(field(f, col_of, P_SUBMIT), &r->submit) != 0)
         return "Submit";
+    int rc;
     if ((rc = gs_slurm_parse_time(field(f, col_of, P_START), &r->start)) < 0)
         return "Start";
     if (rc == 1)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define NO_VALUE 4294967294LL   /* Slurm's NO_VAL / INFINITE as 32-bit ints */
-#define GPU_MEM_MIB (80 * 1024) /* assumed: Slurm does not know GPU memory */
+#define GPU_MEM_MIB ((int64_t)80 * 1024) /* assumed: Slurm does not know GPU memory */
 
 /* An integer field: a number, or 22.05+'s {"set": true, "number": N}
  * ({"infinite": true} or Slurm's NO_VAL = none).  Returns 1 and sets *v,
@@ -354,7 +354,7 @@ void gs_slurm_state_write_cluster(FILE *f, const struct gs_slurm_state *st)
         const char *t = json_string_value(json_object_get(json_array_get(st->nodes, i),
                                                           "gpu_type"));
         if (!json_object_get(seen, t))
-            fprintf(f, "    \"%s\": { memory_gb: %d }\n", t, GPU_MEM_MIB / 1024);
+            fprintf(f, "    \"%s\": { memory_gb: %d }\n", t, (int)(GPU_MEM_MIB / 1024));
         json_object_set_new(seen, t, json_true());
     }
     json_decref(seen);

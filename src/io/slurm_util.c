@@ -132,12 +132,16 @@ int gs_slurm_parse_time(const char *t, int64_t *unix_s)
     /* Local time -> UTC offset, cached per hour: mktime re-reads the zone
      * on every call, which dominated importing a million sacct rows.
      * Zone offsets change on hour boundaries. */
-    static int64_t cached_hour = INT64_MIN, cached_offset;
+    /* mktime per distinct hour only (sacct prints millions of times); per
+     * thread, so concurrent readers never share it */
+    static _Thread_local int64_t cached_hour = INT64_MIN, cached_offset;
     if (!t || !*t || strcmp(t, "Unknown") == 0 || strcmp(t, "None") == 0 ||
         strcmp(t, "0") == 0)
         return 1;
     int y, mo, d, h, mi, se, n = 0;
-    if (sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 ||
+    /* the field widths, the %n end check and the ranges below reject what
+     * sscanf alone would let through */
+    if (sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 || // NOLINT(cert-err34-c)
         t[n] != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
         se > 60 || y < 1970 || h < 0 || mi < 0 || se < 0)
         return GS_EINVAL;
@@ -156,7 +160,7 @@ int gs_slurm_parse_time(const char *t, int64_t *unix_s)
         cached_offset = (int64_t)s - hour * 3600;
         cached_hour = hour;
     }
-    *unix_s = hour * 3600 + cached_offset + mi * 60 + se;
+    *unix_s = hour * 3600 + cached_offset + (int64_t)mi * 60 + se;
     return 0;
 }
 
@@ -220,8 +224,10 @@ int gs_slurm_hostlist_expand(const char *list, int (*fn)(const char *name, void 
 {
     struct expand x = { fn, arg, 0 };
     char item[1024], out[NAME_MAX_LEN + 1];
+    if (!list)
+        return 0;
     const char *p = list;
-    while (p && *p) {
+    while (*p) {
         /* one item: up to a comma outside brackets */
         size_t n = 0;
         int depth = 0;

@@ -177,6 +177,8 @@ static int read_entry(const char *name, struct gs_cluster *cl, size_t idx, const
         return gs_error_prefix(err, rc, "%s: running[%zu].placement: ", name, idx);
     for (int i = 0; i < np; i++)
         gpus += __builtin_popcountll(parts[i].mask);
+    if (np == 0)
+        return gs_errorf(err, GS_EINVAL, "%s: running[%zu].placement: no GPUs", name, idx);
     if (e.gpus_given && e.row.spec.gpus != gpus)
         return gs_errorf(err, GS_EINVAL, "%s: running[%zu]: gpus %d but the placement has %d",
                          name, idx, e.row.spec.gpus, gpus);

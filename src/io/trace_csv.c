@@ -131,7 +131,7 @@ static int check_id(struct gs_csv *c, struct seen_ids *seen, const char *id, lon
 {
     int n = gs_strtab_count(seen->ids);
     int k = gs_strtab_intern(seen->ids, id);
-    if (k >= 0 && k < n)
+    if (k >= 0 && k < n && seen->lines)
         return gs_errorf(err, GS_EINVAL, "%s:%ld: id '%s' already used on line %ld", c->name,
                          line, id, seen->lines[k]);
     if (k < 0 || gs_grow((void **)&seen->lines, &seen->cap, (size_t)k + 1,
