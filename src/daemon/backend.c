@@ -112,6 +112,8 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     unlink(stale);
     snprintf(stale, sizeof stale, "%s/sup", l->rundir);
     unlink(stale);
+    snprintf(stale, sizeof stale, "%s/go", l->rundir);
+    unlink(stale);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return gs_errorf(err, GS_EIO, "pipe: %s", strerror(errno));
