@@ -101,6 +101,8 @@ static void child_exec(char **argv, char *const *envp, int go_fd, const char *lo
     _exit(127);
 }
 
+int gsd_test_crash = GSD_CRASH_NONE;
+
 int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err)
 {
     if (mkdir(l->rundir, 0755) < 0 && errno != EEXIST)
@@ -109,6 +111,8 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     snprintf(stale, sizeof stale, "%s/exit", l->rundir); /* a launch that never happened */
     unlink(stale);
     snprintf(stale, sizeof stale, "%s/sup", l->rundir);
+    unlink(stale);
+    snprintf(stale, sizeof stale, "%s/go", l->rundir);
     unlink(stale);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -144,6 +148,8 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     char text[64];
     snprintf(text, sizeof text, "%d %lld\n", (int)pid, (long long)p->start);
     int rc = write_file(l->rundir, "sup", text);
+    if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
+        _exit(99);
     if (rc == 0 && write(pfd[1], "g", 1) != 1)
         rc = -1;
     close(pfd[1]);

@@ -31,6 +31,13 @@ struct gsd_launch {
     const char *cwd, *out, *err; /* NULL = state dir defaults given by caller */
 };
 
+/* Test hook (tests/cli/daemon_crash.t): the daemon dies with _exit(99) at
+ * this point of every launch: GSD_CRASH_BEFORE_LAUNCH after the decision's
+ * commit, GSD_CRASH_BEFORE_GO after the fork and RUNDIR/sup, before the go
+ * byte.  Set from GPUSCHEDD_TEST_CRASH=before_launch|before_go. */
+enum gsd_crash { GSD_CRASH_NONE, GSD_CRASH_BEFORE_LAUNCH, GSD_CRASH_BEFORE_GO };
+extern int gsd_test_crash;
+
 /* A running supervisor. */
 struct gsd_proc {
     pid_t pid;

@@ -343,6 +343,13 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     char detail[64];
     snprintf(detail, sizeof detail, "exit %d", code);
     gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
+    if (code < 0 && d->ji.state == GS_JOB_STARTING) {
+        d->launch_wanted = 1; /* never launched (a restart found it waiting): launch now */
+        d->dirty = 1;
+        gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
+                d->ji.attempts);
+        return;
+    }
     if (d->stop_turn > 0 && d->ji.state == GS_JOB_STOPPING &&
         d->ji.stop_reason == GS_JOB_PENDING && group_busy(lp, d)) {
         d->held = 1;

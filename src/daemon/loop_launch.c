@@ -96,6 +96,8 @@ void gsd_launch_pending(struct gsd_loop *lp)
         d->launch_wanted = 0;
         struct gs_error err;
         gs_error_clear(&err);
+        if (gsd_test_crash == GSD_CRASH_BEFORE_LAUNCH)
+            _exit(99);
         if (launch(lp, d, &err) < 0) {
             gsd_log("job %s: launch failed: %s", d->id, err.msg);
             d->proc = (struct gsd_proc){ 0, 0, -1 };

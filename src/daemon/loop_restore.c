@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Parse "node:gpu,..." into a (per-node mask) allocation.  0 or -1. */
 static int parse_placement(const struct gs_cluster *cl, const char *text,
@@ -152,7 +153,11 @@ static void reconcile(struct gsd_loop *lp, struct djob *d)
         return;
     }
     gsd_watch(lp, d);
-    if (d->ji.state == GS_JOB_STARTING)
+    char go[4200];
+    snprintf(go, sizeof go, "%s/go", dir);
+    /* without RUNDIR/go it may still be waiting for a go byte that will never
+     * come: it will exit as "never launched" and the attempt is made again */
+    if (d->ji.state == GS_JOB_STARTING && access(go, F_OK) == 0)
         d->launched = 1; /* confirmed in the first turn */
     if (d->ji.state == GS_JOB_STOPPING) { /* the stop goes on */
         gsd_backend_signal(&d->proc, GSD_SIG_TERM);

@@ -119,6 +119,11 @@ int gsd_supervise_main(int argc, char **argv)
         write_exit(rundir, -1);
         return 0;
     }
+    char gopath[4096];
+    snprintf(gopath, sizeof gopath, "%s/go", rundir); /* "it will run": for a restarted daemon */
+    int gf = open(gopath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (gf >= 0)
+        close(gf);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);

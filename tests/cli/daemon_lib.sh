@@ -12,6 +12,9 @@ daemon_start() {
     _st=$1
     shift
     case " $* " in *" --cluster "*) _cl= ;; *) _cl="--cluster $ROOT/examples/seed-cluster.yaml" ;; esac
+    # the previous daemon's line must not be read as this one's (the child
+    # truncates the file only once it runs)
+    rm -f "$TMP/daemon.out"
     # shellcheck disable=SC2086
     "$GPUSCHEDD" $_cl --state "$_st" --listen 127.0.0.1:0 "$@" \
         >"$TMP/daemon.out" 2>>"$TMP/daemon.err" &
