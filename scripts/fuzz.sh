@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 
 CLANG=${CLANG:-clang}
 OUT=build/fuzz
-TARGETS=${FUZZ_TARGETS:-"trace cluster policy snapshot aaic openb sim_events"}
+
+TARGETS=${FUZZ_TARGETS:-"trace cluster policy snapshot aaic openb sim_events sacct"}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -Isrc $SAN"
 LIBS="-ljansson -lyaml -lz -lsqlite3 -lm"

@@ -18,9 +18,17 @@ int cmd_fill(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
+int cmd_slurm_conf(int argc, char **argv);
+
+/* `gpusched why JOBID --from-slurm` (cmd_why_slurm.c): the daemon's `why`
+ * client command calls it when --from-slurm is given. */
+int cli_why_slurm(int argc, char **argv);
 
 /* `gpusched import --format openb` (cmd_import_openb.c). */
 int cli_import_openb(int argc, char **argv);
+
+/* `gpusched import --format sacct` (cmd_import_sacct.c). */
+int cli_import_sacct(int argc, char **argv);
 
 /* Print "gpusched CMD: message" to stderr; returns 1. */
 int cli_fail(const char *cmd, const struct gs_error *err);

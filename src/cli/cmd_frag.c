@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "cli/frag_pending.h"
+#include "cli/frag_slurm.h"
 #include "core/frag.h"
 #include "io/report.h"
 #include "io/snapshot_json.h"
@@ -27,12 +28,21 @@ static const char *const frag_help =
     "  --state FILE    snapshot JSON (docs/formats.md)\n"
     "  --k K           job size for S_k (default: largest NVLink domain)\n"
     "  --policy FILE   policy for the queue's pass (default: the defaults)\n"
-    "  --json          print JSON\n";
+    "  --json          print JSON\n"
+    "\n"
+    "  --from-slurm    read the live Slurm cluster instead of --state (squeue and\n"
+    "                  sinfo --json, found through SLURM_CONF; docs/slurm.md);\n"
+    "                  without --cluster the cluster is Slurm's node list\n"
+    "  --save-snapshot FILE  with --from-slurm: write the snapshot read (replay it\n"
+    "                  later with --state FILE, no Slurm needed)\n"
+    "  --save-cluster FILE   with --from-slurm: write Slurm's nodes as a cluster YAML\n";
 
 struct frag_args {
     const char *cluster, *state, *policy;
     long long k;
     int json;
+    int from_slurm;
+    struct frag_slurm slurm;
 };
 
 static int frag_opt(int c, const char *val, void *arg)
@@ -44,6 +54,9 @@ static int frag_opt(int c, const char *val, void *arg)
     case 'p': a->policy = val; break;
     case 'k': return cli_parse_long("frag", "--k", val, 1, 4096, &a->k);
     case 'j': a->json = 1; break;
+    case 'S': a->from_slurm = 1; break;
+    case 'W': a->slurm.save_snapshot = val; break;
+    case 'C': a->slurm.save_cluster = val; break;
     }
     return 0;
 }
@@ -54,14 +67,20 @@ static int parse_args(int argc, char **argv, struct frag_args *a)
         { "cluster", required_argument, NULL, 'c' }, { "state", required_argument, NULL, 's' },
         { "k", required_argument, NULL, 'k' },       { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },          { "policy", required_argument, NULL, 'p' },
+        { "from-slurm", no_argument, NULL, 'S' },
+        { "save-snapshot", required_argument, NULL, 'W' },
+        { "save-cluster", required_argument, NULL, 'C' },
         { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "frag", frag_help, opts };
     int st = gs_cli_parse(&cmd, argc, argv, frag_opt, a);
     if (st >= 0)
         return st;
-    if (!a->cluster || !a->state)
-        return cli_failf("frag", 2, "--cluster and --state are required (see --help)");
+    if (a->from_slurm && a->state)
+        return cli_failf("frag", 2, "--from-slurm and --state exclude each other");
+    if (!a->from_slurm && (!a->cluster || !a->state))
+        return cli_failf("frag", 2, "--cluster and --state (or --from-slurm) are required"
+                         " (see --help)");
     return -1;
 }
 
@@ -212,20 +231,24 @@ static void print_text(const struct gs_cluster *cl, const struct gs_snapshot *sn
 
 int cmd_frag(int argc, char **argv)
 {
-    struct frag_args a = { 0 };
+    struct frag_args a = { .slurm.cmd = "frag" };
     int st = parse_args(argc, argv, &a);
     if (st >= 0)
         return st;
-    struct gs_cluster *cl = cli_load_cluster("frag", a.cluster);
-    if (!cl)
+    struct gs_cluster *cl = a.from_slurm ? frag_slurm_cluster(&a.slurm, a.cluster)
+                                         : cli_load_cluster("frag", a.cluster);
+    if (!cl) {
+        frag_slurm_fini(&a.slurm);
         return 1;
+    }
     struct gs_snapshot snap = { 0 };
     struct gs_error err = { 0 };
     int status = 0;
     struct gs_cluster *idle = gs_cluster_clone(cl); /* before the snapshot's GPUs */
     if (!idle) {
         status = cli_failf("frag", 1, "out of memory");
-    } else if (gs_snapshot_load_json(a.state, cl, &snap, &err) < 0 ||
+    } else if ((a.from_slurm ? frag_slurm_snapshot(&a.slurm, cl, &snap, &err)
+                             : gs_snapshot_load_json(a.state, cl, &snap, &err)) < 0 ||
                gs_cluster_seal(cl, (int)a.k, &err) < 0) {
         status = cli_fail("frag", &err);
     } else if (a.json) {
@@ -233,6 +256,8 @@ int cmd_frag(int argc, char **argv)
         status = frag_pending(a.policy, idle, cl, &snap, pending);
         if (o && snap.queue && gs_trace_count(snap.queue) > 0)
             json_object_set(o, "pending", pending);
+        if (o && a.from_slurm)
+            frag_slurm_json(&a.slurm, o);
         json_decref(pending);
         if (status == 0)
             cli_print_json(o);
@@ -240,8 +265,11 @@ int cmd_frag(int argc, char **argv)
             json_decref(o);
     } else {
         print_text(cl, &snap);
+        if (a.from_slurm)
+            frag_slurm_print(&a.slurm);
         status = frag_pending(a.policy, idle, cl, &snap, NULL);
     }
+    frag_slurm_fini(&a.slurm);
     gs_snapshot_fini(&snap);
     gs_cluster_destroy(idle);
     gs_cluster_destroy(cl);

@@ -27,6 +27,7 @@ static int import_aaic(int argc, char **argv);
 static const struct format formats[] = {
     { "aaic", import_aaic, "AIST AI Cloud GPU batch-queue log (aistairc/aaic-workload-old)" },
     { "openb", cli_import_openb, "Alibaba GPU-sharing cluster trace of the FGD paper (nodes + pods)" },
+    { "sacct", cli_import_sacct, "Slurm accounting: sacct --json or sacct -P (docs/slurm.md)" },
 };
 
 #define NFORMATS (sizeof formats / sizeof formats[0])

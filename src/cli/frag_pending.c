@@ -100,8 +100,10 @@ int frag_pending(const char *policy_path, const struct gs_cluster *idle,
         return 1;
     struct gs_error err = { 0 };
     int first = 0;
-    struct gs_engine *eng = gs_snapshot_run(idle, busy, &pol, snap->queue, snap->time, &first,
-                                            &err);
+    struct gs_snapshot_jobs run;
+    gs_snapshot_jobs_view(snap, &run);
+    struct gs_engine *eng = gs_snapshot_run_jobs(idle, busy, &pol, snap->queue, snap->time, &run,
+                                                 &first, &err);
     int status = eng ? report(eng, first, out) : cli_fail("frag", &err);
     gs_engine_destroy(eng);
     gs_policy_fini(&pol);

@@ -16,6 +16,8 @@ static const struct command commands[] = {
     { "whatif", cmd_whatif, "fragmentation or shortage? the trace on a fluid cluster, other policies, more nodes" },
     { "fill", cmd_fill, "FGD's fill experiment: unallocated GPUs and fragmentation as a cluster fills" },
     { "gen", cmd_gen, "generate a seeded synthetic workload trace" },
+    { "slurm-conf", cmd_slurm_conf, "render a private Slurm cluster's conf files (scripts/slurm-local.sh)" },
+    { "why", cli_why_slurm, "why a Slurm job waits: Slurm's reason beside gpusched's (--from-slurm)" },
     { "import", cmd_import, "convert a public trace (AAIC, ...) into the native trace format" },
 };
 

@@ -1,5 +1,6 @@
 /* job_fields.c - trace column table: text <-> job spec fields. */
 #include "io/job_fields.h"
+#include "io/slurm_util.h"
 #include "core/policy.h"
 
 #include <errno.h>
@@ -151,9 +152,13 @@ static int parse_ms(const char *t, int64_t *out)
 }
 
 /* A duration: plain seconds (exact), or gs_parse_duration's forms (30m). */
+/* Seconds, 30s/30m/4h/2d, or a Slurm duration (1-02:03:04, 02:03:04,
+ * 03:04; io/slurm_util.h). */
 static int parse_time(const char *t, gs_time *out)
 {
-    return parse_ms(t, out) == 0 ? 0 : gs_parse_duration(t, out);
+    if (parse_ms(t, out) == 0 || gs_parse_duration(t, out) == 0)
+        return 0;
+    return gs_slurm_parse_duration(t, out);
 }
 
 static int bad(struct gs_error *err, int col, const char *t, const char *what)
@@ -263,11 +268,11 @@ int gs_job_row_set(struct gs_job_row *r, int col, const char *t, struct gs_error
         return set_submit(r, col, t, err);
     case K_DURATION:
         if (parse_time(t, &r->duration) < 0)
-            return bad(err, col, t, "a duration (seconds, or 30s, 30m, 4h, 2d)");
+            return bad(err, col, t, "a duration (seconds, 30s, 30m, 4h, 2d, or 1-02:03:04)");
         return 0;
     case K_TIME:
         if (parse_time(t, &tv) < 0)
-            return bad(err, col, t, "a duration (seconds, or 30s, 30m, 4h, 2d)");
+            return bad(err, col, t, "a duration (seconds, 30s, 30m, 4h, 2d, or 1-02:03:04)");
         *(gs_time *)field = tv;
         return 0;
     case K_COUNT:

@@ -5,6 +5,7 @@
 #include "core/alloc.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
+#include "io/snapshot_running.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -207,7 +208,8 @@ static int read_queue(struct reader *r, const json_t *queue, struct gs_trace *q,
 }
 
 /* Top level: time first (queue entries default to it), then busy, queue. */
-static int read_root(struct reader *r, json_t *root, struct gs_trace *q, struct gs_error *err)
+static int read_root(struct reader *r, json_t *root, struct gs_trace *q, struct gs_snapshot *out,
+                     struct gs_error *err)
 {
     if (!json_is_object(root))
         return gs_errorf(err, GS_EINVAL, "%s: expected a JSON object at the top level",
@@ -215,7 +217,8 @@ static int read_root(struct reader *r, json_t *root, struct gs_trace *q, struct 
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        if (strcmp(key, "time") != 0 && strcmp(key, "busy") != 0 && strcmp(key, "queue") != 0)
+        if (strcmp(key, "time") != 0 && strcmp(key, "busy") != 0 && strcmp(key, "queue") != 0 &&
+            strcmp(key, "running") != 0 && strcmp(key, "nodes") != 0)
             return gs_errorf(err, GS_EINVAL, "%s: unknown key '%.40s'", r->name, key);
     }
     int rc = 0;
@@ -223,7 +226,13 @@ static int read_root(struct reader *r, json_t *root, struct gs_trace *q, struct 
            *queue = json_object_get(root, "queue");
     if (t && (rc = read_time(r, t, err)) < 0)
         return rc;
+    if ((rc = gs_snapshot_read_running(r->name, r->cl, json_object_get(root, "running"), out,
+                                       err)) < 0)
+        return rc;
     if (busy && (rc = read_busy(r, busy, err)) < 0)
+        return rc;
+    if ((rc = gs_snapshot_read_nodes(r->name, r->cl, json_object_get(root, "nodes"), out,
+                                     err)) < 0)
         return rc;
     if (queue && (rc = read_queue(r, queue, q, err)) < 0)
         return rc;
@@ -241,11 +250,12 @@ int gs_snapshot_parse_json(const char *text, size_t len, const char *name,
     if (!root)
         return gs_errorf(err, GS_EINVAL, "%s:%d: json: %s", r.name, jerr.line, jerr.text);
     struct gs_trace *q = gs_trace_create();
-    int rc = q ? read_root(&r, root, q, err)
+    int rc = q ? read_root(&r, root, q, out, err)
                : gs_errorf(err, GS_ENOMEM, "%s: out of memory", r.name);
     json_decref(root);
     if (rc < 0) {
         gs_trace_destroy(q);
+        gs_snapshot_fini(out);
         return rc;
     }
     out->time = r.time;
@@ -273,4 +283,5 @@ void gs_snapshot_fini(struct gs_snapshot *s)
         return;
     gs_trace_destroy(s->queue);
     s->queue = NULL;
+    gs_snapshot_running_fini(s);
 }

@@ -23,6 +23,34 @@
  * gs_trace_order).  Returns the engine (destroy with gs_engine_destroy) or
  * NULL with `err` set: the engine's errors (a bad job names the job),
  * GS_ENOMEM. */
+/* Node states a snapshot can give (docs/formats.md). */
+enum gs_node_state { GS_NODE_UP, GS_NODE_DRAIN, GS_NODE_DOWN };
+
+/* Running jobs and node states of a snapshot, for gs_snapshot_run_jobs.
+ * Running job i has spec gs_trace_job(jobs, i) (its time_limit, 0 = none,
+ * becomes the duration estimate, so it ends at start + time_limit), start
+ * start[i] and the GPUs allocs[i] (whole GPUs).  node_state has one entry
+ * per node (enum gs_node_state) or is NULL when every node is up.  All
+ * borrowed. */
+struct gs_snapshot_jobs {
+    const struct gs_trace *jobs;
+    const gs_time *start;
+    const struct gs_alloc *allocs;
+    const uint8_t *node_state;
+};
+
+/* As gs_snapshot_run, but the engine first holds `run`'s jobs (their own
+ * ids, teams and ends) as running jobs; busy GPUs of `busy` that no
+ * running job holds become "busy:NODE:GPU" jobs as before, or
+ * "drain:NODE:GPU" / "down:NODE:GPU" of team "(drain)" / "(down)" on a
+ * node that is not up, all with no end.  `run` may be NULL. */
+struct gs_engine *gs_snapshot_run_jobs(const struct gs_cluster *idle,
+                                       const struct gs_cluster *busy,
+                                       const struct gs_policy *pol,
+                                       const struct gs_trace *queue, gs_time now,
+                                       const struct gs_snapshot_jobs *run, int *first_queued,
+                                       struct gs_error *err);
+
 struct gs_engine *gs_snapshot_run(const struct gs_cluster *idle, const struct gs_cluster *busy,
                                   const struct gs_policy *pol, const struct gs_trace *queue,
                                   gs_time now, int *first_queued, struct gs_error *err);
