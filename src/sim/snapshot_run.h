@@ -23,8 +23,8 @@
  * gs_trace_order).  Returns the engine (destroy with gs_engine_destroy) or
  * NULL with `err` set: the engine's errors (a bad job names the job),
  * GS_ENOMEM. */
-/* Node states a snapshot can give (docs/formats.md). */
-enum gs_node_state { GS_NODE_UP, GS_NODE_DRAIN, GS_NODE_DOWN };
+/* Node states a snapshot can give (docs/formats.md): enum gs_node_state
+ * of core/cluster.h. */
 
 /* Running jobs and node states of a snapshot, for gs_snapshot_run_jobs.
  * Running job i has spec gs_trace_job(jobs, i) (its time_limit, 0 = none,
