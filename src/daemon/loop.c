@@ -169,6 +169,8 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
     lp->opts = *opts;
     lp->efd = lp->sfd = lp->epfd = -1;
     lp->trace = getenv("GPUSCHEDD_TRACE") && !strcmp(getenv("GPUSCHEDD_TRACE"), "1");
+    lp->be = opts->backend && !strcmp(opts->backend, "slurm") ? &gsd_backend_slurm
+                                                              : &gsd_backend_local;
     pthread_mutex_init(&lp->mu, NULL);
     pthread_cond_init(&lp->cv, NULL);
     metrics_init(lp);
@@ -200,7 +202,8 @@ fail:
 
 int gsd_loop_restore(struct gsd_loop *lp)
 {
-    if (gsd_engine_create(lp, &lp->pol) < 0 || gsd_restore_all(lp, 1) < 0)
+    if (lp->be->open(lp) < 0 || gsd_engine_create(lp, &lp->pol) < 0 ||
+        gsd_restore_all(lp, 1) < 0)
         return -1;
     atomic_store(&lp->ready, 1);
     lp->again = 1;
@@ -551,6 +554,8 @@ static int timeout_ms(struct gsd_loop *lp)
         if (k > 0 && (best < 0 || k - mono < best))
             best = k - mono < 0 ? 0 : k - mono;
     }
+    if (lp->be->poll && (best < 0 || lp->next_poll - mono < best))
+        best = lp->next_poll - mono < 0 ? 0 : lp->next_poll - mono;
     if (best > 60000 || best < 0)
         best = 60000; /* a periodic turn keeps the clock and metrics fresh */
     return (int)best;
@@ -621,6 +626,10 @@ int gsd_loop_run(struct gsd_loop *lp)
             }
         }
         gsd_kill_timers(lp);
+        if (lp->be->poll && gsd_mono_ms() >= lp->next_poll) {
+            lp->be->poll(lp);
+            lp->next_poll = gsd_mono_ms() + lp->opts.slurm_poll_ms;
+        }
         if (turn(lp) < 0)
             return 1;
         if (lp->reload)
@@ -648,6 +657,8 @@ void gsd_loop_destroy(struct gsd_loop *lp)
 {
     if (!lp)
         return;
+    if (lp->be && lp->be->close)
+        lp->be->close(lp);
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->proc.pidfd >= 0)
