@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/types.h"
 
 /* How to stop or warn a job (what the supervisor sends its group). */
 enum gsd_signal { GSD_SIG_TERM, GSD_SIG_CHECKPOINT, GSD_SIG_KILL };
@@ -92,6 +93,9 @@ struct gsd_backend_ops {
     /* Batched read of the backend's state (NULL = events come by fd):
      * marks jobs launched / exited.  Called every poll_ms. */
     void (*poll)(struct gsd_loop *lp);
+    /* Inside the turn's transaction, before ends are collected: hand what
+     * the last poll saw of the nodes to the engine.  0, or -1 = fatal. */
+    int (*apply)(struct gsd_loop *lp, gs_time now);
     void (*close)(struct gsd_loop *lp);
 };
 

@@ -33,6 +33,7 @@ struct sjob {
 
 struct gsd_slurm {
     int types;                /* 1 = per-GPU GRES types g0..gN */
+    signed char *seen, *applied; /* per cluster node: GS_NODE_* from Slurm / given */
     char *text;               /* the last read's output */
     struct sjob *jobs;
     size_t njobs, cap;
@@ -238,6 +239,10 @@ static int slurm_open(struct gsd_loop *lp)
     }
     gsd_log("slurm: %d nodes match; GPUs pinned by %s", nn,
             lp->slurm->types ? "per-GPU GRES types" : "counts (indices read back)");
+    lp->slurm->seen = calloc((size_t)nn + 1, 1);
+    lp->slurm->applied = calloc((size_t)nn + 1, 1);
+    if (!lp->slurm->seen || !lp->slurm->applied)
+        return -1;
     lp->next_poll = 0;
     return 0;
 }
@@ -246,6 +251,8 @@ static void slurm_close(struct gsd_loop *lp)
 {
     if (!lp->slurm)
         return;
+    free(lp->slurm->seen);
+    free(lp->slurm->applied);
     free(lp->slurm->text);
     free(lp->slurm->jobs);
     free(lp->slurm);
@@ -371,8 +378,8 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
         snprintf(errp, sizeof errp, "--error=%s", s->err);
     snprintf(comment, sizeof comment, "gpusched job %s", d->id);
     char *argv[24] = { "sbatch", "-H", "--parsable", "-J", name, "-N", nn, out, errp,
-                       "--open-mode=append", "--comment", comment };
-    int k = 12;
+                       "--open-mode=append", "--no-requeue", "--comment", comment };
+    int k = 13;
     char part[300], acct[300], qos[300], cwd[4200];
     if (lp->opts.slurm_partition)
         snprintf(part, sizeof part, "--partition=%s", lp->opts.slurm_partition), argv[k++] = part;
@@ -573,6 +580,103 @@ static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
     lp->again = 1;
 }
 
+/* Node states, one sinfo call: down/fail -> DOWN, drain -> DRAIN. */
+static void load_nodes(struct gsd_loop *lp)
+{
+    char *argv[] = { "sinfo", "-h", "-N", "-o", "%N %T", NULL }, *out;
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (gsd_slurm_run(argv, &out, &err) < 0) {
+        gsd_log("slurm: %s", err.msg);
+        return;
+    }
+    for (char *line = out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *sp = strchr(line, ' ');
+        if (!sp)
+            continue;
+        *sp = '\0';
+        int n = gs_cluster_find_node(lp->cl, line);
+        if (n < 0)
+            continue;
+        const char *st = sp + 1;
+        lp->slurm->seen[n] = strstr(st, "down") || strstr(st, "fail") ? GS_NODE_DOWN
+                             : strstr(st, "drain")                    ? GS_NODE_DRAIN
+                                                                      : GS_NODE_UP;
+    }
+    free(out);
+}
+
+static int mark_down(void *arg, const char *name)
+{
+    struct gsd_loop *lp = arg;
+    int n = gs_cluster_find_node(lp->cl, name);
+    if (n >= 0)
+        lp->slurm->seen[n] = GS_NODE_DOWN;
+    return 0;
+}
+
+/* Whether the placement "n:g,..." uses node `name`. */
+static int uses_node(const char *pl, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = pl; p && *p;) {
+        if (!strncmp(p, name, len) && p[len] == ':')
+            return 1;
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return 0;
+}
+
+/* A node Slurm reports down: its attempts are gone (Slurm ends them as
+ * NODE_FAIL); forget them so the engine's requeue launches new ones. */
+static void forget_node_jobs(struct gsd_loop *lp, const char *name)
+{
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->proc.pid <= 0 || !d->placement || !uses_node(d->placement, name))
+            continue;
+        gsd_log("job %s: node %s is down in Slurm; Slurm job %d is lost", d->id, name,
+                (int)d->proc.pid);
+        scancel(d->proc.pid, NULL);
+        d->proc = (struct gsd_proc){ 0, 0, -1 };
+        d->exited = d->launched = d->bk_running = 0;
+        d->bk_deadline = 0;
+    }
+}
+
+static int slurm_apply(struct gsd_loop *lp, gs_time now)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        int want = lp->slurm->seen[n];
+        if (want == lp->slurm->applied[n])
+            continue;
+        const char *name = gs_cluster_node_name(cl, n);
+        char key[GS_NAME_MAX + 16];
+        int64_t api = GS_NODE_UP;
+        snprintf(key, sizeof key, "node_state:%s", name);
+        gs_store_meta_get(lp->st, key, &api);
+        int st = want == GS_NODE_UP && api != GS_NODE_UP ? (int)api : want;
+        if (want == GS_NODE_DOWN)
+            forget_node_jobs(lp, name);
+        struct gs_error err;
+        gs_error_clear(&err);
+        if (gs_engine_node_set_state(lp->eng, now, n, st, &err) < 0) {
+            gsd_log("slurm: node %s: %s", name, err.msg);
+            continue;
+        }
+        static const char *const ev[] = { "node_up", "node_drain", "node_down" };
+        gsd_log("slurm: node %s is %s in Slurm", name, ev[want] + 5);
+        gs_store_event(lp->st, now, 0, ev[st], name, NULL);
+        lp->slurm->applied[n] = (signed char)want;
+    }
+    return 0;
+}
+
 static void slurm_poll(struct gsd_loop *lp)
 {
     struct gsd_slurm *s = lp->slurm;
@@ -580,13 +684,18 @@ static void slurm_poll(struct gsd_loop *lp)
         lp->backend_errors++;
         return;
     }
+    load_nodes(lp);
     int64_t mono = gsd_mono_ms();
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->proc.pid <= 0 || d->exited)
             continue;
         const struct sjob *j = by_id(s, d->proc.pid);
-        if (!j || is_terminal(j->state)) {
+        if (j && !strcmp(j->state, "NODE_FAIL")) {
+            /* its nodes failed (even if sinfo already shows them back):
+             * the engine hears a node failure, not an end */
+            gsd_slurm_hostlist(j->nodes, mark_down, lp);
+        } else if (!j || is_terminal(j->state)) {
             on_ended(lp, d, j);
         } else if (!strcmp(j->state, "RUNNING")) {
             if (!d->bk_running)
@@ -675,5 +784,5 @@ static void slurm_release(struct gsd_loop *lp, struct djob *d)
 const struct gsd_backend_ops gsd_backend_slurm = {
     .name = "slurm", .open = slurm_open, .launch = slurm_launch, .signal = slurm_signal,
     .reconcile = slurm_reconcile, .read_exit = slurm_read_exit, .release = slurm_release,
-    .poll = slurm_poll, .close = slurm_close,
+    .poll = slurm_poll, .apply = slurm_apply, .close = slurm_close,
 };

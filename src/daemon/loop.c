@@ -511,7 +511,8 @@ static int turn(struct gsd_loop *lp)
         if (is_write(c->kind) && apply(lp, now, c, &seqs[i]) < 0)
             goto fatal_rollback;
     }
-    if (gsd_exits_apply(lp, now) < 0 || pass(lp, now, &err) < 0 ||
+    if ((lp->be->apply && lp->be->apply(lp, now) < 0) || gsd_exits_apply(lp, now) < 0 ||
+        pass(lp, now, &err) < 0 ||
         gsd_events_apply(lp, now) < 0 || gsd_flush_rows(lp, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
         gs_store_meta_set(lp->st, "next_id", lp->next_id, &err) < 0)

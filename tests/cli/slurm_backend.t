@@ -10,7 +10,10 @@
 #      done, requeued and run again as a NEW Slurm job (attempt 2);
 #   4. kill -9 of gpuschedd with jobs running and pending; one job ends while
 #      it is down; after the restart every job ends exactly once, with its
-#      real exit code, and nothing ran twice.
+#      real exit code, and nothing ran twice;
+#   5. a node set down in Slurm while a job runs there: the engine takes the
+#      node out, the job is requeued (node failure) and runs again elsewhere
+#      as a new Slurm job; the node returns when Slurm resumes it.
 # Debug variant only (like slurm_frag.t): starting Slurm twice per run of the
 # suite costs more than the sanitizer adds here.
 . "$(dirname "$0")/tap.sh"
@@ -28,7 +31,7 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
-plan 27
+plan 33
 SEED=$ROOT/examples/seed-cluster.yaml
 D=$ROOT/tests/data/daemon
 
@@ -141,4 +144,38 @@ is "$once" 3 "every job ran exactly once (one line each)"
 api GET /v1/jobs
 is "$(field "$body" '[.jobs[]? // .[] | .id] | sort | join(" ")')" "P1 R1 R2" \
     "every acknowledged job exists exactly once"
+daemon_stop
+
+# 5. node failure while running
+daemon_start "$TMP/s4" --backend slurm --slurm-poll 0.2
+api POST /v1/jobs "{\"id\":\"N1\",\"gpus\":8,\"command\":[\"sh\",\"$TMP/once.sh\",\"300\",\"0\"]}"
+wait_state N1 running 15
+api GET /v1/jobs/N1
+X=$(field "$body" '.placement | split(":")[0]')
+ok $? "N1 runs on $X"
+scontrol update NodeName="$X" State=DOWN Reason=gstest
+i=0
+while [ $i -lt 100 ]; do
+    api GET /v1/jobs/N1
+    [ "$(field "$body" '.state + " " + (.attempts|tostring)')" = "running 2" ] && break
+    sleep 0.1; i=$((i + 1))
+done
+Y=$(field "$body" '.placement | split(":")[0]')
+is "$(field "$body" '.state + " " + (.attempts|tostring)')$([ "$Y" != "$X" ] && echo " elsewhere")" \
+    "running 2 elsewhere" "N1 is requeued by the node failure and runs again on another node ($Y)"
+like "$(cat "$TMP/daemon.err")" "slurm: node $X is down in Slurm" \
+    "the engine heard $X go down (Slurm returns it by itself later: ReturnToService=2)"
+is "$(sort -u "$TMP/runs.N1" | wc -l)" 2 "two attempts, two different Slurm jobs"
+is "$(squeue -h -o %j)" "gs:1:2" "Slurm did not requeue the lost job itself: only attempt 2 exists"
+scontrol update NodeName="$X" State=RESUME 2>/dev/null # may be back already
+i=0
+while [ $i -lt 50 ]; do
+    api GET /v1/nodes
+    st=$(field "$body" "[.nodes[]? // .[] | select(.name == \"$X\") | .state] | .[0]")
+    [ "$st" = up ] && break
+    sleep 0.1; i=$((i + 1))
+done
+is "$st" up "$X is back in service once Slurm resumes it"
+api POST /v1/jobs/N1/cancel
+wait_state N1 cancelled 15
 daemon_stop
