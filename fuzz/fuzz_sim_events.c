@@ -18,7 +18,9 @@
  *               with code 1, for one job in seven).
  * Properties: gs_sim_run with opts.check never reports GS_ESTATE (an
  * invariant broken); in the live driver gs_engine_check passes after every
- * call and every call the driver makes is accepted. */
+ * call, every call the driver makes is accepted, gs_engine_queue_list lists
+ * exactly the pending jobs after each step, and ended jobs it retires
+ * (handles divisible by 3) are unknown afterwards. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +95,29 @@ static void must(int rc, const char *what, const struct gs_error *err)
         fprintf(stderr, "%s refused: %d %s\n", what, rc, err->msg);
         abort();
     }
+}
+
+/* The queue listing holds exactly the pending jobs; ended jobs with a
+ * handle divisible by 3 are retired (and must then be unknown). */
+static void list_and_retire(struct gs_engine *eng)
+{
+    int q[MAX_JOBS + 1];
+    int n = gs_engine_queue_list(eng, q, MAX_JOBS + 1);
+    if (n != gs_engine_pending_count(eng))
+        abort();
+    for (int i = 0; i < n && i <= MAX_JOBS; i++) {
+        struct gs_job_info ji;
+        if (gs_engine_job_info(eng, q[i], &ji) != 0 || ji.state != GS_JOB_PENDING)
+            abort();
+    }
+    for (int h = 0; h < gs_engine_job_count(eng); h += 3) {
+        struct gs_job_info ji;
+        if (gs_engine_job_info(eng, h, &ji) != 0 || !gs_job_state_terminal(ji.state))
+            continue;
+        if (gs_engine_retire(eng, h, NULL) != 0 || gs_engine_job_info(eng, h, &ji) != GS_ENOENT)
+            abort();
+    }
+    check(eng);
 }
 
 /* The live driver's view of one job: when its pending confirmation is due. */
@@ -210,6 +235,7 @@ static void run_live(const struct gs_cluster *cl, const struct gs_policy *pol,
         feed(eng, tr, order, &next, ne, &nev, trace_of, t);
         must(gs_engine_step(eng, t, &err), "step", &err);
         check(eng);
+        list_and_retire(eng);
         if (next == n && nev == ne->n && gs_engine_running_count(eng) == 0)
             break; /* what still waits needs GPUs that never come back */
         gs_time nt = next_instant(eng, tr, order, next, ne, nev, lj, trace_of, t);

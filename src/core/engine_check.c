@@ -9,7 +9,11 @@
 int gs_engine_queue_list(const struct gs_engine *ceng, int *out, size_t cap)
 {
     /* the engine is always heap-allocated and mutable: the order is a cache */
-    struct gs_engine *eng = (struct gs_engine *)(uintptr_t)ceng;
+    union {
+        const struct gs_engine *c;
+        struct gs_engine *m;
+    } u = { ceng };
+    struct gs_engine *eng = u.m;
     int n = gs_queue_order(eng, eng->now == GS_TIME_NONE ? 0 : eng->now);
     if (n < 0)
         return n;
@@ -152,9 +156,10 @@ static int check_gpu(const struct gs_engine *eng, int n, int g, int32_t use, int
 static int check_gpus(const struct gs_engine *eng, struct gs_error *err)
 {
     size_t ngpus = (size_t)gs_cluster_gpu_count(eng->cl);
-    int32_t *use = gs_calloc(2 * ngpus + 1, sizeof *use), *owners = use + ngpus;
+    int32_t *use = gs_calloc(2 * ngpus + 1, sizeof *use);
     if (!use)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
+    int32_t *owners = use + ngpus;
     engine_use(eng, use, owners);
     int rc = 0;
     for (int n = 0; rc == 0 && n < gs_cluster_node_count(eng->cl); n++) {

@@ -52,7 +52,7 @@ struct job {
     int attempts;               /* starts decided, failed launches included */
     int16_t exit_code;          /* of the last run that ended, -1 = none */
     uint8_t failures;           /* failed attempts (node / launch failures) */
-    int8_t stop_reason;         /* STOPPING: state once confirmed, -1 = none */
+    int16_t stop_reason;        /* STOPPING: state once confirmed, -1 = none */
     uint8_t front;              /* requeued after a failed launch: sorts ahead of
                                    its peers until it starts (queue_order.c) */
     uint8_t retired;            /* forgotten by gs_engine_retire */

@@ -21,7 +21,7 @@ static void replay_run(struct gs_engine *eng, int job, const struct gs_job_info 
     if (info->state == GS_JOB_STOPPING) {
         gs_progress_advance(pr, info->stop_at);
         j->state = GS_JOB_STOPPING;
-        j->stop_reason = (int8_t)info->stop_reason;
+        j->stop_reason = (int16_t)info->stop_reason;
         j->stop_at = info->stop_at;
         eng->nstopping++;
         struct gs_alloc a;

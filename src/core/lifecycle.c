@@ -159,7 +159,7 @@ int gs_eng_stop_job(struct gs_engine *eng, int job, gs_time now, int target, int
     }
     gs_progress_advance(pr, now);
     j->state = GS_JOB_STOPPING;
-    j->stop_reason = (int8_t)target;
+    j->stop_reason = (int16_t)target;
     j->stop_at = now;
     eng->nstopping++;
     struct gs_alloc a;
@@ -176,18 +176,18 @@ int gs_eng_fail_run(struct gs_engine *eng, int job, gs_time now, int why)
     int bit = why ? GS_RETRY_LAUNCH_FAILURE : GS_RETRY_NODE_FAILURE;
     if (grow_pending(eng) < 0)
         return GS_ENOMEM;
-    if (j->failures < UINT8_MAX)
-        j->failures++;
-    if (j->state == GS_JOB_STARTING) {
-        eng->nstarting--;
-        shift_progress(&eng->prog[j->run_pos], now);
-    }
     if (j->state == GS_JOB_STOPPING) { /* its processes are gone: the stop is done */
         eng->nstopping--;
         carry_out(eng, job, now, j->stop_reason);
         j->stop_reason = -1;
         emit(eng, GS_EV_FAIL, now, job);
         return 0;
+    }
+    if (j->failures < UINT8_MAX)
+        j->failures++;
+    if (j->state == GS_JOB_STARTING) {
+        eng->nstarting--;
+        shift_progress(&eng->prog[j->run_pos], now);
     }
     j->state = GS_JOB_RUNNING; /* stop_running's view of a job that held GPUs */
     int retry = (gs_policy_retry_on(&eng->pol) & bit) &&

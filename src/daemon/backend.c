@@ -83,20 +83,25 @@ static char **sup_argv(const struct gsd_launch *l, const char *fdtext)
     return a;
 }
 
-/* In the forked child: only async-signal-safe calls until execve. */
-static void child_exec(char **argv, char *const *envp, int go_fd)
+/* In the forked child: only async-signal-safe calls until execve.  The
+ * supervisor's own stderr (its messages, a sanitizer's report) goes to
+ * RUNDIR/supervisor.log. */
+static void child_exec(char **argv, char *const *envp, int go_fd, const char *log)
 {
     setsid();
     int null = open("/dev/null", O_RDWR);
+    int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (null >= 0) {
         dup2(null, 0);
         dup2(null, 1);
-        dup2(null, 2);
+        dup2(lf >= 0 ? lf : null, 2);
     }
     (void)go_fd; /* inherited on purpose (no CLOEXEC) */
     execve(argv[0], argv, envp);
     _exit(127);
 }
+
+int gsd_test_crash = GSD_CRASH_NONE;
 
 int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err)
 {
@@ -106,6 +111,8 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     snprintf(stale, sizeof stale, "%s/exit", l->rundir); /* a launch that never happened */
     unlink(stale);
     snprintf(stale, sizeof stale, "%s/sup", l->rundir);
+    unlink(stale);
+    snprintf(stale, sizeof stale, "%s/go", l->rundir);
     unlink(stale);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -123,9 +130,11 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
             close(rfd);
         return gs_errorf(err, GS_EIO, "launch: out of resources");
     }
+    char log[4096];
+    snprintf(log, sizeof log, "%s/supervisor.log", l->rundir);
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(argv, l->envp, rfd);
+        child_exec(argv, l->envp, rfd, log);
     int e = errno;
     free(argv);
     close(rfd);
@@ -139,6 +148,8 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     char text[64];
     snprintf(text, sizeof text, "%d %lld\n", (int)pid, (long long)p->start);
     int rc = write_file(l->rundir, "sup", text);
+    if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
+        _exit(99);
     if (rc == 0 && write(pfd[1], "g", 1) != 1)
         rc = -1;
     close(pfd[1]);
@@ -192,16 +203,27 @@ static int read_small(const char *rundir, const char *name, char *buf, size_t n)
     return 0;
 }
 
+/* "A B" into v[0], v[1]; 0 or -1. */
+static int two_numbers(const char *s, long long v[2])
+{
+    char *end;
+    for (int i = 0; i < 2; i++) {
+        v[i] = strtoll(s, &end, 10);
+        if (end == s)
+            return -1;
+        s = end;
+    }
+    return 0;
+}
+
 int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p)
 {
     char buf[128];
-    int pid;
-    long long start;
-    if (read_small(rundir, "sup", buf, sizeof buf) < 0 ||
-        sscanf(buf, "%d %lld", &pid, &start) != 2)
+    long long v[2];
+    if (read_small(rundir, "sup", buf, sizeof buf) < 0 || two_numbers(buf, v) < 0 || v[0] <= 0)
         return GS_ENOENT;
-    p->pid = pid;
-    p->start = start;
+    p->pid = (pid_t)v[0];
+    p->start = v[1];
     p->pidfd = -1;
     return 0;
 }
@@ -209,13 +231,11 @@ int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p)
 int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms)
 {
     char buf[128];
-    int c;
-    long long end;
-    if (read_small(rundir, "exit", buf, sizeof buf) < 0 ||
-        sscanf(buf, "%d %lld", &c, &end) != 2)
+    long long v[2];
+    if (read_small(rundir, "exit", buf, sizeof buf) < 0 || two_numbers(buf, v) < 0)
         return GS_ENOENT;
-    *code = c;
-    *end_ms = end;
+    *code = (int)v[0];
+    *end_ms = v[1];
     return 0;
 }
 

@@ -32,6 +32,13 @@ struct gsd_launch {
     const char *cwd, *out, *err; /* NULL = state dir defaults given by caller */
 };
 
+/* Test hook (tests/cli/daemon_crash.t): the daemon dies with _exit(99) at
+ * this point of every launch: GSD_CRASH_BEFORE_LAUNCH after the decision's
+ * commit, GSD_CRASH_BEFORE_GO after the fork and RUNDIR/sup, before the go
+ * byte.  Set from GPUSCHEDD_TEST_CRASH=before_launch|before_go. */
+enum gsd_crash { GSD_CRASH_NONE, GSD_CRASH_BEFORE_LAUNCH, GSD_CRASH_BEFORE_GO };
+extern int gsd_test_crash;
+
 /* A running supervisor. */
 struct gsd_proc {
     pid_t pid;
@@ -85,7 +92,8 @@ struct gsd_backend_ops {
     /* Restart: find the journalled attempt of a job holding GPUs and set
      * launch_wanted / launched / launch_error / exited accordingly. */
     void (*reconcile)(struct gsd_loop *lp, struct djob *d);
-    /* The ended attempt's exit code (0..255, 128+signal, -1 = never ran)
+    /* The ended attempt's exit code (0..255, 128+signal; -1 = never launched:
+     * launch it again; -2 = the launch failed: the engine re-plans)
      * and end (wall-clock UNIX ms): 0, or GS_ENOENT when unknown. */
     int (*read_exit)(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms);
     /* Forget the ended attempt (close what watches it). */

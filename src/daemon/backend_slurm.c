@@ -574,7 +574,7 @@ static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
         lp->backend_errors++; /* Slurm forgot it: the end is unknown */
         gsd_log("job %s: Slurm job %d is gone without a record", d->id, (int)d->proc.pid);
     }
-    d->bk_code = !ran ? -1 : j ? j->code : 137;
+    d->bk_code = !ran ? -2 : j ? j->code : 137; /* -2: a failed launch, not "never tried" */
     d->bk_end_ms = j ? j->end_ms : wall_ms();
     d->exited = 1;
     lp->again = 1;

@@ -89,7 +89,7 @@ static int authorize(struct gsd_http *h, struct MHD_Connection *con, int need,
         return is_loopback(con) ? 0 : 403;
     }
     const char *a = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
-    if (!a || strncmp(a, "Bearer ", 7)) {
+    if (!a || strncmp(a, "Bearer ", 7) != 0) {
         *why = "missing 'Authorization: Bearer TOKEN'";
         return 401;
     }
@@ -122,7 +122,7 @@ static MHD_Result_t submit(struct gsd_http *h, struct MHD_Connection *con, struc
     if (gs_api_submit_decode(cn->body ? cn->body : "", cn->len, &s, &e) < 0)
         return send_body(con, e.status, gs_api_error_body(&e), NULL);
     const char *team = s.row.spec.team;
-    if (team_only && team && strcmp(team, team_only)) {
+    if (team_only && team && strcmp(team, team_only) != 0) {
         gs_api_submit_fini(&s);
         return send_error(con, 403, "forbidden", "team",
                           "this token submits for its own team only");
@@ -183,7 +183,7 @@ static int node_route(const char *rest, const char *method, char *id, size_t n, 
         return -1;
     memcpy(id, rest, len);
     id[len] = '\0';
-    if (strcmp(method, "POST"))
+    if (strcmp(method, "POST") != 0)
         return -2;
     return !strcmp(slash, "/drain") ? GSD_NODE_DRAIN : !strcmp(slash, "/resume") ? GSD_NODE_RESUME
                                                                                 : -1;

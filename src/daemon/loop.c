@@ -168,7 +168,8 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
         return NULL;
     lp->opts = *opts;
     lp->efd = lp->sfd = lp->epfd = -1;
-    lp->trace = getenv("GPUSCHEDD_TRACE") && !strcmp(getenv("GPUSCHEDD_TRACE"), "1");
+    const char *trace = getenv("GPUSCHEDD_TRACE");
+    lp->trace = trace && !strcmp(trace, "1");
     lp->be = opts->backend && !strcmp(opts->backend, "slurm") ? &gsd_backend_slurm
                                                               : &gsd_backend_local;
     pthread_mutex_init(&lp->mu, NULL);
@@ -336,7 +337,7 @@ static struct djob *target(struct gsd_loop *lp, struct gsd_cmd *c)
                         : gsd_error_json(404, "not_found", "id", "no job '%.100s'", c->id);
         return NULL;
     }
-    if (c->team_only && strcmp(c->team_only, d->team)) {
+    if (c->team_only && strcmp(c->team_only, d->team) != 0) {
         c->status = 403;
         c->body = gsd_error_json(403, "forbidden", "team",
                                  "job '%.100s' belongs to team '%.60s'", c->id, d->team);

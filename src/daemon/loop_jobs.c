@@ -53,7 +53,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,
                          const char *user, int gpus)
 {
-    if (grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof *lp->live) < 0)
+    if (grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof(struct djob *)) < 0)
         return NULL;
     struct djob *d = calloc(1, sizeof *d);
     if (!d)
@@ -65,7 +65,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->user = strdup(user ? user : "-");
     d->gpus = gpus;
     d->milli = 1000;
-    d->submit = GS_TIME_NONE;
+    d->submit = d->real_end = GS_TIME_NONE;
     d->ji.state = GS_JOB_PENDING;
     d->ji.first_start = d->ji.start = d->ji.end = d->ji.last_ckpt = GS_TIME_NONE;
     d->ji.exit_code = -1;
@@ -78,7 +78,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
 int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle)
 {
     size_t need = (size_t)handle + 1;
-    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof *lp->byh) < 0)
+    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof(struct djob *)) < 0)
         return -1;
     for (; lp->nbyh < need; lp->nbyh++)
         lp->byh[lp->nbyh] = NULL;
@@ -242,8 +242,10 @@ static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, g
         lp->be->signal(lp, d, GSD_SIG_CHECKPOINT);
     gsd_job_sync(lp, d);
     if ((e->kind == GS_EV_PREEMPT || e->kind == GS_EV_KILL || e->kind == GS_EV_CANCEL) &&
-        d->state == D_STOPPING)
+        d->state == D_STOPPING) {
+        d->stop_turn = lp->turns;
         stop_procs(lp, d, now);
+    }
     const char *name = event_name(e->kind);
     if (name) {
         char detail[96] = "";
@@ -294,22 +296,23 @@ static void confirm_launches(struct gsd_loop *lp, gs_time now)
     }
 }
 
-/* The attempt's processes are gone: tell the engine (code -1 = the
- * supervisor never got the go: the launch did not happen). */
-static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
+/* Whether another victim preempted in the same turn as d still has
+ * processes.  Victims of one preemption are confirmed together: were one
+ * confirmed alone, its requeued job could take back the GPUs it just freed
+ * (the waiter needs the others' too) and be preempted again. */
+static int group_busy(const struct gsd_loop *lp, const struct djob *d)
 {
-    int code;
-    int64_t end_ms;
-    if (lp->be->read_exit(lp, d, &code, &end_ms) < 0) {
-        code = 137; /* the supervisor died without a word: killed with its job */
-        lp->backend_errors++;
+    for (size_t i = 0; i < lp->nlive; i++) {
+        const struct djob *o = lp->live[i];
+        if (o != d && o->stop_turn == d->stop_turn && o->ji.state == GS_JOB_STOPPING &&
+            o->proc.pid > 0)
+            return 1;
     }
-    lp->be->release(lp, d);
-    d->proc = (struct gsd_proc){ 0, 0, -1 };
-    d->kill_at = 0;
-    char detail[64];
-    snprintf(detail, sizeof detail, "exit %d", code);
-    gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
+    return 0;
+}
+
+static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time now)
+{
     struct gs_error err;
     gs_error_clear(&err);
     int rc = code < 0 ? gs_engine_launch_failed(lp->eng, now, d->handle, &err)
@@ -317,6 +320,41 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     if (rc < 0)
         gsd_log("job %s: exit %d not taken: %s", d->id, code, err.msg);
     gsd_job_sync(lp, d);
+}
+
+/* The attempt's processes are gone: tell the engine (code -1 = the
+ * supervisor never got the go: the launch did not happen). */
+static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
+{
+    int code;
+    int64_t end_ms;
+    d->real_end = now;
+    if (lp->be->read_exit(lp, d, &code, &end_ms) < 0) {
+        code = 137; /* the supervisor died without a word: killed with its job */
+        lp->backend_errors++;
+    } else if (gsd_wall_to_engine(lp, end_ms) < now) {
+        d->real_end = gsd_wall_to_engine(lp, end_ms); /* e.g. while the daemon was down */
+    }
+    lp->be->release(lp, d);
+    d->proc = (struct gsd_proc){ 0, 0, -1 };
+    d->kill_at = 0;
+    char detail[64];
+    snprintf(detail, sizeof detail, "exit %d", code);
+    gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
+    if (code < 0 && d->ji.state == GS_JOB_STARTING) {
+        d->launch_wanted = 1; /* never launched (a restart found it waiting): launch now */
+        d->dirty = 1;
+        gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
+                d->ji.attempts);
+        return;
+    }
+    if (d->stop_turn > 0 && d->ji.state == GS_JOB_STOPPING &&
+        d->ji.stop_reason == GS_JOB_PENDING && group_busy(lp, d)) {
+        d->held = 1;
+        d->held_code = code;
+        return;
+    }
+    confirm_exit(lp, d, code, now);
 }
 
 int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
@@ -327,6 +365,13 @@ int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
         if (d->exited) {
             d->exited = 0;
             collect_exit(lp, d, now);
+        }
+    }
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->held && !group_busy(lp, d)) {
+            d->held = 0;
+            confirm_exit(lp, d, d->held_code, now);
         }
     }
     return 0;
@@ -391,7 +436,8 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
             .seq = d->seq, .state = gsd_state_name(d->state),
             .outcome = gsd_outcome_name(d->outcome), .first_start = ji->first_start,
             .start = ji->first_start == GS_TIME_NONE ? GS_TIME_NONE : ji->start,
-            .end = ji->end, .last_ckpt = ji->last_ckpt, .attempts = ji->attempts,
+            .end = d->state == D_DONE && d->real_end != GS_TIME_NONE ? d->real_end : ji->end,
+            .last_ckpt = ji->last_ckpt, .attempts = ji->attempts,
             .runs = ji->runs, .preemptions = ji->preemptions, .work = ji->work,
             .lost = ji->lost,
             .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,

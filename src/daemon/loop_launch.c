@@ -25,8 +25,8 @@ static char **launch_env(struct gsd_loop *lp, const struct djob *d,
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) &&
-            strncmp(environ[i], "GPUSCHED_", 9))
+        if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) != 0 &&
+            strncmp(environ[i], "GPUSCHED_", 9) != 0)
             env[k++] = environ[i];
     for (int i = 0; i < s->nenv; i++)
         env[k++] = s->env[i];
@@ -42,9 +42,9 @@ static char **launch_env(struct gsd_loop *lp, const struct djob *d,
     size_t w = (size_t)sprintf(bufs[0], "CUDA_VISIBLE_DEVICES=");
     for (const char *p = pl; *p;) {
         const char *c = strchr(p, ':'), *comma = strchr(p, ',');
-        if (!c || (size_t)(c - p) != nl || strncmp(p, pl, nl))
+        if (!c || (size_t)(c - p) != nl || strncmp(p, pl, nl) != 0)
             break;
-        w += (size_t)sprintf(bufs[0] + w, "%s%d", w > 21 ? "," : "", atoi(c + 1));
+        w += (size_t)sprintf(bufs[0] + w, "%s%d", w > 21 ? "," : "", (int)strtol(c + 1, NULL, 10));
         p = comma ? comma + 1 : c + strlen(c);
     }
     sprintf(bufs[1], "GPUSCHED_JOB_ID=%s", d->id);
@@ -109,6 +109,8 @@ void gsd_launch_pending(struct gsd_loop *lp)
         d->launch_wanted = 0;
         struct gs_error err;
         gs_error_clear(&err);
+        if (gsd_test_crash == GSD_CRASH_BEFORE_LAUNCH)
+            _exit(99);
         if (lp->be->launch(lp, d, &err) < 0) {
             gsd_log("job %s: launch failed: %s", d->id, err.msg);
             d->proc = (struct gsd_proc){ 0, 0, -1 };

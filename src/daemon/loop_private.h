@@ -43,6 +43,11 @@ struct djob {
     int bk_running;           /* slurm: seen running */
     int bk_code;              /* slurm: exit code read at the end */
     int64_t bk_end_ms;
+    int64_t stop_turn;        /* turn that ordered its preemption (victims of one
+                                 decision are confirmed together) */
+    int held, held_code;      /* exited, confirmation held for its group */
+    gs_time real_end;         /* when its processes really ended (the supervisor's
+                                 record; the engine hears of it later), or NONE */
     int dirty;
 };
 

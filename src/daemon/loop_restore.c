@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Parse "node:gpu,..." into a (per-node mask) allocation.  0 or -1. */
 static int parse_placement(const struct gs_cluster *cl, const char *text,
@@ -35,7 +36,7 @@ static int parse_placement(const struct gs_cluster *cl, const char *text,
         memcpy(name, p, (size_t)(colon - p));
         name[colon - p] = '\0';
         int node = gs_cluster_find_node(cl, name);
-        int g = atoi(colon + 1);
+        int g = (int)strtol(colon + 1, NULL, 10);
         if (node < 0 || g < 0 || g >= GS_MAX_NODE_GPUS)
             return -1;
         int k = 0;
@@ -73,7 +74,7 @@ int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n)
 
 int gsd_info_parse(const char *text, struct gs_job_info *ji)
 {
-    if (!text || strncmp(text, "v1", 2))
+    if (!text || strncmp(text, "v1", 2) != 0)
         return -1;
     const char *p = text + 2;
     char *end;
@@ -152,7 +153,11 @@ void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d)
         return;
     }
     gsd_watch(lp, d);
-    if (d->ji.state == GS_JOB_STARTING)
+    char go[4200];
+    snprintf(go, sizeof go, "%s/go", dir);
+    /* without RUNDIR/go it may still be waiting for a go byte that will never
+     * come: it will exit as "never launched" and the attempt is made again */
+    if (d->ji.state == GS_JOB_STARTING && access(go, F_OK) == 0)
         d->launched = 1; /* confirmed in the first turn */
     if (d->ji.state == GS_JOB_STOPPING) { /* the stop goes on */
         gsd_backend_signal(&d->proc, GSD_SIG_TERM);

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "daemon/backend.h"
 #include "daemon/daemon.h"
 
 static const char usage[] =
@@ -73,7 +74,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
             }
             break;
         case 'y':
-            if (strcmp(optarg, "full") && strcmp(optarg, "normal")) {
+            if (strcmp(optarg, "full") != 0 && strcmp(optarg, "normal") != 0) {
                 fprintf(stderr, "gpuschedd: --sync: expected full or normal, got '%s'\n", optarg);
                 return 2;
             }
@@ -182,6 +183,11 @@ int main(int argc, char **argv)
     }
     self[n] = '\0';
     o.self = self;
+    const char *crash = getenv("GPUSCHEDD_TEST_CRASH");
+    if (crash)
+        gsd_test_crash = !strcmp(crash, "before_launch") ? GSD_CRASH_BEFORE_LAUNCH
+                         : !strcmp(crash, "before_go")   ? GSD_CRASH_BEFORE_GO
+                                                         : GSD_CRASH_NONE;
     /* every thread inherits this mask: the loop takes them via signalfd */
     sigset_t set;
     sigemptyset(&set);

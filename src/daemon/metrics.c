@@ -73,7 +73,7 @@ static void live_jobs(FILE *f, struct gsd_loop *lp)
         if (d->state >= D_DONE)
             continue;
         size_t k = 0;
-        while (k < nt && strcmp(t[k].team, d->team))
+        while (k < nt && strcmp(t[k].team, d->team) != 0)
             k++;
         if (k == nt)
             t[nt++].team = d->team;

@@ -69,7 +69,7 @@ static void child(char **cmd, const char *out, const char *err, const char *cwd)
     }
     if (open_out(out, 1) < 0 || open_out(err, 2) < 0)
         _exit(126);
-    if (strcmp(cwd, "-") && chdir(cwd) < 0) {
+    if (strcmp(cwd, "-") != 0 && chdir(cwd) < 0) {
         fprintf(stderr, "gpuschedd: cwd %s: %s\n", cwd, strerror(errno));
         _exit(126);
     }
@@ -83,7 +83,7 @@ static int watch(pid_t pid, const sigset_t *set)
 {
     int code = -1;
     for (;;) {
-        struct timespec tick = { 0, 50 * 1000000 };
+        struct timespec tick = { 0, 50000000L };
         int sig = code < 0 ? sigwaitinfo(set, NULL) : sigtimedwait(set, NULL, &tick);
         if (sig == SIGTERM || sig == SIGINT)
             kill(-pid, SIGTERM);
@@ -102,10 +102,10 @@ static int watch(pid_t pid, const sigset_t *set)
 
 int gsd_supervise_main(int argc, char **argv)
 {
-    if (argc < 9 || strcmp(argv[7], "--"))
+    if (argc < 9 || strcmp(argv[7], "--") != 0)
         return 2;
     const char *rundir = argv[2];
-    int go = atoi(argv[3]);
+    int go = (int)strtol(argv[3], NULL, 10);
     for (int fd = 3; fd < 1024; fd++)
         if (fd != go)
             close(fd);
@@ -119,6 +119,11 @@ int gsd_supervise_main(int argc, char **argv)
         write_exit(rundir, -1);
         return 0;
     }
+    char gopath[4096];
+    snprintf(gopath, sizeof gopath, "%s/go", rundir); /* "it will run": for a restarted daemon */
+    int gf = open(gopath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (gf >= 0)
+        close(gf);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);

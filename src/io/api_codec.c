@@ -147,7 +147,7 @@ static int set_command(struct gs_api_submit *r, json_t *v, struct gs_api_error *
                                  "command[%zu]: expected a string", i);
         r->argv[i] = (char *)json_string_value(a);
     }
-    if (r->argv[0][0] == '\0')
+    if (!r->argv[0] || r->argv[0][0] == '\0')
         return gs_api_errorf(e, 400, "invalid", "command", "command[0]: empty program name");
     r->argc = (int)n;
     return 0;
@@ -184,9 +184,7 @@ static int set_env(struct gs_api_submit *r, json_t *v, struct gs_api_error *e)
         char *kv = keep_alloc(r, kl + 1 + vl);
         if (!kv)
             return oom(e);
-        memcpy(kv, k, kl);
-        kv[kl] = '=';
-        memcpy(kv + kl + 1, json_string_value(val), vl + 1);
+        snprintf(kv, kl + vl + 2, "%s=%s", k, json_string_value(val));
         r->env[i++] = kv;
     }
     r->nenv = (int)i;
@@ -200,7 +198,7 @@ static int set_path(struct gs_api_submit *r, const char *key, json_t *v, char **
     int rc = want_string(v, key, &s, e);
     if (rc < 0)
         return rc;
-    if (!*s)
+    if (!s || !*s)
         return gs_api_errorf(e, 400, "invalid", key, "%s: empty path", key);
     *dst = keep(r, s, strlen(s));
     return *dst ? 0 : oom(e);
@@ -232,7 +230,7 @@ int gs_api_submit_decode(const char *body, size_t len, struct gs_api_submit *out
     memset(out, 0, sizeof *out);
     gs_job_row_init(&out->row);
     if (len > GS_API_BODY_MAX)
-        return gs_api_errorf(e, 413, "too_large", NULL, "request body over %d bytes",
+        return gs_api_errorf(e, 413, "too_large", NULL, "request body over %zu bytes",
                              GS_API_BODY_MAX);
     json_error_t je;
     out->json = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);

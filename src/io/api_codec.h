@@ -19,7 +19,7 @@
 #include "io/job_fields.h"
 
 /* Largest request body the decoder (and the daemon) accepts. */
-#define GS_API_BODY_MAX (1024 * 1024)
+#define GS_API_BODY_MAX ((size_t)1024 * 1024)
 
 /* An API error: HTTP status, a short code ("invalid", "not_found", ...),
  * the field it concerns ("" when none) and a sentence. */

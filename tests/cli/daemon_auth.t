@@ -4,7 +4,7 @@
 # tokens file only loopback clients are served.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 18
+plan 19
 
 daemon_start "$TMP/s" --tokens "$ROOT/tests/data/daemon/tokens.yaml"
 A='Authorization: Bearer teama-submit-0001'
@@ -65,3 +65,4 @@ printf 'tokens:\n  - { token: short, role: admin }\n' >"$bad"
     --tokens "$bad" >/dev/null 2>"$TMP/bad.err"
 ok $((1 - $?)) "a tokens file with a short token is refused"
 like "$(cat "$TMP/bad.err")" "bad.yaml:2: tokens\[0\].token" "the error names file, line and key"
+sanitizer_clean

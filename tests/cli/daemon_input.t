@@ -4,7 +4,7 @@
 # the field where there is one), never a crash, and lose nothing.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 27
+plan 28
 
 daemon_start "$TMP/s"
 # bad BODY "STATUS CODE FIELD" DESCRIPTION: what POST /v1/jobs answers
@@ -84,3 +84,4 @@ is "$code" 200 "the daemon is still up"
 kill -0 "$DPID"
 ok $? "it did not crash"
 daemon_stop
+sanitizer_clean

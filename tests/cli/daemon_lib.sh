@@ -40,12 +40,22 @@ wait_ready() {
     return 1
 }
 
-# daemon_stop [SIGNAL]: stop the daemon by pid and wait for it.
+# daemon_stop [SIGNAL]: stop the daemon by pid and wait for it; returns
+# its exit status.
 daemon_stop() {
     [ -n "$DPID" ] || return 0
     kill "-${1:-TERM}" "$DPID" 2>/dev/null
     wait "$DPID" 2>/dev/null
+    _rc=$?
     DPID=
+    return $_rc
+}
+
+# sanitizer_clean: no ASan/UBSan/LSan report in any daemon's stderr (or a
+# job supervisor's: they are the same binary).
+sanitizer_clean() {
+    is "$(cat "$TMP/daemon.err" "$TMP"/*/run/*/supervisor.log 2>/dev/null |
+          grep -c 'Sanitizer\|runtime error')" 0 "no sanitizer report from gpuschedd or a supervisor"
 }
 
 # api METHOD PATH [BODY] [CURL ARGS...]: sets $code and $body.

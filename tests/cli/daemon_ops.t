@@ -4,7 +4,7 @@
 # reload (a bad file is refused and the old policy stays), --clock-scale.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 15
+plan 16
 
 cp "$ROOT/examples/seed-policy.yaml" "$TMP/policy.yaml"
 daemon_start "$TMP/s" --policy "$TMP/policy.yaml"
@@ -80,3 +80,4 @@ api GET /v1/jobs/k
 is "$(field "$body" '(.end_epoch - .start_epoch) | (. >= 55 and . <= 75)')" true \
     "killed at the 60 s cap in engine time (about 1 s of wall time)"
 daemon_stop
+sanitizer_clean

@@ -10,7 +10,7 @@
 # SIGTERM gets SIGKILL 1 s later.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 12
+plan 16
 
 D=$ROOT/tests/data/daemon
 cat >"$TMP/job.sh" <<JOB
@@ -72,3 +72,33 @@ ok "$(field "$body" '.start_epoch - 0.9 >= 0' >/dev/null; echo 0)" "U has a star
 api POST /v1/jobs/S/cancel
 wait_state S cancelled 10
 daemon_stop
+
+# Victims of one preemption are confirmed together (two-nodes.yaml,
+# immediate-backfill.yaml; the client tests' thrash case): C holds n1; A and
+# B (4 GPUs each, younger, so cheaper) hold n2; P (8 GPUs, priority 10)
+# preempts A and B.  A exits at once on SIGTERM, B 0.5 s later.  Were A's
+# stop confirmed alone, A (requeued, 4 GPUs) would be placed back on its
+# freed half of n2 while P still waits for B's half, and be preempted
+# again, over and over.  Expected: A and B preempted once each, P on n2.
+daemon_start "$TMP/s3" --cluster "$D/two-nodes.yaml" --policy "$D/immediate-backfill.yaml"
+hold='trap \"exit 143\" TERM; sleep 30 \u0026 wait' # JSON-escaped
+api POST /v1/jobs "{\"id\":\"C\",\"gpus\":8,\"time_limit\":\"10m\",\"command\":[\"sh\",\"-c\",\"$hold\"]}"
+wait_state C running
+api POST /v1/jobs "{\"id\":\"A\",\"gpus\":4,\"time_limit\":\"10m\",\"command\":[\"sh\",\"-c\",\"$hold\"]}"
+api POST /v1/jobs '{"id":"B","gpus":4,"time_limit":"10m","command":["sh","-c","trap \"sleep 0.5; exit 143\" TERM; sleep 30 & wait"]}'
+wait_state A running
+wait_state B running
+api POST /v1/jobs '{"id":"P","gpus":8,"priority":10,"time_limit":"1m","command":["sleep","1"]}'
+wait_state P completed 15
+ok $? "P completes"
+api GET /v1/jobs/P
+is "$(field "$body" '.placement' | sed 's/:[0-9]*//g' | tr ',' '\n' | sort -u)" n2 "P ran on n2"
+api GET /v1/jobs
+is "$(field "$body" '[.jobs[] | select(.id == "A" or .id == "B") | .preemptions | tostring] | join(" ")')" \
+    "1 1" "A and B were preempted once each (no thrash while B was still stopping)"
+for j in A B C; do api POST /v1/jobs/$j/cancel; done
+wait_state A cancelled
+wait_state B cancelled
+wait_state C cancelled
+daemon_stop
+sanitizer_clean

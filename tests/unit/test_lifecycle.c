@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "lctestutil.h"
+#include "io/policy_yaml.h"
 
 /* START -> STARTING -> started() -> RUNNING -> exited(0) -> DONE.  The
  * run's work counts from the confirmation: started at 5 s, exited at 65 s
@@ -362,20 +363,11 @@ static void both_step(struct lfix *o, struct lfix *c, gs_time t)
     assert_int_equal(lf_step(o, t), lf_step(c, t));
 }
 
-/* An engine with a job in every state, at 90 s, on n1, n2, n3 (8 GPUs):
- *   d 2 GPUs done at 10 s; f 1 GPU failed (exit 3) at 20 s;
- *   r 4 GPUs running since 0 with a reported checkpoint at 50 s;
- *   c 8 GPUs on n2 since 60 s, cancelled at 70 s: stopping;
- *   x 8 GPUs on n3 since 80 s; n3 down at 90 s: pending, 10 s lost;
- *   k 1 GPU, launch failed at 86 s: pending at the queue's front;
- *   z 1 GPU, decided at 85 s: starting.
- * Restored into a fresh engine, every record, the queue order, the GPUs
- * and the node states are equal; then the same calls on both make the
- * same decisions and end with equal records and equal summaries. */
-static void test_restore_every_state(void **state)
+/* Drive `f` (n1, n2, n3 live) to the state described below; the handles
+ * are d, f, r, c, x, k, z = 0..6. */
+static void every_state(struct lfix *f)
 {
-    (void)state;
-    struct lfix *o = lf_new("n1:8 n2:8 n3:8", NULL, 1), *f = o;
+    struct lfix *o = f;
     struct gs_job_spec rs = spec_of("r", 0, 4);
     rs.ckpt_interval = SEC(100);
     rs.ckpt_cost = SEC(10);
@@ -394,10 +386,29 @@ static void test_restore_every_state(void **state)
     int x = lf_submit(o, SEC(80), "x", 8);
     lf_step(o, SEC(80));
     LF_OK(f, gs_engine_started(o->eng, SEC(80), x, LF_ERR), 0);
-    int k = lf_submit(o, SEC(85), "k", 1), z = lf_submit(o, SEC(85), "z", 1);
+    int k = lf_submit(o, SEC(85), "k", 1);
+    lf_submit(o, SEC(85), "z", 1);
     lf_step(o, SEC(85));
     LF_OK(f, gs_engine_launch_failed(o->eng, SEC(86), k, LF_ERR), 0);
     LF_OK(f, gs_engine_node_set_state(o->eng, SEC(90), 2, GS_NODE_DOWN, LF_ERR), 0);
+}
+
+/* An engine with a job in every state, at 90 s, on n1, n2, n3 (8 GPUs):
+ *   d 2 GPUs done at 10 s; f 1 GPU failed (exit 3) at 20 s;
+ *   r 4 GPUs running since 0 with a reported checkpoint at 50 s;
+ *   c 8 GPUs on n2 since 60 s, cancelled at 70 s: stopping;
+ *   x 8 GPUs on n3 since 80 s; n3 down at 90 s: pending, 10 s lost;
+ *   k 1 GPU, launch failed at 86 s: pending at the queue's front;
+ *   z 1 GPU, decided at 85 s: starting.
+ * Restored into a fresh engine, every record, the queue order, the GPUs
+ * and the node states are equal; then the same calls on both make the
+ * same decisions and end with equal records and equal summaries. */
+static void test_restore_every_state(void **state)
+{
+    (void)state;
+    struct lfix *o = lf_new("n1:8 n2:8 n3:8", NULL, 1);
+    every_state(o);
+    enum { d, fl, r, c, x, k, z };
     /* the states, as derived above */
     const int want[] = { GS_JOB_DONE,    GS_JOB_FAILED,  GS_JOB_RUNNING, GS_JOB_STOPPING,
                          GS_JOB_PENDING, GS_JOB_PENDING, GS_JOB_STARTING };
@@ -541,6 +552,40 @@ static void test_drain_live(void **state)
     }
 }
 
+/* The retry key as a policy file writes it: the list replaces the default
+ * (both failures), `none` retries nothing, unknown names are refused with
+ * the key's path; max_attempts has a range. */
+static void test_retry_policy_yaml(void **state)
+{
+    (void)state;
+    struct {
+        const char *yaml;
+        int rc, on, max;
+    } cases[] = {
+        { "queue: {policy: fifo}\n", 0, GS_RETRY_NODE_FAILURE | GS_RETRY_LAUNCH_FAILURE, 3 },
+        { "retry: {max_attempts: 5, on: [node_failure]}\n", 0, GS_RETRY_NODE_FAILURE, 5 },
+        { "retry:\n  on: [launch_failure, node_failure]\n", 0,
+          GS_RETRY_NODE_FAILURE | GS_RETRY_LAUNCH_FAILURE, 3 },
+        { "retry: {on: none}\n", 0, 0, 3 },
+        { "retry: {on: [reboot]}\n", GS_EINVAL, 0, 0 },
+        { "retry: {max_attempts: 0}\n", GS_ERANGE, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct gs_policy p;
+        struct gs_error err = { 0 };
+        int rc = gs_policy_parse_yaml(cases[i].yaml, strlen(cases[i].yaml), "p.yaml", &p, &err);
+        if (rc != cases[i].rc)
+            fail_msg("case %zu: rc %d (%s), want %d", i, rc, err.msg, cases[i].rc);
+        if (rc != 0) {
+            assert_non_null(strstr(err.msg, "retry."));
+            continue;
+        }
+        assert_int_equal(gs_policy_retry_on(&p), cases[i].on);
+        assert_int_equal(p.retry_max_attempts, cases[i].max);
+        gs_policy_fini(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -556,6 +601,7 @@ int main(void)
         cmocka_unit_test_teardown(test_restore_every_state, lf_teardown),
         cmocka_unit_test_teardown(test_retire, lf_teardown),
         cmocka_unit_test_teardown(test_drain_live, lf_teardown),
+        cmocka_unit_test(test_retry_policy_yaml),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,11 +56,16 @@ static void test_node_down_under_8gpu_job(void **state)
     gs_time end = 0;
     assert_int_equal(gs_engine_job_eta(f->eng, a, SEC(3000), &end), 0);
     assert_int_equal(end, SEC(3540));
-    /* nothing free anywhere: n1 is down, n2 is a's */
-    assert_int_equal(gs_cluster_stats(gs_engine_cluster(f->eng)).idle_gpus, 0);
+    /* nothing free anywhere: n1 is down, n2 is a's; S_8 (whole free 8-GPU
+     * domains) is 0 */
+    struct gs_cluster_stats st = gs_cluster_stats(gs_engine_cluster(f->eng));
+    assert_int_equal(st.idle_gpus, 0);
+    assert_int_equal(st.sched, 0);
     set_node(f, SEC(2000), "n1", GS_NODE_UP);
     assert_int_equal(lf_idle(f, "n1"), 0xFF);
-    assert_int_equal(gs_cluster_stats(gs_engine_cluster(f->eng)).idle_gpus, 8);
+    st = gs_cluster_stats(gs_engine_cluster(f->eng));
+    assert_int_equal(st.idle_gpus, 8);
+    assert_int_equal(st.sched, 1); /* n1 whole again */
 }
 
 /* retry.max_attempts 1: the first node failure leaves the job FAILED; so
@@ -98,6 +103,11 @@ static void test_drained_node(void **state)
     set_node(f, SEC(10), "n1", GS_NODE_DRAIN);
     assert_int_equal(lf_state(f, a), GS_JOB_RUNNING); /* drain lets it run */
     assert_int_equal(lf_idle(f, "n1"), 0);
+    /* S_8: n2 is the only whole free node; fragmentation (idle GPUs no
+     * 8-GPU job can use): none, n1's idle four left service */
+    struct gs_cluster_stats st = gs_cluster_stats(gs_engine_cluster(f->eng));
+    assert_int_equal(st.sched, 1);
+    assert_int_equal(st.frag_count, 0);
     int b = lf_submit(f, SEC(10), "b", 4);
     lf_step(f, SEC(10));
     lf_start(f, 1, b, SEC(10), "n2", 0x0F);
@@ -186,6 +196,7 @@ static void test_down_completes_stop(void **state)
     LF_OK(f, gs_engine_cancel(f->eng, SEC(5), a, LF_ERR), 0);
     set_node(f, SEC(6), "n1", GS_NODE_DOWN);
     assert_int_equal(lf_state(f, a), GS_JOB_CANCELLED);
+    assert_int_equal(lf_info(f, a).failures, 0); /* its stop, not a failed attempt */
     assert_int_equal(lf_idle(f, "n1"), 0);
 }
 
