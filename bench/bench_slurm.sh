@@ -13,16 +13,18 @@
 #    step row each (the forms sacct prints: 1-02:03:04, UNLIMITED,
 #    gpu[01-02], TRES strings, requeued runs), and the same jobs as
 #    `sacct --json`, each imported and timed.
-# GPUSCHED defaults to the release build (make release).
+# GPUSCHED defaults to the release build (make release); SKIP_SLURM=1 runs
+# only part 2.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${GPUSCHED:=$ROOT/build/release/bin/gpusched}"
 NODES=${1:-64}; JOBS=${2:-200}; ROWS=${3:-1000000}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/gsbench.XXXXXX")
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gsbench.XXXXXX"); [ -z "${BENCH_KEEP:-}" ] || echo "keeping $TMP"
 RUN=$TMP/slurm
-trap 'GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+trap 'GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1; [ -n "${BENCH_KEEP:-}" ] || rm -rf "$TMP"' EXIT
 ms() { date +%s%N | awk '{ printf "%d", $1 / 1e6 }'; }
 
+if [ "${SKIP_SLURM:-0}" != 1 ]; then
 printf 'cluster:\n  gpu_types: { H100: { memory_gb: 80 } }\n  nodes:\n    - { name: "gpu[001-%03d]", gpus: 8, gpu_type: H100 }\n' \
     "$NODES" >"$TMP/c.yaml"
 t=$(ms)
@@ -45,7 +47,10 @@ for k in 1 2 3 4 5; do
          jq '.slurm.read_ms | floor') ms in squeue + sinfo, $(printf '%s' "$out" |
          jq '.pending | length') pending explained"
 done
+t=$(ms)
 GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null
+echo "slurm: down (jobs cancelled, $NODES slurmd stopped) in $(( $(ms) - t )) ms"
+fi
 
 # synthetic accounting: job i submits at i s, waits i % 600 s, runs
 # 60 + i % 7200 s on (i % 4 == 0 ? 2 : 1) nodes; every 50th job was
@@ -79,7 +84,7 @@ awk -v n="$ROWS" 'BEGIN {
                "\"allocation_nodes\": %d, \"nodes\": \"gpu%03d\", \"time\": {\"submission\": %d, " \
                "\"start\": %d, \"end\": %d, \"elapsed\": %d, \"limit\": %d}, \"tres\": {\"allocated\": " \
                "[{\"type\": \"gres\", \"name\": \"gpu\", \"id\": 1001, \"count\": %d}]}, \"steps\": []}",
-               i > 1 ? ", " : "", i, i % 97, i % 5, i % 31, i % 1000, nn, i % 64 + 1,
+               (i > 1 ? ", " : ""), i, i % 97, i % 5, i % 31, i % 1000, nn, i % 64 + 1,
                1767225600 + i, st, st + d, d, int(d * 2 / 60) + 1, g
     }
     print "]}"
@@ -87,9 +92,10 @@ awk -v n="$ROWS" 'BEGIN {
 for f in acct.txt acct.json; do
     sz=$(du -m "$TMP/$f" | cut -f1)
     t=$(ms)
-    "$GPUSCHED" import --format sacct --in "$TMP/$f" --trace-out "$TMP/$f.csv" 2>"$TMP/$f.err"
+    /usr/bin/time -o "$TMP/$f.time" -f '%U s user, %S s sys, %M KB max RSS' \
+        "$GPUSCHED" import --format sacct --in "$TMP/$f" --trace-out "$TMP/$f.csv" 2>"$TMP/$f.err"
     e=$(( $(ms) - t ))
     jobs=$(( $(wc -l <"$TMP/$f.csv") - 1 ))
-    echo "import sacct $f: $sz MB, $jobs jobs in $e ms ($(( jobs * 1000 / (e > 0 ? e : 1) )) jobs/s)"
+    echo "import sacct $f: $sz MB, $jobs jobs in $e ms wall ($(( jobs * 1000 / (e > 0 ? e : 1) )) jobs/s); $(cat "$TMP/$f.time")"
     sed 's/^/  /' "$TMP/$f.err" | head -2
 done

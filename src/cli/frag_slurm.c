@@ -167,6 +167,12 @@ void frag_slurm_json(const struct frag_slurm *fs, json_t *frag)
             json_array_append(down, json_object_get(o, "name"));
     }
     json_object_set_new(frag, "unavailable", down);
+    json_t *pending = json_object_get(frag, "pending");
+    for (size_t i = 0; i < json_array_size(pending); i++) {
+        json_t *p = json_array_get(pending, i);
+        const char *r = frag_slurm_reason(fs, json_string_value(json_object_get(p, "id")));
+        json_object_set_new(p, "slurm_reason", r ? json_string(r) : json_null());
+    }
     json_object_set_new(frag, "slurm",
                         json_pack("{s:i, s:i, s:i, s:f}", "running", fs->st.jobs_running,
                                   "pending", fs->st.jobs_pending, "other", fs->st.jobs_other,

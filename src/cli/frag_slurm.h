@@ -35,8 +35,9 @@ int frag_slurm_snapshot(struct frag_slurm *fs, struct gs_cluster *cl, struct gs_
                         struct gs_error *err);
 
 /* Add each node's Slurm state ("up", "drain", "down") and reason to the
- * "nodes" array of a frag JSON object, and "unavailable" (names of nodes
- * not up) at its top. */
+ * "nodes" array of a frag JSON object, "unavailable" (names of nodes not
+ * up) and "slurm" (jobs read, read_ms) at its top, and Slurm's own reason
+ * ("slurm_reason") to each "pending" entry. */
 void frag_slurm_json(const struct frag_slurm *fs, json_t *frag);
 
 /* Print the nodes that are not up ("node-2 drain: reason") after the

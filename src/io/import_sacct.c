@@ -6,7 +6,6 @@
 #include "io/slurm_util.h"
 
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,9 +95,10 @@ static void group_to_job(struct gs_sacct_rows *rows, const struct gs_sacct_row *
         return;
     }
     int64_t dur = last->elapsed >= 0 ? last->elapsed : last->end - last->start;
-    if (dur < 0 || last->end < last->start) {
-        gs_sacct_drop(rows, GS_SACCT_DROP_VALUE, "%s: job %s: End before Start",
-                      W(last->line), last->id);
+    if (dur < 0 || last->end < last->start) { /* the job is dropped: all its runs */
+        for (size_t i = 0; i < started; i++)
+            gs_sacct_drop(rows, GS_SACCT_DROP_VALUE, "%s: job %s: End before Start",
+                          W(last->line), last->id);
         return;
     }
     for (size_t i = 0; i < n; i++) { /* earlier runs: lost work */
@@ -230,20 +230,22 @@ int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sac
         i++;
     if (i == len)
         return gs_errorf(err, GS_EINVAL, "%s: empty input (expected sacct --json or -P)", name);
-    char *copy = gs_malloc(len + 1);
+    int json = text[i] == '{';
+    char *copy = json ? NULL : gs_malloc(len + 1); /* the -P reader splits in place */
     out->trace = gs_trace_create();
     struct gs_sacct_rows rows = { NULL, 0, 0, &out->stats, name, 0 };
-    void *doc = NULL;
-    int rc = copy && out->trace ? 0 : gs_errorf(err, GS_ENOMEM, "out of memory");
-    if (rc == 0) {
+    int rc = (copy || json) && out->trace ? 0 : gs_errorf(err, GS_ENOMEM, "out of memory");
+    if (rc == 0 && json) {
+        rc = gs_sacct_read_json(text, len, &rows, err);
+    } else if (rc == 0) {
         memcpy(copy, text, len);
         copy[len] = '\0';
-        rc = text[i] == '{' ? gs_sacct_read_json(copy, len, &rows, &doc, err)
-                            : gs_sacct_read_pipe(copy, len, &rows, err);
+        rc = gs_sacct_read_pipe(copy, len, &rows, err);
     }
     if (rc == 0)
         rc = convert(&rows, out, err);
-    json_decref(doc);
+    for (size_t k = 0; k < rows.n; k++)
+        gs_free(rows.v[k].own);
     gs_free(rows.v);
     gs_free(copy);
     if (rc < 0)

@@ -20,6 +20,7 @@ struct gs_sacct_row {
     int nnodes;
     int64_t priority;             /* -1 = not given */
     const char *nodelist, *partition, *account, *user, *name, *state; /* "" = none */
+    char *own;                    /* JSON rows: the strings above, copied (gs_free) */
     int line;                     /* -P line or JSON index + 1 */
 };
 
@@ -43,10 +44,11 @@ void gs_sacct_drop(struct gs_sacct_rows *rows, int reason, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Read `sacct --json` / `sacct -P` text into rows.  `text` is a private
- * copy the -P reader may write into (NUL-terminated at text[len]); JSON
- * rows borrow from *doc, which the caller releases (json_decref) after
- * conversion. */
-int gs_sacct_read_json(char *text, size_t len, struct gs_sacct_rows *rows, void **doc,
+ * copy the -P reader may write into (NUL-terminated at text[len]); -P rows
+ * borrow from it.  The JSON reader parses one job object at a time (a
+ * month of accounting is hundreds of MB: a whole jansson tree would take
+ * ~15x that in memory) and copies each row's strings into row.own. */
+int gs_sacct_read_json(const char *text, size_t len, struct gs_sacct_rows *rows,
                        struct gs_error *err);
 int gs_sacct_read_pipe(char *text, size_t len, struct gs_sacct_rows *rows,
                        struct gs_error *err);

@@ -393,29 +393,128 @@ static int json_row(struct gs_sacct_rows *rows, const json_t *j, size_t i)
     return gs_sacct_rows_push(rows, &r);
 }
 
-int gs_sacct_read_json(char *text, size_t len, struct gs_sacct_rows *rows, void **doc,
-                       struct gs_error *err)
+/* Copy the row's strings into one buffer it owns. */
+static int own_strings(struct gs_sacct_row *r)
+{
+    const char **f[] = { &r->nodelist, &r->partition, &r->account, &r->user, &r->name,
+                         &r->state };
+    size_t n = 0;
+    for (size_t i = 0; i < 6; i++)
+        n += strlen(*f[i]) + 1;
+    char *p = r->own = gs_malloc(n);
+    if (!p)
+        return GS_ENOMEM;
+    for (size_t i = 0; i < 6; i++) {
+        size_t k = strlen(*f[i]) + 1;
+        memcpy(p, *f[i], k);
+        *f[i] = p;
+        p += k;
+    }
+    return 0;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* One JSON value at *p (any type); advances *p past it.  NULL with `err`
+ * naming the byte offset on a syntax error. */
+static json_t *next_value(struct gs_sacct_rows *rows, const char *text, const char **p,
+                          const char *end, struct gs_error *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
-    *doc = root;
-    rows->json = 1;
-    if (!root)
-        return gs_errorf(err, GS_EINVAL, "%s:%d: json: %s", rows->name, jerr.line, jerr.text);
-    const json_t *jobs = json_object_get(root, "jobs");
-    if (!json_is_array(jobs))
-        return gs_errorf(err, GS_EINVAL, "%s: no \"jobs\" list (sacct --json prints one)",
-                         rows->name);
-    for (size_t i = 0; i < json_array_size(jobs); i++) {
-        const json_t *j = json_array_get(jobs, i);
+    json_t *v = json_loadb(*p, (size_t)(end - *p), JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK,
+                           &jerr);
+    if (!v) {
+        gs_errorf(err, GS_EINVAL, "%s: byte %lld: json: %s", rows->name,
+                  (long long)(*p - text) + jerr.position, jerr.text);
+        return NULL;
+    }
+    *p += jerr.position;
+    return v;
+}
+
+static int syntax(struct gs_sacct_rows *rows, const char *text, const char *p, const char *what,
+                  struct gs_error *err)
+{
+    return gs_errorf(err, GS_EINVAL, "%s: byte %lld: json: expected %s", rows->name,
+                     (long long)(p - text), what);
+}
+
+/* The elements of the "jobs" list, one object at a time; *p is at '['. */
+static int read_jobs(const char *text, const char **pp, const char *end,
+                     struct gs_sacct_rows *rows, struct gs_error *err)
+{
+    const char *p = skip_ws(*pp + 1, end);
+    for (size_t i = 0; p < end && *p != ']'; i++) {
+        json_t *j = next_value(rows, text, &p, end, err);
+        if (!j)
+            return err->code;
+        size_t before = rows->n;
+        int rc = 0;
         if (!json_is_object(j)) {
             rows->stats->rows++;
             gs_sacct_drop(rows, GS_SACCT_DROP_VALUE, "%s: jobs[%zu]: not an object", rows->name,
                           i);
-            continue;
+        } else if ((rc = json_row(rows, j, i)) == 0 && rows->n > before) {
+            rc = own_strings(&rows->v[rows->n - 1]);
         }
-        if (json_row(rows, j, i) < 0)
+        json_decref(j);
+        if (rc < 0)
             return gs_errorf(err, GS_ENOMEM, "%s: out of memory", rows->name);
+        p = skip_ws(p, end);
+        if (p < end && *p == ',')
+            p = skip_ws(p + 1, end);
+        else if (p >= end || *p != ']')
+            return syntax(rows, text, p, "',' or ']' in the jobs list", err);
     }
+    if (p >= end)
+        return syntax(rows, text, p, "']' closing the jobs list", err);
+    *pp = p + 1;
+    return 0;
+}
+
+int gs_sacct_read_json(const char *text, size_t len, struct gs_sacct_rows *rows,
+                       struct gs_error *err)
+{
+    const char *end = text + len, *p = skip_ws(text, end);
+    int have_jobs = 0;
+    rows->json = 1;
+    if (p >= end || *p != '{')
+        return syntax(rows, text, p, "an object", err);
+    for (p = skip_ws(p + 1, end); p < end && *p != '}';) {
+        json_t *key = next_value(rows, text, &p, end, err);
+        if (!key)
+            return err->code;
+        int is_jobs = json_is_string(key) && strcmp(json_string_value(key), "jobs") == 0;
+        int is_str = json_is_string(key);
+        json_decref(key);
+        p = skip_ws(p, end);
+        if (!is_str || p >= end || *p != ':')
+            return syntax(rows, text, p, "\"key\": value", err);
+        p = skip_ws(p + 1, end);
+        if (is_jobs && p < end && *p == '[') {
+            int rc = read_jobs(text, &p, end, rows, err);
+            if (rc < 0)
+                return rc;
+            have_jobs = 1;
+        } else {
+            json_t *v = next_value(rows, text, &p, end, err); /* meta, errors: skipped */
+            if (!v)
+                return err->code;
+            json_decref(v);
+        }
+        p = skip_ws(p, end);
+        if (p < end && *p == ',')
+            p = skip_ws(p + 1, end);
+        else if (p >= end || *p != '}')
+            return syntax(rows, text, p, "',' or '}'", err);
+    }
+    if (!have_jobs)
+        return gs_errorf(err, GS_EINVAL, "%s: no \"jobs\" list (sacct --json prints one)",
+                         rows->name);
     return 0;
 }

@@ -115,27 +115,48 @@ int gs_slurm_parse_limit(const char *t, gs_time *ms)
     return 0;
 }
 
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+ * days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
 int gs_slurm_parse_time(const char *t, int64_t *unix_s)
 {
+    /* Local time -> UTC offset, cached per hour: mktime re-reads the zone
+     * on every call, which dominated importing a million sacct rows.
+     * Zone offsets change on hour boundaries. */
+    static int64_t cached_hour = INT64_MIN, cached_offset;
     if (!t || !*t || strcmp(t, "Unknown") == 0 || strcmp(t, "None") == 0 ||
         strcmp(t, "0") == 0)
         return 1;
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    int n = 0;
-    if (sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-               &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
-        t[n] != '\0' || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
-        tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60 ||
-        tm.tm_year < 1970)
+    int y, mo, d, h, mi, se, n = 0;
+    if (sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 ||
+        t[n] != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+        se > 60 || y < 1970 || h < 0 || mi < 0 || se < 0)
         return GS_EINVAL;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    tm.tm_isdst = -1;
-    time_t s = mktime(&tm);
-    if (s == (time_t)-1)
-        return GS_EINVAL;
-    *unix_s = (int64_t)s;
+    int64_t hour = (days_from_civil(y, mo, d) * 24 + h); /* as if UTC */
+    if (hour != cached_hour) {
+        struct tm tm;
+        memset(&tm, 0, sizeof tm);
+        tm.tm_year = y - 1900;
+        tm.tm_mon = mo - 1;
+        tm.tm_mday = d;
+        tm.tm_hour = h;
+        tm.tm_isdst = -1;
+        time_t s = mktime(&tm);
+        if (s == (time_t)-1)
+            return GS_EINVAL;
+        cached_offset = (int64_t)s - hour * 3600;
+        cached_hour = hour;
+    }
+    *unix_s = hour * 3600 + cached_offset + mi * 60 + se;
     return 0;
 }
 

@@ -12,8 +12,9 @@
  *   GRES        gpu:8, gpu:a100:4(S:0), gpu:g0:1,gpu:g1:1     gs_slurm_gres_gpus
  *   GRES detail gpu:6(IDX:0-5), gpu:g3:1(IDX:3)               gs_slurm_gres_idx
  *
- * All functions are pure text parsing (no allocation except the hostlist
- * callback's names, which are borrowed for the call).
+ * All functions are pure text parsing (no allocation; the hostlist
+ * callback's names are borrowed for the call), except gs_slurm_parse_time,
+ * which reads the time zone.
  */
 #ifndef GS_IO_SLURM_UTIL_H
 #define GS_IO_SLURM_UTIL_H
@@ -36,7 +37,10 @@ int gs_slurm_parse_limit(const char *t, gs_time *ms);
 
 /* Parse a Slurm timestamp "YYYY-MM-DDTHH:MM:SS" (local time, as sacct and
  * scontrol print it) into UNIX seconds.  Returns 0; 1 when the time is not
- * known ("Unknown", "None", empty, "0"); GS_EINVAL for anything else. */
+ * known ("Unknown", "None", empty, "0"); GS_EINVAL for anything else.
+ * The zone's UTC offset is cached per hour (mktime re-reads the zone on
+ * every call): not thread-safe, and a change of TZ during the process is
+ * seen only at the next hour parsed. */
 int gs_slurm_parse_time(const char *t, int64_t *unix_s);
 
 /* Call fn(name, arg) for every host of a Slurm node list, in order

@@ -120,6 +120,7 @@ static const char *cell(const json_t *v, char *buf, size_t n)
 
 struct run_entry {
     struct gs_job_row row;
+    char cells[GS_JCOL_COUNT][32]; /* numbers as text: string fields point here */
     gs_time start;
     const char *placement;
     int gpus_given;
@@ -130,7 +131,6 @@ static int read_entry_keys(const char *name, size_t idx, const json_t *o, struct
 {
     const char *key;
     json_t *v;
-    char buf[64];
     json_object_foreach((json_t *)o, key, v) {
         if (strcmp(key, "placement") == 0) {
             if (!json_is_string(v))
@@ -143,9 +143,10 @@ static int read_entry_keys(const char *name, size_t idx, const json_t *o, struct
                                  " >= 0 or an ISO-8601 string", name, idx);
         } else {
             int col = gs_jcol_find(key, strlen(key)), rc;
-            const char *t = cell(v, buf, sizeof buf);
             if (col < 0)
                 continue; /* unknown keys ignored, as in a trace */
+            /* one buffer per column: a string field keeps pointing at it */
+            const char *t = cell(v, e->cells[col], sizeof e->cells[col]);
             if (!t)
                 return gs_errorf(err, GS_EINVAL, "%s: running[%zu].%s: expected a number or a"
                                  " string", name, idx, key);

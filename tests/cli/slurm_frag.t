@@ -13,8 +13,9 @@ if [ ! -x /usr/sbin/slurmctld-wlm ] || ! command -v squeue >/dev/null; then
     echo "1..0 # SKIP Slurm 22.05 (slurmctld slurmd slurm-client) not installed"; exit 0
 fi
 RUN=$TMP/slurm
-trap 'GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-plan 23
+RUN2=$TMP/slurm2
+trap 'for r in "$RUN" "$RUN2"; do [ -d "$r/run" ] && GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$r" >/dev/null 2>&1; done; rm -rf "$TMP"' EXIT
+plan 28
 SEED=$ROOT/examples/seed-cluster.yaml
 
 GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN" >"$TMP/up.log" 2>&1
@@ -54,7 +55,8 @@ like "$out" "Slurm: 3 running jobs with GPUs, 0 pending" "text says what Slurm h
 D=$(sub d node-3 8 20)
 running 4
 E=$(sbatch --parsable -J e --gres=gpu:8 -t 10 -o /dev/null --wrap 'sleep 60')
-sleep 0.5
+# until Slurm's scheduler has looked at it (its reason is None before)
+i=0; while [ "$(squeue -h -j "$E" -o %r)" != Resources ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
 run "$GPUSCHED" frag --from-slurm --cluster "$SEED" --json --save-snapshot "$TMP/snap.json"
 live=$out
 pend() { printf '%s' "$out" | jq -r ".pending[] | select(.id == \"$E\") | $1"; }
@@ -66,6 +68,7 @@ like "$(pend .detail)" "12 GPUs free, but no node has 8: the most on one node is
 d_end=$(date -d "$(squeue -h -j "$D" -o %e)" +%s)
 is "$(pend '.est_start | floor')" "$d_end" "estimated start = d's start + 20 min (Slurm's EndTime)"
 is "$(pend .est_basis)" profile "estimate from the running jobs' ends"
+is "$(pend .slurm_reason)" Resources "Slurm's own reason beside it in the JSON"
 
 run "$GPUSCHED" why "$E" --from-slurm --cluster "$SEED"
 is "$rc" 0 "why exits 0"
@@ -90,3 +93,19 @@ is "$(printf '%s' "$out" | jq -r '.nodes[3].state + " " + .nodes[3].state_reason
 run "$GPUSCHED" frag --from-slurm --cluster "$SEED"
 like "$out" "node-4           drain  maintenance" "text lists the drained node"
 : "$A" "$B" "$C"
+
+# --gpu-types: one GRES type per GPU, so a job's GPU indices can be chosen
+# (held job, scontrol update Gres=gpu:g3:1,gpu:g5:1, release) and frag
+# reads exactly those indices
+GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1
+GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN2" --gpu-types >"$TMP/up2.log" 2>&1
+ok $? "private cluster with per-GPU GRES types up"
+. "$RUN2/env.sh"
+J=$(sbatch --parsable -H -w node-2 -t 5 -o /dev/null --wrap 'sleep 600')
+scontrol update JobId="$J" Gres=gpu:g3:1,gpu:g5:1 NodeList=node-2 && scontrol release "$J"
+ok $? "GPUs 3 and 5 of node-2 asked for by type"
+running 1
+run "$GPUSCHED" frag --from-slurm --save-snapshot "$TMP/snap2.json" --json
+is "$(jq -r ".running[] | select(.id == \"$J\") | .placement" "$TMP/snap2.json")" "node-2:3,5" \
+   "the job holds exactly node-2:3,5"
+is "$(printf '%s' "$out" | jq -c '[.free_gpus, .nodes[1].free]')" "[30,6]" "30 free, 6 on node-2"

@@ -43,6 +43,11 @@ i=0; while [ -n "$(squeue -h)" ] && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; 
 echo "# jobs done after $(( $(date +%s) - T0 )) s"
 is "$(squeue -h | wc -l)" 0 "every job ended (low was preempted, requeued and ran again)"
 
+# slurmdbd learns of job ends asynchronously: wait until accounting has
+# every job ended, or the -P and --json reads may see different states
+i=0
+while [ -n "$(sacct -a -X -n -P -o State | grep -E 'RUNNING|PENDING|REQUEUED|COMPLETING')" ] &&
+      [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
 FMT=Priority,NodeList,State,JobName,User,Account,Partition,NNodes,ReqTRES,AllocTRES,Timelimit,Elapsed,End,Start,Submit,JobID
 sacct -a -D -X -P --format=$FMT >"$TMP/acct.txt"
 sacct -a -D -P --format=$FMT >"$TMP/acct-steps.txt"
