@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/types.h"
 
 /* How to stop or warn a job (what the supervisor sends its group). */
 enum gsd_signal { GSD_SIG_TERM, GSD_SIG_CHECKPOINT, GSD_SIG_KILL };
@@ -68,5 +69,45 @@ void gsd_backend_release(struct gsd_proc *p);
 
 /* Start time of process `pid` from /proc, or -1. */
 int64_t gsd_proc_start_time(pid_t pid);
+
+/* The backend interface the engine loop drives (one table per backend;
+ * gsd_loop.be).  A job's attempt is named by djob.proc: for the local
+ * backend the supervisor, for slurm proc.pid = the Slurm job id (journalled
+ * as sup_pid), start 0, pidfd -1.  Every function runs on the engine
+ * thread. */
+struct gsd_loop;
+struct djob;
+struct gsd_backend_ops {
+    const char *name;
+    /* Check the backend against the cluster file at start: 0, or -1 after
+     * logging every difference. */
+    int (*open)(struct gsd_loop *lp);
+    /* Start the decided attempt of d (its decision is journalled).  0 with
+     * d->proc set (the backend sets d->launched once it runs), or a
+     * negative GS_E* with err (the loop reports a failed launch). */
+    int (*launch)(struct gsd_loop *lp, struct djob *d, struct gs_error *err);
+    /* Send `how` (enum gsd_signal) to the attempt: 0, or GS_ENOENT when it
+     * is gone (the loop then collects its end). */
+    int (*signal)(struct gsd_loop *lp, struct djob *d, int how);
+    /* Restart: find the journalled attempt of a job holding GPUs and set
+     * launch_wanted / launched / launch_error / exited accordingly. */
+    void (*reconcile)(struct gsd_loop *lp, struct djob *d);
+    /* The ended attempt's exit code (0..255, 128+signal; -1 = never launched:
+     * launch it again; -2 = the launch failed: the engine re-plans)
+     * and end (wall-clock UNIX ms): 0, or GS_ENOENT when unknown. */
+    int (*read_exit)(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms);
+    /* Forget the ended attempt (close what watches it). */
+    void (*release)(struct gsd_loop *lp, struct djob *d);
+    /* Batched read of the backend's state (NULL = events come by fd):
+     * marks jobs launched / exited.  Called every poll_ms. */
+    void (*poll)(struct gsd_loop *lp);
+    /* Inside the turn's transaction, before ends are collected: hand what
+     * the last poll saw of the nodes to the engine.  0, or -1 = fatal. */
+    int (*apply)(struct gsd_loop *lp, gs_time now);
+    void (*close)(struct gsd_loop *lp);
+};
+
+extern const struct gsd_backend_ops gsd_backend_local;  /* loop_launch.c */
+extern const struct gsd_backend_ops gsd_backend_slurm;  /* backend_slurm.c */
 
 #endif

@@ -25,6 +25,11 @@ struct gsd_opts {
     gs_time kill_wait;        /* ms between SIGTERM and SIGKILL */
     const char *self;         /* path of this binary (for the supervisor) */
     const char *server_url;   /* http://HOST:PORT, for GPUSCHED_SERVER */
+    /* --backend slurm settings (docs/slurm-backend.md) */
+    const char *slurm_partition, *slurm_account, *slurm_qos;
+    const char *slurm_gpus;   /* auto | types | counts */
+    int slurm_poll_ms;        /* batched read interval */
+    int slurm_deadline_ms;    /* released job must run within this */
 };
 
 enum gsd_cmd_kind {

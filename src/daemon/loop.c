@@ -171,6 +171,8 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
     lp->efd = lp->sfd = lp->epfd = -1;
     const char *trace = getenv("GPUSCHEDD_TRACE");
     lp->trace = trace && !strcmp(trace, "1");
+    lp->be = opts->backend && !strcmp(opts->backend, "slurm") ? &gsd_backend_slurm
+                                                              : &gsd_backend_local;
     pthread_mutex_init(&lp->mu, NULL);
     pthread_cond_init(&lp->cv, NULL);
     metrics_init(lp);
@@ -202,7 +204,8 @@ fail:
 
 int gsd_loop_restore(struct gsd_loop *lp)
 {
-    if (gsd_engine_create(lp, &lp->pol) < 0 || gsd_restore_all(lp, 1) < 0)
+    if (lp->be->open(lp) < 0 || gsd_engine_create(lp, &lp->pol) < 0 ||
+        gsd_restore_all(lp, 1) < 0)
         return -1;
     atomic_store(&lp->ready, 1);
     lp->again = 1;
@@ -510,7 +513,8 @@ static int turn(struct gsd_loop *lp)
         if (is_write(c->kind) && apply(lp, now, c, &seqs[i]) < 0)
             goto fatal_rollback;
     }
-    if (gsd_exits_apply(lp, now) < 0 || pass(lp, now, &err) < 0 ||
+    if ((lp->be->apply && lp->be->apply(lp, now) < 0) || gsd_exits_apply(lp, now) < 0 ||
+        pass(lp, now, &err) < 0 ||
         gsd_events_apply(lp, now) < 0 || gsd_flush_rows(lp, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
         gs_store_meta_set(lp->st, "next_id", lp->next_id, &err) < 0)
@@ -553,6 +557,8 @@ static int timeout_ms(struct gsd_loop *lp)
         if (k > 0 && (best < 0 || k - mono < best))
             best = k - mono < 0 ? 0 : k - mono;
     }
+    if (lp->be->poll && (best < 0 || lp->next_poll - mono < best))
+        best = lp->next_poll - mono < 0 ? 0 : lp->next_poll - mono;
     if (best > 60000 || best < 0)
         best = 60000; /* a periodic turn keeps the clock and metrics fresh */
     return gsd_dash_timeout(lp, (int)best);
@@ -623,6 +629,10 @@ int gsd_loop_run(struct gsd_loop *lp)
             }
         }
         gsd_kill_timers(lp);
+        if (lp->be->poll && gsd_mono_ms() >= lp->next_poll) {
+            lp->be->poll(lp);
+            lp->next_poll = gsd_mono_ms() + lp->opts.slurm_poll_ms;
+        }
         if (turn(lp) < 0)
             return 1;
         gsd_dash_tick(lp);
@@ -651,6 +661,8 @@ void gsd_loop_destroy(struct gsd_loop *lp)
 {
     if (!lp)
         return;
+    if (lp->be && lp->be->close)
+        lp->be->close(lp);
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->proc.pidfd >= 0)

@@ -197,7 +197,7 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
 static void stop_procs(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
     if (d->proc.pid > 0) {
-        if (gsd_backend_signal(&d->proc, GSD_SIG_TERM) < 0) {
+        if (lp->be->signal(lp, d, GSD_SIG_TERM) < 0) {
             d->exited = 1;
             lp->again = 1;
         }
@@ -239,7 +239,7 @@ static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, g
     else if (e->kind == GS_EV_PREEMPT)
         lp->preemptions++;
     else if (e->kind == GS_EV_DRAIN && d->proc.pid > 0)
-        gsd_backend_signal(&d->proc, GSD_SIG_CHECKPOINT);
+        lp->be->signal(lp, d, GSD_SIG_CHECKPOINT);
     gsd_job_sync(lp, d);
     if ((e->kind == GS_EV_PREEMPT || e->kind == GS_EV_KILL || e->kind == GS_EV_CANCEL) &&
         d->state == D_STOPPING) {
@@ -326,18 +326,16 @@ static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time 
  * supervisor never got the go: the launch did not happen). */
 static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
-    char dir[4096];
-    gsd_rundir(lp, d, dir, sizeof dir);
     int code;
     int64_t end_ms;
     d->real_end = now;
-    if (gsd_backend_read_exit(dir, &code, &end_ms) < 0) {
+    if (lp->be->read_exit(lp, d, &code, &end_ms) < 0) {
         code = 137; /* the supervisor died without a word: killed with its job */
         lp->backend_errors++;
     } else if (gsd_wall_to_engine(lp, end_ms) < now) {
         d->real_end = gsd_wall_to_engine(lp, end_ms); /* e.g. while the daemon was down */
     }
-    gsd_backend_release(&d->proc);
+    lp->be->release(lp, d);
     d->proc = (struct gsd_proc){ 0, 0, -1 };
     d->kill_at = 0;
     char detail[64];
@@ -387,7 +385,7 @@ void gsd_kill_timers(struct gsd_loop *lp)
         struct djob *d = lp->live[i];
         if (d->kill_at > 0 && d->kill_at <= mono) {
             d->kill_at = 0;
-            if (gsd_backend_signal(&d->proc, GSD_SIG_KILL) < 0) {
+            if (lp->be->signal(lp, d, GSD_SIG_KILL) < 0) {
                 d->exited = 1;
                 lp->again = 1;
             }

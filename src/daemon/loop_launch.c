@@ -61,17 +61,26 @@ static int get_request(void *arg, const struct gs_store_job *j)
     return 1;
 }
 
-static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
+int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_submit *s,
+                       struct gs_error *err)
 {
     char *req = NULL;
     if (gs_store_job_by_seq(lp->st, d->seq, get_request, &req) != 1 || !req)
         return gs_errorf(err, GS_EIO, "job %s: no request in the journal", d->id);
-    struct gs_api_submit s;
     struct gs_api_error ae;
-    int rc = gs_api_submit_decode(req, strlen(req), &s, &ae);
+    int rc = gs_api_submit_decode(req, strlen(req), s, &ae);
     free(req);
     if (rc < 0)
         return gs_errorf(err, GS_EINVAL, "job %s: %s", d->id, ae.message);
+    return 0;
+}
+
+static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
+{
+    struct gs_api_submit s;
+    int rc = gsd_launch_request(lp, d, &s, err);
+    if (rc < 0)
+        return rc;
     char dir[4096], out[4096], errp[4096], *bufs[4] = { 0 };
     gsd_rundir(lp, d, dir, sizeof dir);
     snprintf(out, sizeof out, "%s/%lld.out", lp->out_dir, (long long)d->seq);
@@ -84,6 +93,10 @@ static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
     for (int i = 0; i < 4; i++)
         free(bufs[i]);
     gs_api_submit_fini(&s);
+    if (rc == 0) {
+        d->launched = 1; /* confirmed (gs_engine_started) next turn */
+        gsd_watch(lp, d);
+    }
     return rc;
 }
 
@@ -98,15 +111,43 @@ void gsd_launch_pending(struct gsd_loop *lp)
         gs_error_clear(&err);
         if (gsd_test_crash == GSD_CRASH_BEFORE_LAUNCH)
             _exit(99);
-        if (launch(lp, d, &err) < 0) {
+        if (lp->be->launch(lp, d, &err) < 0) {
             gsd_log("job %s: launch failed: %s", d->id, err.msg);
             d->proc = (struct gsd_proc){ 0, 0, -1 };
             d->launch_error = 1; /* the engine hears of it next turn */
-        } else {
-            d->launched = 1; /* confirmed (gs_engine_started) next turn */
-            gsd_watch(lp, d);
         }
         gsd_job_dirty(lp, d);
         lp->again = 1; /* confirm and journal the supervisor's pid at once */
     }
 }
+
+/* The local backend's table (backend.h): supervisors on this host. */
+static int local_open(struct gsd_loop *lp)
+{
+    (void)lp;
+    return 0;
+}
+
+static int local_signal(struct gsd_loop *lp, struct djob *d, int how)
+{
+    (void)lp;
+    return gsd_backend_signal(&d->proc, how);
+}
+
+static int local_read_exit(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms)
+{
+    char dir[4096];
+    gsd_rundir(lp, d, dir, sizeof dir);
+    return gsd_backend_read_exit(dir, code, end_ms);
+}
+
+static void local_release(struct gsd_loop *lp, struct djob *d)
+{
+    (void)lp;
+    gsd_backend_release(&d->proc);
+}
+
+const struct gsd_backend_ops gsd_backend_local = {
+    .name = "local", .open = local_open, .launch = launch, .signal = local_signal,
+    .reconcile = gsd_local_reconcile, .read_exit = local_read_exit, .release = local_release,
+};

@@ -39,6 +39,10 @@ struct djob {
     int launch_error;         /* the launch failed: tell the engine */
     int exited;               /* its pidfd fired: collect the end */
     int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
+    int64_t bk_deadline;      /* slurm: monotonic ms by which it must run */
+    int bk_running;           /* slurm: seen running */
+    int bk_code;              /* slurm: exit code read at the end */
+    int64_t bk_end_ms;
     int64_t stop_turn;        /* turn that ordered its preemption (victims of one
                                  decision are confirmed together) */
     int held, held_code;      /* exited, confirmation held for its group */
@@ -87,6 +91,10 @@ struct gsd_loop {
     size_t nev, capev;
     int oom;
     int trace;                /* GPUSCHEDD_TRACE=1: log every engine event */
+    const struct gsd_backend_ops *be;
+    struct gsd_slurm *slurm;  /* the slurm backend's state */
+    int64_t next_poll;        /* monotonic ms of the next be->poll */
+    int64_t gpu_mismatches;   /* Slurm gave other GPUs than decided */
     /* command queue */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -136,6 +144,9 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err);
 void gsd_launch_pending(struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
+int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_submit *s,
+                       struct gs_error *err);
+void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d);
 int gsd_restore_all(struct gsd_loop *lp, int reconcile);
 int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol);
 const char *gsd_state_name(int s);

@@ -126,7 +126,7 @@ static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *reque
 /* Find the attempt's supervisor: re-adopt it, or see that it ended (the
  * first turn collects its exit), or that the launch never happened (then
  * the decision stands: it is launched again after the first commit). */
-static void reconcile(struct gsd_loop *lp, struct djob *d)
+void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d)
 {
     if (!gs_job_state_holds(d->ji.state))
         return;
@@ -197,7 +197,7 @@ static int on_live_row(void *arg, const struct gs_store_job *r)
     if (h < 0 || gsd_job_index(x->lp, d, h) < 0)
         return x->failed = 1;
     gsd_job_sync(x->lp, d);
-    reconcile(x->lp, d);
+    x->lp->be->reconcile(x->lp, d);
     return 0;
 }
 

@@ -20,14 +20,20 @@
 
 static const char usage[] =
     "usage: gpuschedd --cluster C.yaml [--policy P.yaml] --state DIR\n"
-    "                 [--listen HOST:PORT] [--backend local] [--tokens T.yaml]\n"
+    "                 [--listen HOST:PORT] [--backend local|slurm] [--tokens T.yaml]\n"
     "                 [--clock-scale X] [--sync full|normal] [--kill-wait SECONDS]\n"
     "  --listen        default 127.0.0.1:8642; port 0 picks a free port; the first\n"
     "                  stdout line is 'listening on http://HOST:PORT'\n"
     "  --sync          journal durability: full (default; survives power loss) or\n"
     "                  normal (survives a daemon crash; may lose the last commits\n"
     "                  on power loss)\n"
-    "  --kill-wait     seconds between SIGTERM and SIGKILL when stopping a job (10)\n";
+    "  --kill-wait     seconds between SIGTERM and SIGKILL when stopping a job (10)\n"
+    "  slurm backend (Slurm found through SLURM_CONF; docs/slurm-backend.md):\n"
+    "  --slurm-partition P, --slurm-account A, --slurm-qos Q   where jobs go\n"
+    "  --slurm-gpus auto|types|counts   pin GPU indices with per-GPU GRES types g0..gN\n"
+    "                  (types), or ask gpu:N per node and read the indices back\n"
+    "  --slurm-poll SECONDS             batched read interval (0.5)\n"
+    "  --slurm-start-deadline SECONDS   a released job must run by then (15)\n";
 
 static int parse_opts(int argc, char **argv, struct gsd_opts *o)
 {
@@ -38,10 +44,17 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "clock-scale", required_argument, NULL, 'x' },
         { "sync", required_argument, NULL, 'y' },
         { "kill-wait", required_argument, NULL, 'k' },
+        { "slurm-partition", required_argument, NULL, 'P' },
+        { "slurm-account", required_argument, NULL, 'A' },
+        { "slurm-qos", required_argument, NULL, 'Q' },
+        { "slurm-gpus", required_argument, NULL, 'G' },
+        { "slurm-poll", required_argument, NULL, 'O' },
+        { "slurm-start-deadline", required_argument, NULL, 'D' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
     };
     *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
-                            .sync_full = 1, .kill_wait = 10000 };
+                            .sync_full = 1, .kill_wait = 10000, .slurm_gpus = "auto",
+                            .slurm_poll_ms = 500, .slurm_deadline_ms = 15000 };
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -76,6 +89,28 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
             o->kill_wait = (gs_time)(s * 1000);
             break;
         }
+        case 'P': o->slurm_partition = optarg; break;
+        case 'A': o->slurm_account = optarg; break;
+        case 'Q': o->slurm_qos = optarg; break;
+        case 'G':
+            if (strcmp(optarg, "auto") && strcmp(optarg, "types") && strcmp(optarg, "counts")) {
+                fprintf(stderr, "gpuschedd: --slurm-gpus: expected auto, types or counts, "
+                                "got '%s'\n", optarg);
+                return 2;
+            }
+            o->slurm_gpus = optarg;
+            break;
+        case 'O':
+        case 'D': {
+            double s = strtod(optarg, &end);
+            if (*end || !(s >= 0.05 && s <= 3600)) {
+                fprintf(stderr, "gpuschedd: --%s: expected seconds (0.05..3600), got '%s'\n",
+                        c == 'O' ? "slurm-poll" : "slurm-start-deadline", optarg);
+                return 2;
+            }
+            *(c == 'O' ? &o->slurm_poll_ms : &o->slurm_deadline_ms) = (int)(s * 1000);
+            break;
+        }
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
@@ -86,8 +121,8 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
                 usage);
         return 2;
     }
-    if (strcmp(o->backend, "local") != 0) {
-        fprintf(stderr, "gpuschedd: --backend %s: only 'local' is built\n", o->backend);
+    if (strcmp(o->backend, "local") && strcmp(o->backend, "slurm")) {
+        fprintf(stderr, "gpuschedd: --backend %s: expected local or slurm\n", o->backend);
         return 2;
     }
     return -1;

@@ -1,0 +1,788 @@
+/* backend_slurm.c - `gpuschedd --backend slurm`: gpuschedd decides, a real
+ * Slurm cluster runs the jobs (docs/slurm-backend.md).
+ *
+ * Each attempt is a new Slurm job named gs:SEQ:ATTEMPT, submitted held
+ * (sbatch -H), placed (scontrol update NodeList= and, with per-GPU GRES
+ * types, Gres=gpu:gI:1,...), and released once every call succeeded; a
+ * failure cancels it and reports a failed launch.  One `scontrol -d -o
+ * show job` per poll interval turns Slurm's states into confirmed starts
+ * (with the GPU indices Slurm reports) and ends with exit codes; a released
+ * job that does not run by the start deadline is cancelled and reported as
+ * a failed launch.  Signals go through scancel; the GPUs stay held until
+ * Slurm reports the job gone.  A restart finds each attempt by its name.
+ */
+#define _GNU_SOURCE
+#include "daemon/backend_slurm.h"
+#include "daemon/loop_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One Slurm job of ours, from the last read. */
+struct sjob {
+    long long id;
+    char name[64], state[32], nodes[512];
+    int held, code;
+    int64_t end_ms;
+    const char *line;         /* into gsd_slurm.text */
+};
+
+struct gsd_slurm {
+    int types;                /* 1 = per-GPU GRES types g0..gN */
+    signed char *seen, *applied; /* per cluster node: GS_NODE_* from Slurm / given */
+    char *text;               /* the last read's output */
+    struct sjob *jobs;
+    size_t njobs, cap;
+    int ok;                   /* the last read succeeded */
+};
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Slurm's local "2026-12-01T11:45:26" as UNIX ms, or now. */
+static int64_t slurm_time_ms(const char *t)
+{
+    struct tm tm = { 0 };
+    if (!strptime(t, "%Y-%m-%dT%H:%M:%S", &tm))
+        return wall_ms();
+    tm.tm_isdst = -1;
+    return (int64_t)mktime(&tm) * 1000;
+}
+
+static int is_terminal(const char *st)
+{
+    static const char *const live[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING",
+                                        "SUSPENDED", "REQUEUED", "RESIZING", "SIGNALING",
+                                        "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED", NULL };
+    for (int i = 0; live[i]; i++)
+        if (!strcmp(st, live[i]))
+            return 0;
+    return 1;
+}
+
+/* Read every job of ours (name gs:...) in one call. */
+static int load_jobs(struct gsd_slurm *s)
+{
+    char *argv[] = { "scontrol", "-d", "-o", "show", "job", NULL }, *out;
+    struct gs_error err;
+    gs_error_clear(&err);
+    s->njobs = 0;
+    s->ok = 0;
+    if (gsd_slurm_run(argv, &out, &err) < 0) {
+        gsd_log("slurm: %s", err.msg);
+        return -1;
+    }
+    free(s->text);
+    s->text = out;
+    for (char *line = out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        struct sjob j = { .line = line };
+        char buf[64];
+        if (gsd_slurm_field(line, "JobName", j.name, sizeof j.name) < 0 ||
+            strncmp(j.name, "gs:", 3) || gsd_slurm_field(line, "JobId", buf, sizeof buf) < 0)
+            continue;
+        j.id = atoll(buf);
+        gsd_slurm_field(line, "JobState", j.state, sizeof j.state);
+        gsd_slurm_field(line, "NodeList", j.nodes, sizeof j.nodes);
+        gsd_slurm_field(line, "Reason", buf, sizeof buf);
+        j.held = !strcmp(buf, "JobHeldUser") || !strcmp(buf, "JobHeldAdmin");
+        gsd_slurm_field(line, "ExitCode", buf, sizeof buf);
+        j.code = gsd_slurm_exit_code(buf);
+        gsd_slurm_field(line, "EndTime", buf, sizeof buf);
+        j.end_ms = slurm_time_ms(buf);
+        if (s->njobs == s->cap) {
+            size_t c = s->cap ? 2 * s->cap : 256;
+            struct sjob *t = realloc(s->jobs, c * sizeof *t);
+            if (!t)
+                return -1;
+            s->jobs = t;
+            s->cap = c;
+        }
+        s->jobs[s->njobs++] = j;
+    }
+    s->ok = 1;
+    return 0;
+}
+
+static const struct sjob *by_id(const struct gsd_slurm *s, long long id)
+{
+    for (size_t i = 0; i < s->njobs; i++)
+        if (s->jobs[i].id == id)
+            return &s->jobs[i];
+    return NULL;
+}
+
+/* The newest Slurm job with this name. */
+static const struct sjob *by_name(const struct gsd_slurm *s, const char *name)
+{
+    const struct sjob *best = NULL;
+    for (size_t i = 0; i < s->njobs; i++)
+        if (!strcmp(s->jobs[i].name, name) && (!best || s->jobs[i].id > best->id))
+            best = &s->jobs[i];
+    return best;
+}
+
+static void tag(const struct djob *d, char *buf, size_t n)
+{
+    snprintf(buf, n, "gs:%lld:%d", (long long)d->seq, d->ji.attempts);
+}
+
+static int scancel(long long id, const char *sig)
+{
+    char idt[32], sigarg[32];
+    snprintf(idt, sizeof idt, "%lld", id);
+    snprintf(sigarg, sizeof sigarg, "--signal=%s", sig ? sig : "");
+    char *a1[] = { "scancel", idt, NULL }, *a2[] = { "scancel", "--full", sigarg, idt, NULL };
+    char *out;
+    struct gs_error err;
+    gs_error_clear(&err);
+    int rc = gsd_slurm_run(sig ? a2 : a1, &out, &err);
+    if (rc < 0)
+        gsd_log("slurm: %s", err.msg);
+    else
+        free(out);
+    return rc;
+}
+
+/* ---- start check: Slurm's nodes and GPUs against the cluster file ---- */
+
+struct gres_count {
+    int total, typed;         /* GPUs, of which typed gN */
+};
+
+static void count_gres(const char *gres, struct gres_count *c)
+{
+    *c = (struct gres_count){ 0, 0 };
+    for (const char *p = gres; p && (p = strstr(p, "gpu:")); p += 4) {
+        const char *q = p + 4, *colon = strchr(q, ':'), *end = q + strcspn(q, ",(");
+        int n;
+        if (colon && colon < end) {
+            n = atoi(colon + 1);
+            if (q[0] == 'g' && q[1] >= '0' && q[1] <= '9')
+                c->typed += n;
+        } else {
+            n = atoi(q);
+        }
+        c->total += n;
+    }
+}
+
+/* Compare one Slurm node line; returns the number of differences logged. */
+static int check_node(const struct gs_cluster *cl, const char *line, char *seen, int *typed_all)
+{
+    char name[256], gres[1024];
+    gsd_slurm_field(line, "NodeName", name, sizeof name);
+    gsd_slurm_field(line, "Gres", gres, sizeof gres);
+    int n = gs_cluster_find_node(cl, name);
+    if (n < 0)
+        return 0; /* nodes outside the cluster file are not ours */
+    seen[n] = 1;
+    struct gres_count c;
+    count_gres(gres, &c);
+    if (c.typed != c.total || c.total == 0)
+        *typed_all = 0;
+    if (c.total != gs_cluster_node_gpus(cl, n)) {
+        gsd_log("slurm: node %s has %d GPUs in Slurm (Gres=%s), %d in the cluster file", name,
+                c.total, gres, gs_cluster_node_gpus(cl, n));
+        return 1;
+    }
+    return 0;
+}
+
+static int slurm_open(struct gsd_loop *lp)
+{
+    lp->slurm = calloc(1, sizeof *lp->slurm);
+    char *argv[] = { "scontrol", "-o", "show", "node", NULL }, *out;
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (!lp->slurm || gsd_slurm_run(argv, &out, &err) < 0) {
+        gsd_log("slurm: cannot read the nodes (SLURM_CONF=%s): %s",
+                getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "unset", err.msg);
+        return -1;
+    }
+    int nn = gs_cluster_node_count(lp->cl), diffs = 0, typed_all = 1;
+    char *seen = calloc((size_t)nn + 1, 1);
+    for (char *line = out, *nl; seen && line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        diffs += check_node(lp->cl, line, seen, &typed_all);
+    }
+    for (int n = 0; seen && n < nn; n++)
+        if (!seen[n]) {
+            gsd_log("slurm: node %s of the cluster file is not in Slurm",
+                    gs_cluster_node_name(lp->cl, n));
+            diffs++;
+        }
+    free(seen);
+    free(out);
+    const char *mode = lp->opts.slurm_gpus ? lp->opts.slurm_gpus : "auto";
+    lp->slurm->types = !strcmp(mode, "types") || (!strcmp(mode, "auto") && typed_all);
+    if (!strcmp(mode, "types") && !typed_all) {
+        gsd_log("slurm: --slurm-gpus types, but not every GPU has its own GRES type g0..gN");
+        diffs++;
+    }
+    if (diffs) {
+        gsd_log("slurm: %d difference(s) between Slurm and %s; not starting", diffs,
+                lp->opts.cluster);
+        return -1;
+    }
+    gsd_log("slurm: %d nodes match; GPUs pinned by %s", nn,
+            lp->slurm->types ? "per-GPU GRES types" : "counts (indices read back)");
+    lp->slurm->seen = calloc((size_t)nn + 1, 1);
+    lp->slurm->applied = calloc((size_t)nn + 1, 1);
+    if (!lp->slurm->seen || !lp->slurm->applied)
+        return -1;
+    lp->next_poll = 0;
+    return 0;
+}
+
+static void slurm_close(struct gsd_loop *lp)
+{
+    if (!lp->slurm)
+        return;
+    free(lp->slurm->seen);
+    free(lp->slurm->applied);
+    free(lp->slurm->text);
+    free(lp->slurm->jobs);
+    free(lp->slurm);
+    lp->slurm = NULL;
+}
+
+/* ---- launch ---- */
+
+/* Quote s for sh in single quotes into f. */
+static void sh_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++)
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    fputc('\'', f);
+}
+
+/* RUNDIR/job.sh: the job's env and `exec argv`. */
+static int write_script(const char *path, const struct djob *d, const struct gs_api_submit *s,
+                        const char *server)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs("#!/bin/sh\n# gpusched attempt (gpuschedd --backend slurm)\n", f);
+    for (int i = 0; i < s->nenv; i++) {
+        fputs("export ", f);
+        sh_quote(f, s->env[i]);
+        fputc('\n', f);
+    }
+    fprintf(f, "export GPUSCHED_JOB_ID=");
+    sh_quote(f, d->id);
+    fprintf(f, "\nexport GPUSCHED_SERVER=");
+    sh_quote(f, server);
+    fprintf(f, "\nexport GPUSCHED_PLACEMENT=");
+    sh_quote(f, d->placement ? d->placement : "");
+    fputs("\nexec", f);
+    for (int i = 0; i < s->argc; i++) {
+        fputc(' ', f);
+        sh_quote(f, s->argv[i]);
+    }
+    fputc('\n', f);
+    int bad = ferror(f);
+    return fclose(f) || bad ? -1 : 0;
+}
+
+/* Node names and GPU masks of "n1:0,n1:3,n2:0" in order of first use; the
+ * number of nodes, or -1 when malformed or over cap. */
+static int placement_nodes(const char *pl, char names[][GS_NAME_MAX + 1], uint64_t *masks,
+                           int cap)
+{
+    int n = 0;
+    for (const char *p = pl; p && *p;) {
+        const char *colon = strchr(p, ':');
+        if (!colon || colon - p > GS_NAME_MAX)
+            return -1;
+        char name[GS_NAME_MAX + 1];
+        memcpy(name, p, (size_t)(colon - p));
+        name[colon - p] = '\0';
+        int k = 0;
+        while (k < n && strcmp(names[k], name))
+            k++;
+        if (k == n) {
+            if (n == cap)
+                return -1;
+            memcpy(names[n], name, sizeof name);
+            masks[n++] = 0;
+        }
+        masks[k] |= 1ull << (atoi(colon + 1) & 63);
+        p = strchr(colon, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return n;
+}
+
+#define MAX_PARTS 256
+
+/* From the placement: NodeList "n1,n2" and the per-node GRES
+ * ("gpu:g0:1,gpu:g3:1" with types, else "gpu:2"); -1 when Slurm cannot
+ * express it (nodes with different GPU sets: GRES is per node). */
+static int placement_args(const char *pl, int types, char *nodes, size_t nn, char *gres,
+                          size_t ng, int *nnodes)
+{
+    static char names[MAX_PARTS][GS_NAME_MAX + 1];
+    uint64_t masks[MAX_PARTS];
+    int n = placement_nodes(pl ? pl : "", names, masks, MAX_PARTS);
+    if (n <= 0)
+        return -1;
+    size_t w = 0;
+    for (int i = 0; i < n; i++) {
+        if (masks[i] != masks[0])
+            return -1;
+        w += (size_t)snprintf(nodes + w, nn > w ? nn - w : 0, "%s%s", i ? "," : "", names[i]);
+    }
+    *nnodes = n;
+    if (w >= nn)
+        return -1;
+    if (!types)
+        return snprintf(gres, ng, "gpu:%d", __builtin_popcountll(masks[0])) < (int)ng ? 0 : -1;
+    w = 0;
+    gres[0] = '\0';
+    for (int g = 0; g < 64; g++)
+        if (masks[0] >> g & 1)
+            w += (size_t)snprintf(gres + w, ng > w ? ng - w : 0, "%sgpu:g%d:1", w ? "," : "", g);
+    return w < ng ? 0 : -1;
+}
+
+/* sbatch -H: the held job's id, or -1. */
+static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *script,
+                             const struct gs_api_submit *s, int nnodes, struct gs_error *err)
+{
+    char name[64], nn[16], out[4200], errp[4200], comment[300];
+    tag(d, name, sizeof name);
+    snprintf(nn, sizeof nn, "%d", nnodes);
+    snprintf(out, sizeof out, "--output=%s/%lld.out", lp->out_dir, (long long)d->seq);
+    snprintf(errp, sizeof errp, "--error=%s/%lld.err", lp->out_dir, (long long)d->seq);
+    if (s->out)
+        snprintf(out, sizeof out, "--output=%s", s->out);
+    if (s->err)
+        snprintf(errp, sizeof errp, "--error=%s", s->err);
+    snprintf(comment, sizeof comment, "gpusched job %s", d->id);
+    char *argv[24] = { "sbatch", "-H", "--parsable", "-J", name, "-N", nn, out, errp,
+                       "--open-mode=append", "--no-requeue", "--comment", comment };
+    int k = 13;
+    char part[300], acct[300], qos[300], cwd[4200];
+    if (lp->opts.slurm_partition)
+        snprintf(part, sizeof part, "--partition=%s", lp->opts.slurm_partition), argv[k++] = part;
+    if (lp->opts.slurm_account)
+        snprintf(acct, sizeof acct, "--account=%s", lp->opts.slurm_account), argv[k++] = acct;
+    if (lp->opts.slurm_qos)
+        snprintf(qos, sizeof qos, "--qos=%s", lp->opts.slurm_qos), argv[k++] = qos;
+    if (s->cwd)
+        snprintf(cwd, sizeof cwd, "--chdir=%s", s->cwd), argv[k++] = cwd;
+    argv[k++] = (char *)script;
+    argv[k] = NULL;
+    char *o;
+    if (gsd_slurm_run(argv, &o, err) < 0)
+        return -1;
+    long long id = atoll(o);
+    free(o);
+    if (id <= 0)
+        gs_errorf(err, GS_EIO, "sbatch: no job id in its answer");
+    return id > 0 ? id : -1;
+}
+
+/* scontrol update (placement) then release, each checked. */
+static int place_release(long long id, const char *nodes, const char *gres,
+                         struct gs_error *err)
+{
+    char idt[48], nl[600], gr[600], *o;
+    snprintf(idt, sizeof idt, "JobId=%lld", id);
+    snprintf(nl, sizeof nl, "NodeList=%s", nodes);
+    snprintf(gr, sizeof gr, "Gres=%s", gres);
+    char *up[] = { "scontrol", "update", idt, nl, gr, NULL };
+    if (gsd_slurm_run(up, &o, err) < 0)
+        return -1;
+    free(o);
+    snprintf(idt, sizeof idt, "%lld", id);
+    char *rel[] = { "scontrol", "release", idt, NULL };
+    if (gsd_slurm_run(rel, &o, err) < 0)
+        return -1;
+    free(o);
+    return 0;
+}
+
+static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
+{
+    char nodes[512], gres[512], dir[4096], script[4200];
+    int nnodes;
+    if (placement_args(d->placement, lp->slurm->types, nodes, sizeof nodes, gres, sizeof gres,
+                       &nnodes) < 0)
+        return gs_errorf(err, GS_EINVAL, "placement %s cannot be asked of Slurm "
+                         "(nodes with different GPU sets)", d->placement ? d->placement : "");
+    struct gs_api_submit s;
+    int rc = gsd_launch_request(lp, d, &s, err);
+    if (rc < 0)
+        return rc;
+    gsd_rundir(lp, d, dir, sizeof dir);
+    snprintf(script, sizeof script, "%s/job.sh", dir);
+    if ((mkdir(dir, 0755) < 0 && access(dir, F_OK) < 0) ||
+        write_script(script, d, &s, lp->opts.server_url) < 0) {
+        gs_api_submit_fini(&s);
+        return gs_errorf(err, GS_EIO, "%s: cannot write", script);
+    }
+    long long id = submit_held(lp, d, script, &s, nnodes, err);
+    gs_api_submit_fini(&s);
+    if (id < 0)
+        return GS_EIO;
+    if (place_release(id, nodes, gres, err) < 0) {
+        scancel(id, NULL); /* never let Slurm place it elsewhere */
+        return GS_EIO;
+    }
+    d->proc = (struct gsd_proc){ (pid_t)id, 0, -1 };
+    d->bk_deadline = gsd_mono_ms() + lp->opts.slurm_deadline_ms;
+    d->bk_running = 0;
+    lp->next_poll = gsd_mono_ms() + 50; /* look soon: it may run at once */
+    return 0;
+}
+
+static int slurm_signal(struct gsd_loop *lp, struct djob *d, int how)
+{
+    (void)lp;
+    if (d->proc.pid <= 0)
+        return GS_ENOENT;
+    static const char *const sig[] = { [GSD_SIG_TERM] = NULL, [GSD_SIG_CHECKPOINT] = "USR1",
+                                       [GSD_SIG_KILL] = "KILL" };
+    scancel(d->proc.pid, sig[how]);
+    return 0; /* the end shows in a later read */
+}
+
+/* ---- reading back: GPU indices, states, ends ---- */
+
+/* Masks per node of the -d detail "Nodes=n-[1-2] ... GRES=gpu:g3:1(IDX:3),..". */
+struct actual {
+    char (*names)[GS_NAME_MAX + 1];
+    uint64_t *masks;
+    int n, cap;
+    uint64_t cur;
+};
+
+static int add_actual(void *arg, const char *name)
+{
+    struct actual *a = arg;
+    int k = 0;
+    while (k < a->n && strcmp(a->names[k], name))
+        k++;
+    if (k == a->n) {
+        if (a->n == a->cap || strlen(name) > GS_NAME_MAX)
+            return -1;
+        snprintf(a->names[a->n], GS_NAME_MAX + 1, "%s", name);
+        a->masks[a->n++] = 0;
+    }
+    a->masks[k] |= a->cur;
+    return 0;
+}
+
+static uint64_t idx_mask(const char *gres)
+{
+    uint64_t m = 0;
+    for (const char *p = gres; (p = strstr(p, "(IDX:")); ) {
+        p += 5;
+        while (*p && *p != ')') {
+            char *end;
+            long lo = strtol(p, &end, 10), hi = lo;
+            if (end == p)
+                break;
+            if (*end == '-')
+                hi = strtol(end + 1, &end, 10);
+            for (long g = lo; g <= hi && g < 64; g++)
+                m |= 1ull << g;
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    return m;
+}
+
+/* The placement Slurm gave, in the decided node order: "n:g,...". */
+static void actual_placement(const char *line, const char *decided, char *buf, size_t n)
+{
+    static char names[MAX_PARTS][GS_NAME_MAX + 1], dn[MAX_PARTS][GS_NAME_MAX + 1];
+    uint64_t masks[MAX_PARTS], dm[MAX_PARTS];
+    struct actual a = { names, masks, 0, MAX_PARTS, 0 };
+    for (const char *p = line; (p = strstr(p, " Nodes=")); p += 7) {
+        char nodes[512], gres[1024];
+        gsd_slurm_field(p, "Nodes", nodes, sizeof nodes);
+        const char *next = strstr(p + 7, " Nodes="), *g = strstr(p, " GRES=");
+        if (!g || (next && g > next))
+            continue;
+        gsd_slurm_field(g, "GRES", gres, sizeof gres);
+        a.cur = idx_mask(gres);
+        gsd_slurm_hostlist(nodes, add_actual, &a);
+    }
+    int nd = placement_nodes(decided ? decided : "", dn, dm, MAX_PARTS);
+    size_t w = 0;
+    buf[0] = '\0';
+    for (int k = 0; k <= nd; k++) /* decided nodes in order, then any others */
+        for (int i = 0; i < a.n; i++) {
+            int j = 0;
+            while (j < nd && strcmp(dn[j], names[i]))
+                j++;
+            if (j != k)
+                continue;
+            for (int gi = 0; gi < 64; gi++)
+                if (masks[i] >> gi & 1)
+                    w += (size_t)snprintf(buf + w, n > w ? n - w : 0, "%s%s:%d", w ? "," : "",
+                                          names[i], gi);
+        }
+}
+
+/* First sight of the attempt running: record the GPUs Slurm gave. */
+static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
+{
+    char got[8192];
+    d->bk_running = 1;
+    actual_placement(j->line, d->placement, got, sizeof got);
+    if (got[0] && (!d->placement || strcmp(got, d->placement))) {
+        gsd_log("job %s: Slurm job %lld runs on %s, decided %s", d->id, j->id, got,
+                d->placement ? d->placement : "");
+        lp->gpu_mismatches++;
+        char *t = strdup(got);
+        if (t) {
+            free(d->placement);
+            d->placement = t;
+        }
+    }
+    if (d->ji.state == GS_JOB_STARTING)
+        d->launched = 1;
+    gsd_job_dirty(lp, d);
+    lp->again = 1;
+}
+
+static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
+{
+    int ran = d->bk_running || (j && j->nodes[0] && strcmp(j->nodes, "(null)"));
+    if (!j) {
+        lp->backend_errors++; /* Slurm forgot it: the end is unknown */
+        gsd_log("job %s: Slurm job %d is gone without a record", d->id, (int)d->proc.pid);
+    }
+    d->bk_code = !ran ? -2 : j ? j->code : 137; /* -2: a failed launch, not "never tried" */
+    d->bk_end_ms = j ? j->end_ms : wall_ms();
+    d->exited = 1;
+    lp->again = 1;
+}
+
+/* Node states, one sinfo call: down/fail -> DOWN, drain -> DRAIN. */
+static void load_nodes(struct gsd_loop *lp)
+{
+    char *argv[] = { "sinfo", "-h", "-N", "-o", "%N %T", NULL }, *out;
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (gsd_slurm_run(argv, &out, &err) < 0) {
+        gsd_log("slurm: %s", err.msg);
+        return;
+    }
+    for (char *line = out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *sp = strchr(line, ' ');
+        if (!sp)
+            continue;
+        *sp = '\0';
+        int n = gs_cluster_find_node(lp->cl, line);
+        if (n < 0)
+            continue;
+        const char *st = sp + 1;
+        lp->slurm->seen[n] = strstr(st, "down") || strstr(st, "fail") ? GS_NODE_DOWN
+                             : strstr(st, "drain")                    ? GS_NODE_DRAIN
+                                                                      : GS_NODE_UP;
+    }
+    free(out);
+}
+
+static int mark_down(void *arg, const char *name)
+{
+    struct gsd_loop *lp = arg;
+    int n = gs_cluster_find_node(lp->cl, name);
+    if (n >= 0)
+        lp->slurm->seen[n] = GS_NODE_DOWN;
+    return 0;
+}
+
+/* Whether the placement "n:g,..." uses node `name`. */
+static int uses_node(const char *pl, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = pl; p && *p;) {
+        if (!strncmp(p, name, len) && p[len] == ':')
+            return 1;
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return 0;
+}
+
+/* A node Slurm reports down: its attempts are gone (Slurm ends them as
+ * NODE_FAIL); forget them so the engine's requeue launches new ones. */
+static void forget_node_jobs(struct gsd_loop *lp, const char *name)
+{
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->proc.pid <= 0 || !d->placement || !uses_node(d->placement, name))
+            continue;
+        gsd_log("job %s: node %s is down in Slurm; Slurm job %d is lost", d->id, name,
+                (int)d->proc.pid);
+        scancel(d->proc.pid, NULL);
+        d->proc = (struct gsd_proc){ 0, 0, -1 };
+        d->exited = d->launched = d->bk_running = 0;
+        d->bk_deadline = 0;
+    }
+}
+
+static int slurm_apply(struct gsd_loop *lp, gs_time now)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        int want = lp->slurm->seen[n];
+        if (want == lp->slurm->applied[n])
+            continue;
+        const char *name = gs_cluster_node_name(cl, n);
+        char key[GS_NAME_MAX + 16];
+        int64_t api = GS_NODE_UP;
+        snprintf(key, sizeof key, "node_state:%s", name);
+        gs_store_meta_get(lp->st, key, &api);
+        int st = want == GS_NODE_UP && api != GS_NODE_UP ? (int)api : want;
+        if (want == GS_NODE_DOWN)
+            forget_node_jobs(lp, name);
+        struct gs_error err;
+        gs_error_clear(&err);
+        if (gs_engine_node_set_state(lp->eng, now, n, st, &err) < 0) {
+            gsd_log("slurm: node %s: %s", name, err.msg);
+            continue;
+        }
+        static const char *const ev[] = { "node_up", "node_drain", "node_down" };
+        gsd_log("slurm: node %s is %s in Slurm", name, ev[want] + 5);
+        gs_store_event(lp->st, now, 0, ev[st], name, NULL);
+        lp->slurm->applied[n] = (signed char)want;
+    }
+    return 0;
+}
+
+static void slurm_poll(struct gsd_loop *lp)
+{
+    struct gsd_slurm *s = lp->slurm;
+    if (load_jobs(s) < 0) {
+        lp->backend_errors++;
+        return;
+    }
+    load_nodes(lp);
+    int64_t mono = gsd_mono_ms();
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->proc.pid <= 0 || d->exited)
+            continue;
+        const struct sjob *j = by_id(s, d->proc.pid);
+        if (j && !strcmp(j->state, "NODE_FAIL")) {
+            /* its nodes failed (even if sinfo already shows them back):
+             * the engine hears a node failure, not an end */
+            gsd_slurm_hostlist(j->nodes, mark_down, lp);
+        } else if (!j || is_terminal(j->state)) {
+            on_ended(lp, d, j);
+        } else if (!strcmp(j->state, "RUNNING")) {
+            if (!d->bk_running)
+                on_running(lp, d, j);
+        } else if (!d->bk_running && d->bk_deadline && mono > d->bk_deadline &&
+                   !strcmp(j->state, "PENDING")) {
+            char reason[128];
+            gsd_slurm_field(j->line, "Reason", reason, sizeof reason);
+            gsd_log("job %s: Slurm job %lld not running after %d ms (%s); cancelling it",
+                    d->id, j->id, lp->opts.slurm_deadline_ms, reason);
+            d->bk_deadline = 0;
+            scancel(j->id, NULL); /* its end (never ran) is a failed launch */
+        }
+    }
+}
+
+/* ---- restart ---- */
+
+static void relaunch(struct gsd_loop *lp, struct djob *d)
+{
+    (void)lp;
+    d->proc = (struct gsd_proc){ 0, 0, -1 };
+    if (d->ji.state == GS_JOB_STARTING) {
+        d->launch_wanted = 1;
+        gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
+                d->ji.attempts);
+    } else {
+        d->launch_error = 1; /* a stop of a job that never ran: confirmed */
+    }
+}
+
+static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
+{
+    struct gsd_slurm *s = lp->slurm;
+    if (!gs_job_state_holds(d->ji.state))
+        return;
+    if (!s->ok)
+        load_jobs(s);
+    char name[64];
+    tag(d, name, sizeof name);
+    const struct sjob *j = s->ok ? by_name(s, name) : NULL;
+    d->dirty = 1;
+    if (!s->ok) { /* Slurm unreachable: keep the record; the polls decide */
+        if (d->proc.pid <= 0)
+            relaunch(lp, d);
+        return;
+    }
+    int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)"));
+    if (!j || never_ran) {
+        if (d->proc.pid > 0 && !j) {
+            on_ended(lp, d, NULL);
+            return;
+        }
+        relaunch(lp, d);
+        return;
+    }
+    if (j->held) { /* submitted, never released: placement unknown */
+        gsd_log("job %s: Slurm job %lld was never released; cancelling it", d->id, j->id);
+        scancel(j->id, NULL);
+        relaunch(lp, d);
+        return;
+    }
+    d->proc = (struct gsd_proc){ (pid_t)j->id, 0, -1 };
+    d->bk_running = 0;
+    d->bk_deadline = gsd_mono_ms() + lp->opts.slurm_deadline_ms;
+    if (d->ji.state == GS_JOB_STOPPING && !is_terminal(j->state))
+        scancel(j->id, NULL); /* the stop goes on */
+    gsd_log("job %s: re-adopted Slurm job %lld (%s)", d->id, j->id, j->state);
+}
+
+static int slurm_read_exit(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms)
+{
+    (void)lp;
+    *code = d->bk_code;
+    *end_ms = d->bk_end_ms;
+    return 0;
+}
+
+static void slurm_release(struct gsd_loop *lp, struct djob *d)
+{
+    (void)lp;
+    d->bk_running = 0;
+    d->bk_deadline = 0;
+}
+
+const struct gsd_backend_ops gsd_backend_slurm = {
+    .name = "slurm", .open = slurm_open, .launch = slurm_launch, .signal = slurm_signal,
+    .reconcile = slurm_reconcile, .read_exit = slurm_read_exit, .release = slurm_release,
+    .poll = slurm_poll, .apply = slurm_apply, .close = slurm_close,
+};
