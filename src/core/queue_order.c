@@ -325,8 +325,10 @@ static int update_lists(struct gs_engine *eng, gs_time now)
     struct gs_qstate *q = eng->q;
     if (scan_joined(eng, now, 1) < 0 || move_aging(eng, now) < 0)
         return GS_ENOMEM;
-    qsort(q->fresh, q->nfresh, sizeof *q->fresh, cmp_order);
-    qsort(q->moved, q->nmoved, sizeof *q->moved, cmp_order);
+    if (q->nfresh > 1) /* qsort's array may not be NULL, even when empty */
+        qsort(q->fresh, q->nfresh, sizeof *q->fresh, cmp_order);
+    if (q->nmoved > 1)
+        qsort(q->moved, q->nmoved, sizeof *q->moved, cmp_order);
     if (merge_in(&q->young, q->fresh, q->nfresh) < 0 ||
         merge_in(&q->aged, q->moved, q->nmoved) < 0)
         return GS_ENOMEM;

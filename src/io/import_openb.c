@@ -338,8 +338,30 @@ static void pod_gpus(const int64_t *t, const int *has, struct gs_openb_stats *st
     st->gpu_request_milli += (int64_t)s->gpus * s->milli;
 }
 
+/* Pod names seen so far and the line of each: a name is a job id, and a
+ * trace with one id twice does not load. */
+struct pod_names {
+    struct gs_strtab *tab;
+    long *line;
+    size_t cap;
+};
+
+static int check_name(const struct csv *c, struct pod_names *pn, const char *name,
+                      struct gs_error *err)
+{
+    int n = gs_strtab_count(pn->tab);
+    int k = gs_strtab_intern(pn->tab, name);
+    if (k >= 0 && k < n && pn->line)
+        return gs_errorf(err, GS_EINVAL, "%s:%ld: name: '%s' already used on line %ld",
+                         c->name, c->line, name, pn->line[k]);
+    if (k < 0 || gs_grow((void **)&pn->line, &pn->cap, (size_t)k + 1, sizeof *pn->line) < 0)
+        return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
+    pn->line[k] = c->line;
+    return 0;
+}
+
 static int read_pod(struct csv *c, const int *col, struct gs_openb_result *out,
-                    struct gs_error *err)
+                    struct pod_names *pn, struct gs_error *err)
 {
     struct gs_openb_stats *st = &out->stats;
     int64_t t[P_NCOL];
@@ -362,6 +384,8 @@ static int read_pod(struct csv *c, const int *col, struct gs_openb_result *out,
                              "offset %ld)", c->name, c->line, cols[k],
                              (unsigned)(unsigned char)strs[k][at], at);
     }
+    if ((rc = check_name(c, pn, name, err)) < 0)
+        return rc;
     struct gs_job_spec s;
     gs_job_spec_init(&s);
     s.id = name;
@@ -421,8 +445,13 @@ static int read_pods(const char *text, size_t len, const char *path,
                        c.line);
     if (rc == 0) /* the reader splits its text in place: the scan reads its own copy */
         rc = span_end(text, len, path, col, &out->stats.span_end, err);
+    struct pod_names pn = { gs_strtab_create(), NULL, 0 };
+    if (rc == 0 && !pn.tab)
+        rc = gs_errorf(err, GS_ENOMEM, "%s: out of memory", path);
     while (rc == 0 && (rc = next_row(&c, err)) > 0)
-        rc = read_pod(&c, col, out, err);
+        rc = read_pod(&c, col, out, &pn, err);
+    gs_strtab_destroy(pn.tab);
+    gs_free(pn.line);
     close_csv(&c);
     return rc;
 }

@@ -4,6 +4,7 @@
 #include "io/import_sacct_private.h"
 #include "core/alloc.h"
 #include "io/slurm_util.h"
+#include "io/job_fields.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -15,8 +16,30 @@
 #define MAX_TIME_S 9000000000000LL /* 9e12 s, the trace's bound */
 #define SHOW 40
 
+/* The first of the row's strings that is not UTF-8 (the trace it becomes
+ * must load, and JSON reports hold it), or NULL. */
+static const char *not_utf8(const struct gs_sacct_row *r)
+{
+    const char *const v[] = { r->id, r->partition, r->account, r->user, r->name };
+    const char *const names[] = { "JobID", "Partition", "Account", "User", "JobName" };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i] && gs_utf8_invalid_at(v[i]) >= 0)
+            return names[i];
+    return NULL;
+}
+
 int gs_sacct_rows_push(struct gs_sacct_rows *rows, const struct gs_sacct_row *r)
 {
+    const char *bad = not_utf8(r);
+    if (bad) {
+        if (rows->json)
+            gs_sacct_drop(rows, GS_SACCT_DROP_VALUE, "%s: jobs[%d]: %s: not valid UTF-8",
+                          rows->name, r->line - 1, bad);
+        else
+            gs_sacct_drop(rows, GS_SACCT_DROP_VALUE, "%s:%d: %s: not valid UTF-8", rows->name,
+                          r->line, bad);
+        return 0;
+    }
     if (rows->n == rows->cap) {
         size_t cap = rows->cap ? rows->cap * 2 : 256;
         void *v = gs_realloc(rows->v, cap * sizeof *rows->v);

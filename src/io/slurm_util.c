@@ -32,6 +32,10 @@ static int digits(const char **p, int64_t *v)
     return 0;
 }
 
+/* The largest duration any reader accepts: 9e12 s, as gs_parse_duration
+ * (every field is at most 12 digits, so the sum cannot overflow first). */
+#define MAX_MS ((int64_t)9000000000000000)
+
 /* [D-]a[:b[:c]][.fff] into days and up to three fields. */
 static int split_duration(const char *t, int64_t *days, int64_t f[3], int *nf, int64_t *frac_ms,
                           int *has_day)
@@ -94,7 +98,7 @@ int gs_slurm_parse_duration(const char *t, gs_time *ms)
     if (split_duration(t, &days, f, &nf, &frac, &has_day) < 0 || (frac && nf < 2 && !has_day))
         return GS_EINVAL;
     *ms = field_seconds(days, f, nf, has_day) * 1000 + frac;
-    return 0;
+    return *ms <= MAX_MS ? 0 : GS_EINVAL;
 }
 
 int gs_slurm_parse_limit(const char *t, gs_time *ms)
@@ -112,7 +116,7 @@ int gs_slurm_parse_limit(const char *t, gs_time *ms)
     if (!t || split_duration(t, &days, f, &nf, &frac, &has_day) < 0 || frac)
         return GS_EINVAL;
     *ms = field_seconds(days, f, nf, has_day) * 1000;
-    return 0;
+    return *ms <= MAX_MS ? 0 : GS_EINVAL;
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
