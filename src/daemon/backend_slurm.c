@@ -33,7 +33,7 @@ struct sjob {
 
 struct gsd_slurm {
     int types;                /* 1 = per-GPU GRES types g0..gN */
-    signed char *seen, *applied; /* per cluster node: GS_NODE_* from Slurm / given */
+    uint8_t *seen, *applied;    /* per cluster node: GS_NODE_* from Slurm / given */
     char *text;               /* the last read's output */
     struct sjob *jobs;
     size_t njobs, cap;
@@ -89,9 +89,9 @@ static int load_jobs(struct gsd_slurm *s)
         struct sjob j = { .line = line };
         char buf[64];
         if (gsd_slurm_field(line, "JobName", j.name, sizeof j.name) < 0 ||
-            strncmp(j.name, "gs:", 3) || gsd_slurm_field(line, "JobId", buf, sizeof buf) < 0)
+            strncmp(j.name, "gs:", 3) != 0 || gsd_slurm_field(line, "JobId", buf, sizeof buf) < 0)
             continue;
-        j.id = atoll(buf);
+        j.id = strtoll(buf, NULL, 10);
         gsd_slurm_field(line, "JobState", j.state, sizeof j.state);
         gsd_slurm_field(line, "NodeList", j.nodes, sizeof j.nodes);
         gsd_slurm_field(line, "Reason", buf, sizeof buf);
@@ -167,11 +167,11 @@ static void count_gres(const char *gres, struct gres_count *c)
         const char *q = p + 4, *colon = strchr(q, ':'), *end = q + strcspn(q, ",(");
         int n;
         if (colon && colon < end) {
-            n = atoi(colon + 1);
+            n = (int)strtol(colon + 1, NULL, 10);
             if (q[0] == 'g' && q[1] >= '0' && q[1] <= '9')
                 c->typed += n;
         } else {
-            n = atoi(q);
+            n = (int)strtol(q, NULL, 10);
         }
         c->total += n;
     }
@@ -316,7 +316,7 @@ static int placement_nodes(const char *pl, char names[][GS_NAME_MAX + 1], uint64
         memcpy(name, p, (size_t)(colon - p));
         name[colon - p] = '\0';
         int k = 0;
-        while (k < n && strcmp(names[k], name))
+        while (k < n && strcmp(names[k], name) != 0)
             k++;
         if (k == n) {
             if (n == cap)
@@ -324,7 +324,7 @@ static int placement_nodes(const char *pl, char names[][GS_NAME_MAX + 1], uint64
             memcpy(names[n], name, sizeof name);
             masks[n++] = 0;
         }
-        masks[k] |= 1ull << (atoi(colon + 1) & 63);
+        masks[k] |= 1ull << (strtol(colon + 1, NULL, 10) & 63);
         p = strchr(colon, ',');
         p = p ? p + 1 : NULL;
     }
@@ -394,7 +394,7 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
     char *o;
     if (gsd_slurm_run(argv, &o, err) < 0)
         return -1;
-    long long id = atoll(o);
+    long long id = strtoll(o, NULL, 10);
     free(o);
     if (id <= 0)
         gs_errorf(err, GS_EIO, "sbatch: no job id in its answer");
@@ -480,7 +480,7 @@ static int add_actual(void *arg, const char *name)
 {
     struct actual *a = arg;
     int k = 0;
-    while (k < a->n && strcmp(a->names[k], name))
+    while (k < a->n && strcmp(a->names[k], name) != 0)
         k++;
     if (k == a->n) {
         if (a->n == a->cap || strlen(name) > GS_NAME_MAX)
@@ -534,7 +534,7 @@ static void actual_placement(const char *line, const char *decided, char *buf, s
     for (int k = 0; k <= nd; k++) /* decided nodes in order, then any others */
         for (int i = 0; i < a.n; i++) {
             int j = 0;
-            while (j < nd && strcmp(dn[j], names[i]))
+            while (j < nd && strcmp(dn[j], names[i]) != 0)
                 j++;
             if (j != k)
                 continue;
@@ -551,7 +551,7 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
     char got[8192];
     d->bk_running = 1;
     actual_placement(j->line, d->placement, got, sizeof got);
-    if (got[0] && (!d->placement || strcmp(got, d->placement))) {
+    if (got[0] && (!d->placement || strcmp(got, d->placement) != 0)) {
         gsd_log("job %s: Slurm job %lld runs on %s, decided %s", d->id, j->id, got,
                 d->placement ? d->placement : "");
         lp->gpu_mismatches++;
@@ -569,7 +569,7 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
 
 static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
-    int ran = d->bk_running || (j && j->nodes[0] && strcmp(j->nodes, "(null)"));
+    int ran = d->bk_running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
     if (!j) {
         lp->backend_errors++; /* Slurm forgot it: the end is unknown */
         gsd_log("job %s: Slurm job %d is gone without a record", d->id, (int)d->proc.pid);
@@ -672,7 +672,7 @@ static int slurm_apply(struct gsd_loop *lp, gs_time now)
         static const char *const ev[] = { "node_up", "node_drain", "node_down" };
         gsd_log("slurm: node %s is %s in Slurm", name, ev[want] + 5);
         gs_store_event(lp->st, now, 0, ev[st], name, NULL);
-        lp->slurm->applied[n] = (signed char)want;
+        lp->slurm->applied[n] = (uint8_t)want;
     }
     return 0;
 }
@@ -743,7 +743,7 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
             relaunch(lp, d);
         return;
     }
-    int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)"));
+    int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)") != 0);
     if (!j || never_ran) {
         if (d->proc.pid > 0 && !j) {
             on_ended(lp, d, NULL);

@@ -161,8 +161,11 @@ int gsd_slurm_hostlist(const char *list, int (*fn)(void *, const char *), void *
 
 int gsd_slurm_exit_code(const char *text)
 {
-    int a = 0, b = 0;
-    if (sscanf(text, "%d:%d", &a, &b) < 1)
+    char *end;
+    long a = strtol(text, &end, 10), b = 0;
+    if (end == text)
         return -1;
+    if (*end == ':')
+        b = strtol(end + 1, NULL, 10);
     return b > 0 ? 128 + (b & 127) : a & 255;
 }

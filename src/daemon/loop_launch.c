@@ -78,6 +78,7 @@ int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_
 static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
 {
     struct gs_api_submit s;
+    memset(&s, 0, sizeof s);
     int rc = gsd_launch_request(lp, d, &s, err);
     if (rc < 0)
         return rc;

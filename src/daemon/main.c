@@ -35,6 +35,63 @@ static const char usage[] =
     "  --slurm-poll SECONDS             batched read interval (0.5)\n"
     "  --slurm-start-deadline SECONDS   a released job must run by then (15)\n";
 
+/* The options that take a checked value: 0, or 2 after saying what is
+ * wrong. */
+static int opt_value(struct gsd_opts *o, int c, const char *arg)
+{
+    char *end;
+    switch (c) {
+        case 'x':
+            o->clock_scale = strtod(arg, &end);
+            if (*end || !(o->clock_scale > 0 && o->clock_scale <= 1e6)) {
+                fprintf(stderr, "gpuschedd: --clock-scale: expected a number > 0, got '%s'\n",
+                        arg);
+                return 2;
+            }
+            break;
+        case 'y':
+            if (strcmp(arg, "full") != 0 && strcmp(arg, "normal") != 0) {
+                fprintf(stderr, "gpuschedd: --sync: expected full or normal, got '%s'\n", arg);
+                return 2;
+            }
+            o->sync_full = !strcmp(arg, "full");
+            break;
+        case 'k': {
+            double s = strtod(arg, &end);
+            if (*end || !(s >= 0 && s <= 86400)) {
+                fprintf(stderr, "gpuschedd: --kill-wait: expected seconds, got '%s'\n", arg);
+                return 2;
+            }
+            o->kill_wait = (gs_time)(s * 1000);
+            break;
+        }
+        case 'P': o->slurm_partition = arg; break;
+        case 'A': o->slurm_account = arg; break;
+        case 'Q': o->slurm_qos = arg; break;
+        case 'G':
+            if (strcmp(arg, "auto") != 0 && strcmp(arg, "types") != 0 &&
+                strcmp(arg, "counts") != 0) {
+                fprintf(stderr, "gpuschedd: --slurm-gpus: expected auto, types or counts, "
+                                "got '%s'\n", arg);
+                return 2;
+            }
+            o->slurm_gpus = arg;
+            break;
+        case 'O':
+        case 'D': {
+            double s = strtod(arg, &end);
+            if (*end || !(s >= 0.05 && s <= 3600)) {
+                fprintf(stderr, "gpuschedd: --%s: expected seconds (0.05..3600), got '%s'\n",
+                        c == 'O' ? "slurm-poll" : "slurm-start-deadline", arg);
+                return 2;
+            }
+            *(c == 'O' ? &o->slurm_poll_ms : &o->slurm_deadline_ms) = (int)(s * 1000);
+            break;
+        }
+    }
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct gsd_opts *o)
 {
     static const struct option opts[] = {
@@ -56,7 +113,6 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
                             .sync_full = 1, .kill_wait = 10000, .slurm_gpus = "auto",
                             .slurm_poll_ms = 500, .slurm_deadline_ms = 15000 };
     int c;
-    char *end;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'c': o->cluster = optarg; break;
@@ -65,52 +121,10 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         case 'l': o->listen = optarg; break;
         case 'b': o->backend = optarg; break;
         case 't': o->tokens = optarg; break;
-        case 'x':
-            o->clock_scale = strtod(optarg, &end);
-            if (*end || !(o->clock_scale > 0 && o->clock_scale <= 1e6)) {
-                fprintf(stderr, "gpuschedd: --clock-scale: expected a number > 0, got '%s'\n",
-                        optarg);
+        case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
+            if (opt_value(o, c, optarg) != 0)
                 return 2;
-            }
             break;
-        case 'y':
-            if (strcmp(optarg, "full") != 0 && strcmp(optarg, "normal") != 0) {
-                fprintf(stderr, "gpuschedd: --sync: expected full or normal, got '%s'\n", optarg);
-                return 2;
-            }
-            o->sync_full = !strcmp(optarg, "full");
-            break;
-        case 'k': {
-            double s = strtod(optarg, &end);
-            if (*end || !(s >= 0 && s <= 86400)) {
-                fprintf(stderr, "gpuschedd: --kill-wait: expected seconds, got '%s'\n", optarg);
-                return 2;
-            }
-            o->kill_wait = (gs_time)(s * 1000);
-            break;
-        }
-        case 'P': o->slurm_partition = optarg; break;
-        case 'A': o->slurm_account = optarg; break;
-        case 'Q': o->slurm_qos = optarg; break;
-        case 'G':
-            if (strcmp(optarg, "auto") && strcmp(optarg, "types") && strcmp(optarg, "counts")) {
-                fprintf(stderr, "gpuschedd: --slurm-gpus: expected auto, types or counts, "
-                                "got '%s'\n", optarg);
-                return 2;
-            }
-            o->slurm_gpus = optarg;
-            break;
-        case 'O':
-        case 'D': {
-            double s = strtod(optarg, &end);
-            if (*end || !(s >= 0.05 && s <= 3600)) {
-                fprintf(stderr, "gpuschedd: --%s: expected seconds (0.05..3600), got '%s'\n",
-                        c == 'O' ? "slurm-poll" : "slurm-start-deadline", optarg);
-                return 2;
-            }
-            *(c == 'O' ? &o->slurm_poll_ms : &o->slurm_deadline_ms) = (int)(s * 1000);
-            break;
-        }
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
@@ -121,7 +135,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
                 usage);
         return 2;
     }
-    if (strcmp(o->backend, "local") && strcmp(o->backend, "slurm")) {
+    if (strcmp(o->backend, "local") != 0 && strcmp(o->backend, "slurm") != 0) {
         fprintf(stderr, "gpuschedd: --backend %s: expected local or slurm\n", o->backend);
         return 2;
     }

@@ -98,17 +98,31 @@ static const char *const pcol_names[P_COUNT] = {
 
 /* Split `line` in place at '|' into f[0 .. max-1]; returns the number of
  * fields (which may exceed max: the rest are not stored). */
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Split at '|', each field trimmed of surrounding blanks (sacct pads
+ * nothing, and the trace reader trims, so a padded value would not read
+ * back the same). */
 static int split(char *line, char **f, int max)
 {
     int n = 0;
     for (char *p = line;;) {
+        char *bar = strchr(p, '|');
+        if (bar)
+            *bar = '\0';
+        char *e = p + strlen(p);
+        while (e > p && is_blank(e[-1]))
+            *--e = '\0';
+        while (is_blank(*p))
+            p++;
         if (n < max)
             f[n] = p;
         n++;
-        char *bar = strchr(p, '|');
         if (!bar)
             break;
-        *bar = '\0';
         p = bar + 1;
     }
     return n;
@@ -427,11 +441,17 @@ static int own_strings(struct gs_sacct_row *r)
     char *p = r->own = gs_malloc(n);
     if (!p)
         return GS_ENOMEM;
-    for (size_t i = 0; i < 6; i++) {
-        size_t k = strlen(*f[i]) + 1;
-        memcpy(p, *f[i], k);
+    for (size_t i = 0; i < 6; i++) { /* trimmed, as the -P reader's fields */
+        const char *s = *f[i];
+        while (is_blank(*s) || *s == '\n')
+            s++;
+        size_t k = strlen(s);
+        while (k > 0 && (is_blank(s[k - 1]) || s[k - 1] == '\n'))
+            k--;
+        memcpy(p, s, k);
+        p[k] = '\0';
         *f[i] = p;
-        p += k;
+        p += k + 1;
     }
     return 0;
 }
