@@ -349,3 +349,12 @@ const json_t *gs_client_list(const json_t *j, const char *key)
     const json_t *v = json_object_get(j, key);
     return json_is_array(v) ? v : NULL;
 }
+
+int gs_client_once(const struct gs_client_opts *o, const char *method, const char *path,
+                   const json_t *body, json_t **out)
+{
+    struct gs_client *c = gs_client_create(o);
+    int status = c ? gs_client_request(c, o, method, path, body, out) : 1;
+    gs_client_destroy(c);
+    return status;
+}

@@ -94,6 +94,11 @@ int gs_client_call(struct gs_client *c, const char *method, const char *path,
 int gs_client_request(struct gs_client *c, const struct gs_client_opts *o, const char *method,
                       const char *path, const json_t *body, json_t **out);
 
+/* One request on a connection of its own (create, gs_client_request,
+ * destroy): 0 with *out set (caller decrefs), or 1 as gs_client_request. */
+int gs_client_once(const struct gs_client_opts *o, const char *method, const char *path,
+                   const json_t *body, json_t **out);
+
 /* Print "gpusched: MESSAGE (field F, CODE, HTTP STATUS)" from an API error
  * body (any of them may be missing); returns 1. */
 int gs_client_print_error(long status, const json_t *body);

@@ -84,10 +84,8 @@ int cmd_nodes(int argc, char **argv)
     int st = gs_client_parse(&cmd, argc, argv, &o, NULL, NULL, &args, &nargs);
     if (st >= 0)
         return st;
-    struct gs_client *c = gs_client_create(&o);
     json_t *ans = NULL;
-    int status = c ? gs_client_request(c, &o, "GET", "/v1/nodes", NULL, &ans) : 1;
-    gs_client_destroy(c);
+    int status = gs_client_once(&o, "GET", "/v1/nodes", NULL, &ans);
     if (status)
         return status;
     const json_t *nodes = gs_client_list(ans, "nodes");
@@ -131,10 +129,8 @@ static int post_action(int argc, char **argv, const char *name, const char *help
     }
     snprintf(path, sizeof path, "%s%s%s", pre, esc, post);
     free(esc);
-    struct gs_client *c = gs_client_create(&o);
     json_t *ans = NULL;
-    int status = c ? gs_client_request(c, &o, "POST", path, NULL, &ans) : 1;
-    gs_client_destroy(c);
+    int status = gs_client_once(&o, "POST", path, NULL, &ans);
     if (status)
         return status;
     char buf[32];

@@ -251,10 +251,8 @@ int cmd_queue(int argc, char **argv)
         snprintf(path + strlen(path), sizeof path - strlen(path), "%s", et);
     free(es);
     free(et);
-    struct gs_client *c = gs_client_create(&o);
     json_t *ans = NULL;
-    int status = c ? gs_client_request(c, &o, "GET", path, NULL, &ans) : 1;
-    gs_client_destroy(c);
+    int status = gs_client_once(&o, "GET", path, NULL, &ans);
     if (status)
         return status;
     const json_t *jobs = gs_client_list(ans, "jobs");
@@ -402,10 +400,8 @@ static int get_one(int argc, char **argv, const char *name, const char *help,
     }
     snprintf(path, sizeof path, "/v1/jobs/%s%s", id, post);
     free(id);
-    struct gs_client *c = gs_client_create(&o);
     json_t *ans = NULL;
-    int status = c ? gs_client_request(c, &o, "GET", path, NULL, &ans) : 1;
-    gs_client_destroy(c);
+    int status = gs_client_once(&o, "GET", path, NULL, &ans);
     if (status)
         return status;
     if (o.json)
