@@ -275,7 +275,7 @@ int cmd_frag(int argc, char **argv)
         status = frag_pending(a.policy, idle, cl, &snap, NULL);
     }
     if (status == 0 && a.html && !err.code)
-        status = frag_html(a.html, a.policy, idle, cl, &snap, NULL);
+        status = frag_html(a.html, a.policy, idle, cl, &snap);
     frag_slurm_fini(&a.slurm);
     gs_snapshot_fini(&snap);
     gs_cluster_destroy(idle);

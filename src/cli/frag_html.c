@@ -34,8 +34,7 @@ static int write_page(const char *path, struct gs_engine *eng, int first,
 }
 
 int frag_html(const char *path, const char *policy_path, const struct gs_cluster *idle,
-              const struct gs_cluster *busy, const struct gs_snapshot *snap,
-              const unsigned char *node_state)
+              const struct gs_cluster *busy, const struct gs_snapshot *snap)
 {
     struct gs_policy pol;
     if (cli_load_policy("frag", policy_path, &pol) < 0)
@@ -49,9 +48,8 @@ int frag_html(const char *path, const char *policy_path, const struct gs_cluster
                                                  snap->queue ? snap->queue : empty, snap->time,
                                                  &run, &first, &err);
     /* enum gs_dash_node has gs_node_state's order (up, drain, down) */
-    if (!node_state)
-        node_state = snap->node_state;
-    int status = eng ? write_page(path, eng, first, busy, node_state) : cli_fail("frag", &err);
+    int status = eng ? write_page(path, eng, first, busy, snap->node_state)
+                     : cli_fail("frag", &err);
     gs_engine_destroy(eng);
     gs_trace_destroy(empty);
     gs_policy_fini(&pol);

@@ -10,10 +10,9 @@
 /* Run the snapshot's pass as frag_pending does (`idle` sealed and empty,
  * `busy` with the snapshot applied, policy at `policy_path` or defaults)
  * and write the page to `path`: the map of `busy`, the queue in pass order
- * with every job's reason, per-team figures.  `node_state` (per node,
- * enum gs_dash_node) may be NULL.  Returns 0, or 1 after printing an error. */
+ * with every job's reason, per-team figures, the snapshot's running jobs
+ * by id and its node states.  Returns 0, or 1 after printing an error. */
 int frag_html(const char *path, const char *policy_path, const struct gs_cluster *idle,
-              const struct gs_cluster *busy, const struct gs_snapshot *snap,
-              const unsigned char *node_state);
+              const struct gs_cluster *busy, const struct gs_snapshot *snap);
 
 #endif
