@@ -56,7 +56,7 @@ CFLAGS_ALL := $(BASE_CFLAGS) $(OPT) $(CFLAGS)
 POSIX := -D_POSIX_C_SOURCE=200809L
 LIBS := -ljansson -lyaml -lz -lsqlite3 -lm
 
-CORE_SRC := $(wildcard src/core/*.c)
+CORE_SRC := $(wildcard src/core/*/*.c)
 SIM_SRC := $(wildcard src/sim/*.c)
 IO_SRC := $(wildcard src/io/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
@@ -176,7 +176,7 @@ check-layering: $(CORE_OBJ)
 	@scripts/check-layering.sh $(B)/src/core
 
 headers-check:
-	@for h in src/*/*.h; do \
+	@for h in src/*/*.h src/core/*/*.h; do \
 	  printf '#include "%s"\n' "$${h#src/}" | $(CC) -std=c11 $(WARN) -Isrc $(POSIX) -x c -fsyntax-only - \
 	  || { echo "header not self-contained: $$h"; exit 1; }; done; echo "headers ok"
 

@@ -9,8 +9,8 @@
  * they made (identical passes must give identical reservations).
  */
 #include "bench_util.h"
-#include "core/engine.h"
-#include "core/rng.h"
+#include "core/engine/engine.h"
+#include "core/base/rng.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,11 +18,11 @@
  */
 #define _DEFAULT_SOURCE
 #include "bench_util.h"
-#include "core/frag.h"
-#include "core/place.h"
-#include "core/policy.h"
-#include "core/rng.h"
-#include "core/shapes.h"
+#include "core/place/frag.h"
+#include "core/place/place.h"
+#include "core/policy/policy.h"
+#include "core/base/rng.h"
+#include "core/place/shapes.h"
 #include "io/cluster_yaml.h"
 #include "io/import_openb.h"
 #include "sim/sim.h"

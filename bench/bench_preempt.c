@@ -17,10 +17,10 @@
  * those the victims free), and it does not look at lost work.
  */
 #include "bench_util.h"
-#include "core/engine.h"
-#include "core/place.h"
-#include "core/preempt_private.h"
-#include "core/rng.h"
+#include "core/engine/engine.h"
+#include "core/place/place.h"
+#include "core/preempt/preempt_private.h"
+#include "core/base/rng.h"
 
 #include <stdlib.h>
 #include <string.h>

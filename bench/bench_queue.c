@@ -28,9 +28,9 @@
 #define _DEFAULT_SOURCE
 #include "bench_util.h"
 #define BENCH_HAS_MAX_JOB_TEST 1 /* undefine to build against a tree without the key */
-#include "core/engine.h"
-#include "core/policy.h"
-#include "core/rng.h"
+#include "core/engine/engine.h"
+#include "core/policy/policy.h"
+#include "core/base/rng.h"
 #include "sim/gen.h"
 #include "sim/sim.h"
 

@@ -9,8 +9,8 @@
  */
 #define _DEFAULT_SOURCE
 #include "bench_util.h"
-#include "core/alloc.h"
-#include "core/policy.h"
+#include "core/base/alloc.h"
+#include "core/policy/policy.h"
 #include "sim/gen.h"
 #include "sim/sim.h"
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "core/cluster.h"
-#include "core/job.h"
+#include "core/cluster/cluster.h"
+#include "core/policy/job.h"
 
 static inline double bench_now_ms(void)
 {

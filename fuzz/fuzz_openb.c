@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cluster.h"
+#include "core/cluster/cluster.h"
 #include "fuzz_util.h"
 #include "io/cluster_yaml.h"
 #include "io/import_openb.h"

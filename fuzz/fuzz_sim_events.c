@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/engine.h"
+#include "core/engine/engine.h"
 #include "io/node_events_csv.h"
 #include "io/trace_csv.h"
 #include "sim/sim.h"

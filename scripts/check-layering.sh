@@ -2,28 +2,79 @@
 # The core engine must stay pure: no I/O, no clock, no randomness from libc,
 # no environment, no threads, and no includes from outside src/core.
 # Checked on the compiled objects (undefined symbols) and on the sources.
+#
+# src/core is grouped by subsystem; each folder may include only itself and
+# the folders listed for it below (the layers, lowest first):
+#   base      arena, errors, string table, statistics
+#   cluster   nodes, GPUs, NVLink domains, MIG, node events
+#   policy    the policy document and the job description
+#   place     placement strategies, fragmentation, the availability profile
+#   engine    the engine's state, the job lifecycle, progress, estimates
+#   queue     queue order, quotas, backfill            (engine and below)
+#   preempt   victims, draining, partitions            (engine and below)
+#   diagnose  why a job waits                          (queue, engine and below)
+#   metrics   schedulability, utilization, symptoms    (diagnose, preempt, ...)
+#   check     gs_engine_check, which reads every subsystem
 set -u
 dir=${1:-build/debug/src/core}
 status=0
 banned='^(time|clock|clock_gettime|gettimeofday|rand|random|srand|srandom|drand48|fopen|fclose|fread|fwrite|fprintf|printf|puts|fputs|putchar|perror|getenv|secure_getenv|open|read|write|close|socket|connect|pthread_.*|sleep|usleep|nanosleep|exit|abort|system|popen)$'
-for o in "$dir"/*.o; do
+for o in "$dir"/*/*.o; do
     bad=$(nm -u "$o" | awk '{print $NF}' | sed 's/@.*//' | grep -E "$banned" || true)
     if [ -n "$bad" ]; then
         echo "check-layering: $(basename "$o") uses: $(echo $bad)"
         status=1
     fi
 done
-outside=$(grep -n '#include "' src/core/*.c src/core/*.h | grep -v '#include "core/' || true)
+stray=$(ls src/core/*.[ch] 2>/dev/null || true)
+if [ -n "$stray" ]; then
+    echo "check-layering: files directly under src/core (put them in a subsystem folder): $stray"
+    status=1
+fi
+outside=$(grep -n '#include "' src/core/*/*.c src/core/*/*.h | grep -v '#include "core/' || true)
 if [ -n "$outside" ]; then
     echo "check-layering: core includes from outside src/core:"
     echo "$outside"
     status=1
 fi
+allowed() {
+    low="base"
+    case $1 in
+    base) echo "base" ;;
+    cluster) echo "$low cluster" ;;
+    policy) echo "$low cluster policy" ;;
+    place) echo "$low cluster policy place" ;;
+    engine) echo "$low cluster policy place engine" ;;
+    queue) echo "$low cluster policy place engine queue" ;;
+    preempt) echo "$low cluster policy place engine preempt" ;;
+    diagnose) echo "$low cluster policy place engine queue diagnose" ;;
+    metrics) echo "$low cluster policy place engine queue preempt diagnose metrics" ;;
+    check) echo "$low cluster policy place engine queue preempt diagnose metrics check" ;;
+    *) echo "" ;;
+    esac
+}
+for d in src/core/*/; do
+    folder=$(basename "$d")
+    ok=$(allowed "$folder")
+    if [ -z "$ok" ]; then
+        echo "check-layering: src/core/$folder is not in the layer table of $0"
+        status=1
+        continue
+    fi
+    for f in "$d"*.[ch]; do
+        for used in $(sed -n 's/^#include "core\/\([a-z_]*\)\/.*/\1/p' "$f" | sort -u); do
+            case " $ok " in
+            *" $used "*) ;;
+            *) echo "check-layering: $f ($folder) includes core/$used/"; status=1 ;;
+            esac
+        done
+    done
+done
 # sim may use core only; io uses core and sim (traces); nothing below cli includes cli
 for f in src/sim/*.[ch]; do
     grep -q '#include "\(io\|cli\|daemon\)/' "$f" && { echo "check-layering: $f includes io/cli"; status=1; }
 done
-for f in src/core/*.[ch] src/sim/*.[ch] src/io/*.[ch]; do
+for f in src/core/*/*.[ch] src/sim/*.[ch] src/io/*.[ch]; do
     grep -q '#include "cli/' "$f" && { echo "check-layering: $f includes cli"; status=1; }
 done
 [ $status -eq 0 ] && echo "check-layering: ok"

@@ -25,7 +25,7 @@ build() {
     mkdir -p "$OUT/obj"
     objs=""
     # the library once, instrumented for coverage (fuzzer-no-link)
-    for src in src/core/*.c src/sim/*.c src/io/*.c; do
+    for src in src/core/*/*.c src/sim/*.c src/io/*.c; do
         [ -e "$src" ] || continue
         obj="$OUT/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
         if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || \

@@ -4,9 +4,9 @@
 
 #include <stdio.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
-#include "core/policy.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
+#include "core/policy/policy.h"
 #include "sim/trace.h"
 
 /* Each subcommand: argc/argv start at the subcommand name.  Returns the

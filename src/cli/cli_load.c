@@ -2,7 +2,7 @@
  * subcommands (cli_load.h). */
 #include "cli/cli_load.h"
 #include "cli/cli.h"
-#include "core/engine.h"
+#include "core/engine/engine.h"
 #include "sim/offered.h"
 
 #include <stdio.h>

@@ -7,8 +7,8 @@
 
 #include <getopt.h>
 
-#include "core/cluster.h"
-#include "core/policy.h"
+#include "core/cluster/cluster.h"
+#include "core/policy/policy.h"
 #include "sim/trace.h"
 
 /* The most policies one struct gs_cli_inputs holds (compare's limit). */

@@ -1,8 +1,8 @@
 /* cmd_fill.c - `gpusched fill`: FGD's fill experiment (sim/fill.h). */
 #include "cli/cli.h"
 #include "cli/cli_load.h"
-#include "core/policy.h"
-#include "core/place.h"
+#include "core/policy/policy.h"
+#include "core/place/place.h"
 #include "sim/fill.h"
 
 #include <jansson.h>

@@ -5,7 +5,7 @@
 #include "cli/frag_html.h"
 #include "cli/frag_pending.h"
 #include "cli/frag_slurm.h"
-#include "core/frag.h"
+#include "core/place/frag.h"
 #include "io/report.h"
 #include "io/snapshot_json.h"
 

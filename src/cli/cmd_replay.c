@@ -4,7 +4,7 @@
  * twin of `gpusched sim` (DESIGN.md section 5, "What is promised"). */
 #include "cli/cli.h"
 #include "cli/client.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/job_request.h"
 #include "io/trace_csv.h"
 

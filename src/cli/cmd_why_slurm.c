@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "cli/frag_slurm.h"
-#include "core/diagnose.h"
+#include "core/diagnose/diagnose.h"
 #include "io/report_diag.h"
 #include "sim/snapshot_run.h"
 

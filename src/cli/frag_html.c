@@ -2,7 +2,7 @@
 #include "cli/frag_html.h"
 #include "cli/cli.h"
 #include "cli/cli_load.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/dash.h"
 #include "io/snapshot_json.h"
 #include "sim/snapshot_run.h"

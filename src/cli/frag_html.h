@@ -4,7 +4,7 @@
 #ifndef GS_CLI_FRAG_HTML_H
 #define GS_CLI_FRAG_HTML_H
 
-#include "core/cluster.h"
+#include "core/cluster/cluster.h"
 #include "io/snapshot_json.h"
 
 /* Run the snapshot's pass as frag_pending does (`idle` sealed and empty,

@@ -1,7 +1,7 @@
 /* frag_pending.c - pending reasons for the queue of a snapshot. */
 #include "cli/frag_pending.h"
 #include "cli/cli.h"
-#include "core/diagnose.h"
+#include "core/diagnose/diagnose.h"
 #include "io/report_diag.h"
 #include "sim/snapshot_run.h"
 

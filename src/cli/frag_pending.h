@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "core/cluster.h"
+#include "core/cluster/cluster.h"
 #include "io/snapshot_json.h"
 
 /* Run one scheduling pass over the snapshot (sim/snapshot_run.h) under the

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "core/cluster.h"
+#include "core/cluster/cluster.h"
 #include "io/slurm_state.h"
 #include "io/snapshot_json.h"
 

@@ -4,7 +4,7 @@
 #ifndef GS_CLI_HTML_OUT_H
 #define GS_CLI_HTML_OUT_H
 
-#include "core/policy.h"
+#include "core/policy/policy.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"
 #include "sim/whatif.h"

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 enum gsd_role { GSD_ROLE_NONE, GSD_ROLE_READ, GSD_ROLE_SUBMIT, GSD_ROLE_ADMIN };
 

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/error.h"
-#include "core/types.h"
+#include "core/base/error.h"
+#include "core/base/types.h"
 
 /* How to stop or warn a job (what the supervisor sends its group). */
 enum gsd_signal { GSD_SIG_TERM, GSD_SIG_CHECKPOINT, GSD_SIG_KILL };

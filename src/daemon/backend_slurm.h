@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 /* Run argv[0] (found in PATH) with argv, no shell, and wait.  0 with *out
  * = its stdout (malloc'ed, caller frees) when it exits 0; otherwise a

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/types.h"
+#include "core/base/types.h"
 #include "io/api_codec.h"
 
 struct gsd_opts {

@@ -5,7 +5,7 @@
 #include "daemon/loop_private.h"
 #include "io/dash.h"
 #include "io/dash_series.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <math.h>
 #include <microhttpd.h>

@@ -19,7 +19,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 
 const char *gsd_state_name(int s)

@@ -10,9 +10,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#include "core/cluster.h"
-#include "core/engine.h"
-#include "core/policy.h"
+#include "core/cluster/cluster.h"
+#include "core/engine/engine.h"
+#include "core/policy/policy.h"
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
 #include "io/store.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diagnose.h"
+#include "core/diagnose/diagnose.h"
 #include "io/report_diag.h"
 #include "daemon/dash_route.h"
 

@@ -15,7 +15,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "core/types.h"
+#include "core/base/types.h"
 #include "io/job_fields.h"
 
 /* Largest request body the decoder (and the daemon) accepts. */

@@ -1,6 +1,6 @@
 /* capacity.c - capacity timeline inferred from a job log (capacity.h). */
 #include "io/capacity.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -41,7 +41,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 /* One job of the log, times in seconds on one clock. */
 struct gs_cap_record {

@@ -1,7 +1,7 @@
 /* cluster_mig_yaml.c - MIG layouts in the cluster file (see
  * cluster_mig_yaml.h). */
 #include "io/cluster_mig_yaml.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,8 +23,8 @@
 
 #include <stddef.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
 #include "io/yaml_util.h"
 
 /* Node entries with a `mig:` key, applied once the cluster is sealed. */

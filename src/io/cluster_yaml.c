@@ -1,7 +1,7 @@
 /* cluster_yaml.c - the cluster file (YAML, DESIGN.md section 3; every key
  * is listed in docs/formats.md). */
 #include "io/cluster_yaml.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/cluster_mig_yaml.h"
 #include "io/ioutil.h"
 #include "io/yaml_util.h"

@@ -21,8 +21,8 @@
 
 #include <stddef.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
 
 /* Parse YAML text; `name` is used in messages.  Returns a sealed cluster
  * (schedulability k = largest domain) or NULL with `err` set (GS_EINVAL for

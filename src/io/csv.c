@@ -1,7 +1,7 @@
 /* csv.c - the project's CSV reader and the quoting of CSV output fields
  * (csv.h). */
 #include "io/csv.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <string.h>
 

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 enum { GS_CSV_QUOTES = 1, GS_CSV_TRIM = 2 };
 

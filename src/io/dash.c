@@ -2,8 +2,8 @@
  * writer (dash.h).  The queue, running and team lists: dash_lists.c. */
 #include "io/dash.h"
 #include "io/dash_private.h"
-#include "core/alloc.h"
-#include "core/frag.h"
+#include "core/base/alloc.h"
+#include "core/place/frag.h"
 
 #include <string.h>
 

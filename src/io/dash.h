@@ -22,9 +22,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/cluster.h"
-#include "core/engine.h"
-#include "core/error.h"
+#include "core/cluster/cluster.h"
+#include "core/engine/engine.h"
+#include "core/base/error.h"
 
 /* Node states as the map shows them. */
 enum gs_dash_node { GS_DASH_UP, GS_DASH_DRAIN, GS_DASH_DOWN };

@@ -4,10 +4,10 @@
 #include "io/dash_private.h"
 #include "io/report_diag.h"
 #include "io/ioutil.h"
-#include "core/alloc.h"
-#include "core/diagnose.h"
-#include "core/policy.h"
-#include "core/stats.h"
+#include "core/base/alloc.h"
+#include "core/diagnose/diagnose.h"
+#include "core/policy/policy.h"
+#include "core/base/stats.h"
 
 #include <stdlib.h>
 #include <string.h>

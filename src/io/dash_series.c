@@ -1,10 +1,10 @@
 /* dash_series.c - the dashboard's history and its charts (dash_series.h). */
 #include "io/dash_series.h"
 #include "io/html_svg.h"
-#include "core/alloc.h"
-#include "core/frag.h"
-#include "core/metrics.h"
-#include "core/stats.h"
+#include "core/base/alloc.h"
+#include "core/place/frag.h"
+#include "core/metrics/metrics.h"
+#include "core/base/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

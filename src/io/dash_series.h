@@ -13,8 +13,8 @@
 
 #include <jansson.h>
 
-#include "core/engine.h"
-#include "core/types.h"
+#include "core/engine/engine.h"
+#include "core/base/types.h"
 
 #define GS_DASH_SAMPLES 720
 #define GS_DASH_SAMPLE_S 30

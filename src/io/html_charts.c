@@ -2,7 +2,7 @@
  * compare / whatif sections of the HTML report. */
 #include "io/html_private.h"
 #include "io/report_whatif.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,9 +18,9 @@
 
 #include <stdio.h>
 
-#include "core/engine.h"
-#include "core/metrics.h"
-#include "core/policy.h"
+#include "core/engine/engine.h"
+#include "core/metrics/metrics.h"
+#include "core/policy/policy.h"
 #include "sim/timeline.h"
 #include "sim/whatif.h"
 

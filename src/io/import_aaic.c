@@ -8,10 +8,10 @@
  * error, as before).
  */
 #include "io/import_aaic.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/csv.h"
 #include "io/ioutil.h"
-#include "core/policy.h"
+#include "core/policy/policy.h"
 #include "io/job_fields.h"
 
 #include <inttypes.h>

@@ -38,9 +38,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/error.h"
-#include "core/stats.h"
-#include "core/types.h"
+#include "core/base/error.h"
+#include "core/base/stats.h"
+#include "core/base/types.h"
 #include "sim/trace.h"
 
 /* GPUs per AAIC node (traces/README.md: every batch node has 8). */

@@ -4,10 +4,10 @@
  * plain integers within what the native cluster and trace formats hold,
  * so whatever imports can be written and read back. */
 #include "io/import_openb.h"
-#include "core/alloc.h"
-#include "core/cluster.h"
-#include "core/policy.h"
-#include "core/strtab.h"
+#include "core/base/alloc.h"
+#include "core/cluster/cluster.h"
+#include "core/policy/policy.h"
+#include "core/base/strtab.h"
 #include "io/csv.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"

@@ -43,7 +43,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "sim/trace.h"
 
 #define GS_OPENB_DEFAULT_GPU_MIB 32768   /* GPU memory of a model FGD does not list */

@@ -1,6 +1,6 @@
 /* import_sacct.c - sacct rows into jobs, and the writers (import_sacct.h). */
 #include "io/import_sacct.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/import_sacct_private.h"
 #include "io/ioutil.h"
 #include "io/slurm_util.h"

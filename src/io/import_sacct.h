@@ -35,8 +35,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/error.h"
-#include "core/types.h"
+#include "core/base/error.h"
+#include "core/base/types.h"
 #include "sim/trace.h"
 
 enum gs_sacct_drop {

@@ -2,7 +2,7 @@
  * (import_sacct_private.h). */
 #define _DEFAULT_SOURCE /* strcasecmp */
 #include "io/import_sacct_private.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/slurm_util.h"
 #include "io/job_fields.h"
 

@@ -1,7 +1,7 @@
 /* ioutil.c - whole-file reading (plain or gzip), error prefixes and
  * appending to fixed buffers. */
 #include "io/ioutil.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 /* Read the whole file at `path` into a gs_malloc'd buffer, followed by one
  * NUL byte that is not counted in *len (so text parsers may treat it as a

@@ -1,7 +1,7 @@
 /* job_fields.c - trace column table: text <-> job spec fields. */
 #include "io/job_fields.h"
 #include "io/slurm_util.h"
-#include "core/policy.h"
+#include "core/policy/policy.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/error.h"
-#include "core/job.h"
-#include "core/types.h"
+#include "core/base/error.h"
+#include "core/policy/job.h"
+#include "core/base/types.h"
 
 /* Columns, in the order gs_trace_write_csv writes them. */
 enum gs_jcol {

@@ -16,9 +16,9 @@
 
 #include <jansson.h>
 
-#include "core/error.h"
-#include "core/job.h"
-#include "core/types.h"
+#include "core/base/error.h"
+#include "core/policy/job.h"
+#include "core/base/types.h"
 
 /* Set column `col` (enum gs_jcol) of the request object `req` from the text
  * a user typed (`text`: "8", "4h", "domain", ...).  The text is checked with

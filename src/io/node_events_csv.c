@@ -1,6 +1,6 @@
 /* node_events_csv.c - node-event files (see node_events_csv.h). */
 #include "io/node_events_csv.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
 

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
-#include "core/node_event.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
+#include "core/cluster/node_event.h"
 
 /* Parse `len` bytes of CSV text (`name` for messages) against cluster
  * `cl` into `out` (initialised here; free with gs_node_events_fini).

@@ -5,7 +5,7 @@
  * of mappings (partitions), a multi-valued key (partitions.nodes) or a
  * single value. */
 #include "io/policy_yaml.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/ioutil.h"
 #include "io/yaml_util.h"
 

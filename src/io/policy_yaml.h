@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "core/error.h"
-#include "core/policy.h"
+#include "core/base/error.h"
+#include "core/policy/policy.h"
 
 /* Parse YAML text into `out` (initialised here with gs_policy_init).  On
  * error `out` is finalised (owns nothing).  Returns 0 or a negative code. */

@@ -4,8 +4,8 @@
 #include "io/job_fields.h"
 #include "io/report_diag.h"
 #include "io/report_preempt.h"
-#include "core/diagnose.h"
-#include "core/preempt_metrics.h"
+#include "core/diagnose/diagnose.h"
+#include "core/metrics/preempt_metrics.h"
 
 #include <stdlib.h>
 #include <string.h>

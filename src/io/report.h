@@ -8,9 +8,9 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "core/engine.h"
-#include "core/metrics.h"
-#include "core/policy.h"
+#include "core/engine/engine.h"
+#include "core/metrics/metrics.h"
+#include "core/policy/policy.h"
 #include "sim/sim.h"
 
 /* The summary as a new JSON object (caller decrefs), or NULL on allocation

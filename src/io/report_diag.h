@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/diagnose.h"
-#include "core/engine.h"
-#include "core/metrics.h"
-#include "core/symptoms.h"
+#include "core/diagnose/diagnose.h"
+#include "core/engine/engine.h"
+#include "core/metrics/metrics.h"
+#include "core/metrics/symptoms.h"
 
 /* Add "wait_reasons" (waiting GPU-hours and shares per reason, overall and
  * per size class) and "symptoms" (the five checks) to summary object `o`.

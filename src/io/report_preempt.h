@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "core/metrics.h"
+#include "core/metrics/metrics.h"
 
 /* Add "preemption", "classes" and "checkpoint_advice" to summary object
  * `o` (allocation failures leave keys out). */

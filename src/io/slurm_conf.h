@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-#include "core/cluster.h"
+#include "core/cluster/cluster.h"
 
 struct gs_slurm_conf {
     const char *rundir;      /* absolute runtime directory */

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
 
 struct gs_slurm_state {
     json_t *snapshot;   /* the snapshot document (owned) */

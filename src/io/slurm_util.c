@@ -1,7 +1,7 @@
 /* slurm_util.c - Slurm's text forms (slurm_util.h). */
 #define _DEFAULT_SOURCE /* strncasecmp */
 #include "io/slurm_util.h"
-#include "core/error.h"
+#include "core/base/error.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "core/types.h"
+#include "core/base/types.h"
 
 /* Parse a Slurm duration (one with ':' or '-', e.g. "1-02:03:04",
  * "02:03:04", "03:04", "1-02") into milliseconds.  Returns 0, or

@@ -2,7 +2,7 @@
  * Busy GPUs are allocated on the caller's cluster; queue entries use the
  * trace columns through io/job_fields.c, exactly as the CSV reader does. */
 #include "io/snapshot_json.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
 #include "io/snapshot_running.h"

@@ -20,9 +20,9 @@
 
 #include <stddef.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
-#include "core/types.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
+#include "core/base/types.h"
 #include "sim/snapshot_run.h"
 #include "sim/trace.h"
 

@@ -1,7 +1,7 @@
 /* snapshot_running.c - running jobs and node states of a cluster snapshot
  * (snapshot_running.h). */
 #include "io/snapshot_running.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
 

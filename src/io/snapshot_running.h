@@ -15,8 +15,8 @@
 
 #include <jansson.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
 #include "io/snapshot_json.h"
 
 /* Read `arr` (NULL = no running jobs) into out->running, run_start and

@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-#include "core/error.h"
-#include "core/types.h"
+#include "core/base/error.h"
+#include "core/base/types.h"
 
 struct gs_store;
 

@@ -6,8 +6,8 @@
  * with the snapshot reader.
  */
 #include "io/trace_csv.h"
-#include "core/alloc.h"
-#include "core/strtab.h"
+#include "core/base/alloc.h"
+#include "core/base/strtab.h"
 #include "io/csv.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"

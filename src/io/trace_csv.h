@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "sim/trace.h"
 
 /* Parse CSV text; `name` is used in messages.  `need_duration` makes a

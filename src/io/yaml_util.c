@@ -1,6 +1,6 @@
 /* yaml_util.c - libyaml document helpers with located errors. */
 #include "io/yaml_util.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/ioutil.h"
 
 #include <errno.h>

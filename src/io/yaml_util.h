@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 struct gs_yaml {
     yaml_document_t doc;

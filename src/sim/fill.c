@@ -1,7 +1,7 @@
 /* fill.c - FGD's fill experiment (see fill.h). */
 #include "sim/fill_private.h"
-#include "core/alloc.h"
-#include "core/policy.h"
+#include "core/base/alloc.h"
+#include "core/policy/policy.h"
 #include "sim/whatif.h"
 
 #include <math.h>

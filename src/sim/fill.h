@@ -31,8 +31,8 @@
 
 #include <stdint.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
 #include "sim/trace.h"
 
 enum gs_fill_policy {

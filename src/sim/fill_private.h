@@ -3,9 +3,9 @@
 #ifndef GS_SIM_FILL_PRIVATE_H
 #define GS_SIM_FILL_PRIVATE_H
 
-#include "core/frag.h"
-#include "core/place.h"
-#include "core/rng.h"
+#include "core/place/frag.h"
+#include "core/place/place.h"
+#include "core/base/rng.h"
 #include "sim/fill.h"
 
 /* One job as the experiment sees it. */

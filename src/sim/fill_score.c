@@ -17,7 +17,7 @@
  * differs from the artifact.
  */
 #include "sim/fill_private.h"
-#include "core/policy.h"
+#include "core/policy/policy.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* gen.c - synthetic workload generator (see gen.h for the model). */
 #include "sim/gen.h"
-#include "core/alloc.h"
-#include "core/rng.h"
+#include "core/base/alloc.h"
+#include "core/base/rng.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -24,9 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/cluster.h"
-#include "core/error.h"
-#include "core/node_event.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
+#include "core/cluster/node_event.h"
 #include "sim/trace.h"
 
 #define GS_GEN_MAX_SIZES 8

@@ -1,6 +1,6 @@
 /* gen_failures.c - random node failures for `gen --mtbf` (gen.h). */
 #include "sim/gen.h"
-#include "core/rng.h"
+#include "core/base/rng.h"
 
 #include <math.h>
 

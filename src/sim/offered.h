@@ -13,8 +13,8 @@
 #ifndef GS_SIM_OFFERED_H
 #define GS_SIM_OFFERED_H
 
-#include "core/cluster.h"
-#include "core/policy.h"
+#include "core/cluster/cluster.h"
+#include "core/policy/policy.h"
 #include "sim/trace.h"
 
 #define GS_OFFERED_MAX_TEAMS 8 /* teams reported, the most loaded first */

@@ -10,12 +10,12 @@
 #ifndef GS_SIM_SIM_H
 #define GS_SIM_SIM_H
 
-#include "core/cluster.h"
-#include "core/engine.h"
-#include "core/error.h"
-#include "core/metrics.h"
-#include "core/node_event.h"
-#include "core/policy.h"
+#include "core/cluster/cluster.h"
+#include "core/engine/engine.h"
+#include "core/base/error.h"
+#include "core/metrics/metrics.h"
+#include "core/cluster/node_event.h"
+#include "core/policy/policy.h"
 #include "sim/trace.h"
 
 /* One row of the timeline: the cluster after the step at `time`. */

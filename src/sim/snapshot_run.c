@@ -1,6 +1,6 @@
 /* snapshot_run.c - one scheduling pass over a cluster snapshot. */
 #include "sim/snapshot_run.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,10 +7,10 @@
 #ifndef GS_SIM_SNAPSHOT_RUN_H
 #define GS_SIM_SNAPSHOT_RUN_H
 
-#include "core/cluster.h"
-#include "core/engine.h"
-#include "core/error.h"
-#include "core/policy.h"
+#include "core/cluster/cluster.h"
+#include "core/engine/engine.h"
+#include "core/base/error.h"
+#include "core/policy/policy.h"
 #include "sim/trace.h"
 
 /* Build an engine on `idle` (the sealed cluster with nothing allocated)

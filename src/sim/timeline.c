@@ -1,6 +1,6 @@
 /* timeline.c - bucketed time series of a replay (timeline.h). */
 #include "sim/timeline.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <string.h>
 

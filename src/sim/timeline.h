@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/cluster.h"
-#include "core/types.h"
+#include "core/cluster/cluster.h"
+#include "core/base/types.h"
 #include "sim/sim.h"
 
 #define GS_TL_BUCKETS 512

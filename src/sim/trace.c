@@ -1,7 +1,7 @@
 /* trace.c - in-memory job traces. */
 #include "sim/trace.h"
-#include "core/alloc.h"
-#include "core/arena.h"
+#include "core/base/alloc.h"
+#include "core/base/arena.h"
 
 #include <stdlib.h>
 #include <string.h>

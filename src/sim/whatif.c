@@ -1,7 +1,7 @@
 /* whatif.c - replay one trace on the variants of whatif.h and draw the
  * verdict from the waits. */
 #include "sim/whatif.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -34,10 +34,10 @@
 #ifndef GS_SIM_WHATIF_H
 #define GS_SIM_WHATIF_H
 
-#include "core/cluster.h"
-#include "core/error.h"
-#include "core/metrics.h"
-#include "core/policy.h"
+#include "core/cluster/cluster.h"
+#include "core/base/error.h"
+#include "core/metrics/metrics.h"
+#include "core/policy/policy.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
 

@@ -1,7 +1,7 @@
 /* whatif_cluster.c - the cluster variants of `whatif`: the fluid cluster
  * and the cluster with added nodes (whatif.h), and wait distributions. */
 #include "sim/whatif.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * against the counterfactual runs (whatif.h, docs/diagnosis.md section 4).
  */
 #include "sim/whatif.h"
-#include "core/diagnose.h"
+#include "core/diagnose/diagnose.h"
 
 #include <string.h>
 

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/error.h"
+#include "core/base/alloc.h"
+#include "core/base/error.h"
 
 /* ---- must-fail cases ------------------------------------------------------ */
 

@@ -10,8 +10,8 @@
 #ifndef GS_TESTS_PLCTESTUTIL_H
 #define GS_TESTS_PLCTESTUTIL_H
 
-#include "core/place.h"
-#include "core/policy.h"
+#include "core/place/place.h"
+#include "core/policy/policy.h"
 
 #define PT_MAX_PARTS 16
 

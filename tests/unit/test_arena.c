@@ -8,7 +8,7 @@
 
 #include <stdalign.h>
 
-#include "core/arena.h"
+#include "core/base/arena.h"
 #include "testutil.h"
 
 /* Every block is aligned for any object and blocks do not overlap. */

@@ -1,5 +1,5 @@
 /* test_backfill.c - topology-aware backfill (issue 3), derived by hand from
- * the header comment of src/core/queue.c (the spec):
+ * the header comment of src/core/queue/queue.c (the spec):
  *
  *   The blocked job gets a reservation: the earliest time and the exact GPUs
  *   (NVLink domain, node) it will get as running jobs end by their

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/place.h"
+#include "core/place/place.h"
 #include "testutil.h"
 
 /* ---- construction ------------------------------------------------------ */

@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "testutil.h"
-#include "core/diagnose.h"
-#include "core/metrics.h"
+#include "core/diagnose/diagnose.h"
+#include "core/metrics/metrics.h"
 
 struct fix {
     struct gs_cluster *cl;

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "core/policy.h"
+#include "core/policy/policy.h"
 #include "sim/fill.h"
 #include "sim/whatif.h"
 #include "testutil.h"

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "core/strtab.h"
+#include "core/base/strtab.h"
 #include "sim/gen.h"
 #include "testutil.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/policy.h"
+#include "core/policy/policy.h"
 #include "io/import_aaic.h"
 #include "io/trace_csv.h"
 #include "failtestutil.h"

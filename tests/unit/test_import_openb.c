@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cluster.h"
-#include "core/policy.h"
+#include "core/cluster/cluster.h"
+#include "core/policy/policy.h"
 #include "io/cluster_yaml.h"
 #include "io/import_openb.h"
 #include "io/trace_csv.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/job.h"
+#include "core/policy/job.h"
 #include "io/policy_yaml.h"
 #include "failtestutil.h"
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/policy.h"
+#include "core/policy/policy.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
 #include "io/trace_csv.h"

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/metrics.h"
-#include "core/stats.h"
+#include "core/metrics/metrics.h"
+#include "core/base/stats.h"
 #include "testutil.h"
 
 #define EPS 1e-9

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/mig.h"
+#include "core/cluster/mig.h"
 #include "io/cluster_yaml.h"
 #include "testutil.h"
 #include "plctestutil.h"

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/place.h"
+#include "core/place/place.h"
 #include "testutil.h"
 
 #define SEED "node-1:8 node-2:8 node-3:8 node-4:8"

@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/frag.h"
-#include "core/shapes.h"
+#include "core/place/frag.h"
+#include "core/place/shapes.h"
 #include "testutil.h"
 #include "plctestutil.h"
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include "testutil.h"
 #include "plctestutil.h"
 

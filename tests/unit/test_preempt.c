@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "ptestutil.h"
-#include "core/diagnose.h"
+#include "core/diagnose/diagnose.h"
 
 /* The issue's example.  One 8-GPU node.  A (prio 0, 8 GPUs, 1000 s of
  * work, I = 100 s, C = 10 s) starts at 0; B (prio 10, 8 GPUs, 100 s)

@@ -25,8 +25,8 @@
 #include <cmocka.h>
 
 #include "qtestutil.h"
-#include "core/place.h"
-#include "core/profile.h"
+#include "core/place/place.h"
+#include "core/place/profile.h"
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXN 4

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/progress.h"
+#include "core/engine/progress.h"
 
 #define S(x) ((gs_time)((x) * 1000))
 

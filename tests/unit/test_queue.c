@@ -1,5 +1,5 @@
 /* test_queue.c - issue 3's queue order rules, derived by hand from the
- * header comment of src/core/queue.c (the spec):
+ * header comment of src/core/queue/queue.c (the spec):
  *
  *   fifo: submission order.  priority / priority_with_backfill: effective
  *   priority, highest first, where
@@ -26,7 +26,7 @@
 #include <cmocka.h>
 
 #include "qtestutil.h"
-#include "core/engine_private.h" /* white box: the wait reason of a pending job */
+#include "core/engine/engine_private.h" /* white box: the wait reason of a pending job */
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 

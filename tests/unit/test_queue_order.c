@@ -1,7 +1,7 @@
 /* test_queue_order.c - issue 10's queue at any depth: the bounded
  * look-ahead (queue.max_job_test), the minimum pass interval
  * (queue.min_pass_interval), the kept quota totals and the kept pass order
- * (src/core/queue.c and queue_order.c are the spec).
+ * (src/core/queue/queue.c and queue_order.c are the spec).
  *
  *   max_job_test N: a pass tries at most N pending jobs, in pass order; the
  *     pending jobs it leaves untried are counted (gs_queue_stats.skipped,
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "qtestutil.h"
-#include "core/queue_private.h" /* white box: the pass's visit list, quota totals */
-#include "core/rng.h"
+#include "core/queue/queue_private.h" /* white box: the pass's visit list, quota totals */
+#include "core/base/rng.h"
 
 
 static struct gs_queue_stats stats_of(const struct qeng *q)

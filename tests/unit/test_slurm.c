@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "io/cluster_yaml.h"
 #include "io/import_sacct.h"
 #include "io/ioutil.h"

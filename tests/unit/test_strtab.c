@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/strtab.h"
+#include "core/base/strtab.h"
 #include "testutil.h"
 
 /* Ids are 0, 1, 2, ... in insertion order; interning again returns the

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
-#include "core/symptoms.h"
+#include "core/metrics/symptoms.h"
 #include "sim/timeline.h"
 #include "sim/whatif.h"
 

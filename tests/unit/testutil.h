@@ -22,14 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/cluster.h"
-#include "core/engine.h"
-#include "core/error.h"
-#include "core/job.h"
-#include "core/policy.h"
-#include "core/rng.h"
-#include "core/types.h"
+#include "core/base/alloc.h"
+#include "core/cluster/cluster.h"
+#include "core/engine/engine.h"
+#include "core/base/error.h"
+#include "core/policy/job.h"
+#include "core/policy/policy.h"
+#include "core/base/rng.h"
+#include "core/base/types.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
 

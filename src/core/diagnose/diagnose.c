@@ -1,0 +1,337 @@
+/* diagnose.c - pending reasons per pass and time-weighted wait accounting.
+ *
+ * At the end of every queue pass each pending job gets one code: the
+ * pass's coarse reason (job->reason), with `resources` refined into
+ * partition / shortage / memory / count / topology from the cluster state
+ * the pass left (diagnose_explain.c).  Refining is cheap: plain requests
+ * (whole GPUs, any type, the default topology, no partition) are memoised
+ * per GPU count for the pass, and the cluster-wide figures are gathered
+ * once per pass.
+ *
+ * Accounting is lazy.  Each job keeps its current code and the time that
+ * code began; only when the code changes (or the job leaves the queue) is
+ * the interval added to the job's accumulator for the old code.  So the
+ * time between two passes goes to the code the job had during it, and a
+ * pass costs O(jobs it looks at), never O(all jobs ever).  Accumulators are
+ * a pool of (code, ms) segments linked per job: a job that waited under
+ * two codes costs two 16-byte segments, one that never waited costs none.
+ *
+ * A pass classifies only the jobs it tried (queue.max_job_test bounds
+ * them), the victims it requeued and the jobs that joined the queue since
+ * the last pass; a job it did not try keeps its code (a new one waits with
+ * `priority`).  A job that left the queue is closed when a pass next sees
+ * it, or read as closed (its interval ends at its start or end).
+ *
+ * A strict-FIFO pass that the queue skips (nothing could change) calls in
+ * with full = 0: only jobs submitted since the last call are classified
+ * (they wait behind the blocked head: `priority`).
+ */
+#include "core/diagnose/diagnose_private.h"
+#include "core/queue/queue_private.h"
+#include "core/base/alloc.h"
+
+#include <string.h>
+
+const char *gs_reason_name(int code)
+{
+    static const char *const names[GS_REASON_COUNT] = {
+        "none",     "shortage", "count_fragmentation", "topology_fragmentation",
+        "memory_fragmentation", "quota", "priority", "reservation", "partition",
+    };
+    return code >= 0 && code < GS_REASON_COUNT ? names[code] : "?";
+}
+
+const char *gs_est_basis_name(int basis)
+{
+    static const char *const names[] = { "unknown", "now", "reservation", "profile", "quota" };
+    return basis >= 0 && basis <= GS_BASIS_QUOTA ? names[basis] : "?";
+}
+
+struct gs_diag_state *gs_eng_diag_create(int nnodes)
+{
+    struct gs_diag_state *ds = gs_calloc(1, sizeof *ds);
+    if (!ds)
+        return NULL;
+    ds->scratch.parts = gs_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof *ds->scratch.parts);
+    ds->scratch.cap = nnodes;
+    if (!ds->scratch.parts) {
+        gs_free(ds);
+        return NULL;
+    }
+    return ds;
+}
+
+void gs_eng_diag_destroy(struct gs_diag_state *ds)
+{
+    if (!ds)
+        return;
+    gs_free(ds->code);
+    gs_free(ds->since);
+    gs_free(ds->head);
+    gs_free(ds->runs);
+    gs_free(ds->segs);
+    gs_free(ds->scratch.parts);
+    gs_free(ds);
+}
+
+/* Grow the per-job arrays to `n` handles (new entries zeroed). */
+static int grow_jobs(struct gs_diag_state *ds, size_t n)
+{
+    if (n <= ds->cap)
+        return 0;
+    size_t cap = ds->cap ? ds->cap : 64;
+    while (cap < n)
+        cap *= 2;
+    int8_t *c = gs_realloc(ds->code, cap * sizeof *c);
+    if (!c)
+        return GS_ENOMEM;
+    ds->code = c;
+    gs_time *s = gs_realloc(ds->since, cap * sizeof *s);
+    if (!s)
+        return GS_ENOMEM;
+    ds->since = s;
+    uint32_t *h = gs_realloc(ds->head, cap * sizeof *h);
+    if (!h)
+        return GS_ENOMEM;
+    ds->head = h;
+    int *r = gs_realloc(ds->runs, cap * sizeof *r);
+    if (!r)
+        return GS_ENOMEM;
+    ds->runs = r;
+    memset(ds->code + ds->cap, 0, (cap - ds->cap) * sizeof *c);
+    memset(ds->head + ds->cap, 0, (cap - ds->cap) * sizeof *h);
+    ds->cap = cap;
+    return 0;
+}
+
+/* Add `ms` to job's accumulator for `code`; a new segment comes from the
+ * pool, whose room the caller reserved. */
+static void add_wait(struct gs_diag_state *ds, int job, int code, gs_time ms)
+{
+    if (ms <= 0)
+        return;
+    for (uint32_t s = ds->head[job]; s; s = ds->segs[s - 1].next) {
+        if (ds->segs[s - 1].code == code) {
+            ds->segs[s - 1].ms += ms;
+            return;
+        }
+    }
+    struct wseg *w = &ds->segs[ds->nsegs++];
+    w->ms = ms;
+    w->code = (int8_t)code;
+    w->next = ds->head[job];
+    ds->head[job] = (uint32_t)ds->nsegs;
+}
+
+/* The code of a coarse reason other than `resources`. */
+static int fixed_code(int reason)
+{
+    switch (reason) {
+    case GS_WAIT_QUOTA: return GS_REASON_QUOTA;
+    case GS_WAIT_RESERVATION: return GS_REASON_RESERVATION;
+    case GS_WAIT_PARTITION: return GS_REASON_PARTITION;
+    default: return GS_REASON_PRIORITY; /* behind a blocked job, or not reached */
+    }
+}
+
+/* The code a pending job waits under after this pass. */
+static int pass_code(struct gs_engine *eng, int job)
+{
+    if (eng->jobs[job].reason != GS_WAIT_RESOURCES)
+        return fixed_code(eng->jobs[job].reason);
+    /* fits again (GPUs freed later in the pass): others went first */
+    int c = gs_diag_resource_code(eng, job);
+    return c == GS_REASON_NONE ? GS_REASON_PRIORITY : c;
+}
+
+/* Start of a (re)queued job's wait: its submit time, or when it was stopped
+ * if it was requeued.  A job that started before any pass saw it pending
+ * (code 0) and was then preempted waits from its stop, not its submit:
+ * `runs` tells a requeue from a first wait. */
+static gs_time wait_begin(const struct job *j, int8_t code, gs_time now)
+{
+    if (code == 0 && j->runs == 0)
+        return j->submit;
+    return j->end != GS_TIME_NONE && j->end <= now ? j->end : now;
+}
+
+/* A pending job whose code began before a run it has had since (started
+ * outside a pass and requeued): close that wait at the run's start. */
+static int8_t close_if_ran(struct gs_diag_state *ds, const struct job *j, int job)
+{
+    int8_t cur = ds->code[job];
+    if (cur > 0 && ds->runs[job] != j->runs) {
+        add_wait(ds, job, cur, j->start - ds->since[job]);
+        cur = ds->code[job] = DIAG_CLOSED;
+    }
+    return cur;
+}
+
+static void set_code(struct gs_diag_state *ds, const struct job *j, int job, int code,
+                     gs_time since)
+{
+    ds->code[job] = (int8_t)code;
+    ds->since[job] = since;
+    ds->runs[job] = j->runs;
+}
+
+static void visit(struct gs_engine *eng, struct gs_diag_state *ds, int job, gs_time now)
+{
+    const struct job *j = &eng->jobs[job];
+    int8_t cur = ds->code[job];
+    if (j->state != GS_JOB_PENDING) {
+        if (cur > 0) { /* left the queue since the last pass: close its wait */
+            gs_time end = gs_job_state_holds(j->state) && j->start != GS_TIME_NONE ? j->start
+                          : j->end != GS_TIME_NONE                          ? j->end
+                                                                             : now;
+            add_wait(ds, job, cur, end - ds->since[job]);
+            ds->code[job] = DIAG_CLOSED;
+        }
+        return;
+    }
+    cur = close_if_ran(ds, j, job);
+    int code = pass_code(eng, job);
+    if (cur <= 0) {
+        set_code(ds, j, job, code, wait_begin(j, cur, now));
+    } else if (code != cur) {
+        add_wait(ds, job, cur, now - ds->since[job]);
+        set_code(ds, j, job, code, now);
+    }
+}
+
+/* A job that joined the queue (new or requeued) and that the pass did not
+ * try waits behind the jobs it did: `priority`. */
+static void joined(struct gs_engine *eng, struct gs_diag_state *ds, int job, gs_time now)
+{
+    const struct job *j = &eng->jobs[job];
+    if (j->state != GS_JOB_PENDING)
+        return;
+    int8_t cur = close_if_ran(ds, j, job);
+    if (cur <= 0)
+        set_code(ds, j, job, GS_REASON_PRIORITY, wait_begin(j, cur, now));
+}
+
+/* Only the jobs the pass tried change code; one it did not try keeps the
+ * code it had (queue.max_job_test); a job that left the queue since is
+ * closed when a pass next sees it, or read as closed by wait_split (its
+ * open interval ends at its start or end). */
+int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
+{
+    struct gs_diag_state *ds = eng->diag;
+    const struct gs_qstate *q = eng->q;
+    size_t nvis = full && q ? q->nvisited : 0, njoin = full && q ? q->njoined : 0;
+    if (grow_jobs(ds, eng->njobs) < 0 ||
+        gs_grow((void **)&ds->segs, &ds->segs_cap, ds->nsegs + nvis + njoin + 1,
+                sizeof *ds->segs))
+        return GS_ENOMEM;
+    ds->stamp++;
+    ds->idle = gs_cluster_stats(eng->cl).idle_gpus;
+    for (size_t i = 0; i < nvis; i++) {
+        int job = q->visited[i];
+        const struct job *j = &eng->jobs[job];
+        /* fast path: still pending under the same non-resource code */
+        if (j->state == GS_JOB_PENDING && ds->code[job] > 0 && ds->runs[job] == j->runs &&
+            j->reason != GS_WAIT_RESOURCES && ds->code[job] == fixed_code(j->reason))
+            continue;
+        visit(eng, ds, job, now);
+    }
+    for (size_t i = 0; i < njoin; i++)
+        joined(eng, ds, q->joined[i], now);
+    for (size_t h = ds->seen; h < eng->njobs; h++) {
+        /* new since the last call and not reached by a pass: behind the head */
+        if (ds->code[h] == 0 && eng->jobs[h].state == GS_JOB_PENDING)
+            set_code(ds, &eng->jobs[h], (int)h, GS_REASON_PRIORITY, eng->jobs[h].submit);
+    }
+    ds->seen = eng->njobs;
+    return 0;
+}
+
+void gs_eng_note_reserve(struct gs_engine *eng, int job, gs_time start)
+{
+    struct gs_diag_state *ds = eng->diag;
+    if (!ds)
+        return;
+    if (ds->notes_stamp != ds->stamp + 1) { /* first reservation of this pass */
+        ds->notes_stamp = ds->stamp + 1;
+        ds->nnotes = 0;
+    }
+    if (ds->nnotes < DIAG_NOTES) {
+        ds->notes[ds->nnotes].job = job;
+        ds->notes[ds->nnotes].start = start;
+        ds->nnotes++;
+    }
+}
+
+int gs_engine_wait_reason(const struct gs_engine *eng, int job)
+{
+    const struct gs_diag_state *ds = eng->diag;
+    if (job < 0 || (size_t)job >= eng->njobs || (size_t)job >= ds->cap)
+        return GS_REASON_NONE;
+    if (eng->jobs[job].state != GS_JOB_PENDING || ds->code[job] <= 0)
+        return GS_REASON_NONE;
+    return ds->code[job];
+}
+
+/* End of a job's open interval: now while pending, else when it left. */
+static gs_time open_end(const struct gs_engine *eng, const struct job *j, gs_time since)
+{
+    gs_time end;
+    if (j->state == GS_JOB_PENDING)
+        end = eng->now;
+    else if (j->start != GS_TIME_NONE && j->start >= since)
+        end = j->start;
+    else
+        end = j->end;
+    return end != GS_TIME_NONE && end > since ? end : since;
+}
+
+int gs_engine_wait_split(const struct gs_engine *eng, int job, gs_time out[GS_REASON_COUNT])
+{
+    if (job < 0 || (size_t)job >= eng->njobs)
+        return GS_ENOENT;
+    memset(out, 0, GS_REASON_COUNT * sizeof *out);
+    const struct gs_diag_state *ds = eng->diag;
+    const struct job *j = &eng->jobs[job];
+    int8_t code = (size_t)job < ds->cap ? ds->code[job] : 0;
+    if (code == 0) { /* never classified */
+        if (j->state != GS_JOB_REJECTED)
+            out[GS_REASON_NONE] = open_end(eng, j, j->submit) - j->submit;
+        return 0;
+    }
+    for (uint32_t s = ds->head[job]; s; s = ds->segs[s - 1].next)
+        out[ds->segs[s - 1].code] += ds->segs[s - 1].ms;
+    if (code > 0)
+        out[code] += open_end(eng, j, ds->since[job]) - ds->since[job];
+    return 0;
+}
+
+int gs_engine_wait_dominant(const struct gs_engine *eng, int job)
+{
+    gs_time split[GS_REASON_COUNT];
+    int best = GS_REASON_NONE;
+    if (gs_engine_wait_split(eng, job, split) < 0)
+        return best;
+    for (int c = GS_REASON_NONE + 1; c < GS_REASON_COUNT; c++)
+        if (split[c] > 0 && (best == GS_REASON_NONE || split[c] > split[best]))
+            best = c;
+    return best;
+}
+
+void gs_wait_reasons_build(struct gs_wait_reasons *out, const struct gs_engine *eng)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t job = 0; job < eng->njobs; job++) {
+        const struct job *j = &eng->jobs[job];
+        gs_time split[GS_REASON_COUNT];
+        gs_engine_wait_split(eng, (int)job, split);
+        int cls = gs_job_size_class(j->gpus);
+        double gpus = (double)j->gpus * j->milli / GS_MILLI_GPU;
+        for (int c = 0; c < GS_REASON_COUNT; c++) {
+            double h = (double)split[c] / (3600.0 * GS_MS_PER_SEC);
+            out->job_h[c][cls] += h;
+            out->gpu_h[c][cls] += h * gpus;
+            out->total_job_h += h;
+            out->total_gpu_h += h * gpus;
+        }
+    }
+}

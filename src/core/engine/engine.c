@@ -1,0 +1,616 @@
+/* engine.c - job table, submissions, completions and the step entry point.
+ * Queue ordering lives in queue.c; placement in place.c. */
+#include "core/engine/engine_private.h"
+#include "core/engine/engine_place.h"
+#include "core/place/frag.h"
+#include "core/base/alloc.h"
+#include "core/base/rng.h"
+
+#include <math.h>
+#include <string.h>
+
+static gs_time user_estimate(void *arg, const struct gs_engine *eng, int job)
+{
+    (void)arg;
+    gs_time limit = eng->jobs[job].time_limit;
+    return limit > 0 ? limit : GS_TIME_NONE;
+}
+
+static int check_policy(const struct gs_policy *p, struct gs_error *err)
+{
+    if (p->queue_policy == GS_QUEUE_PRIORITY_BACKFILL && p->backfill == GS_BACKFILL_NONE)
+        return gs_errorf(err, GS_EINVAL, "queue.backfill: false contradicts queue.policy "
+                                         "priority_with_backfill");
+    return 0;
+}
+
+
+
+static int grow_teams(struct gs_engine *eng, int team);
+
+struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_policy *pol,
+                                   struct gs_error *err)
+{
+    if (!cl || !pol || gs_cluster_full_view(cl) == NULL) {
+        gs_errorf(err, GS_EINVAL, "engine needs a sealed cluster and a policy");
+        return NULL;
+    }
+    if (check_policy(pol, err) < 0)
+        return NULL;
+    struct gs_engine *eng = gs_calloc(1, sizeof *eng);
+    if (!eng)
+        goto nomem;
+    eng->cl = gs_cluster_clone(cl);
+    eng->ids = gs_strtab_create();
+    eng->strs = gs_strtab_create();
+    int n = gs_cluster_node_count(cl);
+    eng->scratch.parts = gs_calloc((size_t)n, sizeof *eng->scratch.parts);
+    eng->scratch.cap = n;
+    eng->view = gs_calloc((size_t)n, sizeof *eng->view);
+    eng->blocked = gs_calloc((size_t)n, sizeof *eng->blocked);
+    eng->diag = gs_eng_diag_create(n);
+    eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
+    if (!eng->cl || !eng->ids || !eng->strs || !eng->scratch.parts || !eng->view ||
+        !eng->blocked ||
+        !eng->profile || !eng->diag || gs_policy_copy(&eng->pol, pol) < 0)
+        goto nomem;
+    eng->place = gs_eng_place_create(cl, pol);
+    if (!eng->place)
+        goto nomem;
+    eng->backfill = gs_policy_backfill_mode(pol);
+    if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0 || gs_eng_preempt_init(eng, err) < 0) {
+        gs_engine_destroy(eng);
+        return NULL;
+    }
+    /* teams with a quota exist from the start, so their idle quota can be
+     * lent before they submit anything */
+    for (int i = 0; i < pol->nquotas; i++) {
+        int team = gs_strtab_intern(eng->strs, pol->quotas[i].team);
+        if (team < 0 || grow_teams(eng, team) < 0)
+            goto nomem;
+    }
+    eng->est = (struct gs_estimator){ "user", user_estimate, NULL, NULL };
+    if (pol->estimate == GS_EST_HISTORY) {
+        eng->hist = gs_history_create(pol->estimate_quantile);
+        if (!eng->hist)
+            goto nomem;
+        eng->est = gs_history_estimator(eng->hist);
+    }
+    eng->now = GS_TIME_NONE;
+    return eng;
+nomem:
+    gs_engine_destroy(eng);
+    gs_errorf(err, GS_ENOMEM, "out of memory");
+    return NULL;
+}
+
+void gs_engine_destroy(struct gs_engine *eng)
+{
+    if (!eng)
+        return;
+    gs_cluster_destroy(eng->cl);
+    gs_policy_fini(&eng->pol);
+    gs_strtab_destroy(eng->ids);
+    gs_strtab_destroy(eng->strs);
+    gs_free(eng->jobs);
+    gs_free(eng->pending);
+    gs_free(eng->running);
+    gs_free(eng->prog);
+    gs_free(eng->parts);
+    gs_free(eng->scratch.parts);
+    gs_free(eng->team_milli);
+    gs_free(eng->team_quota);
+    gs_free(eng->view);
+    gs_free(eng->blocked);
+    gs_queue_state_free(eng->q);
+    gs_free(eng->dl);
+    gs_free(eng->expect);
+    gs_profile_destroy(eng->profile);
+    gs_eng_diag_destroy(eng->diag);
+    gs_eng_place_destroy(eng->place);
+    gs_eng_nodes_destroy(eng->nodes);
+    gs_history_destroy(eng->hist);
+    gs_eng_preempt_fini(eng);
+    gs_free(eng);
+}
+
+void gs_engine_set_observer(struct gs_engine *eng, gs_observer_fn fn, void *arg)
+{
+    eng->observer = fn;
+    eng->observer_arg = arg;
+}
+
+void gs_engine_set_estimator(struct gs_engine *eng, const struct gs_estimator *est)
+{
+    eng->est = *est;
+}
+
+void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev)
+{
+    if (ev->kind == GS_EV_RESERVE)
+        gs_eng_note_reserve(eng, ev->job, ev->until);
+    if (eng->observer)
+        eng->observer(eng->observer_arg, ev);
+}
+
+gs_time gs_eng_estimate(const struct gs_engine *eng, int job)
+{
+    return eng->est.estimate ? eng->est.estimate(eng->est.arg, eng, job) : GS_TIME_NONE;
+}
+
+/* Non-negative fields of a spec, by trace column name. */
+static int check_nonneg(const struct gs_job_spec *s, struct gs_error *err)
+{
+    const struct {
+        const char *name;
+        int64_t v;
+        int64_t min;
+    } f[] = {
+        { "time_limit", s->time_limit, 0 },
+        { "checkpoint_interval", s->ckpt_interval, 0 },
+        { "checkpoint_cost", s->ckpt_cost, 0 },
+        { "restore_cost", s->restore_cost, -1 },
+        { "cpu", s->cpu_milli, 0 },
+        { "host_mem_gb", s->host_mem_mib, 0 },
+        { "gpu_mem_gb", s->mem_mib, -1 },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].v < f[i].min)
+            return gs_errorf(err, GS_EINVAL, "job %s: %s must be >= 0", s->id, f[i].name);
+    return 0;
+}
+
+int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error *err)
+{
+    if (!s->id || !*s->id)
+        return gs_errorf(err, GS_EINVAL, "id: missing");
+    if (s->submit > now)
+        return gs_errorf(err, GS_EINVAL, "job %s: submit is in the future", s->id);
+    if (s->gpus < 0 || s->gpus > 1 << 20)
+        return gs_errorf(err, GS_EINVAL, "job %s: gpus must be >= 0", s->id);
+    if (s->milli < 1 || s->milli > GS_MILLI_GPU)
+        return gs_errorf(err, GS_EINVAL, "job %s: gpu_share must be in (0, 1]", s->id);
+    if (s->milli < GS_MILLI_GPU && s->gpus > 1)
+        return gs_errorf(err, GS_EINVAL, "job %s: gpu_share < 1 needs gpus = 1", s->id);
+    if (s->topology < GS_TOPO_AUTO || s->topology > GS_TOPO_ANY)
+        return gs_errorf(err, GS_EINVAL, "job %s: bad topology", s->id);
+    if (s->klass != GS_CLASS_TRAIN && s->klass != GS_CLASS_INFER)
+        return gs_errorf(err, GS_EINVAL, "job %s: class must be train or infer", s->id);
+    if (s->mig && *s->mig && gs_mig_profile_find(s->mig) < 0)
+        return gs_errorf(err, GS_EINVAL, "job %s: mig: unknown profile '%.20s'", s->id, s->mig);
+    if (s->mig && *s->mig && s->gpus != 1)
+        return gs_errorf(err, GS_EINVAL, "job %s: a MIG job takes gpus = 1", s->id);
+    if (s->mem_bw < 0 || s->mem_bw > 1000)
+        return gs_errorf(err, GS_EINVAL, "job %s: mem_bw must be in (0, 1]", s->id);
+    return check_nonneg(s, err);
+}
+
+/* Intern an optional string with a default; returns id or GS_ENOMEM. */
+static int intern_or(struct gs_engine *eng, const char *s, const char *dflt)
+{
+    return gs_strtab_intern(eng->strs, s && *s ? s : dflt);
+}
+
+/* Per-string-id team tables: GPUs held and the quota (resolved by name,
+ * so a team first seen late still gets its quota). */
+static int grow_teams(struct gs_engine *eng, int team)
+{
+    size_t old = eng->teams_cap, need = (size_t)gs_strtab_count(eng->strs);
+    if (need > old) {
+        size_t ncap = old ? old : 8;
+        while (ncap < need)
+            ncap *= 2;
+        int64_t *m = gs_realloc(eng->team_milli, ncap * sizeof *m);
+        if (!m)
+            return GS_ENOMEM;
+        eng->team_milli = m;
+        int *q = gs_realloc(eng->team_quota, ncap * sizeof *q);
+        if (!q)
+            return GS_ENOMEM;
+        eng->team_quota = q;
+        for (size_t i = old; i < ncap; i++) {
+            eng->team_milli[i] = 0;
+            eng->team_quota[i] = -1;
+        }
+        eng->teams_cap = ncap;
+    }
+    gs_eng_team_set_quota(eng, team, gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team)));
+    return 0;
+}
+
+static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_spec *s)
+{
+    memset(j, 0, sizeof *j);
+    j->submit = s->submit;
+    j->first_start = j->start = j->end = GS_TIME_NONE;
+    j->estimate = GS_TIME_NONE;
+    j->deadline = GS_TIME_INF;
+    j->time_limit = s->time_limit;
+    j->ckpt_interval = s->ckpt_interval;
+    j->ckpt_cost = s->ckpt_cost;
+    j->restore_cost = s->restore_cost;
+    j->mem_mib = s->mem_mib;
+    j->cpu_milli = s->cpu_milli;
+    j->host_mem_mib = s->host_mem_mib;
+    j->gpus = s->gpus;
+    j->milli = s->milli;
+    j->priority = s->priority;
+    j->topology = (uint8_t)(s->topology != GS_TOPO_AUTO ? s->topology : eng->pol.topology);
+    j->klass = (uint8_t)s->klass;
+    j->state = GS_JOB_PENDING;
+    j->run_pos = -1;
+    j->last_ckpt = j->stop_at = GS_TIME_NONE;
+    j->exit_code = -1;
+    j->stop_reason = -1;
+    /* -2: no such type, never fits; "A|B" allows several types */
+    gs_frag_parse_models(eng->cl, s->gpu_model, &j->gpu_type, &j->gpu_types);
+    j->mig = (uint8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
+    j->mem_bw = (int16_t)(s->mem_bw > 0 ? s->mem_bw : 500);
+    j->gpu_next = -1;
+    j->team = intern_or(eng, s->team, "default");
+    j->user = intern_or(eng, s->user, "-");
+    j->name = intern_or(eng, s->name, "-");
+    j->queue = intern_or(eng, s->queue, "");
+    if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0)
+        return GS_ENOMEM;
+    return grow_teams(eng, j->team);
+}
+
+void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req)
+{
+    const struct job *j = &eng->jobs[job];
+    req->gpus = j->gpus;
+    req->milli = j->milli;
+    req->mem_mib = j->mem_mib;
+    req->topology = j->topology;
+    req->gpu_type = j->gpu_type;
+    req->cpu_milli = j->cpu_milli;
+    req->host_mem_mib = j->host_mem_mib;
+    req->nodes_allowed = gs_eng_part_nodes(eng, job);
+    req->gpu_types = j->gpu_types;
+    req->mig = j->mig;
+    req->ctx = gs_eng_place_ctx(eng);
+    if (j->mig) {
+        req->gpus = 1;
+        req->milli = GS_MILLI_GPU;
+    } else if (eng->pol.sharing == GS_SHARING_EXCLUSIVE && req->milli < GS_MILLI_GPU) {
+        req->milli = GS_MILLI_GPU; /* a fractional job still takes a whole GPU alone */
+        req->mem_mib = -1;
+    }
+    req->blocked = NULL;
+}
+
+static int job_possible(struct gs_engine *eng, int job)
+{
+    const struct job *j = &eng->jobs[job];
+    if (j->gpus == 0)
+        return 1;
+    if (j->gpu_type == -2)
+        return 0;
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    /* the answer depends on the request's shape only: remember it for the
+     * common unconstrained whole-GPU shapes (a full-cluster scan each) */
+    int plain = req.milli == GS_MILLI_GPU && req.gpus <= GS_MAX_NODE_GPUS && !req.mig &&
+                req.gpu_type < 0 && !req.gpu_types && !req.nodes_allowed && req.mem_mib <= 0 &&
+                req.cpu_milli == 0 && req.host_mem_mib == 0;
+    int8_t *memo = plain ? &eng->possible[req.topology][req.gpus] : NULL;
+    if (memo && *memo)
+        return *memo > 0;
+    int ok = gs_place_possible(eng->cl, &req, &eng->scratch);
+    if (memo)
+        *memo = ok ? 1 : -1;
+    return ok;
+}
+
+/* Append a new job record from `s`; returns its handle or a negative code.
+ * The id table and the job array stay aligned (id index == handle) even
+ * when an allocation fails half way. */
+int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs_error *err)
+{
+    if (gs_strtab_find(eng->ids, s->id) >= 0)
+        return gs_errorf(err, GS_EEXIST, "job %s: id already used", s->id);
+    struct job tmp;
+    if (gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs) ||
+        fill_job(eng, &tmp, s) < 0 || gs_strtab_intern(eng->ids, s->id) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    eng->jobs[eng->njobs] = tmp;
+    return (int)eng->njobs++;
+}
+
+int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spec *spec,
+                     struct gs_error *err)
+{
+    int rc = gs_eng_check_spec(spec, now, err);
+    if (rc < 0)
+        return rc;
+    if (eng->now != GS_TIME_NONE && now < eng->now)
+        return gs_errorf(err, GS_EINVAL, "job %s: time went backwards", spec->id);
+    if (eng->ptail == eng->pending_cap && eng->phead > 0)
+        gs_eng_compact_pending(eng);
+    if (gs_grow((void **)&eng->pending, &eng->pending_cap, eng->ptail + 1,
+                sizeof *eng->pending))
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    int job = gs_eng_add_job(eng, spec, err);
+    if (job < 0)
+        return job;
+    eng->now = now;
+    if (gs_eng_part_assign(eng, job) < 0 || !job_possible(eng, job)) {
+        eng->jobs[job].state = GS_JOB_REJECTED;
+        eng->jobs[job].end = now;
+        struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };
+        gs_eng_emit(eng, &ev);
+        return job;
+    }
+    gs_eng_queue_append(eng, job);
+    eng->npending++;
+    if (eng->jobs[job].priority > eng->pass_head_prio)
+        eng->arrivals_ahead++;
+    gs_eng_place_submit(eng, job);
+    return job;
+}
+
+void gs_eng_leave_pending(struct gs_engine *eng, int job)
+{
+    (void)job;
+    eng->npending--;
+    eng->pending_gone++;
+}
+
+void gs_eng_compact_pending(struct gs_engine *eng)
+{
+    while (eng->phead < eng->ptail && eng->pending_gone > 0 &&
+           gs_eng_queued(eng, eng->phead) < 0) {
+        eng->phead++;
+        eng->pending_gone--;
+    }
+    /* dead entries behind the front are dropped once they are a quarter of
+     * the queue (amortised O(1) per departure; passes skip the others) */
+    if (eng->pending_gone * 4 > eng->npending + 64 || eng->phead * 2 > eng->pending_cap) {
+        eng->pending_epoch++;
+        size_t out = 0;
+        for (size_t i = eng->phead; i < eng->ptail; i++) {
+            int job = gs_eng_queued(eng, i);
+            if (job >= 0) {
+                eng->jobs[job].qpos = (uint32_t)out;
+                eng->pending[out++] = job;
+            }
+        }
+        eng->phead = 0;
+        eng->ptail = out;
+        eng->pending_gone = 0;
+    }
+    if (eng->phead == eng->ptail && eng->ptail > 0) {
+        eng->phead = eng->ptail = 0;
+        eng->pending_epoch++;
+    }
+}
+
+void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a)
+{
+    a->nparts = j->nparts;
+    a->cap = j->nparts;
+    a->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* CPU-only jobs alone: no pool */
+    a->milli = j->alloc_milli;
+    a->mem_mib = j->alloc_mem;
+    a->cpu_milli = j->cpu_milli;
+    a->host_mem_mib = j->host_mem_mib;
+    a->mig_slot = j->mig_slot;
+    a->mig_reconf = 0;
+}
+
+/* The driver's start latency of start number `run` of `job` (policy
+ * start_latency.*): 0 when the median is 0; the median when sigma is 0;
+ * else median x exp(sigma x z), z standard normal by Box-Muller from two
+ * splitmix64 draws keyed by (seed, job, run) - the same job and run always
+ * get the same latency, whatever else the schedule does. */
+static gs_time start_latency(const struct gs_policy *pol, int job, int run)
+{
+    if (pol->start_latency <= 0 || pol->start_latency_sigma <= 0)
+        return pol->start_latency > 0 ? pol->start_latency : 0;
+    uint64_t x = (uint64_t)pol->start_latency_seed * 0x9E3779B97F4A7C15ULL ^
+                 (uint64_t)job << 24 ^ (uint64_t)run;
+    double u1 = ((double)(gs_splitmix64(&x) >> 11) + 0.5) / 9007199254740992.0;
+    double u2 = (double)(gs_splitmix64(&x) >> 11) / 9007199254740992.0;
+    double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    double v = (double)pol->start_latency * exp(pol->start_latency_sigma * z);
+    return v < 1e15 ? (gs_time)llround(v) : (gs_time)1e15;
+}
+
+/* Record a placement that has been taken from the cluster (or an empty one
+ * for a CPU-only job) and make the job running.  Pools were grown before.
+ * With a start latency `lat` > 0 the job really starts at now + lat (its
+ * `start`): it holds the resources from now and does no work until then. */
+void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time lat,
+                         const struct gs_alloc *a)
+{
+    struct job *j = &eng->jobs[job];
+    j->parts_off = (uint32_t)eng->nparts;
+    j->nparts = (uint16_t)a->nparts;
+    j->alloc_mem = a->mem_mib;
+    j->alloc_milli = a->milli;
+    j->mig_slot = (uint8_t)a->mig_slot;
+    if (a->nparts > 0) /* a CPU-only job has none, and eng->parts may be NULL */
+        memcpy(eng->parts + eng->nparts, a->parts, (size_t)a->nparts * sizeof *a->parts);
+    eng->nparts += (size_t)a->nparts;
+    j->run_pos = (int)eng->nrunning;
+    eng->running[eng->nrunning] = job;
+    gs_time restore = 0;
+    if (j->runs > 0)
+        restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
+    if (a->mig_reconf)
+        restore += eng->pol.mig_drain_cost; /* repartitioning the MIG GPU first */
+    gs_progress_start(&eng->prog[eng->nrunning], now + lat, j->saved, j->ckpt_interval,
+                      j->ckpt_cost, restore, GS_RATE_FULL);
+    eng->nrunning++;
+    j->runs++;
+    j->state = GS_JOB_RUNNING;
+    j->reason = GS_WAIT_NONE;
+    j->start = now + lat;
+    if (j->first_start == GS_TIME_NONE)
+        j->first_start = j->start;
+    j->estimate = gs_eng_estimate(eng, job);
+    gs_time until =
+        j->estimate == GS_TIME_NONE ? GS_TIME_INF : gs_time_add(j->start, j->estimate);
+    gs_profile_occupy(eng->profile, a, until);
+    gs_eng_watch_overrun(eng, job);
+    j->deadline = gs_eng_deadline(eng, job);
+    gs_eng_team_add(eng, j->team, (int64_t)j->gpus * j->milli);
+    gs_eng_pre_started(eng, job);
+    gs_eng_place_started(eng, job);
+}
+
+int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
+{
+    if (gs_grow((void **)&eng->parts, &eng->parts_cap, eng->nparts + (size_t)nparts,
+                sizeof *eng->parts) ||
+        gs_grow((void **)&eng->running, &eng->running_cap, eng->nrunning + 1,
+                sizeof *eng->running) ||
+        gs_grow((void **)&eng->prog, &eng->prog_cap, eng->nrunning + 1, sizeof *eng->prog) ||
+        gs_grow((void **)&eng->dl, &eng->dl_cap, eng->ndl + 1, sizeof *eng->dl) ||
+        gs_grow((void **)&eng->expect, &eng->expect_cap, eng->nexpect + 1,
+                sizeof *eng->expect))
+        return GS_ENOMEM;
+    return 0;
+}
+
+int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
+                     int backfilled)
+{
+    struct gs_alloc *a = &eng->scratch;
+    a->nparts = 0;
+    if (eng->jobs[job].gpus > 0) {
+        struct gs_request req;
+        gs_eng_request(eng, job, &req);
+        int rc = gs_place(eng->cl, view, &req, eng->pol.strategy, a, NULL);
+        if (rc < 0)
+            return rc;
+    }
+    return gs_eng_start_placed(eng, job, now, backfilled);
+}
+
+int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled)
+{
+    struct job *j = &eng->jobs[job];
+    struct gs_alloc *a = &eng->scratch;
+    if (gs_eng_reserve_pools(eng, a->nparts) < 0)
+        return GS_ENOMEM;
+    if (a->nparts > 0 && gs_cluster_alloc(eng->cl, a, NULL) < 0)
+        return GS_ENOSPC;
+    gs_eng_leave_pending(eng, job);
+    gs_eng_mark_running(eng, job, now, start_latency(&eng->pol, job, j->runs), a);
+    j->backfilled = (uint8_t)backfilled;
+    int rate = gs_eng_rate(eng, job);
+    if (rate != GS_RATE_FULL)
+        gs_progress_set_rate(&eng->prog[j->run_pos], now, rate);
+    gs_eng_lifecycle_started(eng, job);
+    struct gs_event ev = { GS_EV_START, now, job, a, j->deadline, backfilled };
+    gs_eng_emit(eng, &ev);
+    gs_eng_update_rates(eng, now, a);
+    return 0;
+}
+
+void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
+{
+    struct job *j = &eng->jobs[job];
+    struct gs_alloc a;
+    gs_eng_place_stopped(eng, job);
+    gs_eng_job_alloc(eng, j, &a);
+    if (a.nparts > 0) {
+        gs_cluster_release(eng->cl, &a, NULL);
+        gs_profile_vacate(eng->profile, eng->cl, &a);
+        gs_eng_nodes_released(eng, &a);
+    }
+    int pos = j->run_pos;
+    struct gs_progress *pr = &eng->prog[pos];
+    /* a stopping job's work was frozen when it was told to stop */
+    gs_progress_advance(pr, j->state == GS_JOB_STOPPING ? j->stop_at : now);
+    j->ckpt_wall += pr->ckpt_wall;
+    j->restore_wall += pr->restore_wall;
+    j->work = gs_progress_work(pr);
+    j->saved = gs_progress_saved(pr);
+    int last = eng->running[--eng->nrunning];
+    eng->running[pos] = last;
+    eng->prog[pos] = eng->prog[eng->nrunning];
+    eng->jobs[last].run_pos = pos;
+    j->run_pos = -1;
+    j->state = (uint8_t)state;
+    j->end = now;
+    gs_eng_team_add(eng, j->team, -(int64_t)j->gpus * j->milli);
+    eng->releases++;
+    gs_eng_pre_stopped(eng, job);
+    if (a.nparts > 0)
+        gs_eng_update_rates(eng, now, &a);
+}
+
+int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
+{
+    if (eng->now != GS_TIME_NONE && now < eng->now)
+        return gs_errorf(err, GS_EINVAL, "time went backwards (%lld < %lld ms)",
+                         (long long)now, (long long)eng->now);
+    eng->now = now;
+    return 0;
+}
+
+int gs_engine_finish(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+{
+    return gs_engine_exited(eng, now, job, 0, err);
+}
+
+int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+{
+    if (job < 0 || (size_t)job >= eng->njobs)
+        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
+    struct job *j = &eng->jobs[job];
+    if (j->state != GS_JOB_PENDING && !gs_job_state_holds(j->state))
+        return gs_errorf(err, GS_ESTATE, "job %s has already ended",
+                         gs_strtab_name(eng->ids, job));
+    int rc = gs_eng_check_time(eng, now, err);
+    if (rc < 0)
+        return rc;
+    if (gs_job_state_holds(j->state))
+        return gs_eng_stop_job(eng, job, now, GS_JOB_CANCELLED, GS_EV_CANCEL);
+    j->state = GS_JOB_CANCELLED;
+    j->end = now;
+    gs_eng_leave_pending(eng, job);
+    eng->pass_blocked = 0; /* it may have been the blocked head */
+    struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
+    gs_eng_emit(eng, &ev);
+    return 0;
+}
+
+int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
+{
+    int rc = gs_eng_check_time(eng, now, err);
+    if (rc < 0)
+        return rc;
+    gs_eng_enforce_caps(eng, now);
+    gs_eng_plan_overruns(eng, now);
+    gs_eng_place_pass(eng);
+    if (gs_eng_preempt_step(eng, now) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory in preemption");
+    rc = gs_queue_pass(eng, now);
+    gs_eng_compact_pending(eng);
+    if (rc < 0)
+        return gs_errorf(err, rc, "out of memory in scheduling pass");
+    return rc;
+}
+
+gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
+{
+    gs_time t = gs_eng_next_deadline(eng);
+    gs_time p = gs_eng_preempt_wakeup(eng);
+    if (p < t)
+        t = p;
+    gs_time q = gs_queue_wakeup(eng); /* a pass held back by min_pass_interval */
+    if (q < t)
+        t = q;
+    int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;
+    if (aging && eng->npending > 0 && eng->pol.pass_interval > 0) {
+        gs_time tick = gs_time_add(now, eng->pol.pass_interval);
+        if (tick < t)
+            t = tick;
+    }
+    return t > now ? t : gs_time_add(now, 1);
+}
+

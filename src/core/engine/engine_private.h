@@ -1,0 +1,375 @@
+/* engine_private.h - the engine's internals, shared by the engine's own
+ * modules (engine.c, queue.c and the policy modules that later issues add).
+ * Nothing outside src/core/ (other than white-box tests) includes this.
+ */
+#ifndef GS_CORE_ENGINE_PRIVATE_H
+#define GS_CORE_ENGINE_PRIVATE_H
+
+#include "core/engine/engine.h"
+#include "core/place/place.h"
+#include "core/engine/estimate.h"
+#include "core/place/profile.h"
+#include "core/engine/progress.h"
+#include "core/base/strtab.h"
+
+#include <stddef.h>
+
+struct job {
+    gs_time submit;
+    gs_time first_start, start, end;
+    gs_time time_limit, ckpt_interval, ckpt_cost, restore_cost;
+    gs_time estimate;           /* at the current/last start */
+    gs_time deadline;           /* runtime-cap kill time, GS_TIME_INF = none */
+    int64_t mem_mib, cpu_milli, host_mem_mib;
+    int64_t alloc_mem;          /* per-GPU memory actually taken */
+    gs_time saved;              /* work (ms) protected by checkpoints, kept across runs */
+    gs_time work;               /* useful work (ms) credited so far */
+    gs_time lost;               /* work (ms) lost to preemption and redone */
+    gs_time ckpt_wall, restore_wall; /* wall ms spent checkpointing / restoring */
+    int runs;                   /* number of starts */
+    int preemptions;            /* times preempted (drain.c) */
+    uint8_t part;               /* partition index + 1, 0 = none (partition.c) */
+    int8_t draining;            /* told to checkpoint and stop (drain.c) */
+    int gpus, milli, priority;
+    int team, user, name, queue; /* ids in eng->strs */
+    int gpu_type;               /* -1 = any */
+    int run_pos;                /* index in eng->running, -1 when not running */
+    uint32_t parts_off;         /* allocation in eng->parts */
+    uint16_t nparts;
+    uint8_t topology, klass, state, backfilled; /* small non-negative codes */
+    int8_t reason;              /* enum gs_wait_reason while pending */
+    int8_t in_order;            /* which kept order list holds it (queue_order.c) */
+    uint32_t order_seq;         /* its live order entry's number (queue_order.c) */
+    uint32_t qpos;              /* index of its live entry in eng->pending[]: the
+                                   array may still hold an older, dead entry of a
+                                   job that left the queue and came back */
+    /* placement (engine_place.c, rate.c) */
+    uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
+    int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
+    int32_t gpu_next;           /* next shared job on the same GPU, -1 = none */
+    int16_t mem_bw;             /* memory-bandwidth intensity, per mille */
+    uint8_t mig;                /* MIG profile id + 1, 0 = none */
+    uint8_t mig_slot;           /* MIG instance + 1 of the current run, 0 = none */
+    /* live lifecycle (lifecycle.c) */
+    gs_time last_ckpt;          /* last reported checkpoint, GS_TIME_NONE = none */
+    gs_time stop_at;            /* STOPPING: when it was told to stop */
+    int attempts;               /* starts decided, failed launches included */
+    int16_t exit_code;          /* of the last run that ended, -1 = none */
+    uint8_t failures;           /* failed attempts (node / launch failures) */
+    int16_t stop_reason;        /* STOPPING: state once confirmed, -1 = none */
+    uint8_t front;              /* requeued after a failed launch: sorts ahead of
+                                   its peers until it starts (queue_order.c) */
+    uint8_t retired;            /* forgotten by gs_engine_retire */
+};
+
+/* Why a pending job did not start in the last pass (coarse; issue 6's
+ * diagnosis module refines `resources` into shortage/fragmentation). */
+enum gs_wait_reason {
+    GS_WAIT_NONE,
+    GS_WAIT_RESOURCES,          /* does not fit the free GPUs */
+    GS_WAIT_QUOTA,              /* team at its quota */
+    GS_WAIT_PRIORITY,           /* behind a blocked job of higher rank */
+    GS_WAIT_RESERVATION,        /* fits, but only on GPUs held for a reservation */
+    GS_WAIT_PARTITION,          /* its partition is at its quota (partition.c) */
+};
+
+struct deadline {
+    gs_time at;
+    gs_time start;              /* the run it belongs to (stale if different) */
+    int job;
+};
+
+struct gs_engine {
+    struct gs_cluster *cl;
+    struct gs_policy pol;
+    struct gs_strtab *ids;      /* job id -> handle */
+    struct gs_strtab *strs;     /* team, user, name, queue, gpu model strings */
+    struct job *jobs;
+    size_t njobs, jobs_cap;
+    int *pending;               /* handles in queue order, from phead; new entries
+                                   only at the end (queue_order.c scans the tail) */
+    size_t phead, ptail, pending_cap;
+    uint64_t pending_epoch;     /* bumped when compaction moves entries */
+    size_t pending_gone;        /* entries in [phead, ptail) no longer pending */
+    size_t npending;            /* live pending jobs */
+    int *running;
+    struct gs_progress *prog;   /* parallel to running[]: progress of each run */
+    size_t nrunning, running_cap, prog_cap;
+    struct gs_alloc_part *parts;
+    size_t nparts, parts_cap;
+    struct gs_alloc scratch;    /* parts for up to one per node */
+    int64_t *team_milli;        /* GPU share held per string id (teams) */
+    int *team_quota;            /* quota GPUs per string id, -1 none */
+    size_t teams_cap;
+    int64_t quota_unused;       /* sum over teams of quota left unused (milli) */
+    int64_t quota_borrowed;     /* ... and of usage beyond quota (queue.c) */
+    struct gs_profile *profile; /* expected free times + reservations */
+    struct gs_history *hist;    /* from_history estimator state, or NULL */
+    int backfill;               /* resolved enum gs_backfill */
+    uint64_t *view;             /* scratch: one mask per node */
+    uint64_t *blocked;          /* scratch: one mask per node */
+    struct gs_qstate *q;        /* pass order and bookkeeping (queue_private.h) */
+    struct deadline *dl;        /* min-heap of runtime-cap kill times */
+    size_t ndl, dl_cap;
+    struct deadline *expect;    /* min-heap of estimated ends (overrun watch) */
+    size_t nexpect, expect_cap;
+    int8_t possible[GS_TOPO_ANY + 1][GS_MAX_NODE_GPUS + 1]; /* job_possible memo:
+                                   0 unknown, 1 fits an empty cluster, -1 never */
+    uint64_t releases;          /* GPU releases so far (stop_running) */
+    uint64_t pass_releases;     /* `releases` at the end of the last pass */
+    int pass_blocked;           /* the last pass ended at a blocked job */
+    int pass_head_prio;         /* priority of the last pass's blocked head */
+    uint64_t arrivals_ahead;    /* jobs queued since the last pass that would
+                                   sort before its blocked head (no aging) */
+    gs_observer_fn observer;
+    void *observer_arg;
+    struct gs_estimator est;
+    struct gs_preempt *pre;     /* preemption and partitions (preempt_private.h) */
+    struct gs_diag_state *diag; /* wait reasons and accounting (diagnose.c) */
+    struct gs_eng_place *place; /* shapes, GPU index, frag figures (engine_place.c) */
+    struct gs_eng_nodes *nodes; /* node states (nodes.c), NULL until one changes */
+    int live;                   /* asynchronous starts and stops (lifecycle.c) */
+    size_t nstopping;           /* jobs in GS_JOB_STOPPING */
+    size_t nstarting;           /* jobs in GS_JOB_STARTING */
+    gs_time now;
+};
+
+/* Check that `now` does not go backwards and make it the engine's time.
+ * Returns 0 or GS_EINVAL. */
+int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err);
+
+/* Whether handle `job` was retired (gs_engine_retire). */
+static inline int gs_eng_retired(const struct gs_engine *eng, int job)
+{
+    return eng->jobs[job].retired;
+}
+
+/* The job queued at pending[i], or -1 when that entry is dead (the job left
+ * the queue, or came back and has a newer entry). */
+static inline int gs_eng_queued(const struct gs_engine *eng, size_t i)
+{
+    int job = eng->pending[i];
+    const struct job *j = &eng->jobs[job];
+    return j->state == GS_JOB_PENDING && j->qpos == i ? job : -1;
+}
+
+/* Append `job` to the queue array (room must have been made). */
+static inline void gs_eng_queue_append(struct gs_engine *eng, int job)
+{
+    eng->jobs[job].qpos = (uint32_t)eng->ptail;
+    eng->pending[eng->ptail++] = job;
+}
+
+/* Emit `ev` to the observer, if any. */
+void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
+
+/* Placement request for `job`. */
+void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req);
+
+/* Current estimate of the job's run time, or GS_TIME_NONE. */
+gs_time gs_eng_estimate(const struct gs_engine *eng, int job);
+
+/* Whether starting `job` keeps its team within quota. */
+int gs_eng_quota_ok(const struct gs_engine *eng, int job);
+
+/* Change a team's GPU usage (milli) / quota, keeping the engine's quota
+ * totals (quota_unused, quota_borrowed) in step: O(1).  (queue.c) */
+void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli);
+void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota);
+
+/* The quota totals recounted from every team (tests check the kept ones
+ * against it).  (queue.c) */
+void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed);
+
+/* Try to start `job` now, on GPUs free in `view` (NULL = live state).
+ * Returns 0 when started, GS_ENOSPC when it does not fit, GS_ENOMEM. */
+int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
+                     int backfilled);
+
+/* Validate a job spec submitted at `now`; the message names the field.
+ * Returns 0 or GS_EINVAL. */
+int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error *err);
+
+/* Append a pending job record (not yet queued); returns its handle, or
+ * GS_EEXIST / GS_ENOMEM.  The id table stays aligned with the handles. */
+int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs_error *err);
+
+/* Grow the job-run pools so one more job with `nparts` parts can start
+ * without allocating.  Returns 0 or GS_ENOMEM. */
+int gs_eng_reserve_pools(struct gs_engine *eng, int nparts);
+
+/* Make `job` running on `a` (already taken from the cluster) at `now`:
+ * records the GPUs, estimate, expected end and runtime-cap deadline.  With
+ * `lat` > 0 (the driver's start latency) it really starts at now + lat:
+ * that is its start, and it does no work before. */
+void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time lat,
+                         const struct gs_alloc *a);
+
+/* Take a running job off its GPUs and out of the running set, ending in
+ * `state` at `now`. */
+void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state);
+
+/* --- lifecycle.c: pending -> starting -> running -> stopping -> done --- */
+
+/* Tell running (or starting) `job` to stop at `now`, to become `target`
+ * (GS_JOB_PENDING = requeued under the progress model, GS_JOB_KILLED,
+ * GS_JOB_CANCELLED), reporting `ev_kind` (GS_EV_PREEMPT, GS_EV_KILL,
+ * GS_EV_CANCEL).  Off live mode the stop takes effect at once; in live
+ * mode the job becomes STOPPING and keeps its GPUs until gs_engine_exited.
+ * A requeue needs room for one more pending entry (gs_eng_requeue_reserve)
+ * off live mode.  Returns 0 or GS_ENOMEM (live confirmation only). */
+int gs_eng_stop_job(struct gs_engine *eng, int job, gs_time now, int target, int ev_kind);
+
+/* A just-started job (gs_eng_start_placed) enters STARTING in live mode. */
+void gs_eng_lifecycle_started(struct gs_engine *eng, int job);
+
+/* Whether new preemptions may be planned now: not in live mode while
+ * victims of earlier ones are still stopping (their GPUs are not free). */
+int gs_eng_may_preempt(const struct gs_engine *eng);
+
+/* A run of `job` failed at `now` (`why`: 0 node failure, 1 launch failure):
+ * its GPUs are released and it is requeued ahead of its peers, or FAILED
+ * when the retry policy says so; reports GS_EV_FAIL.  Returns 0 or
+ * GS_ENOMEM. */
+int gs_eng_fail_run(struct gs_engine *eng, int job, gs_time now, int why);
+
+/* --- nodes.c: node and GPU states --- */
+
+/* After GPUs of `a` were released: take those on drained or down nodes
+ * out of service again.  No-op when every node is up. */
+void gs_eng_nodes_released(struct gs_engine *eng, const struct gs_alloc *a);
+
+/* GPUs of `node` taken out of service (drained or down, and idle). */
+uint64_t gs_eng_nodes_out(const struct gs_engine *eng, int node);
+
+/* Free the node-state tables (NULL-safe). */
+void gs_eng_nodes_destroy(struct gs_eng_nodes *nd);
+
+/* The job's current allocation (parts borrowed from the engine). */
+void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a);
+
+/* Runtime-cap deadline for a job that has just started (GS_TIME_INF =
+ * none), pushed on the deadline heap.  (caps.c) */
+gs_time gs_eng_deadline(struct gs_engine *eng, int job);
+
+/* Stop every running job whose runtime cap expired by `now` (GS_EV_KILL).
+ * (caps.c) */
+void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now);
+
+/* Watch a job that has just started: if it outlives its estimate, plan it
+ * to end at its time limit instead.  (caps.c) */
+void gs_eng_watch_overrun(struct gs_engine *eng, int job);
+
+/* Re-plan the jobs that have outlived their estimate by `now`.  (caps.c) */
+void gs_eng_plan_overruns(struct gs_engine *eng, gs_time now);
+
+/* Earliest pending runtime-cap deadline, GS_TIME_INF if none. (caps.c) */
+gs_time gs_eng_next_deadline(const struct gs_engine *eng);
+
+/* Speed of `job` on its current GPUs, per mille of full speed (slow-downs
+ * from cross-domain placement and GPU sharing).  (rate.c) */
+int gs_eng_rate(const struct gs_engine *eng, int job);
+
+/* After GPUs of `a` changed hands at `now`, recompute the rates of the
+ * running jobs that share them and report changes (GS_EV_RATE).  (rate.c) */
+void gs_eng_update_rates(struct gs_engine *eng, gs_time now, const struct gs_alloc *a);
+
+/* Progress of a running job (NULL if it is not running). */
+struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job);
+
+/* A pending job could not start at `now`: the preemption policy may free
+ * GPUs for it by stopping other jobs and start it.  Returns 0 when the job
+ * was started, GS_ENOSPC when nothing changed, 1 when GPUs changed hands
+ * but the job did not start (it waits for victims that are checkpointing:
+ * the pass's caches are stale), GS_ENOMEM.  (preempt.c) */
+int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now);
+
+/* Preemption and partition state of a new engine (eng->pre): resolves the
+ * policy's partitions against the cluster.  Returns 0, GS_EINVAL (message
+ * names the partition) or GS_ENOMEM; the engine then frees with
+ * gs_eng_preempt_fini (NULL-safe).  (preempt.c) */
+int gs_eng_preempt_init(struct gs_engine *eng, struct gs_error *err);
+void gs_eng_preempt_fini(struct gs_engine *eng);
+
+/* Put a new job in its partition (and give a fractional job a whole GPU in
+ * an exclusive one).  Returns 0, or GS_ENOENT when partitions are set and
+ * none takes the job's class (it is rejected).  (partition.c) */
+int gs_eng_part_assign(struct gs_engine *eng, int job);
+
+/* Nodes the job's partition allows (for gs_request.nodes_allowed), NULL =
+ * every node.  (partition.c) */
+const unsigned char *gs_eng_part_nodes(const struct gs_engine *eng, int job);
+
+/* Add (sign +1) or remove (-1) a job's GPUs from its partition's usage.
+ * (partition.c) */
+void gs_eng_part_account(struct gs_engine *eng, int job, int sign);
+
+/* The job's queue group as a bit: its partition's (bit 0 without
+ * partitions).  Head-of-line blocking in the queue pass holds within a
+ * group only, so a blocked training job does not hold inference back.
+ * (partition.c) */
+uint64_t gs_eng_queue_group(const struct gs_engine *eng, int job);
+
+/* Whether starting `job` keeps its quota partition within its quota (or it
+ * may borrow the rest).  1 without a quota.  (partition.c) */
+int gs_eng_part_quota_ok(const struct gs_engine *eng, int job);
+
+/* A job started / stopped running: partition usage, and GPUs held for a
+ * job waiting on draining victims.  Called from mark_running and
+ * stop_running.  (drain.c) */
+void gs_eng_pre_started(struct gs_engine *eng, int job);
+void gs_eng_pre_stopped(struct gs_engine *eng, int job);
+
+/* Start of a step at `now`: stop victims whose grace checkpoint completed
+ * and start the jobs waiting for them.  Returns 0 or GS_ENOMEM.  (drain.c) */
+int gs_eng_preempt_step(struct gs_engine *eng, gs_time now);
+
+/* Draining `victim` stopped early (live mode): its drains are due now, so
+ * the next step completes them and starts the waiters.  (drain.c) */
+void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now);
+
+/* Earliest time the preemption state wants a step (a drain completing, a
+ * candidate victim passing min_runtime), GS_TIME_INF if none.  (drain.c) */
+gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng);
+
+/* End of a pass at `now`: give every pending job its reason code and
+ * account waiting time to codes.  `full` = 0 when the pass was skipped
+ * because nothing could change (only new jobs are looked at).  Returns 0 or
+ * GS_ENOMEM.  (diagnose.c) */
+int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full);
+
+/* The diagnosis state of an engine with `nnodes` nodes: NULL on allocation
+ * failure; destroy (NULL is a no-op).  (diagnose.c) */
+struct gs_diag_state *gs_eng_diag_create(int nnodes);
+void gs_eng_diag_destroy(struct gs_diag_state *ds);
+
+/* The pass reserved GPUs for `job` from `start` (called from gs_eng_emit;
+ * explanations only, never affects scheduling).  (diagnose.c) */
+void gs_eng_note_reserve(struct gs_engine *eng, int job, gs_time start);
+
+/* Start `job` on the placement already in eng->scratch (from gs_place):
+ * takes the GPUs, records the run and reports GS_EV_START.  Returns 0,
+ * GS_ENOSPC (the GPUs are not free after all) or GS_ENOMEM. */
+int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled);
+
+/* Mark `job` as no longer pending (started, cancelled); the queue array is
+ * compacted lazily by gs_eng_compact_pending. */
+void gs_eng_leave_pending(struct gs_engine *eng, int job);
+
+/* Drop queue entries that are no longer pending: those at the front at
+ * once, the others when they are a quarter of the queue (amortised O(1)
+ * per departure); bumps pending_epoch when entries move. */
+void gs_eng_compact_pending(struct gs_engine *eng);
+
+/* The queue policy's pass: start what it allows.  Returns jobs started or a
+ * negative error.  (queue.c) */
+int gs_queue_pass(struct gs_engine *eng, gs_time now);
+
+/* Free the queue pass state (queue_order.c); NULL is a no-op. */
+void gs_queue_state_free(struct gs_qstate *q);
+
+/* Earliest time a pass held back by queue.min_pass_interval is due,
+ * GS_TIME_INF if none.  (queue.c) */
+gs_time gs_queue_wakeup(const struct gs_engine *eng);
+
+#endif

@@ -1,0 +1,139 @@
+/* engine_query.c - read-only views of the engine and state restore. */
+#include "core/engine/engine_private.h"
+#include "core/base/alloc.h"
+
+#include <string.h>
+
+const struct gs_cluster *gs_engine_cluster(const struct gs_engine *eng) { return eng->cl; }
+const struct gs_policy *gs_engine_policy(const struct gs_engine *eng) { return &eng->pol; }
+int gs_engine_job_count(const struct gs_engine *eng) { return (int)eng->njobs; }
+int gs_engine_pending_count(const struct gs_engine *eng) { return (int)eng->npending; }
+int gs_engine_running_count(const struct gs_engine *eng) { return (int)eng->nrunning; }
+gs_time gs_engine_now(const struct gs_engine *eng) { return eng->now; }
+
+int gs_engine_job_find(const struct gs_engine *eng, const char *id)
+{
+    int h = gs_strtab_find(eng->ids, id);
+    return h >= 0 && eng->jobs[h].retired ? GS_ENOENT : h;
+}
+
+static const char *str(const struct gs_engine *eng, int id)
+{
+    return gs_strtab_name(eng->strs, id);
+}
+
+int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info *out)
+{
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
+        return GS_ENOENT;
+    const struct job *j = &eng->jobs[job];
+    out->id = gs_strtab_name(eng->ids, job);
+    out->team = str(eng, j->team);
+    out->user = str(eng, j->user);
+    out->name = str(eng, j->name);
+    out->queue = str(eng, j->queue);
+    out->state = j->state;
+    out->gpus = j->gpus;
+    out->milli = j->milli;
+    out->priority = j->priority;
+    out->klass = j->klass;
+    out->submit = j->submit;
+    out->first_start = j->first_start;
+    out->start = j->start;
+    out->end = j->end;
+    out->time_limit = j->time_limit;
+    out->estimate = j->estimate;
+    out->backfilled = j->backfilled;
+    out->runs = j->runs;
+    out->work = j->work;
+    out->lost = j->lost;
+    out->ckpt_wall = j->ckpt_wall;
+    out->restore_wall = j->restore_wall;
+    out->preemptions = j->preemptions;
+    out->exit_code = j->exit_code;
+    out->attempts = j->attempts;
+    out->failures = j->failures;
+    out->last_ckpt = j->last_ckpt;
+    out->stop_reason = j->state == GS_JOB_STOPPING ? j->stop_reason : -1;
+    out->stop_at = j->state == GS_JOB_STOPPING ? j->stop_at : GS_TIME_NONE;
+    out->saved = j->saved;
+    out->front = j->front;
+    out->run_base = j->saved;
+    out->past_ckpt_wall = j->ckpt_wall;
+    out->past_restore_wall = j->restore_wall;
+    if (j->run_pos >= 0) {
+        /* include the current run, as of the engine's last call (a stopping
+         * job's work was frozen when it was told to stop; a starting job
+         * has not begun) */
+        struct gs_progress pr = eng->prog[j->run_pos];
+        if (j->state == GS_JOB_RUNNING)
+            gs_progress_advance(&pr, eng->now);
+        out->saved = gs_progress_saved(&pr);
+        out->run_base = pr.run_start / 1000; /* work units -> ms (progress.h) */
+        out->work = gs_progress_work(&pr);
+        out->ckpt_wall += pr.ckpt_wall;
+        out->restore_wall += pr.restore_wall;
+    }
+    return 0;
+}
+
+int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs_time *end)
+{
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].run_pos < 0)
+        return GS_ESTATE;
+    *end = gs_progress_eta(&eng->prog[eng->jobs[job].run_pos], total_ms);
+    return 0;
+}
+
+struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job)
+{
+    const struct job *j = &eng->jobs[job];
+    return j->run_pos >= 0 ? &eng->prog[j->run_pos] : NULL;
+}
+
+int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec *out)
+{
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
+        return GS_ENOENT;
+    const struct job *j = &eng->jobs[job];
+    gs_job_spec_init(out);
+    out->id = gs_strtab_name(eng->ids, job);
+    out->submit = j->submit;
+    out->gpus = j->gpus;
+    out->milli = j->milli;
+    out->mem_mib = j->mem_mib;
+    out->topology = j->topology;
+    out->priority = j->priority;
+    out->klass = j->klass;
+    out->team = str(eng, j->team);
+    out->user = str(eng, j->user);
+    out->name = str(eng, j->name);
+    out->queue = str(eng, j->queue);
+    out->gpu_model = j->gpu_type >= 0 ? gs_cluster_gpu_type_name(eng->cl, j->gpu_type) : NULL;
+    out->time_limit = j->time_limit;
+    out->ckpt_interval = j->ckpt_interval;
+    out->ckpt_cost = j->ckpt_cost;
+    out->restore_cost = j->restore_cost;
+    out->cpu_milli = j->cpu_milli;
+    out->host_mem_mib = j->host_mem_mib;
+    return 0;
+}
+
+int gs_engine_job_alloc(const struct gs_engine *eng, int job, struct gs_alloc *out)
+{
+    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
+        return GS_ENOENT;
+    const struct job *j = &eng->jobs[job];
+    if (j->first_start == GS_TIME_NONE)
+        return GS_ESTATE;
+    out->nparts = j->nparts;
+    out->cap = j->nparts;
+    out->parts = eng->parts ? eng->parts + j->parts_off : NULL; /* no GPU job yet: no pool */
+    out->milli = j->alloc_milli > 0 ? j->alloc_milli : j->milli;
+    out->mem_mib = j->alloc_mem;
+    out->cpu_milli = j->cpu_milli;
+    out->host_mem_mib = j->host_mem_mib;
+    out->mig_slot = j->mig_slot;
+    out->mig_reconf = 0;
+    return 0;
+}

@@ -1,0 +1,476 @@
+/* queue.c - the queue pass: which pending jobs start, in which order.
+ *
+ * Order.  fifo: submission order (same instant: trace order).  priority and
+ * priority_with_backfill: effective priority, highest first, where
+ *   effective = priority + aging_rate * max(0, wait - max_wait_before_aging) / 1h
+ * ties by submit time, then submission order.
+ *
+ * Head of line.  Jobs start in order while they fit.  The first job that
+ * does not fit blocks the jobs behind it unless backfill is on.  A job held
+ * back by its team's quota never blocks others (it waits with reason quota).
+ *
+ * Backfill.  The blocked job gets a reservation: the earliest time and the
+ * exact GPUs (NVLink domain, node) it will get as running jobs end by their
+ * estimates (profile.c).  Behind it, a job may start now only on GPUs that
+ * no reservation holds during [now, now + its estimate) - so it either ends
+ * before the reservation starts or stays off the reserved GPUs.  easy keeps
+ * one reservation; conservative gives one to every blocked job, up to
+ * queue.reservations.  Reservations are recomputed at every pass from the
+ * current estimates, so a backfilled job that overruns its estimate delays
+ * the reserved job until it ends, unless queue.runtime_cap stops it.
+ *
+ * Depth.  A pass costs what changed plus what it tries, never the whole
+ * queue: the order is read lazily from kept lists (queue_order.c), quota
+ * checks read kept totals, and wait accounting looks only at the jobs the
+ * pass tried (diagnose.c).  queue.max_job_test bounds the jobs one pass
+ * tries (Slurm's default_queue_depth / bf_max_job_test); the pending jobs
+ * left untried are counted (gs_engine_queue_stats).  queue.min_pass_interval
+ * holds back a pass due sooner than that after the last one; it runs at
+ * gs_engine_next_wakeup.
+ */
+#include "core/queue/queue_private.h"
+#include "core/base/alloc.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* What team `t` adds to the quota totals: GPUs (milli) of its quota it
+ * leaves unused, or holds beyond it. */
+static void team_share(const struct gs_engine *eng, size_t t, int64_t *unused, int64_t *borrowed)
+{
+    *unused = *borrowed = 0;
+    if (eng->team_quota[t] < 0)
+        return;
+    int64_t q = (int64_t)eng->team_quota[t] * GS_MILLI_GPU, used = eng->team_milli[t];
+    if (used < q)
+        *unused = q - used;
+    else
+        *borrowed = used - q;
+}
+
+/* Add (sign -1: remove) team `t`'s share to the kept totals. */
+static void count_team(struct gs_engine *eng, size_t t, int sign)
+{
+    int64_t u, b;
+    team_share(eng, t, &u, &b);
+    eng->quota_unused += sign * u;
+    eng->quota_borrowed += sign * b;
+}
+
+void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli)
+{
+    count_team(eng, (size_t)team, -1);
+    eng->team_milli[team] += milli;
+    count_team(eng, (size_t)team, 1);
+}
+
+void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota)
+{
+    count_team(eng, (size_t)team, -1);
+    eng->team_quota[team] = quota;
+    count_team(eng, (size_t)team, 1);
+}
+
+void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed)
+{
+    *unused = *borrowed = 0;
+    for (size_t t = 0; t < eng->teams_cap; t++) {
+        int64_t u, b;
+        team_share(eng, t, &u, &b);
+        *unused += u;
+        *borrowed += b;
+    }
+}
+
+int gs_eng_quota_ok(const struct gs_engine *eng, int job)
+{
+    const struct job *j = &eng->jobs[job];
+    int quota = eng->team_quota[j->team];
+    if (quota < 0)
+        return 1;
+    int64_t q = (int64_t)quota * GS_MILLI_GPU, used = eng->team_milli[j->team];
+    int64_t need = (int64_t)j->gpus * j->milli;
+    if (used + need <= q)
+        return 1;
+    if (eng->pol.quota_mode != GS_QUOTA_BORROW)
+        return 0;
+    /* borrow: the part beyond the quota must fit in other teams' idle quota
+     * that is not already lent out (the kept totals less this team's share:
+     * O(1), not a walk of every team) */
+    int64_t self_u, self_b;
+    team_share(eng, (size_t)j->team, &self_u, &self_b);
+    int64_t unused = eng->quota_unused - self_u, borrowed = eng->quota_borrowed - self_b;
+    return used + need - q <= unused - borrowed;
+}
+
+#define MEMO_MAX_GPUS 64
+#define MEMO_GROUPS 4
+
+/* State of one pass.  The memo records, per GPU count, the shortest
+ * estimate that already failed to fit; since a pass only ever takes GPUs
+ * away or adds reservations, a later plain request at least as large and at
+ * least as long fails too, without a placement search. */
+struct pass {
+    struct gs_engine *eng;
+    gs_time now;
+    int max_res;
+    int blocked;                /* some job could not start: others are behind it */
+    int head;                   /* the first job that could not start */
+    int plan_failed;            /* the blocked job could not be planned */
+    uint64_t blocked_in;        /* queue groups (partitions) with a blocked job */
+    uint64_t failed_in;         /* ... and with a job that could not be planned */
+    /* per partition (index + 1, 0 = none; jobs of later partitions are
+     * not memoised): partitions may see different nodes */
+    gs_time fail_live[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* does not fit idle GPUs */
+    gs_time fail_view[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* min estimate failing the view */
+    int view_k;                 /* reservations folded into eng->view, -1 = none */
+    gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
+    int nres;
+};
+
+static int plain(const struct gs_engine *eng, const struct job *j)
+{
+    return j->milli == GS_MILLI_GPU && j->gpu_type == -1 && j->topology == eng->pol.topology &&
+           j->gpus >= 1 && j->gpus <= MEMO_MAX_GPUS && j->cpu_milli == 0 &&
+           j->host_mem_mib == 0 && j->part < MEMO_GROUPS;
+}
+
+/* Whether the memo already proves `j` (estimate `dur`) cannot start. */
+static int memo_doomed(const struct pass *ps, const struct job *j, gs_time dur, int *reason)
+{
+    if (!plain(ps->eng, j))
+        return 0;
+    for (int g = 1; g <= j->gpus; g++) {
+        if (ps->fail_live[j->part][g] == 0) {
+            *reason = GS_WAIT_RESOURCES;
+            return 1;
+        }
+        if (ps->fail_view[j->part][g] != GS_TIME_INF && ps->fail_view[j->part][g] <= dur) {
+            *reason = GS_WAIT_RESERVATION;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void memo_fail(struct pass *ps, const struct job *j, gs_time dur, int live)
+{
+    if (!plain(ps->eng, j))
+        return;
+    if (live)
+        ps->fail_live[j->part][j->gpus] = 0;
+    else if (dur < ps->fail_view[j->part][j->gpus])
+        ps->fail_view[j->part][j->gpus] = dur;
+}
+
+static gs_time job_dur(const struct gs_engine *eng, int job)
+{
+    gs_time e = gs_eng_estimate(eng, job);
+    return e == GS_TIME_NONE ? GS_TIME_INF : e;
+}
+
+/* Reservations overlapping [now, now + dur): those starting before its end. */
+static int overlapping(const struct pass *ps, gs_time dur)
+{
+    gs_time end = gs_time_add(ps->now, dur);
+    int k = 0;
+    while (k < ps->nres && ps->res_start[k] < end)
+        k++;
+    return k;
+}
+
+/* Reserve for a blocked job: earliest start and GPUs. */
+static int reserve(struct pass *ps, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    gs_time dur = job_dur(eng, job), start;
+    int rc = gs_profile_earliest(eng->profile, eng->cl, ps->now, &req, eng->pol.strategy, dur,
+                                 &start, &eng->scratch);
+    if (rc < 0)
+        return rc;
+    if (gs_profile_reserve(eng->profile, &eng->scratch, start, gs_time_add(start, dur)) < 0)
+        return GS_ENOMEM;
+    if (ps->nres < (int)(sizeof ps->res_start / sizeof ps->res_start[0])) {
+        int i = ps->nres++;
+        while (i > 0 && ps->res_start[i - 1] > start) {
+            ps->res_start[i] = ps->res_start[i - 1];
+            i--;
+        }
+        ps->res_start[i] = start;
+    }
+    ps->view_k = -1;
+    struct gs_event ev = { GS_EV_RESERVE, ps->now, job, &eng->scratch, start, 0 };
+    gs_eng_emit(eng, &ev);
+    return 0;
+}
+
+/* A job that fits now but only if reservations are ignored waits with reason
+ * `reservation`; one that does not fit the idle GPUs at all with
+ * `resources`. */
+static int classify_failure(struct pass *ps, int job, gs_time dur)
+{
+    struct gs_engine *eng = ps->eng;
+    struct job *j = &eng->jobs[job];
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0;
+    j->reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
+    memo_fail(ps, j, dur, live);
+    return GS_ENOSPC;
+}
+
+/* Shared (fractional) jobs use the live state (a partly used GPU may take
+ * them) but stay off GPUs that a reservation overlapping [now, now + dur)
+ * holds. */
+static int try_shared(struct pass *ps, int job, gs_time dur)
+{
+    struct gs_engine *eng = ps->eng;
+    for (int n = 0; n < gs_cluster_node_count(eng->cl); n++)
+        eng->blocked[n] = gs_profile_reserved_in(eng->profile, n, ps->now, dur);
+    struct gs_request req;
+    gs_eng_request(eng, job, &req);
+    req.blocked = eng->blocked;
+    if (gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0) {
+        req.blocked = NULL;
+        int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0;
+        eng->jobs[job].reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
+        return GS_ENOSPC;
+    }
+    return gs_eng_start_placed(eng, job, ps->now, 1);
+}
+
+/* A job behind the blocked one: start now only on GPUs that no reservation
+ * overlapping [now, now + estimate) holds. */
+static int try_backfill(struct pass *ps, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    struct job *j = &eng->jobs[job];
+    gs_time dur = job_dur(eng, job);
+    int reason;
+    if (memo_doomed(ps, j, dur, &reason)) {
+        j->reason = (int8_t)reason;
+        return GS_ENOSPC;
+    }
+    if (j->milli < GS_MILLI_GPU)
+        return try_shared(ps, job, dur);
+    int k = overlapping(ps, dur);
+    if (ps->view_k != k) {
+        gs_profile_view_now(eng->profile, eng->cl, ps->now, dur, eng->view);
+        ps->view_k = k;
+    }
+    int rc = gs_eng_try_start(eng, job, ps->now, eng->view, 1);
+    if (rc == 0) {
+        const struct gs_alloc *a = &eng->scratch;
+        for (int i = 0; i < a->nparts; i++)
+            eng->view[a->parts[i].node] &= ~a->parts[i].mask;
+        return 0;
+    }
+    return rc == GS_ENOSPC ? classify_failure(ps, job, dur) : rc;
+}
+
+/* GPUs were freed mid-pass (preemption): drop the memo and cached view. */
+static void forget(struct pass *ps)
+{
+    ps->view_k = -1;
+    for (int m = 0; m < MEMO_GROUPS; m++)
+        for (int g = 0; g <= MEMO_MAX_GPUS; g++)
+            ps->fail_live[m][g] = ps->fail_view[m][g] = GS_TIME_INF;
+}
+
+static int plan(struct pass *ps, int job)
+{
+    if (ps->nres >= ps->max_res)
+        return 0;
+    int rc = reserve(ps, job);
+    if (rc == GS_ENOSPC) {
+        ps->plan_failed = 1; /* cannot be planned: backfilling could starve it */
+        ps->failed_in |= gs_eng_queue_group(ps->eng, job);
+    }
+    return rc == GS_ENOMEM ? rc : 0;
+}
+
+static int try_job(struct pass *ps, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    struct job *j = &eng->jobs[job];
+    if (!gs_eng_part_quota_ok(eng, job)) {
+        j->reason = GS_WAIT_PARTITION;
+        return GS_ENOSPC;
+    }
+    if (!gs_eng_quota_ok(eng, job)) {
+        j->reason = GS_WAIT_QUOTA;
+        return GS_ENOSPC;
+    }
+    /* head-of-line blocking holds within a queue group (partition) only */
+    uint64_t grp = gs_eng_queue_group(eng, job);
+    if ((ps->failed_in & grp) || ((ps->blocked_in & grp) && ps->max_res == 0)) {
+        j->reason = GS_WAIT_PRIORITY;
+        return GS_ENOSPC;
+    }
+    int rc = ps->blocked ? try_backfill(ps, job) : gs_eng_try_start(eng, job, ps->now, NULL, 0);
+    if (rc == GS_ENOSPC) {
+        rc = gs_eng_try_preempt(eng, job, ps->now);
+        if (rc >= 0)
+            forget(ps); /* victims stopped: what failed before may fit now */
+        if (rc == 1)
+            rc = GS_ENOSPC; /* it waits for victims that are checkpointing */
+    }
+    if (rc != GS_ENOSPC) {
+        if (rc == 0)
+            ps->view_k = -1; /* GPUs changed hands: cached view is stale */
+        return rc;
+    }
+    if (!(ps->blocked_in & grp)) {
+        if (!ps->blocked)
+            ps->head = job;
+        j->reason = GS_WAIT_RESOURCES;
+        memo_fail(ps, j, 0, 1);
+        ps->blocked = 1;
+        ps->blocked_in |= grp;
+    }
+    rc = plan(ps, job);
+    return rc < 0 ? rc : GS_ENOSPC;
+}
+
+/* Without backfill, a pass can start nothing when the last one ended at a
+ * blocked head, no GPUs were released since, and the head cannot have
+ * changed: under FIFO new jobs join behind it; under priority without
+ * aging no job arrived with a priority above the head's (one with an equal
+ * priority sorts behind it: it was submitted later).  Skipping such passes
+ * keeps a saturated queue O(1) per event instead of a sort per arrival. */
+static int nothing_can_change(const struct gs_engine *eng)
+{
+    if (eng->backfill != GS_BACKFILL_NONE || !eng->pass_blocked ||
+        eng->releases != eng->pass_releases)
+        return 0;
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO)
+        return 1;
+    /* priority without aging: the order only changes when a job arrives */
+    return eng->pol.aging_rate <= 0 && eng->arrivals_ahead == 0;
+}
+
+/* queue.min_pass_interval: a pass within the interval after the last one
+ * is held back; the engine asks to be woken when it is due. */
+static int held_back(struct gs_engine *eng, struct gs_qstate *q, gs_time now)
+{
+    gs_time gap = eng->pol.min_pass_interval;
+    if (gap > 0 && q->last_pass != GS_TIME_NONE && now < gs_time_add(q->last_pass, gap)) {
+        q->waiting = 1;
+        q->deferred++;
+        return 1;
+    }
+    q->waiting = 0;
+    q->last_pass = now;
+    q->passes++;
+    return 0;
+}
+
+void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *out)
+{
+    const struct gs_qstate *q = eng->q;
+    out->passes = q ? (int64_t)q->passes : 0;
+    out->held_back = q ? (int64_t)q->deferred : 0;
+    out->skipped = q ? (int64_t)q->skipped : 0;
+}
+
+gs_time gs_queue_wakeup(const struct gs_engine *eng)
+{
+    const struct gs_qstate *q = eng->q;
+    return q && q->waiting ? gs_time_add(q->last_pass, eng->pol.min_pass_interval) : GS_TIME_INF;
+}
+
+static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
+{
+    ps->eng = eng;
+    ps->now = now;
+    ps->max_res = 0;
+    ps->blocked = ps->plan_failed = 0;
+    ps->head = -1;
+    ps->blocked_in = ps->failed_in = 0;
+    ps->view_k = -1;
+    ps->nres = 0;
+    forget(ps);
+    if (eng->backfill == GS_BACKFILL_EASY)
+        ps->max_res = 1;
+    else if (eng->backfill == GS_BACKFILL_CONSERVATIVE)
+        ps->max_res = eng->pol.reservations;
+}
+
+/* Victims that `try_job` requeued (queue array from `tail`): they wait for
+ * the next pass, and the wait accounting looks at them with the tried. */
+static int note_requeued(struct gs_engine *eng, struct gs_qstate *q, size_t tail)
+{
+    if (tail == eng->ptail)
+        return 0;
+    if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + (eng->ptail - tail) + 1,
+                sizeof *q->visited))
+        return GS_ENOMEM;
+    for (size_t i = tail; i < eng->ptail; i++) {
+        gs_queue_unlist(eng, eng->pending[i]);
+        q->visited[q->nvisited++] = eng->pending[i];
+    }
+    return 0;
+}
+
+/* Try the jobs in pass order, at most queue.max_job_test of them; the
+ * pending jobs left untried are counted in q->skipped.  Returns jobs
+ * started or a negative error. */
+static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur)
+{
+    struct gs_engine *eng = ps->eng;
+    size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
+    size_t n0 = eng->npending, tried = 0;
+    q->nvisited = 0;
+    int started = 0, job;
+    while (tried < limit && (job = gs_queue_order_next(eng, cur)) >= 0) {
+        if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1,
+                    sizeof *q->visited))
+            return GS_ENOMEM;
+        q->visited[q->nvisited++] = job;
+        tried++;
+        size_t tail = eng->ptail;
+        int rc = try_job(ps, job);
+        if (rc == 0 || eng->ptail != tail)
+            cur->dead++; /* its entry (or a victim's) is dead now */
+        if (rc == 0)
+            started++;
+        else if (rc != GS_ENOSPC)
+            return rc;
+        if (note_requeued(eng, q, tail) < 0)
+            return GS_ENOMEM;
+    }
+    if (n0 > tried)
+        q->skipped += n0 - tried;
+    return started;
+}
+
+int gs_queue_pass(struct gs_engine *eng, gs_time now)
+{
+    struct gs_qstate *q = gs_queue_state(eng);
+    if (!q)
+        return GS_ENOMEM;
+    if (held_back(eng, q, now))
+        return 0;
+    if (nothing_can_change(eng)) {
+        q->nvisited = q->njoined = 0;
+        return gs_eng_account_waits(eng, now, 0);
+    }
+    struct qcursor cur;
+    if (gs_queue_order_begin(eng, now, &cur) < 0)
+        return GS_ENOMEM;
+    struct pass ps; /* not zero-initialised as a whole: res_start is large */
+    pass_init(&ps, eng, now);
+    gs_profile_clear(eng->profile);
+    int started = walk(&ps, q, &cur);
+    gs_queue_order_end(eng, &cur);
+    if (started < 0)
+        return started;
+    eng->pass_blocked = ps.blocked && eng->pol.npartitions == 0; /* one queue group */
+    eng->pass_releases = eng->releases;
+    eng->pass_head_prio = ps.blocked ? eng->jobs[ps.head].priority : INT_MAX;
+    eng->arrivals_ahead = 0;
+    int rc = gs_eng_account_waits(eng, now, 1);
+    return rc < 0 ? rc : started;
+}

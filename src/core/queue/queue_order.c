@@ -1,0 +1,478 @@
+/* queue_order.c - the order in which a pass visits the pending jobs.
+ *
+ * fifo: submission order (the queue array itself), no sorting.  priority
+ * and priority_with_backfill:
+ *   effective = priority + aging_rate * max(0, wait - max_wait_before_aging) / 1h
+ * highest first, ties by submit time, then submission order (handle).
+ *
+ * Integers.  Priorities are compared as int64 in milli-points x ms per hour
+ * (GS_PRIO_SCALE, queue_private.h): aging_rate is taken in steps of 0.001
+ * points per hour, and effective x scale = priority x scale + aging_milli x
+ * extra wait in ms, exactly, with no rounding.  (Before, a double; the two
+ * orders agree whenever aging_rate is a multiple of 0.001, which every
+ * shipped policy is, and the double's rounding did not merge two distinct
+ * values.)
+ *
+ * Kept lists.  Only one thing about the order changes with time: a job
+ * past max_wait_before_aging gains aging_rate points per hour, the same for
+ * every such job.  So two lists are kept across passes, each sorted by a
+ * key that never changes:
+ *   young: not yet aging, by priority;
+ *   aged:  aging, by c = priority x scale - aging_milli x submit, since
+ *          effective(t) x scale = c + aging_milli x (t - max_wait) for all.
+ * A pass is then a merge of the two lists read lazily: it costs the jobs it
+ * visits, not the queue.  Keeping the lists costs what changed:
+ *   - new (or requeued) jobs are found from the end of the queue array
+ *     (it only grows at the end; a compaction restarts the scan), sorted
+ *     and merged in;
+ *   - young jobs whose aging begins come off a heap by submit time;
+ *   - entries of jobs that left the queue are not removed at once: an entry
+ *     is live while its job is pending, in that list, and the entry's `seq`
+ *     is the job's current one.  Dead entries a pass walks over are dropped
+ *     at its end (paid by the walk); when dead entries outnumber the pending
+ *     jobs, both lists are compacted (amortised O(1) per departure).
+ * Two aged jobs compare by c, which is their effective priority at every
+ * instant, so the order is deterministic and never oscillates.
+ */
+#include "core/queue/queue_private.h"
+#include "core/base/alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+enum { LIST_NONE, LIST_YOUNG, LIST_AGED }; /* struct job.in_order */
+
+#define PREFETCH_AHEAD 4 /* entries */
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+    return r;
+}
+
+static int64_t milli_rate(const struct gs_policy *pol);
+
+struct gs_qstate *gs_queue_state(struct gs_engine *eng)
+{
+    if (!eng->q) {
+        eng->q = gs_calloc(1, sizeof *eng->q);
+        if (!eng->q)
+            return NULL;
+        eng->q->last_pass = GS_TIME_NONE;
+        eng->q->aging_milli = milli_rate(&eng->pol);
+    }
+    return eng->q;
+}
+
+void gs_queue_state_free(struct gs_qstate *q)
+{
+    if (!q)
+        return;
+    gs_free(q->young.k);
+    gs_free(q->aged.k);
+    gs_free(q->heap);
+    gs_free(q->fresh);
+    gs_free(q->moved);
+    gs_free(q->visited);
+    gs_free(q->joined);
+    gs_free(q);
+}
+
+static int aging(const struct gs_engine *eng, const struct job *j, gs_time now)
+{
+    return eng->pol.aging_rate > 0 && now - j->submit - eng->pol.max_wait_before_aging > 0;
+}
+
+/* aging_rate in milli-points per hour, rounded. */
+static int64_t milli_rate(const struct gs_policy *pol)
+{
+    double r = pol->aging_rate > 0 ? pol->aging_rate * 1000.0 : 0;
+    return r >= 9e15 ? (int64_t)9e15 : (int64_t)llround(r);
+}
+
+static int64_t rate_of(const struct gs_engine *eng)
+{
+    return eng->q ? eng->q->aging_milli : milli_rate(&eng->pol);
+}
+
+/* Effective priority x scale of an aged job with list key `c` at `now`:
+ * c + aging_milli x (now - max_wait), which is priority x scale +
+ * aging_milli x (now - submit - max_wait) (see the header). */
+static int64_t aged_at(const struct gs_engine *eng, int64_t c, gs_time now)
+{
+    return sat_add(c, sat_mul(rate_of(eng), now - eng->pol.max_wait_before_aging));
+}
+
+static int64_t aged_key(const struct gs_engine *eng, const struct job *j)
+{
+    return sat_sub(sat_mul(j->priority, GS_PRIO_SCALE), sat_mul(rate_of(eng), j->submit));
+}
+
+int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now)
+{
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO || !aging(eng, j, now))
+        return sat_mul(j->priority, GS_PRIO_SCALE);
+    return aged_at(eng, aged_key(eng, j), now);
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+    const struct order_key *x = a, *y = b;
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    if (x->submit != y->submit)
+        return x->submit < y->submit ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+/* A new entry for `job` in `list` (see the header); it becomes the job's
+ * only live entry. */
+static struct order_key new_key(struct gs_engine *eng, int job, int list)
+{
+    struct job *j = &eng->jobs[job];
+    int64_t prio = list == LIST_AGED ? aged_key(eng, j) : sat_mul(j->priority, GS_PRIO_SCALE);
+    if (++eng->q->seq == 0)
+        eng->q->seq = 1;
+    j->in_order = (int8_t)list;
+    j->order_seq = eng->q->seq;
+    /* a job whose launch failed goes ahead of its peers (lifecycle.c) */
+    struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq };
+    return k;
+}
+
+static int live(const struct gs_engine *eng, const struct order_key *k, int list)
+{
+    const struct job *j = &eng->jobs[k->job];
+    return j->state == GS_JOB_PENDING && j->in_order == list && j->order_seq == k->seq;
+}
+
+/* Forget a dead entry: if it was its job's current one, the job is no
+ * longer listed (it is re-added if it comes back to the queue). */
+static void drop(struct gs_engine *eng, const struct order_key *k)
+{
+    struct job *j = &eng->jobs[k->job];
+    if (j->order_seq == k->seq && j->state != GS_JOB_PENDING) {
+        j->in_order = LIST_NONE;
+        j->order_seq = 0;
+    }
+}
+
+/* Remove the dead entries of [from, to) of `l`, keeping the order; the
+ * live ones move to the end of the range and the head follows. */
+static void compact_range(struct gs_engine *eng, struct qlist *l, int list, size_t from,
+                          size_t to)
+{
+    size_t w = to;
+    for (size_t i = to; i-- > from;) {
+        if (live(eng, &l->k[i], list))
+            l->k[--w] = l->k[i];
+        else
+            drop(eng, &l->k[i]);
+    }
+    l->head = w;
+}
+
+/* Remove every dead entry of `l` (to the front of the array). */
+static void compact_all(struct gs_engine *eng, struct qlist *l, int list)
+{
+    size_t out = 0;
+    for (size_t i = l->head; i < l->n; i++) {
+        if (live(eng, &l->k[i], list))
+            l->k[out++] = l->k[i];
+        else
+            drop(eng, &l->k[i]);
+    }
+    l->head = 0;
+    l->n = out;
+}
+
+/* Merge the sorted src[0..m) into the list, in place from the back. */
+static int merge_in(struct qlist *l, const struct order_key *src, size_t m)
+{
+    if (m == 0)
+        return 0;
+    if (gs_grow((void **)&l->k, &l->cap, l->n + m, sizeof *l->k))
+        return GS_ENOMEM;
+    struct order_key *dst = l->k + l->head;
+    size_t n = l->n - l->head, out = n + m;
+    l->n += m;
+    while (m > 0) {
+        if (n > 0 && cmp_order(&dst[n - 1], &src[m - 1]) > 0)
+            dst[--out] = dst[--n];
+        else
+            dst[--out] = src[--m];
+    }
+    return 0;
+}
+
+static void heap_push(struct gs_qstate *q, gs_time submit, int job)
+{
+    size_t i = q->nheap++;
+    while (i > 0 && q->heap[(i - 1) / 2].submit > submit) {
+        q->heap[i] = q->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    q->heap[i] = (struct aging_ent){ submit, job };
+}
+
+static void heap_pop(struct gs_qstate *q)
+{
+    struct aging_ent last = q->heap[--q->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->nheap)
+            break;
+        if (c + 1 < q->nheap && q->heap[c + 1].submit < q->heap[c].submit)
+            c++;
+        if (q->heap[c].submit >= last.submit)
+            break;
+        q->heap[i] = q->heap[c];
+        i = c;
+    }
+    if (q->nheap > 0)
+        q->heap[i] = last;
+}
+
+/* Scratch room for `n` more new entries. */
+static int grow_scratch(struct gs_qstate *q, size_t n)
+{
+    if (gs_grow((void **)&q->fresh, &q->fresh_cap, q->nfresh + n + 1, sizeof *q->fresh) ||
+        gs_grow((void **)&q->moved, &q->moved_cap, q->nmoved + n + 1, sizeof *q->moved) ||
+        gs_grow((void **)&q->heap, &q->heap_cap, q->nheap + n + 1, sizeof *q->heap) ||
+        gs_grow((void **)&q->joined, &q->joined_cap, q->njoined + n + 1, sizeof *q->joined))
+        return GS_ENOMEM;
+    return 0;
+}
+
+/* Jobs that joined the queue since the last pass (new or requeued): the
+ * queue array's new tail, or all of it after a compaction moved entries. */
+static int scan_joined(struct gs_engine *eng, gs_time now, int lists)
+{
+    struct gs_qstate *q = eng->q;
+    size_t from = q->epoch == eng->pending_epoch && q->scan > eng->phead ? q->scan : eng->phead;
+    if (from > eng->ptail)
+        from = eng->phead;
+    q->njoined = q->nfresh = q->nmoved = 0;
+    if (from < eng->ptail && grow_scratch(q, eng->ptail - from) < 0)
+        return GS_ENOMEM;
+    for (size_t i = from; i < eng->ptail; i++) {
+        int job = gs_eng_queued(eng, i);
+        if (job < 0)
+            continue;
+        struct job *j = &eng->jobs[job];
+        q->joined[q->njoined++] = job;
+        if (!lists || (j->in_order != LIST_NONE && !j->front))
+            continue; /* still listed (its entry comes back to life); a job
+                         requeued to the front gets a new key below, which
+                         kills its old entry */
+        if (aging(eng, j, now)) {
+            q->moved[q->nmoved++] = new_key(eng, job, LIST_AGED);
+        } else {
+            q->fresh[q->nfresh++] = new_key(eng, job, LIST_YOUNG);
+            if (eng->pol.aging_rate > 0)
+                heap_push(q, j->submit, job);
+        }
+    }
+    q->scan = eng->ptail;
+    q->epoch = eng->pending_epoch;
+    return 0;
+}
+
+/* Young jobs whose aging has begun by `now` move to the aged list. */
+static int move_aging(struct gs_engine *eng, gs_time now)
+{
+    struct gs_qstate *q = eng->q;
+    while (q->nheap > 0 && now - q->heap[0].submit - eng->pol.max_wait_before_aging > 0) {
+        int job = q->heap[0].job;
+        heap_pop(q);
+        struct job *j = &eng->jobs[job];
+        if (j->in_order != LIST_YOUNG)
+            continue; /* stale: dropped or already moved */
+        if (j->state != GS_JOB_PENDING) {
+            j->in_order = LIST_NONE; /* re-added if it comes back */
+            j->order_seq = 0;
+            continue;
+        }
+        if (gs_grow((void **)&q->moved, &q->moved_cap, q->nmoved + 1, sizeof *q->moved))
+            return GS_ENOMEM;
+        q->moved[q->nmoved++] = new_key(eng, job, LIST_AGED);
+    }
+    return 0;
+}
+
+/* Bring both kept lists up to date for a pass at `now`. */
+static int update_lists(struct gs_engine *eng, gs_time now)
+{
+    struct gs_qstate *q = eng->q;
+    if (scan_joined(eng, now, 1) < 0 || move_aging(eng, now) < 0)
+        return GS_ENOMEM;
+    if (q->nfresh > 1) /* qsort's array may not be NULL, even when empty */
+        qsort(q->fresh, q->nfresh, sizeof *q->fresh, cmp_order);
+    if (q->nmoved > 1)
+        qsort(q->moved, q->nmoved, sizeof *q->moved, cmp_order);
+    if (merge_in(&q->young, q->fresh, q->nfresh) < 0 ||
+        merge_in(&q->aged, q->moved, q->nmoved) < 0)
+        return GS_ENOMEM;
+    size_t entries = (q->young.n - q->young.head) + (q->aged.n - q->aged.head);
+    if (entries > 2 * eng->npending + 64) { /* dead entries outnumber live ones */
+        compact_all(eng, &q->young, LIST_YOUNG);
+        compact_all(eng, &q->aged, LIST_AGED);
+    }
+    return 0;
+}
+
+/* Skip dead entries from position *i of `l`. */
+static void skip_dead(struct gs_engine *eng, const struct qlist *l, int list, size_t *i,
+                      size_t *dead)
+{
+    while (*i < l->n && !live(eng, &l->k[*i], list)) {
+        (*i)++;
+        (*dead)++;
+    }
+}
+
+/* Ask for the job records of the entries a few places ahead of `from`: a
+ * pass reads one job per entry in an order unrelated to the job table, and
+ * does a job's work between two reads, so the loads would not overlap. */
+static void prefetch_jobs(const struct gs_engine *eng, const struct qlist *l, size_t from)
+{
+    size_t i = from + PREFETCH_AHEAD;
+    if (i < l->n)
+        __builtin_prefetch(&eng->jobs[l->k[i].job]);
+}
+
+/* The aged entry at cur->a keyed by its effective priority at the pass. */
+static void load_aged(struct gs_engine *eng, struct qcursor *cur)
+{
+    struct gs_qstate *q = eng->q;
+    skip_dead(eng, &q->aged, LIST_AGED, &cur->a, &cur->dead);
+    cur->ka.job = -1;
+    if (cur->a < q->aged.n) {
+        cur->ka = q->aged.k[cur->a];
+        cur->ka.prio = aged_at(eng, cur->ka.prio, cur->now);
+    }
+}
+
+int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur)
+{
+    struct gs_qstate *q = gs_queue_state(eng);
+    if (!q)
+        return GS_ENOMEM;
+    cur->now = now;
+    cur->dead = 0;
+    cur->f = eng->phead;
+    cur->fend = eng->ptail; /* jobs requeued during the pass wait for the next */
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO) /* no lists: the queue's own order */
+        return scan_joined(eng, now, 0);
+    if (update_lists(eng, now) < 0)
+        return GS_ENOMEM;
+    cur->y = q->young.head;
+    cur->a = q->aged.head;
+    load_aged(eng, cur);
+    return 0;
+}
+
+int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
+{
+    struct gs_qstate *q = eng->q;
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO) {
+        while (cur->f < cur->fend) {
+            int job = gs_eng_queued(eng, cur->f++);
+            if (job >= 0)
+                return job;
+        }
+        return -1;
+    }
+    skip_dead(eng, &q->young, LIST_YOUNG, &cur->y, &cur->dead);
+    if (cur->ka.job >= 0 && !live(eng, &q->aged.k[cur->a], LIST_AGED))
+        load_aged(eng, cur); /* left the queue since it was keyed (a start) */
+    if (cur->y < q->young.n && (cur->ka.job < 0 || cmp_order(&q->young.k[cur->y], &cur->ka) < 0)) {
+        prefetch_jobs(eng, &q->young, cur->y + 1);
+        return q->young.k[cur->y++].job;
+    }
+    if (cur->ka.job < 0)
+        return -1;
+    int job = cur->ka.job;
+    cur->a++;
+    prefetch_jobs(eng, &q->aged, cur->a);
+    load_aged(eng, cur);
+    return job;
+}
+
+void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur)
+{
+    struct gs_qstate *q = eng->q;
+    if (!q || eng->pol.queue_policy == GS_QUEUE_FIFO)
+        return;
+    if (cur->dead == 0)
+        return; /* nothing walked over has left the queue */
+    compact_range(eng, &q->young, LIST_YOUNG, q->young.head, cur->y);
+    compact_range(eng, &q->aged, LIST_AGED, q->aged.head, cur->a);
+}
+
+void gs_queue_unlist(struct gs_engine *eng, int job)
+{
+    eng->jobs[job].in_order = LIST_NONE;
+    eng->jobs[job].order_seq = 0;
+}
+
+/* Pass order of the pending jobs at `now`, computed afresh from the queue
+ * array (read-only: the kept lists and the pass's joined/visited
+ * bookkeeping are not touched, so listing never changes what a pass sees).
+ * Same comparator as the pass: effective priority, then submit time (a job
+ * requeued after a failed launch first), then handle. */
+int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap)
+{
+    size_t n = 0;
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO) {
+        for (size_t i = eng->phead; i < eng->ptail; i++) {
+            int job = gs_eng_queued(eng, i);
+            if (job < 0)
+                continue;
+            if (n < cap)
+                out[n] = job;
+            n++;
+        }
+        return (int)n;
+    }
+    struct order_key *k = gs_malloc((eng->npending + 1) * sizeof *k);
+    if (!k)
+        return GS_ENOMEM;
+    for (size_t i = eng->phead; i < eng->ptail; i++) {
+        int job = gs_eng_queued(eng, i);
+        if (job < 0 || n >= eng->npending)
+            continue;
+        const struct job *j = &eng->jobs[job];
+        k[n++] = (struct order_key){ gs_queue_eff_prio(eng, j, now),
+                                     j->front ? GS_TIME_NONE : j->submit, job, 0 };
+    }
+    qsort(k, n, sizeof *k, cmp_order);
+    for (size_t i = 0; i < n && i < cap; i++)
+        out[i] = k[i].job;
+    gs_free(k);
+    return (int)n;
+}
+
+int gs_engine_queue_list(const struct gs_engine *eng, int *out, size_t cap)
+{
+    return gs_queue_order_list(eng, eng->now == GS_TIME_NONE ? 0 : eng->now, out, cap);
+}

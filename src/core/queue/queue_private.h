@@ -1,0 +1,95 @@
+/* queue_private.h - state of the queue pass kept across passes: the pass
+ * order (queue_order.c), the jobs the last pass tried and those that joined
+ * the queue (read by diagnose.c's wait accounting), the look-ahead and
+ * pass-interval bookkeeping (queue.c).  Core only.
+ */
+#ifndef GS_CORE_QUEUE_PRIVATE_H
+#define GS_CORE_QUEUE_PRIVATE_H
+
+#include "core/engine/engine_private.h"
+
+/* Effective priorities are integers: milli-points x ms-per-hour, so that
+ *   effective(t) x GS_PRIO_SCALE = priority x GS_PRIO_SCALE
+ *                                  + aging_milli x max(0, t - submit - max_wait)
+ * exactly (aging_milli = aging_rate x 1000, rounded), with no division. */
+#define GS_PRIO_SCALE ((int64_t)1000 * 3600 * 1000)
+
+struct order_key {
+    int64_t prio;               /* list key or effective priority, x GS_PRIO_SCALE */
+    gs_time submit;
+    int job;
+    uint32_t seq;               /* live while it equals the job's order_seq */
+};
+
+/* A kept sorted list: live entries in [head, n), with dead ones among
+ * them (jobs no longer pending, or moved to the other list). */
+struct qlist {
+    struct order_key *k;
+    size_t head, n, cap;
+};
+
+struct aging_ent {
+    gs_time submit;
+    int job;
+};
+
+struct gs_qstate {
+    struct qlist young, aged;   /* see queue_order.c */
+    struct aging_ent *heap;     /* min-heap by submit: young-list jobs (some stale) */
+    size_t nheap, heap_cap;
+    struct order_key *fresh, *moved; /* scratch: new young / new aged entries */
+    size_t nfresh, fresh_cap, nmoved, moved_cap;
+    int *visited;               /* the jobs the last pass tried, in pass order */
+    size_t nvisited, visited_cap;
+    int *joined;                /* jobs new to the queue (or requeued) at the last pass */
+    size_t njoined, joined_cap;
+    uint32_t seq;               /* last entry sequence number given */
+    size_t scan;                /* pending[] entries below this were seen */
+    uint64_t epoch;             /* eng->pending_epoch when `scan` was set */
+    int64_t aging_milli;        /* aging_rate x 1000, rounded; 0 = no aging */
+    uint64_t skipped;           /* pending jobs passes did not try (max_job_test) */
+    uint64_t passes;            /* passes run */
+    uint64_t deferred;          /* passes held back by min_pass_interval */
+    gs_time last_pass;          /* time of the last pass, GS_TIME_NONE = none yet */
+    int waiting;                /* a pass was held back and is due at last + interval */
+};
+
+/* Cursor over the pass order (gs_queue_order_begin / _next). */
+struct qcursor {
+    size_t y, a, f, fend;       /* positions in young, aged, pending[] (fifo) */
+    struct order_key ka;        /* aged[a] keyed at the pass time, job -1 = none */
+    size_t dead;                /* entries walked over that left the queue (the
+                                   pass adds the jobs it started) */
+    gs_time now;
+};
+
+/* The queue state of `eng`, created on first use; NULL on allocation
+ * failure.  Freed by gs_queue_state_free (engine_private.h). */
+struct gs_qstate *gs_queue_state(struct gs_engine *eng);
+
+/* Bring the kept order up to date for a pass at `now` and point `cur` at
+ * its first job: O(jobs new or moved x log) plus amortised clean-up, never
+ * a walk of the whole queue.  Returns 0 or GS_ENOMEM. */
+int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur);
+
+/* The next pending job in pass order, or -1 when there is none. */
+int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur);
+
+/* After a pass that stopped at `cur`: drop the dead entries it walked over
+ * (their cost was paid by the pass); nothing when cur->dead is 0. */
+void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur);
+
+/* `job` (a preemption victim requeued during a pass) is no longer listed:
+ * its old entries stay dead; the next pass adds it anew. */
+void gs_queue_unlist(struct gs_engine *eng, int job);
+
+/* Effective priority of pending `j` at `now`, x GS_PRIO_SCALE: the key the
+ * pass orders it by (saturates instead of overflowing). */
+int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now);
+
+/* The pending jobs in the order a pass at `now` visits them, computed from
+ * the queue array without touching the kept lists: writes up to `cap`
+ * handles to `out` and returns the count, or GS_ENOMEM. */
+int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap);
+
+#endif
