@@ -6,6 +6,7 @@
 #include "cli/frag_pending.h"
 #include "cli/frag_slurm.h"
 #include "core/place/frag.h"
+#include "io/frag_json.h"
 #include "io/report.h"
 #include "io/snapshot_json.h"
 
@@ -89,108 +90,22 @@ static int parse_args(int argc, char **argv, struct frag_args *a)
     return -1;
 }
 
-/* Names of the units that can take a k-GPU job: a node (one domain, or k
- * larger than a domain) or node/d<i> for one NVLink domain of a node. */
-static json_t *units_json(const struct gs_cluster *cl, int k)
-{
-    json_t *units = json_array();
-    char name[GS_NAME_MAX + 16];
-    for (int n = 0; units && n < gs_cluster_node_count(cl); n++) {
-        uint64_t idle = gs_cluster_idle_mask(cl, n);
-        int nd = gs_cluster_node_domains(cl, n);
-        if (k > gs_cluster_node_gpus(cl, n)) {
-            if (gs_cluster_node_gpus(cl, n) > 0 &&
-                __builtin_popcountll(idle) == gs_cluster_node_gpus(cl, n))
-                json_array_append_new(units, json_string(gs_cluster_node_name(cl, n)));
-            continue;
-        }
-        if (k > gs_cluster_max_domain(cl) || nd == 1) {
-            if (gs_cluster_node_sched(cl, n, idle, k) > 0)
-                json_array_append_new(units, json_string(gs_cluster_node_name(cl, n)));
-            continue;
-        }
-        for (int d = 0; d < nd; d++) {
-            if (__builtin_popcountll(idle & gs_cluster_domain_mask(cl, n, d)) >= k) {
-                snprintf(name, sizeof name, "%s/d%d", gs_cluster_node_name(cl, n), d);
-                json_array_append_new(units, json_string(name));
-            }
-        }
-    }
-    return units;
-}
-
-static json_t *nodes_json(const struct gs_cluster *cl, int k)
-{
-    json_t *arr = json_array();
-    for (int n = 0; arr && n < gs_cluster_node_count(cl); n++) {
-        uint64_t idle = gs_cluster_idle_mask(cl, n);
-        json_t *doms = json_array();
-        for (int d = 0; doms && d < gs_cluster_node_domains(cl, n); d++)
-            json_array_append_new(
-                doms, json_integer(__builtin_popcountll(idle & gs_cluster_domain_mask(cl, n, d))));
-        json_array_append_new(arr, json_pack("{s:s, s:i, s:i, s:o, s:i}", "name",
-                                             gs_cluster_node_name(cl, n), "gpus",
-                                             gs_cluster_node_gpus(cl, n), "free",
-                                             __builtin_popcountll(idle), "domains_free", doms,
-                                             "sched", gs_cluster_node_sched(cl, n, idle, k)));
-    }
-    return arr;
-}
-
-/* Distinct shapes of the snapshot's queue, equally weighted (n = 0 when
- * it has none): what memory and expected fragmentation are measured
- * against. */
+/* Distinct shapes of the snapshot's queue (n = 0 when it has none): what
+ * memory and expected fragmentation are measured against. */
 static void queue_dist(const struct gs_cluster *cl, const struct gs_snapshot *snap,
                        struct gs_shape_dist *d)
 {
-    d->n = 0;
-    for (size_t i = 0; snap->queue && i < gs_trace_count(snap->queue); i++) {
-        struct gs_shape s;
-        gs_frag_shape_of_spec(cl, gs_trace_job(snap->queue, i), 0, &s);
-        gs_shape_dist_add_distinct(d, &s);
-    }
+    gs_frag_queue_init(d);
+    for (size_t i = 0; snap->queue && i < gs_trace_count(snap->queue); i++)
+        gs_frag_queue_add(cl, d, gs_trace_job(snap->queue, i));
     gs_shape_dist_equal_weights(d);
-}
-
-/* Memory and MIG fragmentation and, with a queue, FGD's expected
- * fragmentation w.r.t. the queued shapes (docs/placement.md). */
-static void extra_json(json_t *frag, const struct gs_cluster *cl, const struct gs_shape_dist *d)
-{
-    struct gs_cluster_stats s = gs_cluster_stats(cl);
-    json_object_set_new(frag, "memory", json_real(gs_frag_memory(cl, d)));
-    if (s.mig_gpus > 0)
-        json_object_set_new(frag, "mig", json_real(gs_frag_mig(cl, d)));
-    if (d->n > 0) {
-        struct gs_frag_total t;
-        gs_frag_cluster(cl, d, &t);
-        json_object_set_new(frag, "expected",
-                            json_pack("{s:f, s:f}", "gpus", t.frag_milli / GS_MILLI_GPU,
-                                      "ratio", t.free_milli ? t.frag_milli / t.free_milli : 0));
-    }
 }
 
 static json_t *frag_json(const struct gs_cluster *cl, const struct gs_snapshot *snap)
 {
     struct gs_shape_dist d;
     queue_dist(cl, snap, &d);
-    struct gs_cluster_stats s = gs_cluster_stats(cl);
-    json_t *o = json_pack("{s:f, s:I, s:I}", "time", gs_time_to_sec(snap->time), "gpus",
-                          (json_int_t)s.gpus, "free_gpus", (json_int_t)s.idle_gpus);
-    if (!o)
-        return NULL;
-    json_object_set_new(o, "schedulability",
-                        json_pack("{s:i, s:I, s:o}", "k", s.k, "value", (json_int_t)s.sched,
-                                  "units", units_json(cl, s.k)));
-    json_t *frag = json_pack("{s:I, s:I}", "count", (json_int_t)s.frag_count, "topology",
-                             (json_int_t)s.frag_topology);
-    if (frag)
-        extra_json(frag, cl, &d);
-    json_object_set_new(o, "fragmentation", frag);
-    if (s.mig_gpus > 0)
-        json_object_set_new(o, "mig", json_pack("{s:I, s:I}", "gpus", (json_int_t)s.mig_gpus,
-                                                "free_slices", (json_int_t)s.mig_free_compute));
-    json_object_set_new(o, "nodes", nodes_json(cl, s.k));
-    return o;
+    return gs_frag_json(cl, snap->time, &d);
 }
 
 static void print_text(const struct gs_cluster *cl, const struct gs_snapshot *snap)
@@ -212,7 +127,7 @@ static void print_text(const struct gs_cluster *cl, const struct gs_snapshot *sn
                __builtin_popcountll(idle), gs_cluster_node_gpus(cl, n), doms,
                fits ? "yes" : "no");
     }
-    json_t *units = units_json(cl, s.k);
+    json_t *units = gs_frag_units_json(cl, s.k);
     printf("\nfree GPUs: %lld of %lld\n", (long long)s.idle_gpus, (long long)s.gpus);
     printf("schedulability S_%d = %lld", s.k, (long long)s.sched);
     if (units && json_array_size(units) > 0) {

@@ -45,6 +45,8 @@ enum gsd_cmd_kind {
     GSD_CLUSTER,
     GSD_METRICS,
     GSD_DASHBOARD,    /* GET /v1/dashboard (dash_route.h) */
+    GSD_QUEUE,        /* GET /v1/queue: the live jobs (view.h) */
+    GSD_NODE_DOWN,    /* POST /v1/nodes/{name}/down (admin; reason) */
 };
 
 /* One request handed to the engine thread.  Inputs are borrowed from the
@@ -57,6 +59,8 @@ struct gsd_cmd {
     const char *id;               /* job id / node name */
     const char *team_only;        /* act only on this team's jobs (submit token) */
     const char *state, *team;     /* LIST filters, NULL = any */
+    const char *reason;           /* NODE_DOWN: why (from the body), may be NULL */
+    int gpu;                      /* NODE_*: one GPU of the node, -1 = the node */
     int page[4];                  /* DASHBOARD: q_offset, q_limit, r_offset, r_limit */
     int status;
     char *body;

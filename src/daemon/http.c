@@ -16,6 +16,7 @@
 
 #include "daemon/auth.h"
 #include "daemon/dash_route.h"
+#include "daemon/view.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_Result_t;
@@ -110,7 +111,8 @@ static int authorize(struct gsd_http *h, struct MHD_Connection *con, int need,
 
 static MHD_Result_t run_cmd(struct gsd_http *h, struct MHD_Connection *con, struct gsd_cmd *c)
 {
-    gsd_call(h->lp, c);
+    if (!gsd_view_answer(h->lp, c)) /* reads come from the published view */
+        gsd_call(h->lp, c);
     return send_body(con, c->status, c->body, c->content_type);
 }
 
@@ -206,6 +208,7 @@ static int route(const char *url, const char *method, char *id, size_t n, int *n
     int kind = !strcmp(url, "/v1/nodes") ? GSD_NODES : !strcmp(url, "/v1/cluster") ? GSD_CLUSTER
                                                  : !strcmp(url, "/metrics")      ? GSD_METRICS
                                                  : !strcmp(url, "/v1/dashboard") ? GSD_DASHBOARD
+                                                 : !strcmp(url, "/v1/queue")     ? GSD_QUEUE
                                                                                  : -1;
     return kind >= 0 && !get ? -2 : kind;
 }
@@ -243,7 +246,7 @@ static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, con
         return send_error(con, 413, "too_large", NULL, "request body over 1 MiB");
     if (kind == GSD_SUBMIT)
         return submit(h, con, cn, team_only);
-    struct gsd_cmd c = { .kind = kind, .id = id, .team_only = team_only };
+    struct gsd_cmd c = { .kind = kind, .id = id, .team_only = team_only, .gpu = -1 };
     if (kind == GSD_DASHBOARD)
         gsd_dash_args(con, c.page);
     if (kind == GSD_LIST) {

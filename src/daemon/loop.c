@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 #include "daemon/dash_route.h"
+#include "daemon/view.h"
 
 #include <errno.h>
 #include <math.h>
@@ -133,6 +134,7 @@ static void metrics_init(struct gsd_loop *lp)
     gsd_hist_init(&lp->pass_ms, pass, (int)(sizeof pass / sizeof pass[0]));
     gsd_hist_init(&lp->commit_ms, commit, (int)(sizeof commit / sizeof commit[0]));
     gsd_hist_init(&lp->wait_s, wait, (int)(sizeof wait / sizeof wait[0]));
+    gsd_hist_init(&lp->publish_ms, pass, (int)(sizeof pass / sizeof pass[0]));
 }
 
 static void on_done_count(void *arg, const char *team, const char *outcome, int64_t n)
@@ -175,6 +177,8 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
                                                               : &gsd_backend_local;
     pthread_mutex_init(&lp->mu, NULL);
     pthread_cond_init(&lp->cv, NULL);
+    pthread_mutex_init(&lp->vmu, NULL);
+    pthread_mutex_init(&lp->rmu, NULL);
     metrics_init(lp);
     gs_policy_init(&lp->pol);
     struct gs_error err;
@@ -521,11 +525,12 @@ static int turn(struct gsd_loop *lp)
         goto fatal_rollback;
     if (commit(lp, &err) < 0)
         goto fatal;
+    gsd_view_update(lp, 0); /* before any answer: read-your-writes */
     i = 0;
     for (c = cmds; c; c = c->next, i++) {
         if (is_write(c->kind) && seqs[i] > 0 && !c->body)
             c->body = gsd_job_body(lp, seqs[i]);
-        else if (!c->body)
+        else if (!c->body && !gsd_view_answer(lp, c))
             gsd_answer(lp, c);
     }
     release_batch(lp, cmds);
@@ -602,6 +607,7 @@ static void reload_policy(struct gsd_loop *lp)
     gs_policy_fini(&lp->pol);
     lp->pol = pol;
     lp->again = 1;
+    lp->view_force = 1;
     gsd_log("SIGHUP: policy %s reloaded", lp->opts.policy);
 }
 
@@ -667,12 +673,14 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         struct djob *d = lp->live[i];
         if (d->proc.pidfd >= 0)
             close(d->proc.pidfd);
+        gsd_blob_unref(d->blob);
         free(d->id);
         free(d->team);
         free(d->user);
         free(d->placement);
         free(d);
     }
+    gsd_view_fini(lp);
     for (size_t i = 0; i < lp->nev; i++)
         free(lp->evs[i].placement);
     for (size_t i = 0; i < lp->ndone; i++)
@@ -697,5 +705,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     free(lp->out_dir);
     pthread_mutex_destroy(&lp->mu);
     pthread_cond_destroy(&lp->cv);
+    pthread_mutex_destroy(&lp->vmu);
+    pthread_mutex_destroy(&lp->rmu);
     free(lp);
 }

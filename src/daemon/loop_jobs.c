@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/base/alloc.h"
+#include "daemon/view.h"
 
 
 const char *gsd_state_name(int s)
@@ -413,11 +414,31 @@ static void free_job(struct gsd_loop *lp, size_t i)
     if (d->handle >= 0 && (size_t)d->handle < lp->nbyh)
         lp->byh[d->handle] = NULL;
     lp->live[i] = lp->live[--lp->nlive];
+    gsd_blob_unref(d->blob);
     free(d->id);
     free(d->team);
     free(d->user);
     free(d->placement);
     free(d);
+}
+
+void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_t n)
+{
+    gsd_info_format(&d->ji, info, n);
+    const struct gs_job_info *ji = &d->ji;
+    *r = (struct gs_store_job){
+        .seq = d->seq, .id = d->id, .team = d->team, .user = d->user, .gpus = d->gpus,
+        .submit = d->submit, .state = gsd_state_name(d->state),
+        .outcome = gsd_outcome_name(d->outcome), .first_start = ji->first_start,
+        .start = ji->first_start == GS_TIME_NONE ? GS_TIME_NONE : ji->start,
+        .end = d->state == D_DONE && d->real_end != GS_TIME_NONE ? d->real_end : ji->end,
+        .last_ckpt = ji->last_ckpt, .attempts = ji->attempts,
+        .runs = ji->runs, .preemptions = ji->preemptions, .work = ji->work,
+        .lost = ji->lost,
+        .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,
+        .exit_code = ji->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
+        .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
+        .alloc_mem = d->alloc_mem, .engine = info };
 }
 
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
@@ -429,21 +450,10 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
             continue;
         }
         d->dirty = 0;
+        d->vdirty = 1;
         char info[512];
-        gsd_info_format(&d->ji, info, sizeof info);
-        const struct gs_job_info *ji = &d->ji;
-        struct gs_store_job r = {
-            .seq = d->seq, .state = gsd_state_name(d->state),
-            .outcome = gsd_outcome_name(d->outcome), .first_start = ji->first_start,
-            .start = ji->first_start == GS_TIME_NONE ? GS_TIME_NONE : ji->start,
-            .end = d->state == D_DONE && d->real_end != GS_TIME_NONE ? d->real_end : ji->end,
-            .last_ckpt = ji->last_ckpt, .attempts = ji->attempts,
-            .runs = ji->runs, .preemptions = ji->preemptions, .work = ji->work,
-            .lost = ji->lost,
-            .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,
-            .exit_code = ji->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
-            .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
-            .alloc_mem = d->alloc_mem, .engine = info };
+        struct gs_store_job r;
+        gsd_job_row(d, &r, info, sizeof info);
         if (gs_store_job_update(lp->st, &r, err) < 0)
             return -1;
         if (d->state == D_DONE && d->proc.pid == 0) {

@@ -49,6 +49,8 @@ struct djob {
     gs_time real_end;         /* when its processes really ended (the supervisor's
                                  record; the engine hears of it later), or NONE */
     int dirty;
+    int vdirty;               /* its row changed since its object was published */
+    struct gsd_blob *blob;    /* its job object as last published (view.h) */
 };
 
 /* A decision copied out of the observer (alloc borrowed only there). */
@@ -115,7 +117,21 @@ struct gsd_loop {
     struct gsd_team_count *done;
     size_t ndone, capdone;
     struct gs_dash_series *dash;  /* the dashboard's history (dash_route.c) */
+    /* the published read state (view.c): vmu guards `view` only */
+    pthread_mutex_t vmu;
+    struct gsd_view *view;
+    int64_t view_gen;
+    int64_t full_next_us;     /* monotonic us before which no full refresh runs */
+    int view_force;           /* refresh everything at the next publish */
+    struct gsd_blob *b_cluster, *b_dash;  /* kept between views */
+    struct gsd_hist publish_ms;
+    pthread_mutex_t rmu;      /* the HTTP threads' read-only journal handles */
+    struct gs_store *readers[8];
+    int nreaders;
 };
+
+struct gsd_blob;
+struct gsd_view;
 
 /* loop.c */
 gs_time gsd_now(struct gsd_loop *lp);
@@ -152,6 +168,7 @@ int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol);
 const char *gsd_state_name(int s);
 const char *gsd_outcome_name(int o);
 void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n);
+void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_t n);
 
 /* loop_read.c */
 void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c);
@@ -159,5 +176,10 @@ char *gsd_job_body(struct gsd_loop *lp, int64_t seq);
 void gsd_hist_init(struct gsd_hist *h, const double *le, int n);
 void gsd_hist_add(struct gsd_hist *h, double v);
 char *gsd_metrics_text(struct gsd_loop *lp);
+void gsd_api_of_row(const struct gs_store_job *r, struct gs_api_job *j);
+json_t *gsd_djob_json(struct gsd_loop *lp, const struct djob *d, json_t **diag);
+json_t *gsd_nodes_json(struct gsd_loop *lp);
+json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending);
+char *gsd_json_text(json_t *o);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/diagnose/diagnose.h"
+#include "io/frag_json.h"
 #include "io/report_diag.h"
 #include "daemon/dash_route.h"
 
@@ -27,6 +28,53 @@ char *gsd_error_json(int status, const char *code, const char *field, const char
     return gs_api_error_body(&e);
 }
 
+void gsd_api_of_row(const struct gs_store_job *r, struct gs_api_job *j)
+{
+    *j = (struct gs_api_job){ .id = r->id, .state = r->state, .outcome = r->outcome,
+                              .team = r->team, .user = r->user, .gpus = r->gpus,
+                              .submit = r->submit, .start = r->start, .end = r->end,
+                              .first_start = r->first_start, .placement = r->placement,
+                              .attempts = r->attempts, .preemptions = r->preemptions,
+                              .lost_gpu_s = r->lost_gpu_s, .exit_code = r->exit_code,
+                              .estimated_start = GS_TIME_NONE };
+}
+
+/* The engine's diagnosis `dg` of a pending job into j's reason fields. */
+static void set_reason(struct gsd_loop *lp, const struct gs_diag *dg, struct gs_api_job *j,
+                       char *detail, char *unblock, size_t n)
+{
+    j->reason_code = gs_reason_name(dg->reason);
+    gs_report_diag_detail(detail, n, lp->eng, dg);
+    gs_report_diag_unblock(unblock, n, lp->eng, dg);
+    j->reason_detail = detail;
+    j->reason_unblock = unblock;
+    j->estimated_start = dg->est_start;
+}
+
+/* The job object of live job d (its row as flush_rows writes it) with, when
+ * pending, the engine's reason; *diag (when diag is not NULL) gets the
+ * diagnosis JSON of a pending job (report_diag), else NULL. */
+json_t *gsd_djob_json(struct gsd_loop *lp, const struct djob *d, json_t **diag)
+{
+    char info[512], detail[512], unblock[512];
+    struct gs_store_job r;
+    struct gs_api_job j;
+    struct gs_diag dg;
+    gsd_job_row(d, &r, info, sizeof info);
+    gsd_api_of_row(&r, &j);
+    if (diag)
+        *diag = NULL;
+    if (d->state == D_PENDING) {
+        j.reason_code = "none";
+        if (d->handle >= 0 && gs_engine_explain(lp->eng, d->handle, &dg) == 0) {
+            set_reason(lp, &dg, &j, detail, unblock, sizeof detail);
+            if (diag)
+                *diag = gs_report_diag_json(lp->eng, &dg);
+        }
+    }
+    return gs_api_job_json(&j);
+}
+
 /* The engine's diagnosis of a pending job into j's reason fields. */
 static void add_reason(struct gsd_loop *lp, const struct gs_store_job *r, struct gs_api_job *j,
                        char *detail, char *unblock, size_t n)
@@ -37,22 +85,13 @@ static void add_reason(struct gsd_loop *lp, const struct gs_store_job *r, struct
         j->reason_code = "none";
         return;
     }
-    j->reason_code = gs_reason_name(dg.reason);
-    gs_report_diag_detail(detail, n, lp->eng, &dg);
-    gs_report_diag_unblock(unblock, n, lp->eng, &dg);
-    j->reason_detail = detail;
-    j->reason_unblock = unblock;
-    j->estimated_start = dg.est_start;
+    set_reason(lp, &dg, j, detail, unblock, n);
 }
 
 static json_t *row_json(struct gsd_loop *lp, const struct gs_store_job *r)
 {
-    struct gs_api_job j = { .id = r->id, .state = r->state, .outcome = r->outcome,
-                            .team = r->team, .user = r->user, .gpus = r->gpus,
-                            .submit = r->submit, .start = r->start, .end = r->end,
-                            .placement = r->placement, .attempts = r->attempts,
-                            .preemptions = r->preemptions, .lost_gpu_s = r->lost_gpu_s,
-                            .exit_code = r->exit_code, .estimated_start = GS_TIME_NONE };
+    struct gs_api_job j;
+    gsd_api_of_row(r, &j);
     char detail[512], unblock[512];
     if (!strcmp(r->state, "pending"))
         add_reason(lp, r, &j, detail, unblock, sizeof detail);
@@ -78,6 +117,11 @@ static char *dump(json_t *o)
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
     json_decref(o);
     return s;
+}
+
+char *gsd_json_text(json_t *o)
+{
+    return dump(o);
 }
 
 char *gsd_job_body(struct gsd_loop *lp, int64_t seq)
@@ -221,7 +265,7 @@ static const char *node_state_name(int st)
     return st == GS_NODE_DRAIN ? "drain" : st == GS_NODE_DOWN ? "down" : "up";
 }
 
-static json_t *nodes_json(struct gsd_loop *lp)
+json_t *gsd_nodes_json(struct gsd_loop *lp)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
     json_t *arr = json_array();
@@ -245,34 +289,47 @@ static json_t *nodes_json(struct gsd_loop *lp)
     return arr;
 }
 
+/* The diagnosis of every pending job, in the order of the next pass. */
 static json_t *pending_json(struct gsd_loop *lp)
 {
     json_t *arr = json_array();
-    for (size_t h = 0; arr && h < lp->nbyh; h++) {
-        struct djob *d = lp->byh[h];
+    int n = gs_engine_queue_list(lp->eng, NULL, 0);
+    int *q = n > 0 ? malloc((size_t)n * sizeof *q) : NULL;
+    int got = q ? gs_engine_queue_list(lp->eng, q, (size_t)n) : 0;
+    for (int i = 0; arr && i < got && i < n; i++) {
         struct gs_diag dg;
-        if (d && d->state == D_PENDING && gs_engine_explain(lp->eng, (int)h, &dg) == 0)
+        if (gs_engine_explain(lp->eng, q[i], &dg) == 0)
             json_array_append_new(arr, gs_report_diag_json(lp->eng, &dg));
     }
+    free(q);
     return arr;
 }
 
-static json_t *cluster_json(struct gsd_loop *lp)
+json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending)
 {
-    struct gs_cluster_stats s = gs_cluster_stats(gs_engine_cluster(lp->eng));
-    json_t *o = json_pack("{s:f, s:I, s:I, s:f}", "time", gs_time_to_sec(lp->last_now),
-                          "gpus", (json_int_t)s.gpus, "free_gpus", (json_int_t)s.idle_gpus,
-                          "util_alloc",
-                          s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000) : 0.0);
-    if (!o)
-        return NULL;
-    json_object_set_new(o, "schedulability",
-                        json_pack("{s:i, s:I}", "k", s.k, "value", (json_int_t)s.sched));
-    json_object_set_new(o, "fragmentation",
-                        json_pack("{s:I, s:I}", "count", (json_int_t)s.frag_count,
-                                  "topology", (json_int_t)s.frag_topology));
-    json_object_set_new(o, "nodes", nodes_json(lp));
-    json_object_set_new(o, "pending", pending_json(lp));
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    struct gs_shape_dist *qd = malloc(sizeof *qd);
+    json_t *o = NULL;
+    if (qd) {
+        gs_frag_queue_init(qd);
+        for (size_t h = 0; h < lp->nbyh; h++) {
+            struct gs_job_spec sp;
+            if (lp->byh[h] && lp->byh[h]->state == D_PENDING &&
+                gs_engine_job_spec(lp->eng, (int)h, &sp) == 0)
+                gs_frag_queue_add(cl, qd, &sp);
+        }
+        o = gs_frag_json(cl, lp->last_now, qd);
+        free(qd);
+    }
+    struct gs_cluster_stats s = gs_cluster_stats(cl);
+    if (o)
+        json_object_set_new(o, "util_alloc",
+                            json_real(s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000)
+                                             : 0.0));
+    if (o && pending)
+        json_object_set_new(o, "pending", pending);
+    else
+        json_decref(pending);
     return o;
 }
 
@@ -290,10 +347,10 @@ void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c)
         answer_explain(lp, c);
         break;
     case GSD_NODES:
-        c->body = dump(json_pack("{s:o}", "nodes", nodes_json(lp)));
+        c->body = dump(json_pack("{s:o}", "nodes", gsd_nodes_json(lp)));
         break;
     case GSD_CLUSTER:
-        c->body = dump(cluster_json(lp));
+        c->body = dump(gsd_cluster_doc(lp, pending_json(lp)));
         break;
     case GSD_DASHBOARD:
         c->body = gsd_dash_body(lp, c);

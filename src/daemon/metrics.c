@@ -129,6 +129,8 @@ char *gsd_metrics_text(struct gsd_loop *lp)
          &lp->wait_s, 1);
     hist(f, "gpusched_pass_duration_seconds", "Scheduling pass (gs_engine_step) time.",
          &lp->pass_ms, 1e-3);
+    hist(f, "gpusched_publish_duration_seconds",
+         "Publishing the read state after a turn (engine thread).", &lp->publish_ms, 1e-3);
     hist(f, "gpusched_journal_commit_seconds", "Journal commit (one per loop turn) time.",
          &lp->commit_ms, 1e-3);
     head(f, "gpusched_preemptions_total", "counter", "Preemptions decided.");

@@ -346,7 +346,7 @@ json_t *gs_api_job_json(const struct gs_api_job *j)
               json_object_set_new(o, "user", json_string(j->user ? j->user : "-")) |
               json_object_set_new(o, "gpus", json_integer(j->gpus));
     bad |= set_time(o, "submit", j->submit) | set_time(o, "start", j->start) |
-           set_time(o, "end", j->end);
+           set_time(o, "end", j->end) | set_time(o, "first_start", j->first_start);
     bad |= json_object_set_new(o, "placement", str_or_null(j->placement)) |
            json_object_set_new(o, "attempts", json_integer(j->attempts)) |
            json_object_set_new(o, "preemptions", json_integer(j->preemptions)) |

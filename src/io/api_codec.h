@@ -78,6 +78,7 @@ struct gs_api_job {
     const char *id, *state, *outcome, *team, *user;
     int gpus;
     gs_time submit, start, end;
+    gs_time first_start;      /* start of the first attempt that ran (GS_TIME_NONE = null) */
     const char *placement;
     int attempts, preemptions;
     double lost_gpu_s;

@@ -37,7 +37,7 @@ until [ "$(curl -s "$URL/v1/cluster" | jq .free_gpus)" = 20 ] || [ $i -ge 100 ];
     sleep 0.1
     i=$((i + 1))
 done
-is "$(curl -s "$URL/v1/cluster" | jq -c '[.nodes[].free_gpus]')" '[2,3,8,7]' "live state: free 2, 3, 8, 7"
+is "$(curl -s "$URL/v1/cluster" | jq -c '[.nodes[].free]')" '[2,3,8,7]' "live state: free 2, 3, 8, 7"
 
 # w1 asks for 24 GPUs while 20 are free: it waits (shortage) whatever happens
 Q='document.querySelector("#queue-table tr[data-job=w1]")'

@@ -164,7 +164,8 @@ static void test_job_json(void **state)
     (void)state;
     struct gs_api_job j = { .id = "j1", .state = "pending", .team = "a", .user = "u",
                             .gpus = 8, .submit = 1796119200000LL, .start = GS_TIME_NONE,
-                            .end = GS_TIME_NONE, .attempts = 0, .exit_code = -1,
+                            .end = GS_TIME_NONE, .first_start = GS_TIME_NONE, .attempts = 0,
+                            .exit_code = -1,
                             .reason_code = "count_fragmentation", .reason_detail = "d",
                             .reason_unblock = "u", .estimated_start = GS_TIME_NONE };
     json_t *o = gs_api_job_json(&j);
@@ -173,6 +174,7 @@ static void test_job_json(void **state)
         s, "{\"id\":\"j1\",\"state\":\"pending\",\"outcome\":null,\"team\":\"a\",\"user\":\"u\","
            "\"gpus\":8,\"submit\":\"2026-12-01T10:00:00Z\",\"submit_epoch\":1796119200.0,"
            "\"start\":null,\"start_epoch\":null,\"end\":null,\"end_epoch\":null,"
+           "\"first_start\":null,\"first_start_epoch\":null,"
            "\"placement\":null,\"attempts\":0,\"preemptions\":0,\"lost_gpu_s\":0.0,"
            "\"exit_code\":null,\"reason\":{\"code\":\"count_fragmentation\",\"detail\":\"d\","
            "\"unblock\":\"u\",\"estimated_start\":null,\"estimated_start_epoch\":null}}");
@@ -186,6 +188,14 @@ static void test_job_json(void **state)
     assert_int_equal(json_integer_value(json_object_get(o, "exit_code")), 3);
     assert_string_equal(json_string_value(json_object_get(o, "outcome")), "failed");
     assert_null(json_object_get(o, "reason"));
+    json_decref(o);
+    /* first_start: RFC 3339 and epoch, like the other times (1796119200123 ms =
+       2026-12-01T10:00:00.123Z, as test_rfc3339 derives) */
+    j.first_start = 1796119200123LL;
+    o = gs_api_job_json(&j);
+    assert_string_equal(json_string_value(json_object_get(o, "first_start")),
+                        "2026-12-01T10:00:00.123Z");
+    assert_true(json_real_value(json_object_get(o, "first_start_epoch")) == 1796119200.123);
     json_decref(o);
 }
 

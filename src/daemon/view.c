@@ -1,0 +1,558 @@
+/* view.c - the published read state (view.h): built on the engine thread
+ * after each commit, read by the HTTP threads through a reference. */
+#define _GNU_SOURCE
+#include "daemon/view.h"
+#include "daemon/dash_route.h"
+#include "daemon/loop_private.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One immutable text shared by views: a job object (seq, state, outcome,
+ * id and team for filters) or a whole body (seq 0). */
+struct gsd_blob {
+    atomic_int refs;
+    int64_t seq;
+    int state, outcome;
+    size_t len;               /* of text */
+    const char *id, *team;    /* into data */
+    char data[];              /* text NUL id NUL team NUL */
+};
+
+struct gsd_view {
+    atomic_int refs;
+    int64_t gen;
+    gs_time now;
+    struct gsd_blob **jobs;   /* [0, npre): not pending (by seq); then the queue */
+    size_t njobs, npre;
+    uint32_t *index;          /* open addressing by id: position + 1, 0 = empty */
+    size_t icap;
+    struct gsd_blob *nodes, *cluster, *metrics, *dash;
+    pthread_mutex_t qmu;      /* guards queue, rendered by its first reader */
+    struct gsd_blob *queue;
+};
+
+static int64_t mono_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+static struct gsd_blob *blob_new(int64_t seq, int state, int outcome, const char *id,
+                                 const char *team, const char *text)
+{
+    if (!text)
+        return NULL;
+    size_t lt = strlen(text), li = id ? strlen(id) : 0, lm = team ? strlen(team) : 0;
+    struct gsd_blob *b = malloc(sizeof *b + lt + li + lm + 3);
+    if (!b)
+        return NULL;
+    atomic_init(&b->refs, 1);
+    b->seq = seq;
+    b->state = state;
+    b->outcome = outcome;
+    b->len = lt;
+    memcpy(b->data, text, lt + 1);
+    char *p = b->data + lt + 1;
+    memcpy(p, id ? id : "", li + 1);
+    b->id = p;
+    p += li + 1;
+    memcpy(p, team ? team : "", lm + 1);
+    b->team = p;
+    return b;
+}
+
+/* A body blob from a malloc'd text (freed here). */
+static struct gsd_blob *body_blob(char *text)
+{
+    struct gsd_blob *b = blob_new(0, 0, 0, NULL, NULL, text);
+    free(text);
+    return b;
+}
+
+static struct gsd_blob *blob_ref(struct gsd_blob *b)
+{
+    if (b)
+        atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return b;
+}
+
+void gsd_blob_unref(struct gsd_blob *b)
+{
+    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
+        free(b);
+}
+
+static void view_unref(struct gsd_view *v)
+{
+    if (!v || atomic_fetch_sub_explicit(&v->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (size_t i = 0; i < v->njobs; i++)
+        gsd_blob_unref(v->jobs[i]);
+    gsd_blob_unref(v->nodes);
+    gsd_blob_unref(v->cluster);
+    gsd_blob_unref(v->metrics);
+    gsd_blob_unref(v->dash);
+    gsd_blob_unref(v->queue);
+    pthread_mutex_destroy(&v->qmu);
+    free(v->jobs);
+    free(v->index);
+    free(v);
+}
+
+static struct gsd_view *view_get(struct gsd_loop *lp)
+{
+    pthread_mutex_lock(&lp->vmu);
+    struct gsd_view *v = lp->view;
+    if (v)
+        atomic_fetch_add_explicit(&v->refs, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&lp->vmu);
+    return v;
+}
+
+static uint64_t hash_id(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int index_build(struct gsd_view *v)
+{
+    size_t cap = 16;
+    while (cap < 2 * v->njobs + 2)
+        cap *= 2;
+    v->index = calloc(cap, sizeof *v->index);
+    if (!v->index)
+        return -1;
+    v->icap = cap;
+    for (size_t i = 0; i < v->njobs; i++) {
+        size_t k = hash_id(v->jobs[i]->id) & (cap - 1);
+        while (v->index[k])
+            k = (k + 1) & (cap - 1);
+        v->index[k] = (uint32_t)(i + 1);
+    }
+    return 0;
+}
+
+static const struct gsd_blob *view_find(const struct gsd_view *v, const char *id)
+{
+    if (!v->icap)
+        return NULL;
+    for (size_t k = hash_id(id) & (v->icap - 1); v->index[k]; k = (k + 1) & (v->icap - 1))
+        if (!strcmp(v->jobs[v->index[k] - 1]->id, id))
+            return v->jobs[v->index[k] - 1];
+    return NULL;
+}
+
+/* --- building (engine thread) ------------------------------------------ */
+
+/* Render live job d again; with diag, append its diagnosis (pending). */
+static int render(struct gsd_loop *lp, struct djob *d, json_t *diags)
+{
+    json_t *diag = NULL;
+    char *text = gsd_json_text(gsd_djob_json(lp, d, diags ? &diag : NULL));
+    if (diag)
+        json_array_append_new(diags, diag);
+    struct gsd_blob *b = blob_new(d->seq, d->state, d->outcome, d->id, d->team, text);
+    free(text);
+    if (!b)
+        return -1;
+    gsd_blob_unref(d->blob);
+    d->blob = b;
+    d->vdirty = 0;
+    return 0;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    const struct gsd_blob *x = *(struct gsd_blob *const *)a, *y = *(struct gsd_blob *const *)b;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The pending jobs in the next pass's order (handles; *n of them). */
+static int *queue_handles(struct gsd_loop *lp, size_t *n)
+{
+    int k = gs_engine_queue_list(lp->eng, NULL, 0);
+    int *q = k >= 0 ? malloc(((size_t)k + 1) * sizeof *q) : NULL;
+    int got = q ? gs_engine_queue_list(lp->eng, q, (size_t)k) : 0;
+    *n = got < 0 ? 0 : (size_t)(got > k ? k : got);
+    return q;
+}
+
+/* Re-render what changed (everything pending when `diags`, whose array
+ * gets the queue's diagnoses) and fill v->jobs in list order. */
+static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, json_t *diags)
+{
+    size_t nq;
+    int *q = queue_handles(lp, &nq);
+    unsigned char *inq = calloc(lp->nbyh + 1, 1);
+    v->jobs = malloc((lp->nlive + 1) * sizeof *v->jobs);
+    int bad = !q || !inq || !v->jobs;
+    size_t nqj = 0;
+    for (size_t i = 0; !bad && i < nq; i++) {
+        struct djob *d = q[i] >= 0 && (size_t)q[i] < lp->nbyh ? lp->byh[q[i]] : NULL;
+        if (!d || d->state != D_PENDING || inq[q[i]])
+            continue;
+        inq[q[i]] = 1;
+        if ((diags || d->vdirty || !d->blob) && render(lp, d, diags) < 0)
+            bad = 1;
+        q[nqj++] = q[i];
+    }
+    for (size_t i = 0; !bad && i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        int queued = d->handle >= 0 && (size_t)d->handle < lp->nbyh && inq[d->handle];
+        if (!queued && (d->vdirty || !d->blob || (diags && d->state == D_PENDING)) &&
+            render(lp, d, NULL) < 0)
+            bad = 1;
+        if (!queued && !bad)
+            v->jobs[v->npre++] = blob_ref(d->blob);
+    }
+    v->njobs = v->npre;
+    if (!bad) {
+        qsort(v->jobs, v->npre, sizeof *v->jobs, by_seq);
+        for (size_t i = 0; i < nqj; i++)
+            v->jobs[v->njobs++] = blob_ref(lp->byh[q[i]]->blob);
+    }
+    free(q);
+    free(inq);
+    return bad || index_build(v) < 0 ? -1 : 0;
+}
+
+/* The bodies rebuilt only by a full refresh, kept in lp between them. */
+static void full_bodies(struct gsd_loop *lp, json_t *diags)
+{
+    struct gsd_blob *c = body_blob(gsd_json_text(gsd_cluster_doc(lp, json_incref(diags))));
+    struct gsd_cmd first = { .kind = GSD_DASHBOARD };
+    struct gsd_blob *d = body_blob(gsd_dash_body(lp, &first));
+    gsd_blob_unref(lp->b_cluster);
+    gsd_blob_unref(lp->b_dash);
+    lp->b_cluster = c; /* NULL (out of memory): those reads go to the engine */
+    lp->b_dash = d;
+}
+
+static void publish(struct gsd_loop *lp, struct gsd_view *v)
+{
+    pthread_mutex_lock(&lp->vmu);
+    struct gsd_view *old = lp->view;
+    lp->view = v;
+    pthread_mutex_unlock(&lp->vmu);
+    view_unref(old);
+}
+
+void gsd_view_update(struct gsd_loop *lp, int full)
+{
+    int64_t t0 = mono_us();
+    full = full || lp->view_force || !lp->view || t0 >= lp->full_next_us;
+    struct gsd_view *v = calloc(1, sizeof *v);
+    json_t *diags = full ? json_array() : NULL;
+    int bad = !v || (full && !diags);
+    if (v) {
+        atomic_init(&v->refs, 1);
+        pthread_mutex_init(&v->qmu, NULL);
+        v->gen = ++lp->view_gen;
+        v->now = lp->last_now;
+    }
+    if (!bad)
+        bad = fill_jobs(lp, v, diags) < 0;
+    if (!bad && full)
+        full_bodies(lp, diags);
+    json_decref(diags);
+    if (!bad) {
+        v->nodes = body_blob(gsd_json_text(json_pack("{s:o}", "nodes", gsd_nodes_json(lp))));
+        v->metrics = body_blob(gsd_metrics_text(lp));
+        v->cluster = blob_ref(lp->b_cluster);
+        v->dash = blob_ref(lp->b_dash);
+        bad = !v->nodes || !v->metrics;
+    }
+    if (bad) {
+        view_unref(v);
+        lp->view_force = 1;
+        return;
+    }
+    publish(lp, v);
+    int64_t t1 = mono_us();
+    gsd_hist_add(&lp->publish_ms, (double)(t1 - t0) / 1e3);
+    if (full) {
+        lp->view_force = 0;
+        lp->full_next_us = t1 + 19 * (t1 - t0);
+    }
+}
+
+void gsd_view_fini(struct gsd_loop *lp)
+{
+    view_unref(lp->view);
+    lp->view = NULL;
+    gsd_blob_unref(lp->b_cluster);
+    gsd_blob_unref(lp->b_dash);
+    lp->b_cluster = lp->b_dash = NULL;
+    for (int i = 0; i < lp->nreaders; i++)
+        gs_store_close(lp->readers[i]);
+    lp->nreaders = 0;
+}
+
+/* --- answering (any thread) -------------------------------------------- */
+
+struct sb {
+    char *s;
+    size_t n, cap;
+    int bad;
+};
+
+static void sb_add(struct sb *b, const char *s, size_t n)
+{
+    if (b->bad)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->bad = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+/* A job into a list being written (comma before all but the first). */
+static void sb_job(struct sb *b, int *first, const char *text, size_t n)
+{
+    if (!*first)
+        sb_add(b, ",", 1);
+    *first = 0;
+    sb_add(b, text, n);
+}
+
+/* `],"now_epoch":N}` as jansson writes a real (15 digits, ".0" if whole). */
+static void sb_end(struct sb *b, gs_time now)
+{
+    char num[64];
+    int w = snprintf(num, sizeof num, "%.15g", (double)now / 1000.0);
+    if (w > 0 && !strpbrk(num, ".e"))
+        snprintf(num + w, sizeof num - (size_t)w, ".0");
+    sb_add(b, "],\"now_epoch\":", 14);
+    sb_add(b, num, strlen(num));
+    sb_add(b, "}", 1);
+}
+
+static struct gs_store *reader_take(struct gsd_loop *lp)
+{
+    struct gs_store *st = NULL;
+    pthread_mutex_lock(&lp->rmu);
+    if (lp->nreaders > 0)
+        st = lp->readers[--lp->nreaders];
+    pthread_mutex_unlock(&lp->rmu);
+    if (!st) {
+        struct gs_error err;
+        gs_error_clear(&err);
+        st = gs_store_open(lp->db_path, 0, 1, &err);
+        if (!st)
+            gsd_log("read-only journal handle: %s", err.msg);
+    }
+    return st;
+}
+
+static void reader_give(struct gsd_loop *lp, struct gs_store *st)
+{
+    pthread_mutex_lock(&lp->rmu);
+    if (lp->nreaders < (int)(sizeof lp->readers / sizeof lp->readers[0])) {
+        lp->readers[lp->nreaders++] = st;
+        st = NULL;
+    }
+    pthread_mutex_unlock(&lp->rmu);
+    gs_store_close(st);
+}
+
+/* A journal row's job object, without a reason (the row is not live in
+ * the view: it has ended, or its commit has not been published yet). */
+static char *row_text(const struct gs_store_job *r)
+{
+    struct gs_api_job j;
+    gsd_api_of_row(r, &j);
+    return gsd_json_text(gs_api_job_json(&j));
+}
+
+static int on_get_row(void *arg, const struct gs_store_job *r)
+{
+    char **out = arg;
+    *out = row_text(r);
+    return *out ? 1 : GS_ENOMEM;
+}
+
+static void answer_get(struct gsd_loop *lp, const struct gsd_view *v, struct gsd_cmd *c)
+{
+    const struct gsd_blob *b = view_find(v, c->id);
+    if (b) {
+        c->status = 200;
+        c->body = strndup(b->data, b->len);
+        return;
+    }
+    struct gs_store *st = reader_take(lp);
+    char *text = NULL;
+    int rc = st ? gs_store_job_by_id(st, c->id, on_get_row, &text) : GS_EIO;
+    if (st)
+        reader_give(lp, st);
+    if (rc == 1) {
+        c->status = 200;
+        c->body = text;
+    } else if (rc == GS_ENOENT) {
+        c->status = 404;
+        c->body = gsd_error_json(404, "not_found", "id", "no job '%.100s'", c->id);
+    } else {
+        free(text);
+        c->status = 500;
+        c->body = gsd_error_json(500, "internal", NULL, "journal read failed");
+    }
+}
+
+static int live_state(const char *s)
+{
+    return s && (!strcmp(s, "pending") || !strcmp(s, "starting") || !strcmp(s, "running") ||
+                 !strcmp(s, "stopping"));
+}
+
+static int matches(const struct gsd_blob *b, const char *state, const char *team)
+{
+    if (team && strcmp(b->team, team) != 0)
+        return 0;
+    const char *o = gsd_outcome_name(b->outcome);
+    return !state || !strcmp(state, gsd_state_name(b->state)) || (o && !strcmp(state, o));
+}
+
+struct list_ctx {
+    const struct gsd_view *v;
+    const char *state, *team;
+    struct sb out;
+    int first;
+    size_t pre;               /* next not-pending live job to merge */
+};
+
+/* Live not-pending jobs before journal seq `seq` (all for INT64_MAX). */
+static void merge_live(struct list_ctx *x, int64_t seq)
+{
+    for (; x->pre < x->v->npre && x->v->jobs[x->pre]->seq < seq; x->pre++) {
+        const struct gsd_blob *b = x->v->jobs[x->pre];
+        if (matches(b, x->state, x->team))
+            sb_job(&x->out, &x->first, b->data, b->len);
+    }
+}
+
+static int on_list_row(void *arg, const struct gs_store_job *r)
+{
+    struct list_ctx *x = arg;
+    if (view_find(x->v, r->id))
+        return 0; /* live in this view: written from it, as of it */
+    merge_live(x, r->seq);
+    char *text = row_text(r);
+    if (!text)
+        return GS_ENOMEM;
+    sb_job(&x->out, &x->first, text, strlen(text));
+    free(text);
+    return 0;
+}
+
+/* GET /v1/jobs: the ended jobs from the journal merged by seq with the live
+ * ones of the view, then the queue in pass order. */
+static void answer_list(struct gsd_loop *lp, const struct gsd_view *v, struct gsd_cmd *c)
+{
+    struct list_ctx x = { .v = v, .state = c->state, .team = c->team, .first = 1 };
+    sb_add(&x.out, "{\"jobs\":[", 9);
+    int rc = 0;
+    if (!live_state(c->state)) {
+        struct gs_store *st = reader_take(lp);
+        rc = st ? gs_store_jobs_list(st, c->state ? c->state : "done", c->team, 0, 100000,
+                                     on_list_row, &x)
+                : GS_EIO;
+        if (st)
+            reader_give(lp, st);
+    }
+    merge_live(&x, INT64_MAX);
+    for (size_t i = v->npre; i < v->njobs; i++)
+        if (matches(v->jobs[i], c->state, c->team))
+            sb_job(&x.out, &x.first, v->jobs[i]->data, v->jobs[i]->len);
+    sb_end(&x.out, v->now);
+    if (rc < 0 || x.out.bad) {
+        free(x.out.s);
+        c->status = 500;
+        c->body = gsd_error_json(500, "internal", NULL, "journal read failed");
+        return;
+    }
+    c->status = 200;
+    c->body = x.out.s;
+}
+
+/* GET /v1/queue: the live jobs of the view, rendered once per view. */
+static void answer_queue(struct gsd_view *v, struct gsd_cmd *c)
+{
+    pthread_mutex_lock(&v->qmu);
+    if (!v->queue) {
+        struct sb out = { 0 };
+        int first = 1;
+        sb_add(&out, "{\"jobs\":[", 9);
+        for (size_t i = 0; i < v->njobs; i++)
+            sb_job(&out, &first, v->jobs[i]->data, v->jobs[i]->len);
+        sb_end(&out, v->now);
+        v->queue = out.bad ? NULL : body_blob(out.s);
+        if (out.bad)
+            free(out.s);
+    }
+    struct gsd_blob *q = blob_ref(v->queue);
+    pthread_mutex_unlock(&v->qmu);
+    c->status = q ? 200 : 500;
+    c->body = q ? strndup(q->data, q->len)
+                : gsd_error_json(500, "internal", NULL, "out of memory");
+    gsd_blob_unref(q);
+}
+
+static void answer_body(struct gsd_cmd *c, const struct gsd_blob *b)
+{
+    c->status = 200;
+    c->body = strndup(b->data, b->len);
+}
+
+int gsd_view_answer(struct gsd_loop *lp, struct gsd_cmd *c)
+{
+    int k = c->kind;
+    int first_page = !c->page[0] && !c->page[1] && !c->page[2] && !c->page[3];
+    if (k != GSD_GET && k != GSD_LIST && k != GSD_QUEUE && k != GSD_NODES &&
+        k != GSD_CLUSTER && k != GSD_METRICS && !(k == GSD_DASHBOARD && first_page))
+        return 0;
+    struct gsd_view *v = view_get(lp);
+    if (!v)
+        return 0;
+    int done = 1;
+    switch (k) {
+    case GSD_GET: answer_get(lp, v, c); break;
+    case GSD_LIST: answer_list(lp, v, c); break;
+    case GSD_QUEUE: answer_queue(v, c); break;
+    case GSD_NODES: answer_body(c, v->nodes); break;
+    case GSD_METRICS:
+        answer_body(c, v->metrics);
+        c->content_type = "text/plain; version=0.0.4; charset=utf-8";
+        break;
+    case GSD_CLUSTER:
+        if ((done = v->cluster != NULL))
+            answer_body(c, v->cluster);
+        break;
+    default:
+        if ((done = v->dash != NULL))
+            answer_body(c, v->dash);
+        break;
+    }
+    view_unref(v);
+    if (done && !c->body) {
+        c->status = 500;
+        c->body = gsd_error_json(500, "internal", NULL, "out of memory");
+    }
+    return done;
+}

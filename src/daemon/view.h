@@ -1,0 +1,57 @@
+/* view.h - gpuschedd's published read state.
+ *
+ * After every turn's commit, and before that turn's requests are answered,
+ * the engine thread publishes an immutable view: every live job's object
+ * (pre-rendered JSON, in list order: the non-pending jobs by journal seq,
+ * then the pending ones in the order of the next pass) with an index by
+ * id, and the bodies of GET /v1/nodes, /v1/cluster, /metrics and the
+ * dashboard's first page.  HTTP threads answer reads from the view they
+ * take a reference to (and jobs that have ended, which only the journal
+ * holds, from read-only journal handles of their own); they never wait
+ * for the engine thread.  Read-your-writes: a request is answered only
+ * after the view holding its effect is published.
+ *
+ * What each publish costs the engine thread: the objects of the jobs whose
+ * row changed in the turn are rendered again (a pending one with the
+ * engine's diagnosis), the rest are shared with the previous view by
+ * reference; the node list and /metrics are rendered again.  A "full"
+ * refresh also re-diagnoses every pending job (their reasons and estimated
+ * starts move with every pass) and rebuilds /v1/cluster and the
+ * dashboard's page; it runs at most as often as keeps it under 5 % of the
+ * engine thread's time (after a refresh that took T, not before 19 T has
+ * passed), and at once after a node command or a policy reload.  So with a
+ * deep queue the reasons of the jobs that did not change may be older than
+ * the last pass, by at most about 20x the cost of one refresh.
+ *
+ * Per-job explain (GET /v1/jobs/ID/explain) and dashboard pages other than
+ * the first still run on the engine thread: they need the engine's
+ * diagnosis of one job (or one page) now.
+ */
+#ifndef GS_DAEMON_VIEW_H
+#define GS_DAEMON_VIEW_H
+
+#include "daemon/daemon.h"
+
+struct gsd_loop;
+struct gsd_blob;
+
+/* Engine thread, after the turn's commit: build and publish a new view
+ * (`full` forces a full refresh).  Out of memory leaves the previous view
+ * published and forces a full refresh next time. */
+void gsd_view_update(struct gsd_loop *lp, int full);
+
+/* Drop a reference to a published job object; NULL is a no-op. */
+void gsd_blob_unref(struct gsd_blob *b);
+
+/* Any thread: answer read command c (GET of a job, the job list, the
+ * queue, nodes, cluster, metrics, the dashboard's first page) from the
+ * published view.  Returns 1 when c is answered (status, body), 0 when it
+ * must go to the engine thread (no view yet, or a read the view does not
+ * hold). */
+int gsd_view_answer(struct gsd_loop *lp, struct gsd_cmd *c);
+
+/* Engine thread, at shutdown: release the view, the kept bodies and the
+ * read-only journal handles. */
+void gsd_view_fini(struct gsd_loop *lp);
+
+#endif
