@@ -145,6 +145,40 @@ static MHD_Result_t submit(struct gsd_http *h, struct MHD_Connection *con, struc
     return rc;
 }
 
+/* POST /v1/nodes/NAME[/gpus/G]/down: an optional body {"reason": S}. */
+static MHD_Result_t node_down(struct gsd_http *h, struct MHD_Connection *con, struct conn *cn,
+                              struct gsd_cmd *c)
+{
+    json_t *b = NULL;
+    if (cn->len > 0) {
+        json_error_t je;
+        b = json_loadb(cn->body, cn->len, JSON_REJECT_DUPLICATES, &je);
+        if (!json_is_object(b)) {
+            json_decref(b);
+            return send_error(con, 400, "malformed_json", NULL,
+                              "the body must be a JSON object {\"reason\": \"...\"}");
+        }
+        const char *k;
+        json_t *v;
+        json_object_foreach(b, k, v) {
+            if (strcmp(k, "reason") != 0) {
+                json_decref(b);
+                return send_error(con, 400, "unknown_field", "reason",
+                                  "unknown field (only 'reason' is known)");
+            }
+            if (!json_is_string(v) || json_string_length(v) > 200 ||
+                strlen(json_string_value(v)) != json_string_length(v)) {
+                json_decref(b);
+                return send_error(con, 400, "invalid", "reason", "reason: a string of 0 to 200 characters");
+            }
+        }
+        c->reason = json_string_value(json_object_get(b, "reason"));
+    }
+    MHD_Result_t rc = run_cmd(h, con, c);
+    json_decref(b);
+    return rc;
+}
+
 static int valid_state(const char *s)
 {
     static const char *const ok[] = { "pending", "starting", "running", "stopping", "done",
@@ -177,23 +211,43 @@ static int job_route(const char *rest, const char *method, char *id, size_t n, i
     return -1;
 }
 
-static int node_route(const char *rest, const char *method, char *id, size_t n, int *need)
+static int node_action(const char *a)
+{
+    return !strcmp(a, "drain") ? GSD_NODE_DRAIN : !strcmp(a, "resume") ? GSD_NODE_RESUME
+                                               : !strcmp(a, "down")     ? GSD_NODE_DOWN
+                                                                        : -1;
+}
+
+/* /v1/nodes/NAME/ACTION or /v1/nodes/NAME/gpus/G/ACTION (ACTION: drain,
+ * resume, down); *gpu = G or -1. */
+static int node_route(const char *rest, const char *method, char *id, size_t n, int *need,
+                      int *gpu)
 {
     *need = 3;
+    *gpu = -1;
     const char *slash = strchr(rest, '/');
     size_t len = slash ? (size_t)(slash - rest) : 0;
     if (!slash || len == 0 || len >= n)
         return -1;
     memcpy(id, rest, len);
     id[len] = '\0';
-    if (strcmp(method, "POST") != 0)
-        return -2;
-    return !strcmp(slash, "/drain") ? GSD_NODE_DRAIN : !strcmp(slash, "/resume") ? GSD_NODE_RESUME
-                                                                                : -1;
+    const char *act = slash + 1;
+    if (!strncmp(act, "gpus/", 5)) {
+        char *end;
+        long g = strtol(act + 5, &end, 10);
+        if (end == act + 5 || *end != '/' || g < 0 || g > 1000)
+            return -1;
+        *gpu = (int)g;
+        act = end + 1;
+    }
+    int kind = node_action(act);
+    if (kind < 0)
+        return -1;
+    return strcmp(method, "POST") != 0 ? -2 : kind;
 }
 
 /* Route `url`: the command kind (or GSD_SUBMIT), -1 = 404, -2 = 405. */
-static int route(const char *url, const char *method, char *id, size_t n, int *need)
+static int route(const char *url, const char *method, char *id, size_t n, int *need, int *gpu)
 {
     int get = !strcmp(method, "GET"), post = !strcmp(method, "POST");
     *need = 1;
@@ -204,7 +258,7 @@ static int route(const char *url, const char *method, char *id, size_t n, int *n
     if (!strncmp(url, "/v1/jobs/", 9))
         return job_route(url + 9, method, id, n, need);
     if (!strncmp(url, "/v1/nodes/", 10))
-        return node_route(url + 10, method, id, n, need);
+        return node_route(url + 10, method, id, n, need, gpu);
     int kind = !strcmp(url, "/v1/nodes") ? GSD_NODES : !strcmp(url, "/v1/cluster") ? GSD_CLUSTER
                                                  : !strcmp(url, "/metrics")      ? GSD_METRICS
                                                  : !strcmp(url, "/v1/dashboard") ? GSD_DASHBOARD
@@ -232,8 +286,8 @@ static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, con
         return send_body(con, 200, gsd_dash_page(), "text/html; charset=utf-8");
     }
     char id[512];
-    int need;
-    int kind = route(url, method, id, sizeof id, &need);
+    int need, gpu = -1;
+    int kind = route(url, method, id, sizeof id, &need, &gpu);
     if (kind == -1)
         return send_error(con, 404, "not_found", NULL, "no such route");
     if (kind == -2)
@@ -246,7 +300,9 @@ static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, con
         return send_error(con, 413, "too_large", NULL, "request body over 1 MiB");
     if (kind == GSD_SUBMIT)
         return submit(h, con, cn, team_only);
-    struct gsd_cmd c = { .kind = kind, .id = id, .team_only = team_only, .gpu = -1 };
+    struct gsd_cmd c = { .kind = kind, .id = id, .team_only = team_only, .gpu = gpu };
+    if (kind == GSD_NODE_DOWN)
+        return node_down(h, con, cn, &c);
     if (kind == GSD_DASHBOARD)
         gsd_dash_args(con, c.page);
     if (kind == GSD_LIST) {

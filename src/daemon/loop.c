@@ -388,32 +388,6 @@ static int apply_checkpoint(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c,
     return 1;
 }
 
-static int apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
-{
-    int node = gs_cluster_find_node(gs_engine_cluster(lp->eng), c->id);
-    struct gs_error err;
-    gs_error_clear(&err);
-    if (node < 0) {
-        c->status = 404;
-        c->body = gsd_error_json(404, "not_found", "name", "no node '%.100s'", c->id);
-        return 0;
-    }
-    int st = c->kind == GSD_NODE_DRAIN ? GS_NODE_DRAIN : GS_NODE_UP;
-    if (gs_engine_node_set_state(lp->eng, now, node, st, &err) < 0) {
-        c->status = 409;
-        c->body = gsd_error_json(409, "conflict", "name", "%s", err.msg);
-        return 0;
-    }
-    gs_store_event(lp->st, now, 0, st == GS_NODE_DRAIN ? "node_drain" : "node_resume", c->id,
-                   NULL);
-    char key[GS_NAME_MAX + 16];
-    snprintf(key, sizeof key, "node_state:%s", c->id);
-    gs_store_meta_set(lp->st, key, st, NULL);
-    c->status = 200;
-    c->kind = GSD_NODES; /* answered with the node list after the commit */
-    return 0;
-}
-
 /* Apply one write command inside the turn's transaction.  Returns 1 when
  * the answer is job `*seq`'s object, 0 when c is answered, -1 = fatal. */
 static int apply(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
@@ -427,7 +401,8 @@ static int apply(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *s
         return apply_checkpoint(lp, now, c, seq);
     case GSD_NODE_DRAIN:
     case GSD_NODE_RESUME:
-        return apply_node(lp, now, c);
+    case GSD_NODE_DOWN:
+        return gsd_apply_node(lp, now, c);
     default:
         return 0;
     }
@@ -436,7 +411,7 @@ static int apply(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *s
 static int is_write(int kind)
 {
     return kind == GSD_SUBMIT || kind == GSD_CANCEL || kind == GSD_CHECKPOINT ||
-           kind == GSD_NODE_DRAIN || kind == GSD_NODE_RESUME;
+           kind == GSD_NODE_DRAIN || kind == GSD_NODE_RESUME || kind == GSD_NODE_DOWN;
 }
 
 #define MAX_BATCH 4096
@@ -517,6 +492,7 @@ static int turn(struct gsd_loop *lp)
         if (is_write(c->kind) && apply(lp, now, c, &seqs[i]) < 0)
             goto fatal_rollback;
     }
+    gsd_orphans_reap(lp);
     if ((lp->be->apply && lp->be->apply(lp, now) < 0) || gsd_exits_apply(lp, now) < 0 ||
         pass(lp, now, &err) < 0 ||
         gsd_events_apply(lp, now) < 0 || gsd_flush_rows(lp, &err) < 0 ||
@@ -681,6 +657,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         free(d);
     }
     gsd_view_fini(lp);
+    gsd_nodes_fini(lp);
     for (size_t i = 0; i < lp->nev; i++)
         free(lp->evs[i].placement);
     for (size_t i = 0; i < lp->ndone; i++)

@@ -128,6 +128,10 @@ struct gsd_loop {
     pthread_mutex_t rmu;      /* the HTTP threads' read-only journal handles */
     struct gs_store *readers[8];
     int nreaders;
+    /* loop_nodes.c */
+    char **node_reason;       /* per node: why it is down (NULL when not down) */
+    struct gsd_proc *orphans; /* supervisors of runs a `down` ended, dying */
+    size_t norphans;
 };
 
 struct gsd_blob;
@@ -169,6 +173,13 @@ const char *gsd_state_name(int s);
 const char *gsd_outcome_name(int o);
 void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n);
 void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_t n);
+
+/* loop_nodes.c */
+const char *gsd_node_state_name(int st);
+int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c);
+int gsd_restore_nodes(struct gsd_loop *lp);
+void gsd_orphans_reap(struct gsd_loop *lp);
+void gsd_nodes_fini(struct gsd_loop *lp);
 
 /* loop_read.c */
 void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c);

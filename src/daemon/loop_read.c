@@ -260,11 +260,6 @@ static void answer_explain(struct gsd_loop *lp, struct gsd_cmd *c)
     c->body = dump(o);
 }
 
-static const char *node_state_name(int st)
-{
-    return st == GS_NODE_DRAIN ? "drain" : st == GS_NODE_DOWN ? "down" : "up";
-}
-
 json_t *gsd_nodes_json(struct gsd_loop *lp)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
@@ -278,13 +273,21 @@ json_t *gsd_nodes_json(struct gsd_loop *lp)
                                                   __builtin_popcountll(m), "free",
                                                   __builtin_popcountll(idle & m)));
         }
+        json_t *down = json_array();
+        for (int g = 0; down && g < gs_cluster_node_gpus(cl, n); g++)
+            if (gs_engine_gpu_state(lp->eng, n, g) != GS_NODE_UP)
+                json_array_append_new(
+                    down, json_pack("{s:i, s:s}", "gpu", g, "state",
+                                    gsd_node_state_name(gs_engine_gpu_state(lp->eng, n, g))));
+        const char *why = lp->node_reason ? lp->node_reason[n] : NULL;
         json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:s, s:i, s:i, s:o}", "name",
+            arr, json_pack("{s:s, s:s, s:s*, s:s, s:i, s:i, s:o, s:o}", "name",
                            gs_cluster_node_name(cl, n), "state",
-                           node_state_name(gs_engine_node_state(lp->eng, n)), "gpu_type",
+                           gsd_node_state_name(gs_engine_node_state(lp->eng, n)), "reason",
+                           why, "gpu_type",
                            gs_cluster_gpu_type_name(cl, gs_cluster_node_gpu_type(cl, n)),
                            "gpus", gs_cluster_node_gpus(cl, n), "free_gpus",
-                           __builtin_popcountll(idle), "domains", doms));
+                           __builtin_popcountll(idle), "domains", doms, "gpus_out", down));
     }
     return arr;
 }

@@ -217,25 +217,49 @@ static int on_reload_row(void *arg, const struct gs_store_job *r)
     return 0;
 }
 
-/* Node states set through the API (meta "node_state:NAME"). */
-static int restore_nodes(struct gsd_loop *lp)
+/* A completed job of the journal: restored as done into the engine, which
+ * feeds its run time to the estimator, then retired at once. */
+static int on_completed_row(void *arg, const struct gs_store_job *r)
 {
-    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
-    gs_time now = gsd_now(lp);
-    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
-        char key[GS_NAME_MAX + 16];
-        int64_t st;
-        snprintf(key, sizeof key, "node_state:%s", gs_cluster_node_name(cl, n));
-        if (gs_store_meta_get(lp->st, key, &st) == 0 && st != GS_NODE_UP &&
-            gs_engine_node_set_state(lp->eng, now, n, (int)st, NULL) < 0)
-            return -1;
+    struct gsd_loop *lp = arg;
+    struct gs_job_info ji = { 0 };
+    struct gs_api_submit s;
+    struct gs_api_error ae;
+    if (gsd_info_parse(r->engine, &ji) < 0 || ji.state != GS_JOB_DONE ||
+        gs_api_submit_decode(r->request, strlen(r->request), &s, &ae) < 0)
+        return 0; /* no engine record: nothing to learn from */
+    struct gs_error err;
+    gs_error_clear(&err);
+    int h = gs_api_submit_set_id(&s, r->id);
+    s.row.spec.submit = r->submit;
+    if (h == 0)
+        h = gs_engine_restore_job(lp->eng, &s.row.spec, &ji, NULL, &err);
+    gs_api_submit_fini(&s);
+    if (h >= 0)
+        gs_engine_retire(lp->eng, h, NULL);
+    else
+        gsd_log("job %s: run time not learned again: %s", r->id, err.msg);
+    return 0;
+}
+
+/* Teach a fresh engine's duration estimator (queue.duration_estimate:
+ * from_history) the run times of every job that completed, in the order it
+ * first learned them, so that its estimates are those before the restart
+ * (or the reload). */
+static int feed_history(struct gsd_loop *lp)
+{
+    if (gs_engine_policy(lp->eng)->estimate != GS_EST_HISTORY)
+        return 0;
+    if (gs_store_jobs_completed(lp->st, on_completed_row, lp) < 0) {
+        gsd_log("journal: completed jobs unreadable");
+        return -1;
     }
     return 0;
 }
 
 int gsd_restore_all(struct gsd_loop *lp, int startup)
 {
-    if (restore_nodes(lp) < 0)
+    if (gsd_restore_nodes(lp) < 0 || feed_history(lp) < 0)
         return -1;
     struct restore_ctx x = { lp, NULL, 0 };
     if (startup) {

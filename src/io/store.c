@@ -29,7 +29,7 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
 
 enum {
     Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_INSERT, Q_UPDATE, Q_EVENT,
-    Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COUNT
+    Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST, Q_COUNT
 };
 
 #define JOB_COLS                                                                           \
@@ -62,6 +62,14 @@ static const char *const sql[Q_COUNT] = {
                " ORDER BY seq LIMIT ?4",
     [Q_DONE_COUNTS] = "SELECT team, outcome, count(*) FROM jobs WHERE state = 'done'"
                       " GROUP BY team, outcome",
+    /* a job's last 'end' event is written just before the engine learns
+       its run time (loop_jobs.c collect_exit), so their order is the
+       estimator's */
+    [Q_COMPLETED] = "SELECT " JOB_COLS " FROM jobs JOIN (SELECT job, max(seq) AS last"
+                    " FROM events WHERE kind = 'end' GROUP BY job) ON job = jobs.seq"
+                    " WHERE state = 'done' AND outcome = 'completed' ORDER BY last",
+    [Q_EVENT_LAST] = "SELECT detail FROM events WHERE kind = ?1"
+                     " AND substr(detail, 1, length(?2)) = ?2 ORDER BY seq DESC LIMIT 1",
 };
 
 struct gs_store {
@@ -403,6 +411,28 @@ int gs_store_jobs_list(struct gs_store *st, const char *state, const char *team,
     bind_text(s, 3, team);
     sqlite3_bind_int(s, 4, limit);
     return each_row(s, fn, arg, 0);
+}
+
+int gs_store_event_last(struct gs_store *st, const char *kind, const char *prefix, char *buf,
+                        size_t n)
+{
+    sqlite3_stmt *s = stmt(st, Q_EVENT_LAST);
+    if (!s || n == 0)
+        return GS_EIO;
+    sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, prefix, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    const unsigned char *d = rc == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+    if (d)
+        snprintf(buf, n, "%s", (const char *)d);
+    sqlite3_reset(s);
+    return d ? 0 : rc == SQLITE_ROW || rc == SQLITE_DONE ? GS_ENOENT : GS_EIO;
+}
+
+int gs_store_jobs_completed(struct gs_store *st, gs_store_job_fn fn, void *arg)
+{
+    sqlite3_stmt *s = stmt(st, Q_COMPLETED);
+    return s ? each_row(s, fn, arg, 0) : GS_EIO;
 }
 
 int gs_store_done_counts(struct gs_store *st,

@@ -17,6 +17,7 @@
 #ifndef GS_IO_STORE_H
 #define GS_IO_STORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/base/error.h"
@@ -107,6 +108,16 @@ int gs_store_jobs_live(struct gs_store *st, gs_store_job_fn fn, void *arg);
  * filtered by state and team when those are not NULL. */
 int gs_store_jobs_list(struct gs_store *st, const char *state, const char *team,
                        int64_t after, int limit, gs_store_job_fn fn, void *arg);
+
+/* The detail of the latest event of `kind` whose detail starts with
+ * `prefix`, into buf (truncated to n).  0, GS_ENOENT, GS_EIO. */
+int gs_store_event_last(struct gs_store *st, const char *kind, const char *prefix, char *buf,
+                        size_t n);
+
+/* Every completed job (outcome "completed") in the order its end was
+ * recorded (its last "end" event), for re-teaching the duration estimator
+ * after a restart.  0, fn's non-zero result, or GS_EIO. */
+int gs_store_jobs_completed(struct gs_store *st, gs_store_job_fn fn, void *arg);
 
 /* Done jobs counted by (team, outcome): fn(arg, team, outcome, n). */
 int gs_store_done_counts(struct gs_store *st,

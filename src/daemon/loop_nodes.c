@@ -1,0 +1,195 @@
+/* loop_nodes.c - node and GPU states set through the admin API (drain,
+ * resume, down), journalled and restored, and the attempts a `down` ends.
+ *
+ * The engine's `down` ends the runs on the node at once (engine.h: the jobs
+ * are requeued under the progress model, or failed once retry.max_attempts
+ * is reached), as for a machine that died.  With the local backend the
+ * processes are still alive here: their supervisors are sent SIGKILL for
+ * their groups and kept as orphans (no longer the job's attempt: the job
+ * may start again elsewhere in the same turn) until they are gone.
+ *
+ * Journal: meta node_state:NAME and gpu_state:NAME:G (enum gs_node_state;
+ * gpu_states = 1 once any GPU was set alone), an event per command
+ * (node_drain, node_resume, node_down with detail "NAME: REASON"; the GPU
+ * forms add "/gpuG" to the name).
+ */
+#define _GNU_SOURCE
+#include "daemon/loop_private.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+const char *gsd_node_state_name(int st)
+{
+    return st == GS_NODE_DRAIN ? "drain" : st == GS_NODE_DOWN ? "down" : "up";
+}
+
+/* The attempt of d is over for the engine: kill what is left of it and
+ * forget it (it is reaped by gsd_orphans_reap). */
+static void orphan(struct gsd_loop *lp, struct djob *d, gs_time now)
+{
+    if (d->proc.pidfd >= 0)
+        epoll_ctl(lp->epfd, EPOLL_CTL_DEL, d->proc.pidfd, NULL);
+    gsd_backend_signal(&d->proc, GSD_SIG_KILL);
+    struct gsd_proc *o = realloc(lp->orphans, (lp->norphans + 1) * sizeof *o);
+    if (o) {
+        lp->orphans = o;
+        lp->orphans[lp->norphans++] = d->proc;
+    } else {
+        gsd_backend_release(&d->proc);
+    }
+    gs_store_event(lp->st, now, d->seq, "kill", "its node went down", NULL);
+    d->proc = (struct gsd_proc){ 0, 0, -1 };
+    d->kill_at = 0;
+    d->exited = d->held = 0;
+    d->launch_wanted = d->launched = 0;
+    d->dirty = 1;
+}
+
+void gsd_orphans_reap(struct gsd_loop *lp)
+{
+    for (size_t i = 0; i < lp->norphans;) {
+        struct gsd_proc *p = &lp->orphans[i];
+        struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
+        int gone = p->pidfd >= 0 ? poll(&pf, 1, 0) == 1 : gsd_backend_signal(p, GSD_SIG_KILL) < 0;
+        if (!gone) {
+            i++;
+            continue;
+        }
+        gsd_backend_release(p);
+        lp->orphans[i] = lp->orphans[--lp->norphans];
+    }
+}
+
+/* Jobs whose run the last node command ended: their processes go. */
+static void end_runs(struct gsd_loop *lp, gs_time now)
+{
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->handle < 0)
+            continue;
+        gsd_job_sync(lp, d);
+        if (gs_job_state_holds(d->ji.state))
+            continue;
+        d->launch_wanted = 0; /* decided, not launched: nothing to start now */
+        if (d->proc.pid > 0 && lp->be == &gsd_backend_local)
+            orphan(lp, d, now);
+    }
+}
+
+static void set_reason(struct gsd_loop *lp, int node, const char *reason)
+{
+    free(lp->node_reason[node]);
+    lp->node_reason[node] = reason ? strdup(reason) : NULL;
+}
+
+static int journal(struct gsd_loop *lp, gs_time now, const struct gsd_cmd *c, int st)
+{
+    static const char *const ev[] = { [GS_NODE_UP] = "node_resume",
+                                      [GS_NODE_DRAIN] = "node_drain",
+                                      [GS_NODE_DOWN] = "node_down" };
+    char key[GS_NAME_MAX + 32], detail[GS_NAME_MAX + 256];
+    int w = c->gpu >= 0 ? snprintf(detail, sizeof detail, "%s/gpu%d", c->id, c->gpu)
+                        : snprintf(detail, sizeof detail, "%s", c->id);
+    if (st == GS_NODE_DOWN && c->reason && w > 0 && (size_t)w < sizeof detail)
+        snprintf(detail + w, sizeof detail - (size_t)w, ": %.200s", c->reason);
+    if (c->gpu >= 0)
+        snprintf(key, sizeof key, "gpu_state:%s:%d", c->id, c->gpu);
+    else
+        snprintf(key, sizeof key, "node_state:%s", c->id);
+    int rc = gs_store_event(lp->st, now, 0, ev[st], detail, NULL);
+    if (rc == 0)
+        rc = gs_store_meta_set(lp->st, key, st, NULL);
+    if (rc == 0 && c->gpu >= 0)
+        rc = gs_store_meta_set(lp->st, "gpu_states", 1, NULL);
+    return rc;
+}
+
+int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    int node = gs_cluster_find_node(cl, c->id);
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (node < 0 || (c->gpu >= 0 && c->gpu >= gs_cluster_node_gpus(cl, node))) {
+        c->status = 404;
+        c->body = node < 0 ? gsd_error_json(404, "not_found", "name", "no node '%.100s'", c->id)
+                           : gsd_error_json(404, "not_found", "gpu", "node '%.100s' has no GPU %d",
+                                            c->id, c->gpu);
+        return 0;
+    }
+    int st = c->kind == GSD_NODE_DRAIN ? GS_NODE_DRAIN
+             : c->kind == GSD_NODE_DOWN ? GS_NODE_DOWN : GS_NODE_UP;
+    int rc = c->gpu >= 0 ? gs_engine_gpu_set_state(lp->eng, now, node, c->gpu, st, &err)
+                         : gs_engine_node_set_state(lp->eng, now, node, st, &err);
+    if (rc < 0) {
+        c->status = 409;
+        c->body = gsd_error_json(409, "conflict", "name", "%s", err.msg);
+        return 0;
+    }
+    if (st == GS_NODE_DOWN)
+        end_runs(lp, now);
+    if (c->gpu < 0)
+        set_reason(lp, node, st == GS_NODE_DOWN ? (c->reason ? c->reason : "") : NULL);
+    if (journal(lp, now, c, st) < 0)
+        return -1;
+    lp->view_force = 1;
+    c->status = 200;
+    c->kind = GSD_NODES; /* answered with the node list after the commit */
+    return 0;
+}
+
+/* The reason of node `name`'s last down, from its journal event. */
+static void restore_reason(struct gsd_loop *lp, int node, const char *name)
+{
+    char prefix[GS_NAME_MAX + 4], detail[512];
+    snprintf(prefix, sizeof prefix, "%s: ", name);
+    if (gs_store_event_last(lp->st, "node_down", prefix, detail, sizeof detail) == 0)
+        set_reason(lp, node, detail + strlen(prefix));
+    else
+        set_reason(lp, node, "");
+}
+
+int gsd_restore_nodes(struct gsd_loop *lp)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    int nn = gs_cluster_node_count(cl);
+    if (!lp->node_reason && !(lp->node_reason = calloc((size_t)nn + 1, sizeof(char *))))
+        return -1;
+    gs_time now = gsd_now(lp);
+    int64_t st, gpus = 0;
+    gs_store_meta_get(lp->st, "gpu_states", &gpus);
+    for (int n = 0; n < nn; n++) {
+        char key[GS_NAME_MAX + 32];
+        const char *name = gs_cluster_node_name(cl, n);
+        snprintf(key, sizeof key, "node_state:%s", name);
+        if (gs_store_meta_get(lp->st, key, &st) == 0 && st != GS_NODE_UP &&
+            gs_engine_node_set_state(lp->eng, now, n, (int)st, NULL) < 0)
+            return -1;
+        if (gs_engine_node_state(lp->eng, n) == GS_NODE_DOWN && !lp->node_reason[n])
+            restore_reason(lp, n, name);
+        for (int g = 0; gpus && g < gs_cluster_node_gpus(cl, n); g++) {
+            snprintf(key, sizeof key, "gpu_state:%s:%d", name, g);
+            if (gs_store_meta_get(lp->st, key, &st) == 0 && st != GS_NODE_UP &&
+                gs_engine_gpu_set_state(lp->eng, now, n, g, (int)st, NULL) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+void gsd_nodes_fini(struct gsd_loop *lp)
+{
+    const struct gs_cluster *cl = lp->cl;
+    for (int n = 0; lp->node_reason && cl && n < gs_cluster_node_count(cl); n++)
+        free(lp->node_reason[n]);
+    free(lp->node_reason);
+    lp->node_reason = NULL;
+    for (size_t i = 0; i < lp->norphans; i++)
+        gsd_backend_release(&lp->orphans[i]);
+    free(lp->orphans);
+    lp->orphans = NULL;
+    lp->norphans = 0;
+}
