@@ -7,8 +7,13 @@
  *   4  scheduling pass with 10,000 pending on 8,192 GPUs  (target < 10 ms)
  *   5  restart to ready, 100,000 jobs in the journal      (target < 2 s)
  *      (99,000 done + 1,000 pending, then 90,000 + 10,000)
+ *   6  reads while scheduling: 10,000 queued jobs, 4 clients hammer
+ *      GET /v1/queue while 100 submits each run a pass; reads answered
+ *      from the published view, then (GPUSCHEDD_READS=engine) on the
+ *      engine thread as before it: read latency, submit latency (the
+ *      loop's time), pass and publish time
  *
- * Usage: bench_daemon [--size small] [--gpuschedd PATH]; the daemon defaults
+ * Usage: bench_daemon [--size small] [--case N] [--gpuschedd PATH]; the daemon defaults
  * to build/release/bin/gpuschedd.  A submit is counted when its 201 has
  * arrived, i.e. after the turn that holds it committed (fsync'd WAL).  Every
  * daemon and job started here is stopped by pid before exit.
@@ -400,13 +405,182 @@ static void bench_restart(int total, int live)
     stop(&d);
 }
 
+/* GET `path` on a keep-alive connection into a growing buffer; returns
+ * the status or -1. */
+static int get_big(int fd, const char *path, char **buf, size_t *cap)
+{
+    char head[512];
+    int hl = snprintf(head, sizeof head, "GET %s HTTP/1.1\r\nHost: b\r\n\r\n", path);
+    if (write(fd, head, (size_t)hl) != hl)
+        return -1;
+    size_t got = 0;
+    char *end = NULL;
+    size_t need = 0;
+    for (;;) {
+        if (got + 65536 > *cap) {
+            size_t c = *cap ? *cap * 2 : 1 << 20;
+            char *p = realloc(*buf, c);
+            if (!p)
+                return -1;
+            *buf = p;
+            *cap = c;
+        }
+        if (end && got >= need)
+            break;
+        ssize_t r = read(fd, *buf + got, *cap - got - 1);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+        (*buf)[got] = '\0';
+        if (!end && (end = memmem(*buf, got, "\r\n\r\n", 4))) {
+            const char *cl = strcasestr(*buf, "content-length:");
+            need = (size_t)(end + 4 - *buf) + (cl ? strtoul(cl + 15, NULL, 10) : 0);
+        }
+    }
+    return atoi(*buf + 9);
+}
+
+struct reader {
+    int port, stop, n, bad;
+    double *lat;
+    size_t cap;
+};
+
+static void *read_loop(void *arg)
+{
+    struct reader *r = arg;
+    int fd = connect_to(r->port);
+    char *buf = NULL;
+    size_t cap = 0;
+    while (fd >= 0 && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+        double t0 = bench_now_ms();
+        if (get_big(fd, "/v1/queue", &buf, &cap) != 200) {
+            r->bad++;
+            break;
+        }
+        if ((size_t)r->n == r->cap) {
+            r->cap = r->cap ? r->cap * 2 : 1024;
+            r->lat = realloc(r->lat, r->cap * sizeof *r->lat);
+        }
+        r->lat[r->n++] = bench_now_ms() - t0;
+    }
+    free(buf);
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+static double pctl(double *v, int n, double q)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[i];
+}
+
+/* 100 sequential submits (each a turn with a pass): their latencies and
+ * the pass / publish histograms' means over them. */
+static void submit_run(int fd, const char *tag, double *lat, double *pass, double *pub)
+{
+    static char out[1 << 20];
+    char body[256];
+    double s0, c0, s1, c1, p0, q0, p1, q1;
+    request(fd, "GET", "/metrics", NULL, out, sizeof out);
+    hist_of(out, "gpusched_pass_duration_seconds", &s0, &c0);
+    hist_of(out, "gpusched_publish_duration_seconds", &p0, &q0);
+    for (int i = 0; i < 100; i++) {
+        snprintf(body, sizeof body, "{\"id\":\"%s%d\",\"gpus\":64,\"command\":[\"true\"]}",
+                 tag, i);
+        double t0 = bench_now_ms();
+        request(fd, "POST", "/v1/jobs", body, NULL, 0);
+        lat[i] = bench_now_ms() - t0;
+    }
+    request(fd, "GET", "/metrics", NULL, out, sizeof out);
+    hist_of(out, "gpusched_pass_duration_seconds", &s1, &c1);
+    hist_of(out, "gpusched_publish_duration_seconds", &p1, &q1);
+    *pass = c1 > c0 ? (s1 - s0) / (c1 - c0) * 1e3 : 0;
+    *pub = q1 > q0 ? (p1 - p0) / (q1 - q0) * 1e3 : 0;
+}
+
+/* Case 6, one mode: the queue of case 4, then submits without and with 4
+ * readers of GET /v1/queue. */
+static void bench_reads_mode(int pending, const char *mode)
+{
+    char state[128], cl[128], pol[128];
+    snprintf(state, sizeof state, "%s/reads-%s", tmp, mode);
+    snprintf(cl, sizeof cl, "%s/big.yaml", tmp);
+    snprintf(pol, sizeof pol, "%s/backfill.yaml", tmp);
+    struct daemon d;
+    double ready;
+    if (strcmp(mode, "engine") == 0)
+        setenv("GPUSCHEDD_READS", "engine", 1);
+    int rc = start(&d, cl, pol, state, &ready);
+    unsetenv("GPUSCHEDD_READS");
+    if (rc < 0)
+        exit(1);
+    int fd = connect_to(d.port);
+    char body[256];
+    for (int i = 0; i < 10; i++) {
+        snprintf(body, sizeof body, "{\"id\":\"big%d\",\"gpus\":800,\"command\":[\"sleep\","
+                                    "\"3600\"]}", i);
+        request(fd, "POST", "/v1/jobs", body, NULL, 0);
+    }
+    struct submitter sub[16];
+    pthread_t th[16];
+    for (int i = 0; i < 16; i++) {
+        sub[i] = (struct submitter){ d.port, pending / 16, i * (pending / 16), 0, 1 };
+        pthread_create(&th[i], NULL, submit_loop, &sub[i]);
+    }
+    for (int i = 0; i < 16; i++)
+        pthread_join(th[i], NULL);
+    double lat0[100], lat1[100], pass0, pass1, pub0, pub1;
+    submit_run(fd, "a", lat0, &pass0, &pub0);
+    struct reader rd[4] = { 0 };
+    pthread_t rt[4];
+    for (int i = 0; i < 4; i++) {
+        rd[i].port = d.port;
+        pthread_create(&rt[i], NULL, read_loop, &rd[i]);
+    }
+    double t0 = bench_now_ms();
+    submit_run(fd, "b", lat1, &pass1, &pub1);
+    double span = bench_now_ms() - t0;
+    int nr = 0, bad = 0;
+    for (int i = 0; i < 4; i++)
+        __atomic_store_n(&rd[i].stop, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < 4; i++)
+        pthread_join(rt[i], NULL);
+    for (int i = 0; i < 4; i++)
+        nr += rd[i].n, bad += rd[i].bad;
+    double *all = malloc(((size_t)nr + 1) * sizeof *all);
+    for (int i = 0, k = 0; i < 4; i++) {
+        memcpy(all + k, rd[i].lat, (size_t)rd[i].n * sizeof *all);
+        k += rd[i].n;
+        free(rd[i].lat);
+    }
+    printf(" 6  reads %-6s quiet: submit p50 %7.2f ms p99 %7.2f ms, pass %5.2f ms,"
+           " publish %5.2f ms\n",
+           mode, pctl(lat0, 100, 0.5), pctl(lat0, 100, 0.99), pass0, pub0);
+    printf(" 6  reads %-6s 4 readers: submit p50 %7.2f ms p99 %7.2f ms, pass %5.2f ms,"
+           " publish %5.2f ms; GET /v1/queue %d reads (%.1f/s) p50 %7.2f ms p99 %7.2f ms%s\n",
+           mode, pctl(lat1, 100, 0.5), pctl(lat1, 100, 0.99), pass1, pub1, nr,
+           nr / span * 1e3, pctl(all, nr, 0.5), pctl(all, nr, 0.99),
+           bad ? " (FAILED reads)" : "");
+    free(all);
+    close(fd);
+    stop(&d);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    int small = 0;
+    int small = 0, only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
             small = !strcmp(argv[++i], "small");
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+            only = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gpuschedd") && i + 1 < argc)
             gsd = argv[++i];
     }
@@ -428,12 +602,22 @@ int main(int argc, char **argv)
     write_file(path, "queue:\n  policy: priority_with_backfill\n  backfill: true\n"
                      "  duration_estimate: user\n");
     printf("gpuschedd %s, journal synchronous=FULL on %s\n", gsd, tmp);
-    bench_submit(1, 1, small ? 500 : 3000);
-    bench_submit(2, 16, small ? 2000 : 20000);
-    bench_latency(small ? 20 : 200);
-    bench_pass(small ? 1000 : 10000);
-    bench_restart(small ? 10000 : 100000, small ? 100 : 1000);
-    bench_restart(small ? 10000 : 100000, small ? 1000 : 10000);
+    if (!only || only == 1)
+        bench_submit(1, 1, small ? 500 : 3000);
+    if (!only || only == 2)
+        bench_submit(2, 16, small ? 2000 : 20000);
+    if (!only || only == 3)
+        bench_latency(small ? 20 : 200);
+    if (!only || only == 4)
+        bench_pass(small ? 1000 : 10000);
+    if (!only || only == 5) {
+        bench_restart(small ? 10000 : 100000, small ? 100 : 1000);
+        bench_restart(small ? 10000 : 100000, small ? 1000 : 10000);
+    }
+    if (!only || only == 6) { /* both modes in the same run */
+        bench_reads_mode(small ? 1000 : 10000, "view");
+        bench_reads_mode(small ? 1000 : 10000, "engine");
+    }
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
     if (system(cmd) != 0)

@@ -173,6 +173,8 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
     lp->efd = lp->sfd = lp->epfd = -1;
     const char *trace = getenv("GPUSCHEDD_TRACE");
     lp->trace = trace && !strcmp(trace, "1");
+    const char *reads = getenv("GPUSCHEDD_READS");
+    lp->reads_on_engine = reads && !strcmp(reads, "engine");
     lp->be = opts->backend && !strcmp(opts->backend, "slurm") ? &gsd_backend_slurm
                                                               : &gsd_backend_local;
     pthread_mutex_init(&lp->mu, NULL);
@@ -501,7 +503,8 @@ static int turn(struct gsd_loop *lp)
         goto fatal_rollback;
     if (commit(lp, &err) < 0)
         goto fatal;
-    gsd_view_update(lp, 0); /* before any answer: read-your-writes */
+    if (!lp->reads_on_engine)
+        gsd_view_update(lp, 0); /* before any answer: read-your-writes */
     i = 0;
     for (c = cmds; c; c = c->next, i++) {
         if (is_write(c->kind) && seqs[i] > 0 && !c->body)

@@ -123,8 +123,11 @@ struct gsd_loop {
     int64_t view_gen;
     int64_t full_next_us;     /* monotonic us before which no full refresh runs */
     int view_force;           /* refresh everything at the next publish */
+    int reads_on_engine;      /* GPUSCHEDD_READS=engine: no view, every read answered
+                                 on the engine thread (the former way; benchmarks) */
     struct gsd_blob *b_cluster, *b_dash;  /* kept between views */
     struct gsd_hist publish_ms;
+    struct gsd_node_text *ntext;  /* per node: its object as last rendered (view.c) */
     pthread_mutex_t rmu;      /* the HTTP threads' read-only journal handles */
     struct gs_store *readers[8];
     int nreaders;
@@ -136,6 +139,7 @@ struct gsd_loop {
 
 struct gsd_blob;
 struct gsd_view;
+struct gsd_node_text;
 
 /* loop.c */
 gs_time gsd_now(struct gsd_loop *lp);
@@ -189,6 +193,7 @@ void gsd_hist_add(struct gsd_hist *h, double v);
 char *gsd_metrics_text(struct gsd_loop *lp);
 void gsd_api_of_row(const struct gs_store_job *r, struct gs_api_job *j);
 json_t *gsd_djob_json(struct gsd_loop *lp, const struct djob *d, json_t **diag);
+json_t *gsd_node_json(struct gsd_loop *lp, int n);
 json_t *gsd_nodes_json(struct gsd_loop *lp);
 json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending);
 char *gsd_json_text(json_t *o);

@@ -15,6 +15,7 @@
 #include "io/frag_json.h"
 #include "io/report_diag.h"
 #include "daemon/dash_route.h"
+#include "daemon/view.h"
 
 char *gsd_error_json(int status, const char *code, const char *field, const char *fmt, ...)
 {
@@ -124,16 +125,28 @@ char *gsd_json_text(json_t *o)
     return dump(o);
 }
 
+struct body_ctx {
+    struct gsd_loop *lp;
+    char *text;
+};
+
+static int on_body_row(void *arg, const struct gs_store_job *r)
+{
+    struct body_ctx *x = arg;
+    x->text = gsd_view_job_text(x->lp, r->id); /* just published: no second explain */
+    if (!x->text)
+        x->text = dump(row_json(x->lp, r));
+    return x->text ? 1 : GS_ENOMEM;
+}
+
 char *gsd_job_body(struct gsd_loop *lp, int64_t seq)
 {
-    struct list_ctx x = { lp, json_array() };
-    if (!x.arr || gs_store_job_by_seq(lp->st, seq, on_row, &x) < 0) {
-        json_decref(x.arr);
+    struct body_ctx x = { lp, NULL };
+    if (gs_store_job_by_seq(lp->st, seq, on_body_row, &x) != 1) {
+        free(x.text);
         return NULL;
     }
-    json_t *o = json_incref(json_array_get(x.arr, 0));
-    json_decref(x.arr);
-    return dump(o);
+    return x.text;
 }
 
 static void answer_get(struct gsd_loop *lp, struct gsd_cmd *c)
@@ -260,35 +273,36 @@ static void answer_explain(struct gsd_loop *lp, struct gsd_cmd *c)
     c->body = dump(o);
 }
 
-json_t *gsd_nodes_json(struct gsd_loop *lp)
+json_t *gsd_node_json(struct gsd_loop *lp, int n)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
-    json_t *arr = json_array();
-    for (int n = 0; arr && n < gs_cluster_node_count(cl); n++) {
-        uint64_t idle = gs_cluster_idle_mask(cl, n);
-        json_t *doms = json_array();
-        for (int d = 0; doms && d < gs_cluster_node_domains(cl, n); d++) {
-            uint64_t m = gs_cluster_domain_mask(cl, n, d);
-            json_array_append_new(doms, json_pack("{s:i, s:i}", "gpus",
-                                                  __builtin_popcountll(m), "free",
-                                                  __builtin_popcountll(idle & m)));
-        }
-        json_t *down = json_array();
-        for (int g = 0; down && g < gs_cluster_node_gpus(cl, n); g++)
-            if (gs_engine_gpu_state(lp->eng, n, g) != GS_NODE_UP)
-                json_array_append_new(
-                    down, json_pack("{s:i, s:s}", "gpu", g, "state",
-                                    gsd_node_state_name(gs_engine_gpu_state(lp->eng, n, g))));
-        const char *why = lp->node_reason ? lp->node_reason[n] : NULL;
-        json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:s*, s:s, s:i, s:i, s:o, s:o}", "name",
-                           gs_cluster_node_name(cl, n), "state",
-                           gsd_node_state_name(gs_engine_node_state(lp->eng, n)), "reason",
-                           why, "gpu_type",
-                           gs_cluster_gpu_type_name(cl, gs_cluster_node_gpu_type(cl, n)),
-                           "gpus", gs_cluster_node_gpus(cl, n), "free_gpus",
-                           __builtin_popcountll(idle), "domains", doms, "gpus_out", down));
+    uint64_t idle = gs_cluster_idle_mask(cl, n);
+    json_t *doms = json_array();
+    for (int d = 0; doms && d < gs_cluster_node_domains(cl, n); d++) {
+        uint64_t m = gs_cluster_domain_mask(cl, n, d);
+        json_array_append_new(doms, json_pack("{s:i, s:i}", "gpus", __builtin_popcountll(m),
+                                              "free", __builtin_popcountll(idle & m)));
     }
+    json_t *down = json_array();
+    for (int g = 0; down && g < gs_cluster_node_gpus(cl, n); g++)
+        if (gs_engine_gpu_state(lp->eng, n, g) != GS_NODE_UP)
+            json_array_append_new(
+                down, json_pack("{s:i, s:s}", "gpu", g, "state",
+                                gsd_node_state_name(gs_engine_gpu_state(lp->eng, n, g))));
+    const char *why = lp->node_reason ? lp->node_reason[n] : NULL;
+    return json_pack("{s:s, s:s, s:s*, s:s, s:i, s:i, s:o, s:o}", "name",
+                     gs_cluster_node_name(cl, n), "state",
+                     gsd_node_state_name(gs_engine_node_state(lp->eng, n)), "reason", why,
+                     "gpu_type", gs_cluster_gpu_type_name(cl, gs_cluster_node_gpu_type(cl, n)),
+                     "gpus", gs_cluster_node_gpus(cl, n), "free_gpus",
+                     __builtin_popcountll(idle), "domains", doms, "gpus_out", down);
+}
+
+json_t *gsd_nodes_json(struct gsd_loop *lp)
+{
+    json_t *arr = json_array();
+    for (int n = 0; arr && n < gs_cluster_node_count(gs_engine_cluster(lp->eng)); n++)
+        json_array_append_new(arr, gsd_node_json(lp, n));
     return arr;
 }
 
@@ -344,6 +358,7 @@ void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c)
         answer_get(lp, c);
         break;
     case GSD_LIST:
+    case GSD_QUEUE: /* only with GPUSCHEDD_READS=engine: the former listing */
         answer_list(lp, c);
         break;
     case GSD_EXPLAIN:

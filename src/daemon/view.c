@@ -149,7 +149,90 @@ static const struct gsd_blob *view_find(const struct gsd_view *v, const char *id
     return NULL;
 }
 
+struct sb {
+    char *s;
+    size_t n, cap;
+    int bad;
+};
+
+static void sb_add(struct sb *b, const char *s, size_t n)
+{
+    if (b->bad)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->bad = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
 /* --- building (engine thread) ------------------------------------------ */
+
+/* A node's object with what it was rendered from: rendered again only
+ * when its idle GPUs or states change (a node list of 1,024 nodes through
+ * jansson costs tens of ms; most turns change a few nodes). */
+struct gsd_node_text {
+    uint64_t idle, down, drain;
+    int state;
+    char *text;
+};
+
+static void node_sig(struct gsd_loop *lp, int n, struct gsd_node_text *s)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    s->idle = gs_cluster_idle_mask(cl, n);
+    s->state = gs_engine_node_state(lp->eng, n);
+    s->down = s->drain = 0;
+    for (int g = 0; g < gs_cluster_node_gpus(cl, n); g++) {
+        int st = gs_engine_gpu_state(lp->eng, n, g);
+        s->down |= (uint64_t)(st == GS_NODE_DOWN) << g;
+        s->drain |= (uint64_t)(st == GS_NODE_DRAIN) << g;
+    }
+}
+
+/* {"nodes": [...]} from the per-node texts (`force`: render all). */
+static char *nodes_text(struct gsd_loop *lp, int force)
+{
+    int nn = gs_cluster_node_count(gs_engine_cluster(lp->eng));
+    if (!lp->ntext && !(lp->ntext = calloc((size_t)nn + 1, sizeof *lp->ntext)))
+        return NULL;
+    struct sb out = { 0 };
+    sb_add(&out, "{\"nodes\":[", 10);
+    for (int n = 0; n < nn; n++) {
+        struct gsd_node_text now, *c = &lp->ntext[n];
+        node_sig(lp, n, &now);
+        if (force || !c->text || now.idle != c->idle || now.down != c->down ||
+            now.drain != c->drain || now.state != c->state) {
+            char *t = gsd_json_text(gsd_node_json(lp, n));
+            if (!t) {
+                free(out.s);
+                return NULL;
+            }
+            free(c->text);
+            now.text = t;
+            *c = now;
+        }
+        if (n)
+            sb_add(&out, ",", 1);
+        sb_add(&out, c->text, strlen(c->text));
+    }
+    sb_add(&out, "]}", 2);
+    if (out.bad) {
+        free(out.s);
+        return NULL;
+    }
+    return out.s;
+}
 
 /* Render live job d again; with diag, append its diagnosis (pending). */
 static int render(struct gsd_loop *lp, struct djob *d, json_t *diags)
@@ -263,7 +346,7 @@ void gsd_view_update(struct gsd_loop *lp, int full)
         full_bodies(lp, diags);
     json_decref(diags);
     if (!bad) {
-        v->nodes = body_blob(gsd_json_text(json_pack("{s:o}", "nodes", gsd_nodes_json(lp))));
+        v->nodes = body_blob(nodes_text(lp, full));
         v->metrics = body_blob(gsd_metrics_text(lp));
         v->cluster = blob_ref(lp->b_cluster);
         v->dash = blob_ref(lp->b_dash);
@@ -290,39 +373,16 @@ void gsd_view_fini(struct gsd_loop *lp)
     gsd_blob_unref(lp->b_cluster);
     gsd_blob_unref(lp->b_dash);
     lp->b_cluster = lp->b_dash = NULL;
+    for (int n = 0; lp->ntext && lp->cl && n < gs_cluster_node_count(lp->cl); n++)
+        free(lp->ntext[n].text);
+    free(lp->ntext);
+    lp->ntext = NULL;
     for (int i = 0; i < lp->nreaders; i++)
         gs_store_close(lp->readers[i]);
     lp->nreaders = 0;
 }
 
 /* --- answering (any thread) -------------------------------------------- */
-
-struct sb {
-    char *s;
-    size_t n, cap;
-    int bad;
-};
-
-static void sb_add(struct sb *b, const char *s, size_t n)
-{
-    if (b->bad)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->bad = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
 
 /* A job into a list being written (comma before all but the first). */
 static void sb_job(struct sb *b, int *first, const char *text, size_t n)
@@ -387,6 +447,15 @@ static int on_get_row(void *arg, const struct gs_store_job *r)
     char **out = arg;
     *out = row_text(r);
     return *out ? 1 : GS_ENOMEM;
+}
+
+char *gsd_view_job_text(struct gsd_loop *lp, const char *id)
+{
+    struct gsd_view *v = lp->reads_on_engine ? NULL : view_get(lp);
+    const struct gsd_blob *b = v ? view_find(v, id) : NULL;
+    char *t = b ? strndup(b->data, b->len) : NULL;
+    view_unref(v);
+    return t;
 }
 
 static void answer_get(struct gsd_loop *lp, const struct gsd_view *v, struct gsd_cmd *c)
@@ -524,6 +593,8 @@ int gsd_view_answer(struct gsd_loop *lp, struct gsd_cmd *c)
 {
     int k = c->kind;
     int first_page = !c->page[0] && !c->page[1] && !c->page[2] && !c->page[3];
+    if (lp->reads_on_engine)
+        return 0;
     if (k != GSD_GET && k != GSD_LIST && k != GSD_QUEUE && k != GSD_NODES &&
         k != GSD_CLUSTER && k != GSD_METRICS && !(k == GSD_DASHBOARD && first_page))
         return 0;

@@ -23,6 +23,10 @@
  * deep queue the reasons of the jobs that did not change may be older than
  * the last pass, by at most about 20x the cost of one refresh.
  *
+ * GPUSCHEDD_READS=engine turns the view off: every read is answered on
+ * the engine thread after a commit, as before the view existed (for
+ * bench_daemon's before/after comparison).
+ *
  * Per-job explain (GET /v1/jobs/ID/explain) and dashboard pages other than
  * the first still run on the engine thread: they need the engine's
  * diagnosis of one job (or one page) now.
@@ -49,6 +53,10 @@ void gsd_blob_unref(struct gsd_blob *b);
  * must go to the engine thread (no view yet, or a read the view does not
  * hold). */
 int gsd_view_answer(struct gsd_loop *lp, struct gsd_cmd *c);
+
+/* The published object of live job `id` (malloc'd copy), or NULL when the
+ * view does not hold it. */
+char *gsd_view_job_text(struct gsd_loop *lp, const char *id);
 
 /* Engine thread, at shutdown: release the view, the kept bodies and the
  * read-only journal handles. */
