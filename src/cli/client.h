@@ -139,6 +139,7 @@ int cmd_checkpoint(int argc, char **argv);
 int cmd_nodes(int argc, char **argv);
 int cmd_drain(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
+int cmd_down(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 
 #endif

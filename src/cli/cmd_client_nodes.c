@@ -1,4 +1,4 @@
-/* cmd_client_nodes.c - `gpusched nodes`, `drain`, `resume`, `cancel` and
+/* cmd_client_nodes.c - `gpusched nodes`, `drain`, `resume`, `down`, `cancel` and
  * `checkpoint`: the node table and the one-shot POST actions. */
 #include "cli/client.h"
 
@@ -21,6 +21,18 @@ static const char *const resume_help =
     "usage: gpusched resume NODE [--json]\n"
     "\n"
     "Return a drained node to service.\n" GS_CLIENT_COMMON_HELP;
+
+static const char *const down_help =
+    "usage: gpusched down NODE [--gpu G] [--reason TEXT] [--json]\n"
+    "\n"
+    "Take a node (or one GPU of it) out of service, as if it had died: the\n"
+    "jobs running there lose their run at once (their processes are killed;\n"
+    "each is requeued, or failed after retry.max_attempts) and its GPUs are\n"
+    "offered to no one until 'gpusched resume NODE'.  Admin; journalled.\n"
+    "\n"
+    "  --gpu G        only GPU G of the node\n"
+    "  --reason TEXT  why (at most 200 characters; shown by 'gpusched nodes')\n"
+    GS_CLIENT_COMMON_HELP;
 
 static const char *const cancel_help =
     "usage: gpusched cancel JOBID [--json]\n"
@@ -69,6 +81,9 @@ static void print_nodes(const json_t *nodes)
                gs_client_field(n, "state", "?", b4, sizeof b4),
                gs_client_field(n, "gpus", "?", b2, sizeof b2), free_gpus);
         print_domains(json_object_get(n, "domains"));
+        const char *why = json_string_value(json_object_get(n, "reason"));
+        if (why && *why)
+            printf("  (%s)", why);
         printf("\n");
     }
 }
@@ -150,6 +165,71 @@ int cmd_drain(int argc, char **argv)
 int cmd_resume(int argc, char **argv)
 {
     return post_action(argc, argv, "resume", resume_help, "/v1/nodes/", "/resume", NULL, "up");
+}
+
+struct down_args {
+    const char *reason;
+    int gpu;
+};
+
+static int down_opt(int c, const char *val, void *arg)
+{
+    struct down_args *a = arg;
+    char *end = NULL;
+    if (c == 'r') {
+        a->reason = val;
+        return 0;
+    }
+    long g = strtol(val, &end, 10);
+    if (end == val || *end || g < 0 || g > 1000) {
+        fprintf(stderr, "gpusched down: --gpu: expected a GPU index, got '%s'\n", val);
+        return -1;
+    }
+    a->gpu = (int)g;
+    return 0;
+}
+
+int cmd_down(int argc, char **argv)
+{
+    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS,
+                                          { "reason", required_argument, NULL, 'r' },
+                                          { "gpu", required_argument, NULL, 'g' },
+                                          { NULL, 0, NULL, 0 } };
+    const struct gs_client_cmd cmd = { "down", down_help, opts, 1, 1 };
+    struct gs_client_opts o;
+    struct down_args a = { NULL, -1 };
+    char **args;
+    int nargs;
+    gs_client_opts_init(&o);
+    int st = gs_client_parse(&cmd, argc, argv, &o, down_opt, &a, &args, &nargs);
+    if (st >= 0)
+        return st;
+    char *esc = gs_client_escape(args[0]);
+    char path[1024];
+    if (!esc || strlen(esc) > 900) {
+        free(esc);
+        fprintf(stderr, "gpusched down: name too long\n");
+        return 2;
+    }
+    if (a.gpu >= 0)
+        snprintf(path, sizeof path, "/v1/nodes/%s/gpus/%d/down", esc, a.gpu);
+    else
+        snprintf(path, sizeof path, "/v1/nodes/%s/down", esc);
+    free(esc);
+    json_t *body = a.reason ? json_pack("{s:s}", "reason", a.reason) : NULL, *ans = NULL;
+    st = a.reason && !body ? (fprintf(stderr, "gpusched down: --reason: not UTF-8\n"), 2)
+                           : gs_client_once(&o, "POST", path, body, &ans);
+    json_decref(body);
+    if (st)
+        return st;
+    if (o.json)
+        gs_client_print_json(ans);
+    else if (a.gpu >= 0)
+        printf("%s gpu %d: down\n", args[0], a.gpu);
+    else
+        printf("%s: down\n", args[0]);
+    json_decref(ans);
+    return 0;
 }
 
 int cmd_cancel(int argc, char **argv)

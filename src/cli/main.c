@@ -30,6 +30,7 @@ static const struct command commands[] = {
     { "drain", cmd_drain, "drain a node (running jobs finish, nothing new starts)" },
     { "resume", cmd_resume, "return a drained node to service" },
     { "replay", cmd_replay, "submit a trace to gpuschedd in (scaled) real time" },
+    { "down", cmd_down, "take a node (or GPU) out of service: its runs end, its jobs requeue" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

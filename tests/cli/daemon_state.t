@@ -6,7 +6,7 @@
 # offered, the state and reason kept across a restart).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 31
+plan 32
 
 S=$TMP/s
 P=$TMP/policy.yaml
@@ -86,8 +86,8 @@ like "$(cat "$TMP/daemon.err")" "re-adopted supervisor" "the restart re-adopted 
 # down: the node of L1 goes down with a reason; L1's process is killed, L1
 # is requeued and p cannot use the node
 node=$(field "$body" '.placement | split(":")[0]')
-api POST "/v1/nodes/$node/down" '{"reason":"fan failure"}'
-is "$code" 200 "POST /v1/nodes/NAME/down answers 200"
+body=$("$GPUSCHED" down "$node" --reason "fan failure" --json --server "$URL")
+is "$?" 0 "gpusched down NODE --reason (POST /v1/nodes/NAME/down) succeeds"
 is "$(field "$body" ".nodes[] | select(.name == \"$node\") | .state + \" \" + .reason")" \
     "down fan failure" "the answer shows the node down with its reason"
 wait_state L1 pending 10
@@ -119,6 +119,8 @@ daemon_start "$S" --policy "$P"
 api GET /v1/nodes
 is "$(field "$body" ".nodes[] | select(.name == \"$node\") | .state + \" \" + .reason")" \
     "down fan failure" "after kill -9: the node is still down, with its reason"
+like "$("$GPUSCHED" nodes --server "$URL" | grep "^$node ")" "down .*(fan failure)" \
+    "gpusched nodes shows the down node with its reason"
 api GET /v1/jobs/p
 is "$(field "$body" '.state')" pending "after kill -9: p still waits"
 api GET /v1/cluster
