@@ -526,6 +526,7 @@ fatal:
 /* Milliseconds until the next timed work, -1 = none. */
 static int timeout_ms(struct gsd_loop *lp)
 {
+    lp->refresh_only = 0;
     if (lp->again)
         return 0;
     int64_t best = -1;
@@ -545,7 +546,9 @@ static int timeout_ms(struct gsd_loop *lp)
         best = lp->next_poll - mono < 0 ? 0 : lp->next_poll - mono;
     if (best > 60000 || best < 0)
         best = 60000; /* a periodic turn keeps the clock and metrics fresh */
-    return gsd_dash_timeout(lp, (int)best);
+    best = gsd_dash_timeout(lp, (int)best);
+    lp->refresh_only = gsd_view_stale(lp) && best > 50;
+    return lp->refresh_only ? 50 : (int)best; /* go on diagnosing the queue */
 }
 
 static void on_signal(struct gsd_loop *lp)
@@ -613,6 +616,10 @@ int gsd_loop_run(struct gsd_loop *lp)
                 epoll_ctl(lp->epfd, EPOLL_CTL_DEL, d->proc.pidfd, NULL);
             }
         }
+        if (n == 0 && lp->refresh_only) { /* only the view's refresh was due */
+            gsd_view_update(lp, 0);
+            continue;
+        }
         gsd_kill_timers(lp);
         if (lp->be->poll && gsd_mono_ms() >= lp->next_poll) {
             lp->be->poll(lp);
@@ -653,6 +660,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         if (d->proc.pidfd >= 0)
             close(d->proc.pidfd);
         gsd_blob_unref(d->blob);
+        free(d->diag);
         free(d->id);
         free(d->team);
         free(d->user);

@@ -415,6 +415,7 @@ static void free_job(struct gsd_loop *lp, size_t i)
         lp->byh[d->handle] = NULL;
     lp->live[i] = lp->live[--lp->nlive];
     gsd_blob_unref(d->blob);
+    free(d->diag);
     free(d->id);
     free(d->team);
     free(d->user);

@@ -51,6 +51,8 @@ struct djob {
     int dirty;
     int vdirty;               /* its row changed since its object was published */
     struct gsd_blob *blob;    /* its job object as last published (view.h) */
+    char *diag;               /* pending: its diagnosis JSON as last rendered */
+    int inq;                  /* view.c scratch: in the queue list */
 };
 
 /* A decision copied out of the observer (alloc borrowed only there). */
@@ -122,6 +124,10 @@ struct gsd_loop {
     struct gsd_view *view;
     int64_t view_gen;
     int64_t full_next_us;     /* monotonic us before which no full refresh runs */
+    int64_t last_pub_us;      /* monotonic us of the last publish */
+    size_t rpos;              /* refresh cursor into the queue */
+    int64_t lap_left;         /* queued jobs to diagnose again since the last change */
+    int refresh_only;         /* the loop's sleep ends for the view's refresh only */
     int view_force;           /* refresh everything at the next publish */
     int reads_on_engine;      /* GPUSCHEDD_READS=engine: no view, every read answered
                                  on the engine thread (the former way; benchmarks) */

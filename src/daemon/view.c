@@ -176,6 +176,15 @@ static void sb_add(struct sb *b, const char *s, size_t n)
     b->s[b->n] = '\0';
 }
 
+/* A job into a list being written (comma before all but the first). */
+static void sb_job(struct sb *b, int *first, const char *text, size_t n)
+{
+    if (!*first)
+        sb_add(b, ",", 1);
+    *first = 0;
+    sb_add(b, text, n);
+}
+
 /* --- building (engine thread) ------------------------------------------ */
 
 /* A node's object with what it was rendered from: rendered again only
@@ -234,19 +243,23 @@ static char *nodes_text(struct gsd_loop *lp, int force)
     return out.s;
 }
 
-/* Render live job d again; with diag, append its diagnosis (pending). */
-static int render(struct gsd_loop *lp, struct djob *d, json_t *diags)
+/* Render live job d again; a pending one's diagnosis text is kept in
+ * d->diag for the cluster document. */
+static int render(struct gsd_loop *lp, struct djob *d)
 {
     json_t *diag = NULL;
-    char *text = gsd_json_text(gsd_djob_json(lp, d, diags ? &diag : NULL));
-    if (diag)
-        json_array_append_new(diags, diag);
+    char *text = gsd_json_text(gsd_djob_json(lp, d, &diag));
+    char *dtext = diag ? gsd_json_text(diag) : NULL;
     struct gsd_blob *b = blob_new(d->seq, d->state, d->outcome, d->id, d->team, text);
     free(text);
-    if (!b)
+    if (!b) {
+        free(dtext);
         return -1;
+    }
     gsd_blob_unref(d->blob);
     d->blob = b;
+    free(d->diag);
+    d->diag = dtext;
     d->vdirty = 0;
     return 0;
 }
@@ -257,59 +270,108 @@ static int by_seq(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The pending jobs in the next pass's order (handles; *n of them). */
-static int *queue_handles(struct gsd_loop *lp, size_t *n)
+/* The pending jobs in the next pass's order (live djobs; *n of them). */
+static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
 {
     int k = gs_engine_queue_list(lp->eng, NULL, 0);
     int *q = k >= 0 ? malloc(((size_t)k + 1) * sizeof *q) : NULL;
-    int got = q ? gs_engine_queue_list(lp->eng, q, (size_t)k) : 0;
-    *n = got < 0 ? 0 : (size_t)(got > k ? k : got);
-    return q;
-}
-
-/* Re-render what changed (everything pending when `diags`, whose array
- * gets the queue's diagnoses) and fill v->jobs in list order. */
-static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, json_t *diags)
-{
-    size_t nq;
-    int *q = queue_handles(lp, &nq);
-    unsigned char *inq = calloc(lp->nbyh + 1, 1);
-    v->jobs = malloc((lp->nlive + 1) * sizeof *v->jobs);
-    int bad = !q || !inq || !v->jobs;
-    size_t nqj = 0;
-    for (size_t i = 0; !bad && i < nq; i++) {
+    struct djob **out = q ? malloc(((size_t)k + 1) * sizeof *out) : NULL;
+    int got = out ? gs_engine_queue_list(lp->eng, q, (size_t)k) : 0;
+    *n = 0;
+    for (int i = 0; out && i < got && i < k; i++) {
         struct djob *d = q[i] >= 0 && (size_t)q[i] < lp->nbyh ? lp->byh[q[i]] : NULL;
-        if (!d || d->state != D_PENDING || inq[q[i]])
-            continue;
-        inq[q[i]] = 1;
-        if ((diags || d->vdirty || !d->blob) && render(lp, d, diags) < 0)
-            bad = 1;
-        q[nqj++] = q[i];
-    }
-    for (size_t i = 0; !bad && i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        int queued = d->handle >= 0 && (size_t)d->handle < lp->nbyh && inq[d->handle];
-        if (!queued && (d->vdirty || !d->blob || (diags && d->state == D_PENDING)) &&
-            render(lp, d, NULL) < 0)
-            bad = 1;
-        if (!queued && !bad)
-            v->jobs[v->npre++] = blob_ref(d->blob);
-    }
-    v->njobs = v->npre;
-    if (!bad) {
-        qsort(v->jobs, v->npre, sizeof *v->jobs, by_seq);
-        for (size_t i = 0; i < nqj; i++)
-            v->jobs[v->njobs++] = blob_ref(lp->byh[q[i]]->blob);
+        if (d && d->state == D_PENDING && !d->inq) {
+            d->inq = 1;
+            out[(*n)++] = d;
+        }
     }
     free(q);
-    free(inq);
+    return out;
+}
+
+/* Diagnose the queued jobs again from the refresh cursor on, for at most
+ * `budget_us`: reasons and estimated starts move with every pass, so the
+ * cursor goes round the queue for ever; with a short queue every job is
+ * seen every turn. */
+static int refresh(struct gsd_loop *lp, struct djob **q, size_t nq, int64_t t0,
+                   int64_t budget_us)
+{
+    for (size_t k = 0; k < nq && lp->lap_left > 0; k++) {
+        if (k > 0 && mono_us() - t0 > budget_us)
+            break;
+        size_t i = lp->rpos++ % nq;
+        if (render(lp, q[i]) < 0)
+            return -1;
+        lp->lap_left--;
+    }
+    return 0;
+}
+
+/* Re-render what changed, refresh part of the queue and fill v->jobs in
+ * list order. */
+static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, struct djob ***queue,
+                     size_t *nqueue, int64_t t0, int64_t budget_us)
+{
+    size_t nq;
+    struct djob **q = queue_jobs(lp, &nq);
+    v->jobs = malloc((lp->nlive + 1) * sizeof *v->jobs);
+    int bad = !q || !v->jobs, changed = 0;
+    for (size_t i = 0; !bad && i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (d->vdirty || !d->blob) {
+            changed = 1;
+            bad = render(lp, d) < 0;
+        }
+        if (!d->inq && !bad)
+            v->jobs[v->npre++] = blob_ref(d->blob);
+    }
+    if (changed || lp->view_force)
+        lp->lap_left = (int64_t)nq; /* a whole lap after the last change */
+    if (!bad)
+        bad = refresh(lp, q, nq, t0, budget_us) < 0;
+    v->njobs = v->npre;
+    if (!bad)
+        qsort(v->jobs, v->npre, sizeof *v->jobs, by_seq);
+    for (size_t i = 0; q && i < nq; i++) {
+        if (!bad)
+            v->jobs[v->njobs++] = blob_ref(q[i]->blob);
+        q[i]->inq = 0;
+    }
+    *queue = q;
+    *nqueue = nq;
     return bad || index_build(v) < 0 ? -1 : 0;
 }
 
-/* The bodies rebuilt only by a full refresh, kept in lp between them. */
-static void full_bodies(struct gsd_loop *lp, json_t *diags)
+/* The cluster document with the queue's kept diagnoses spliced in as its
+ * "pending" array (text: 10,000 of them need no jansson round trip). */
+static char *cluster_text(struct gsd_loop *lp, struct djob **q, size_t nq)
 {
-    struct gsd_blob *c = body_blob(gsd_json_text(gsd_cluster_doc(lp, json_incref(diags))));
+    char *doc = gsd_json_text(gsd_cluster_doc(lp, NULL));
+    size_t n = doc ? strlen(doc) : 0;
+    if (!doc || n < 2 || doc[n - 1] != '}') {
+        free(doc);
+        return NULL;
+    }
+    struct sb out = { 0 };
+    int first = 1;
+    sb_add(&out, doc, n - 1);
+    free(doc);
+    sb_add(&out, ",\"pending\":[", 12);
+    for (size_t i = 0; i < nq; i++)
+        if (q[i]->diag)
+            sb_job(&out, &first, q[i]->diag, strlen(q[i]->diag));
+    sb_add(&out, "]}", 2);
+    if (out.bad) {
+        free(out.s);
+        return NULL;
+    }
+    return out.s;
+}
+
+/* The bodies rebuilt only by a full refresh, kept in lp between them. */
+static void full_bodies(struct gsd_loop *lp, struct djob **q, size_t nq)
+{
+    struct gsd_blob *c = body_blob(cluster_text(lp, q, nq));
     struct gsd_cmd first = { .kind = GSD_DASHBOARD };
     struct gsd_blob *d = body_blob(gsd_dash_body(lp, &first));
     gsd_blob_unref(lp->b_cluster);
@@ -327,13 +389,22 @@ static void publish(struct gsd_loop *lp, struct gsd_view *v)
     view_unref(old);
 }
 
+/* The refresh budget: 10 % of the time since the last publish, within
+ * [0.5, 10] ms. */
+static int64_t budget(const struct gsd_loop *lp, int64_t t0)
+{
+    int64_t b = lp->last_pub_us ? (t0 - lp->last_pub_us) / 10 : 10000;
+    return b < 500 ? 500 : b > 10000 ? 10000 : b;
+}
+
 void gsd_view_update(struct gsd_loop *lp, int full)
 {
     int64_t t0 = mono_us();
     full = full || lp->view_force || !lp->view || t0 >= lp->full_next_us;
     struct gsd_view *v = calloc(1, sizeof *v);
-    json_t *diags = full ? json_array() : NULL;
-    int bad = !v || (full && !diags);
+    struct djob **q = NULL;
+    size_t nq = 0;
+    int bad = !v;
     if (v) {
         atomic_init(&v->refs, 1);
         pthread_mutex_init(&v->qmu, NULL);
@@ -341,10 +412,11 @@ void gsd_view_update(struct gsd_loop *lp, int full)
         v->now = lp->last_now;
     }
     if (!bad)
-        bad = fill_jobs(lp, v, diags) < 0;
+        bad = fill_jobs(lp, v, &q, &nq, t0, budget(lp, t0)) < 0;
+    int64_t t1 = mono_us();
     if (!bad && full)
-        full_bodies(lp, diags);
-    json_decref(diags);
+        full_bodies(lp, q, nq);
+    free(q);
     if (!bad) {
         v->nodes = body_blob(nodes_text(lp, full));
         v->metrics = body_blob(gsd_metrics_text(lp));
@@ -358,12 +430,18 @@ void gsd_view_update(struct gsd_loop *lp, int full)
         return;
     }
     publish(lp, v);
-    int64_t t1 = mono_us();
-    gsd_hist_add(&lp->publish_ms, (double)(t1 - t0) / 1e3);
+    int64_t t2 = mono_us();
+    lp->last_pub_us = t2;
+    gsd_hist_add(&lp->publish_ms, (double)(t2 - t0) / 1e3);
     if (full) {
         lp->view_force = 0;
-        lp->full_next_us = t1 + 19 * (t1 - t0);
+        lp->full_next_us = t2 + 19 * (t2 - t1); /* the bodies: under 5 % */
     }
+}
+
+int gsd_view_stale(const struct gsd_loop *lp)
+{
+    return !lp->reads_on_engine && lp->lap_left > 0;
 }
 
 void gsd_view_fini(struct gsd_loop *lp)
@@ -383,15 +461,6 @@ void gsd_view_fini(struct gsd_loop *lp)
 }
 
 /* --- answering (any thread) -------------------------------------------- */
-
-/* A job into a list being written (comma before all but the first). */
-static void sb_job(struct sb *b, int *first, const char *text, size_t n)
-{
-    if (!*first)
-        sb_add(b, ",", 1);
-    *first = 0;
-    sb_add(b, text, n);
-}
 
 /* `],"now_epoch":N}` as jansson writes a real (15 digits, ".0" if whole). */
 static void sb_end(struct sb *b, gs_time now)

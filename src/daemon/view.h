@@ -14,14 +14,17 @@
  * What each publish costs the engine thread: the objects of the jobs whose
  * row changed in the turn are rendered again (a pending one with the
  * engine's diagnosis), the rest are shared with the previous view by
- * reference; the node list and /metrics are rendered again.  A "full"
- * refresh also re-diagnoses every pending job (their reasons and estimated
- * starts move with every pass) and rebuilds /v1/cluster and the
- * dashboard's page; it runs at most as often as keeps it under 5 % of the
- * engine thread's time (after a refresh that took T, not before 19 T has
- * passed), and at once after a node command or a policy reload.  So with a
- * deep queue the reasons of the jobs that did not change may be older than
- * the last pass, by at most about 20x the cost of one refresh.
+ * reference; a node's object is rendered again when its GPUs or states
+ * changed; /metrics is rendered again.  Reasons and estimated starts of
+ * the queued jobs move with every pass: a cursor goes round the queue
+ * diagnosing jobs again for at most 10 % of the time since the last
+ * publish (0.5 to 10 ms a turn; with a short queue, all of it every turn),
+ * and while a lap since the last change is unfinished the loop wakes every
+ * 50 ms to go on (no turn, no commit).  /v1/cluster (from the kept
+ * diagnoses) and the dashboard's page are rebuilt at once after a node
+ * command or a policy reload, else at most as often as keeps them under
+ * 5 % of the engine thread's time (after a rebuild that took T, not before
+ * 19 T).
  *
  * GPUSCHEDD_READS=engine turns the view off: every read is answered on
  * the engine thread after a commit, as before the view existed (for
@@ -43,6 +46,11 @@ struct gsd_blob;
  * (`full` forces a full refresh).  Out of memory leaves the previous view
  * published and forces a full refresh next time. */
 void gsd_view_update(struct gsd_loop *lp, int full);
+
+/* Whether some queued job's reason was not refreshed since the last
+ * change (the loop then wakes within 50 ms to refresh more, without a
+ * turn). */
+int gsd_view_stale(const struct gsd_loop *lp);
 
 /* Drop a reference to a published job object; NULL is a no-op. */
 void gsd_blob_unref(struct gsd_blob *b);
