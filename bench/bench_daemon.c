@@ -508,6 +508,27 @@ static int submit_run(int fd, const char *tag, double *lat, double *pass, double
     return n;
 }
 
+/* Stop and join the readers; their latencies in one array (caller frees). */
+static double *readers_join(struct reader *rd, pthread_t *rt, int n, int *nr, int *bad)
+{
+    *nr = *bad = 0;
+    for (int i = 0; i < n; i++)
+        __atomic_store_n(&rd[i].stop, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < n; i++) {
+        pthread_join(rt[i], NULL);
+        *nr += rd[i].n;
+        *bad += rd[i].bad;
+    }
+    double *all = malloc(((size_t)*nr + 1) * sizeof *all);
+    for (int i = 0, k = 0; i < n; i++) {
+        if (all)
+            memcpy(all + k, rd[i].lat, (size_t)rd[i].n * sizeof *all);
+        k += rd[i].n;
+        free(rd[i].lat);
+    }
+    return all;
+}
+
 /* Case 6, one mode: the queue of case 4, then submits without and with 4
  * readers of GET /v1/queue. */
 static void bench_reads_mode(int pending, const char *mode)
@@ -552,19 +573,8 @@ static void bench_reads_mode(int pending, const char *mode)
     double t0 = bench_now_ms();
     int n1 = submit_run(fd, "b", lat1, &pass1, &pub1);
     double span = bench_now_ms() - t0;
-    int nr = 0, bad = 0;
-    for (int i = 0; i < 4; i++)
-        __atomic_store_n(&rd[i].stop, 1, __ATOMIC_RELAXED);
-    for (int i = 0; i < 4; i++)
-        pthread_join(rt[i], NULL);
-    for (int i = 0; i < 4; i++)
-        nr += rd[i].n, bad += rd[i].bad;
-    double *all = malloc(((size_t)nr + 1) * sizeof *all);
-    for (int i = 0, k = 0; i < 4; i++) {
-        memcpy(all + k, rd[i].lat, (size_t)rd[i].n * sizeof *all);
-        k += rd[i].n;
-        free(rd[i].lat);
-    }
+    int nr, bad;
+    double *all = readers_join(rd, rt, 4, &nr, &bad);
     printf(" 6  reads %-6s quiet: %3d submits p50 %7.2f ms p99 %7.2f ms, pass %5.2f ms,"
            " publish %5.2f ms\n",
            mode, n0, pctl(lat0, n0, 0.5), pctl(lat0, n0, 0.99), pass0, pub0);

@@ -617,7 +617,7 @@ int gsd_loop_run(struct gsd_loop *lp)
             }
         }
         if (n == 0 && lp->refresh_only) { /* only the view's refresh was due */
-            gsd_view_update(lp, 0);
+            gsd_view_update(lp, 1);
             continue;
         }
         gsd_kill_timers(lp);

@@ -132,6 +132,10 @@ struct gsd_loop {
     int reads_on_engine;      /* GPUSCHEDD_READS=engine: no view, every read answered
                                  on the engine thread (the former way; benchmarks) */
     struct gsd_blob *b_cluster, *b_dash;  /* kept between views */
+    struct gsd_blob *b_nodes, *b_metrics;
+    int64_t nodes_next_us, metrics_next_us;
+    struct djob **qcache;     /* the queue as of the last turn's publish */
+    size_t nqcache;
     struct gsd_hist publish_ms;
     struct gsd_node_text *ntext;  /* per node: its object as last rendered (view.c) */
     pthread_mutex_t rmu;      /* the HTTP threads' read-only journal handles */

@@ -21,14 +21,21 @@ struct gsd_blob {
     char data[];              /* text NUL id NUL team NUL */
 };
 
+/* Open addressing by id: position + 1, 0 = empty. */
+struct gsd_index {
+    atomic_int refs;
+    size_t cap;
+    uint32_t slot[];
+};
+
 struct gsd_view {
     atomic_int refs;
     int64_t gen;
     gs_time now;
     struct gsd_blob **jobs;   /* [0, npre): not pending (by seq); then the queue */
     size_t njobs, npre;
-    uint32_t *index;          /* open addressing by id: position + 1, 0 = empty */
-    size_t icap;
+    struct gsd_index *index;  /* by id; shared with the previous view when the list's
+                                 layout did not change (a publish between turns) */
     struct gsd_blob *nodes, *cluster, *metrics, *dash;
     pthread_mutex_t qmu;      /* guards queue, rendered by its first reader */
     struct gsd_blob *queue;
@@ -99,7 +106,8 @@ static void view_unref(struct gsd_view *v)
     gsd_blob_unref(v->queue);
     pthread_mutex_destroy(&v->qmu);
     free(v->jobs);
-    free(v->index);
+    if (v->index && atomic_fetch_sub_explicit(&v->index->refs, 1, memory_order_acq_rel) == 1)
+        free(v->index);
     free(v);
 }
 
@@ -126,26 +134,39 @@ static int index_build(struct gsd_view *v)
     size_t cap = 16;
     while (cap < 2 * v->njobs + 2)
         cap *= 2;
-    v->index = calloc(cap, sizeof *v->index);
-    if (!v->index)
+    struct gsd_index *x = calloc(1, sizeof *x + cap * sizeof x->slot[0]);
+    if (!x)
         return -1;
-    v->icap = cap;
+    atomic_init(&x->refs, 1);
+    x->cap = cap;
     for (size_t i = 0; i < v->njobs; i++) {
         size_t k = hash_id(v->jobs[i]->id) & (cap - 1);
-        while (v->index[k])
+        while (x->slot[k])
             k = (k + 1) & (cap - 1);
-        v->index[k] = (uint32_t)(i + 1);
+        x->slot[k] = (uint32_t)(i + 1);
     }
+    v->index = x;
+    return 0;
+}
+
+/* The previous view's index, for a list of the same layout. */
+static int index_share(struct gsd_view *v, const struct gsd_view *old)
+{
+    if (!old || !old->index || old->njobs != v->njobs)
+        return index_build(v);
+    atomic_fetch_add_explicit(&old->index->refs, 1, memory_order_relaxed);
+    v->index = old->index;
     return 0;
 }
 
 static const struct gsd_blob *view_find(const struct gsd_view *v, const char *id)
 {
-    if (!v->icap)
+    const struct gsd_index *x = v->index;
+    if (!x)
         return NULL;
-    for (size_t k = hash_id(id) & (v->icap - 1); v->index[k]; k = (k + 1) & (v->icap - 1))
-        if (!strcmp(v->jobs[v->index[k] - 1]->id, id))
-            return v->jobs[v->index[k] - 1];
+    for (size_t k = hash_id(id) & (x->cap - 1); x->slot[k]; k = (k + 1) & (x->cap - 1))
+        if (!strcmp(v->jobs[x->slot[k] - 1]->id, id))
+            return v->jobs[x->slot[k] - 1];
     return NULL;
 }
 
@@ -273,18 +294,30 @@ static int by_seq(const void *a, const void *b)
 /* The pending jobs in the next pass's order (live djobs; *n of them). */
 static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
 {
-    int k = gs_engine_queue_list(lp->eng, NULL, 0);
-    int *q = k >= 0 ? malloc(((size_t)k + 1) * sizeof *q) : NULL;
-    struct djob **out = q ? malloc(((size_t)k + 1) * sizeof *out) : NULL;
-    int got = out ? gs_engine_queue_list(lp->eng, q, (size_t)k) : 0;
+    size_t cap = lp->nlive + 1; /* every pending job is live: one call fills it */
+    int *q = malloc(cap * sizeof *q);
+    struct djob **out = q ? malloc(cap * sizeof *out) : NULL;
+    int got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
+    if (got < 0 || (size_t)got > cap) { /* cannot happen: ask again with room */
+        free(q);
+        free(out);
+        int k = gs_engine_queue_list(lp->eng, NULL, 0);
+        cap = (size_t)(k > 0 ? k : 0) + 1;
+        q = malloc(cap * sizeof *q);
+        out = q ? malloc(cap * sizeof *out) : NULL;
+        got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
+        got = got < 0 ? 0 : (size_t)got > cap ? (int)cap : got;
+    }
     *n = 0;
-    for (int i = 0; out && i < got && i < k; i++) {
+    for (int i = 0; out && i < got; i++) {
         struct djob *d = q[i] >= 0 && (size_t)q[i] < lp->nbyh ? lp->byh[q[i]] : NULL;
         if (d && d->state == D_PENDING && !d->inq) {
             d->inq = 1;
             out[(*n)++] = d;
         }
     }
+    for (size_t i = 0; i < *n; i++)
+        out[i]->inq = 0;
     free(q);
     return out;
 }
@@ -309,11 +342,17 @@ static int refresh(struct gsd_loop *lp, struct djob **q, size_t nq, int64_t t0,
 
 /* Re-render what changed, refresh part of the queue and fill v->jobs in
  * list order. */
-static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, struct djob ***queue,
-                     size_t *nqueue, int64_t t0, int64_t budget_us)
+static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, int same, int64_t t0,
+                     int64_t budget_us)
 {
-    size_t nq;
-    struct djob **q = queue_jobs(lp, &nq);
+    if (!same || !lp->qcache) { /* a turn ran: the queue's order may have changed */
+        free(lp->qcache);
+        lp->qcache = queue_jobs(lp, &lp->nqcache);
+    }
+    struct djob **q = lp->qcache;
+    size_t nq = q ? lp->nqcache : 0;
+    for (size_t i = 0; i < nq; i++)
+        q[i]->inq = 1;
     v->jobs = malloc((lp->nlive + 1) * sizeof *v->jobs);
     int bad = !q || !v->jobs, changed = 0;
     for (size_t i = 0; !bad && i < lp->nlive; i++) {
@@ -332,14 +371,14 @@ static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, struct djob ***que
     v->njobs = v->npre;
     if (!bad)
         qsort(v->jobs, v->npre, sizeof *v->jobs, by_seq);
-    for (size_t i = 0; q && i < nq; i++) {
+    for (size_t i = 0; i < nq; i++) {
         if (!bad)
             v->jobs[v->njobs++] = blob_ref(q[i]->blob);
         q[i]->inq = 0;
     }
-    *queue = q;
-    *nqueue = nq;
-    return bad || index_build(v) < 0 ? -1 : 0;
+    if (bad)
+        return -1;
+    return same ? index_share(v, lp->view) : index_build(v);
 }
 
 /* The cluster document with the queue's kept diagnoses spliced in as its
@@ -397,13 +436,35 @@ static int64_t budget(const struct gsd_loop *lp, int64_t t0)
     return b < 500 ? 500 : b > 10000 ? 10000 : b;
 }
 
-void gsd_view_update(struct gsd_loop *lp, int full)
+/* A body that costs T to render is rendered again at most every 19 T
+ * (under 5 % of the engine thread), and at once when forced. */
+static struct gsd_blob *tuned(struct gsd_blob **keep, int64_t *next_us, int force,
+                              char *(*make)(struct gsd_loop *, int), struct gsd_loop *lp)
 {
     int64_t t0 = mono_us();
-    full = full || lp->view_force || !lp->view || t0 >= lp->full_next_us;
+    if (*keep && !force && t0 < *next_us)
+        return blob_ref(*keep);
+    struct gsd_blob *b = body_blob(make(lp, force));
+    if (!b)
+        return NULL;
+    gsd_blob_unref(*keep);
+    *keep = b;
+    *next_us = mono_us() + 19 * (mono_us() - t0);
+    return blob_ref(b);
+}
+
+static char *metrics_text(struct gsd_loop *lp, int force)
+{
+    (void)force;
+    return gsd_metrics_text(lp);
+}
+
+void gsd_view_update(struct gsd_loop *lp, int same)
+{
+    int64_t t0 = mono_us();
+    int force = lp->view_force || !lp->view, full = force || t0 >= lp->full_next_us;
+    same = same && lp->view && !force;
     struct gsd_view *v = calloc(1, sizeof *v);
-    struct djob **q = NULL;
-    size_t nq = 0;
     int bad = !v;
     if (v) {
         atomic_init(&v->refs, 1);
@@ -412,14 +473,14 @@ void gsd_view_update(struct gsd_loop *lp, int full)
         v->now = lp->last_now;
     }
     if (!bad)
-        bad = fill_jobs(lp, v, &q, &nq, t0, budget(lp, t0)) < 0;
+        bad = fill_jobs(lp, v, same, t0, budget(lp, t0)) < 0;
     int64_t t1 = mono_us();
     if (!bad && full)
-        full_bodies(lp, q, nq);
-    free(q);
+        full_bodies(lp, lp->qcache, lp->nqcache);
+    int64_t t2 = mono_us();
     if (!bad) {
-        v->nodes = body_blob(nodes_text(lp, full));
-        v->metrics = body_blob(gsd_metrics_text(lp));
+        v->nodes = tuned(&lp->b_nodes, &lp->nodes_next_us, force, nodes_text, lp);
+        v->metrics = tuned(&lp->b_metrics, &lp->metrics_next_us, force, metrics_text, lp);
         v->cluster = blob_ref(lp->b_cluster);
         v->dash = blob_ref(lp->b_dash);
         bad = !v->nodes || !v->metrics;
@@ -430,12 +491,12 @@ void gsd_view_update(struct gsd_loop *lp, int full)
         return;
     }
     publish(lp, v);
-    int64_t t2 = mono_us();
-    lp->last_pub_us = t2;
-    gsd_hist_add(&lp->publish_ms, (double)(t2 - t0) / 1e3);
+    int64_t t3 = mono_us();
+    lp->last_pub_us = t3;
+    gsd_hist_add(&lp->publish_ms, (double)(t3 - t0) / 1e3);
     if (full) {
         lp->view_force = 0;
-        lp->full_next_us = t2 + 19 * (t2 - t1); /* the bodies: under 5 % */
+        lp->full_next_us = t3 + 19 * (t2 - t1); /* the bodies: under 5 % */
     }
 }
 
@@ -451,6 +512,11 @@ void gsd_view_fini(struct gsd_loop *lp)
     gsd_blob_unref(lp->b_cluster);
     gsd_blob_unref(lp->b_dash);
     lp->b_cluster = lp->b_dash = NULL;
+    gsd_blob_unref(lp->b_nodes);
+    gsd_blob_unref(lp->b_metrics);
+    lp->b_nodes = lp->b_metrics = NULL;
+    free(lp->qcache);
+    lp->qcache = NULL;
     for (int n = 0; lp->ntext && lp->cl && n < gs_cluster_node_count(lp->cl); n++)
         free(lp->ntext[n].text);
     free(lp->ntext);

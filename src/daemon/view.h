@@ -42,10 +42,12 @@
 struct gsd_loop;
 struct gsd_blob;
 
-/* Engine thread, after the turn's commit: build and publish a new view
- * (`full` forces a full refresh).  Out of memory leaves the previous view
- * published and forces a full refresh next time. */
-void gsd_view_update(struct gsd_loop *lp, int full);
+/* Engine thread: build and publish a new view, after a turn's commit
+ * (`same` = 0) or between turns to refresh more reasons (`same` = 1: the
+ * jobs and the queue order are those of the last publish, so its index is
+ * shared).  Out of memory leaves the previous view published and forces a
+ * complete rebuild next time. */
+void gsd_view_update(struct gsd_loop *lp, int same);
 
 /* Whether some queued job's reason was not refreshed since the last
  * change (the loop then wakes within 50 ms to refresh more, without a
