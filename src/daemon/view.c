@@ -241,7 +241,8 @@ static char *nodes_text(struct gsd_loop *lp, int force)
     for (int n = 0; n < nn; n++) {
         struct gsd_node_text now, *c = &lp->ntext[n];
         node_sig(lp, n, &now);
-        if (force || !c->text || now.idle != c->idle || now.down != c->down ||
+        const char *text = c->text;
+        if (force || !text || now.idle != c->idle || now.down != c->down ||
             now.drain != c->drain || now.state != c->state) {
             char *t = gsd_json_text(gsd_node_json(lp, n));
             if (!t) {
@@ -251,10 +252,11 @@ static char *nodes_text(struct gsd_loop *lp, int force)
             free(c->text);
             now.text = t;
             *c = now;
+            text = t;
         }
         if (n)
             sb_add(&out, ",", 1);
-        sb_add(&out, c->text, strlen(c->text));
+        sb_add(&out, text, strlen(text));
     }
     sb_add(&out, "]}", 2);
     if (out.bad) {
@@ -296,7 +298,7 @@ static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
 {
     size_t cap = lp->nlive + 1; /* every pending job is live: one call fills it */
     int *q = malloc(cap * sizeof *q);
-    struct djob **out = q ? malloc(cap * sizeof *out) : NULL;
+    struct djob **out = q ? malloc(cap * sizeof(struct djob *)) : NULL;
     int got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
     if (got < 0 || (size_t)got > cap) { /* cannot happen: ask again with room */
         free(q);
@@ -304,7 +306,7 @@ static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
         int k = gs_engine_queue_list(lp->eng, NULL, 0);
         cap = (size_t)(k > 0 ? k : 0) + 1;
         q = malloc(cap * sizeof *q);
-        out = q ? malloc(cap * sizeof *out) : NULL;
+        out = q ? malloc(cap * sizeof(struct djob *)) : NULL;
         got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
         got = got < 0 ? 0 : (size_t)got > cap ? (int)cap : got;
     }
@@ -353,7 +355,7 @@ static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, int same, int64_t 
     size_t nq = q ? lp->nqcache : 0;
     for (size_t i = 0; i < nq; i++)
         q[i]->inq = 1;
-    v->jobs = malloc((lp->nlive + 1) * sizeof *v->jobs);
+    v->jobs = malloc((lp->nlive + 1) * sizeof(struct gsd_blob *));
     int bad = !q || !v->jobs, changed = 0;
     for (size_t i = 0; !bad && i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
@@ -370,7 +372,7 @@ static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, int same, int64_t 
         bad = refresh(lp, q, nq, t0, budget_us) < 0;
     v->njobs = v->npre;
     if (!bad)
-        qsort(v->jobs, v->npre, sizeof *v->jobs, by_seq);
+        qsort(v->jobs, v->npre, sizeof(struct gsd_blob *), by_seq);
     for (size_t i = 0; i < nq; i++) {
         if (!bad)
             v->jobs[v->njobs++] = blob_ref(q[i]->blob);
