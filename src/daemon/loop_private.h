@@ -123,7 +123,8 @@ struct gsd_loop {
     pthread_mutex_t vmu;
     struct gsd_view *view;
     int64_t view_gen;
-    int64_t full_next_us;     /* monotonic us before which no full refresh runs */
+    int64_t full_next_us;     /* monotonic us before which /v1/cluster and the
+                                 dashboard page are not rebuilt (unless forced) */
     int64_t last_pub_us;      /* monotonic us of the last publish */
     size_t rpos;              /* refresh cursor into the queue */
     int64_t lap_left;         /* queued jobs to diagnose again since the last change */

@@ -409,7 +409,7 @@ static char *cluster_text(struct gsd_loop *lp, struct djob **q, size_t nq)
     return out.s;
 }
 
-/* The bodies rebuilt only by a full refresh, kept in lp between them. */
+/* The bodies rebuilt at their own cadence (or when forced), kept in lp. */
 static void full_bodies(struct gsd_loop *lp, struct djob **q, size_t nq)
 {
     struct gsd_blob *c = body_blob(cluster_text(lp, q, nq));

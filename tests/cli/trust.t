@@ -190,7 +190,7 @@ for f in "$ROOT"/src/cli/cmd_*.c; do
     why_slurm) h=$("$GPUSCHED" why --from-slurm --help) ;;
     client_queue) h=$("$GPUSCHED" queue --help) ;;
     client_submit) h=$("$GPUSCHED" submit --help) ;;
-    client_nodes) h=$("$GPUSCHED" nodes --help) ;;
+    client_nodes) h=$("$GPUSCHED" nodes --help; "$GPUSCHED" down --help) ;;
     *) h=$("$GPUSCHED" "$c" --help) ;;
     esac
     for o in $(grep -oE '\{ "[a-z][a-z0-9_-]*", (required|no|optional)_argument' "$f" |

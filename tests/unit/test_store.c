@@ -129,6 +129,53 @@ static void test_insert_update_live(void **state)
     gs_store_close(st);
 }
 
+/* Completed jobs come in the order of their last "end" event, not of
+ * submission: x (seq 1) ends after y (seq 2), and x's earlier attempt's end
+ * does not count; a failed job (z) is left out. */
+static void test_completed_order_and_event_last(void **state)
+{
+    (void)state;
+    struct gs_store *st = open_rw();
+    struct gs_error err;
+    int64_t sx, sy, sz;
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    struct gs_store_job x = job("x", NULL), y = job("y", NULL), z = job("z", NULL);
+    assert_int_equal(gs_store_job_insert(st, &x, &sx, &err), 0);
+    assert_int_equal(gs_store_job_insert(st, &y, &sy, &err), 0);
+    assert_int_equal(gs_store_job_insert(st, &z, &sz, &err), 0);
+    assert_int_equal(gs_store_event(st, 2000, sx, "end", "exit 143", &err), 0); /* preempted */
+    assert_int_equal(gs_store_event(st, 3000, sy, "end", "exit 0", &err), 0);
+    assert_int_equal(gs_store_event(st, 3500, sz, "end", "exit 1", &err), 0);
+    assert_int_equal(gs_store_event(st, 4000, sx, "end", "exit 0", &err), 0);
+    assert_int_equal(gs_store_event(st, 4100, 0, "node_down", "node-1: fan", &err), 0);
+    assert_int_equal(gs_store_event(st, 4200, 0, "node_down", "node-10: psu", &err), 0);
+    assert_int_equal(gs_store_event(st, 4300, 0, "node_down", "node-1: fan again", &err), 0);
+    struct gs_store_job *rows[3] = { &x, &y, &z };
+    int64_t seqs[3] = { sx, sy, sz };
+    for (int i = 0; i < 3; i++) {
+        rows[i]->seq = seqs[i];
+        rows[i]->state = "done";
+        rows[i]->outcome = i == 2 ? "failed" : "completed";
+        rows[i]->first_start = rows[i]->start = 1500;
+        rows[i]->end = 4000;
+        rows[i]->last_ckpt = GS_TIME_NONE;
+        rows[i]->exit_code = i == 2;
+        assert_int_equal(gs_store_job_update(st, rows[i], &err), 0);
+    }
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    struct seen done = { 0 };
+    assert_int_equal(gs_store_jobs_completed(st, collect, &done), 0);
+    assert_int_equal(done.n, 2);
+    assert_string_equal(done.ids[0], "y");
+    assert_string_equal(done.ids[1], "x");
+    char buf[64];
+    assert_int_equal(gs_store_event_last(st, "node_down", "node-1: ", buf, sizeof buf), 0);
+    assert_string_equal(buf, "node-1: fan again"); /* the latest; node-10 does not match */
+    assert_int_equal(gs_store_event_last(st, "node_down", "node-2: ", buf, sizeof buf),
+                     GS_ENOENT);
+    gs_store_close(st);
+}
+
 static void test_rollback_and_reopen(void **state)
 {
     (void)state;
@@ -187,6 +234,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_insert_update_live, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rollback_and_reopen, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_completed_order_and_event_last, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
         cmocka_unit_test(test_bad_path),
     };
