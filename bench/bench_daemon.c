@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "core/policy/job.h"
 #include "io/store.h"
 
 static const char *gsd = "build/release/bin/gpuschedd";
@@ -115,7 +116,8 @@ static int start(struct daemon *d, const char *cluster, const char *policy, cons
     if (d->pid == 0) {
         dup2(p[1], 1);
         close(p[0]);
-        int null = open("/dev/null", O_WRONLY);
+        const char *err = getenv("BENCH_DAEMON_STDERR"); /* a file, to look at its log */
+        int null = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(null, 2);
         const char *argv[] = { gsd, "--cluster", cluster, "--state", state, "--listen",
                                "127.0.0.1:0", policy ? "--policy" : NULL, policy, NULL };
@@ -358,11 +360,14 @@ static void bench_pass(int pending)
     stop(&d);
 }
 
-/* Case 5: a journal written with the store's own calls, then a start. */
-static void bench_restart(int total, int live)
+/* Case 5: a journal written with the store's own calls, then a start.
+ * With `history`, every done job is a completed one with its engine record
+ * and its "end" event, and the policy estimates from_history: the restart
+ * also teaches the estimator every run time again (loop_restore.c). */
+static void bench_restart(int total, int live, int history)
 {
     char state[128], db[160], cl[128];
-    snprintf(state, sizeof state, "%s/restart%d", tmp, live);
+    snprintf(state, sizeof state, "%s/restart%d%s", tmp, live, history ? "h" : "");
     mkdir(state, 0755);
     snprintf(db, sizeof db, "%s/journal.db", state);
     snprintf(cl, sizeof cl, "%s/seed.yaml", tmp);
@@ -388,7 +393,18 @@ static void bench_restart(int total, int live)
             j.exit_code = 0;
             j.attempts = j.runs = 1;
             j.placement = "node-1:0";
+            char rec[512];
+            /* the engine's record (gs_job_info in the "v1" order of
+               loop_restore.c): done, run 2000+i .. 3000+i */
+            snprintf(rec, sizeof rec,
+                     "v1 %d %d %d %d %d %lld %lld 0 1 1000 0 0 0 0 0 1 0 %lld -1 %lld 0 1000 0 0",
+                     (int)GS_JOB_DONE, 1000 + i, 2000 + i, 2000 + i, 3000 + i,
+                     (long long)GS_TIME_NONE, (long long)GS_TIME_NONE, (long long)GS_TIME_NONE,
+                     (long long)GS_TIME_NONE);
+            j.engine = history ? rec : NULL;
             gs_store_job_update(st, &j, &err);
+            if (history)
+                gs_store_event(st, 3000 + i, seq, "end", "exit 0", &err);
         }
     }
     for (int n = 1; n <= 4; n++) { /* drained: the restored jobs stay pending */
@@ -399,9 +415,12 @@ static void bench_restart(int total, int live)
     gs_store_close(st);
     struct daemon d;
     double ms;
-    if (start(&d, cl, NULL, state, &ms) < 0)
+    char pol[128];
+    snprintf(pol, sizeof pol, "%s/history.yaml", tmp);
+    if (start(&d, cl, history ? pol : NULL, state, &ms) < 0)
         exit(1);
-    printf(" 5  restart to ready, %d jobs, %5d live  %8.1f ms\n", total, live, ms);
+    printf(" 5  restart to ready, %d jobs, %5d live%s  %8.1f ms\n", total, live,
+           history ? ", from_history (every run time fed again)" : "", ms);
     stop(&d);
 }
 
@@ -615,6 +634,9 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/big.yaml", tmp);
     write_file(path, "cluster:\n  gpu_types:\n    H100-80G: { memory_gb: 80 }\n  nodes:\n"
                      "    - name: n-[1-1024]\n      gpus: 8\n      gpu_type: H100-80G\n");
+    snprintf(path, sizeof path, "%s/history.yaml", tmp);
+    write_file(path, "queue:\n  policy: priority_with_backfill\n  backfill: true\n"
+                     "  duration_estimate: from_history\n");
     snprintf(path, sizeof path, "%s/backfill.yaml", tmp);
     write_file(path, "queue:\n  policy: priority_with_backfill\n  backfill: true\n"
                      "  duration_estimate: user\n");
@@ -628,8 +650,9 @@ int main(int argc, char **argv)
     if (!only || only == 4)
         bench_pass(small ? 1000 : 10000);
     if (!only || only == 5) {
-        bench_restart(small ? 10000 : 100000, small ? 100 : 1000);
-        bench_restart(small ? 10000 : 100000, small ? 1000 : 10000);
+        bench_restart(small ? 10000 : 100000, small ? 100 : 1000, 0);
+        bench_restart(small ? 10000 : 100000, small ? 1000 : 10000, 0);
+        bench_restart(small ? 10000 : 100000, small ? 1000 : 1000, 1);
     }
     if (!only || only == 6) { /* both modes in the same run */
         bench_reads_mode(small ? 1000 : 10000, "view");

@@ -129,6 +129,7 @@ struct gsd_loop {
     size_t rpos;              /* refresh cursor into the queue */
     int64_t lap_left;         /* queued jobs to diagnose again since the last change */
     int refresh_only;         /* the loop's sleep ends for the view's refresh only */
+    int64_t fed;              /* loop_restore.c: completed jobs fed to the estimator */
     int view_force;           /* refresh everything at the next publish */
     int reads_on_engine;      /* GPUSCHEDD_READS=engine: no view, every read answered
                                  on the engine thread (the former way; benchmarks) */

@@ -235,9 +235,10 @@ static int on_completed_row(void *arg, const struct gs_store_job *r)
     if (h == 0)
         h = gs_engine_restore_job(lp->eng, &s.row.spec, &ji, NULL, &err);
     gs_api_submit_fini(&s);
-    if (h >= 0)
+    if (h >= 0) {
         gs_engine_retire(lp->eng, h, NULL);
-    else
+        lp->fed++;
+    } else
         gsd_log("job %s: run time not learned again: %s", r->id, err.msg);
     return 0;
 }
@@ -250,10 +251,14 @@ static int feed_history(struct gsd_loop *lp)
 {
     if (gs_engine_policy(lp->eng)->estimate != GS_EST_HISTORY)
         return 0;
+    lp->fed = 0;
     if (gs_store_jobs_completed(lp->st, on_completed_row, lp) < 0) {
         gsd_log("journal: completed jobs unreadable");
         return -1;
     }
+    if (lp->fed > 0)
+        gsd_log("the duration estimator learned %lld completed jobs' run times again",
+                (long long)lp->fed);
     return 0;
 }
 

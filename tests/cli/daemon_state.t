@@ -6,7 +6,7 @@
 # offered, the state and reason kept across a restart).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 32
+plan 33
 
 S=$TMP/s
 P=$TMP/policy.yaml
@@ -82,6 +82,9 @@ api GET /v1/jobs/L1
 is "$(field "$body" '.state + " " + (.first_start_epoch|tostring)')" "running $f1" \
     "first_start_epoch survives the restart (the job was re-adopted)"
 like "$(cat "$TMP/daemon.err")" "re-adopted supervisor" "the restart re-adopted the running jobs"
+# 20 ryw + 3 h completed; the L jobs run and p waits
+like "$(cat "$TMP/daemon.err")" "estimator learned 23 completed jobs' run times again" \
+    "the restart fed the 23 completed jobs to the estimator"
 
 # down: the node of L1 goes down with a reason; L1's process is killed, L1
 # is requeued and p cannot use the node
