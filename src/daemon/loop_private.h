@@ -136,6 +136,7 @@ struct gsd_loop {
     struct gsd_blob *b_cluster, *b_dash;  /* kept between views */
     struct gsd_blob *b_nodes, *b_metrics;
     int64_t nodes_next_us, metrics_next_us;
+    int64_t nodes_cost_us, metrics_cost_us, full_cost_us;  /* their last render */
     struct djob **qcache;     /* the queue as of the last turn's publish */
     size_t nqcache;
     struct gsd_hist publish_ms;

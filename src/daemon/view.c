@@ -438,20 +438,27 @@ static int64_t budget(const struct gsd_loop *lp, int64_t t0)
     return b < 500 ? 500 : b > 10000 ? 10000 : b;
 }
 
+/* Bodies that cost less than this are rendered again at every turn's
+ * publish (always current: a small cluster's reads see every change). */
+#define CHEAP_US 2000
+
 /* A body that costs T to render is rendered again at most every 19 T
- * (under 5 % of the engine thread), and at once when forced. */
-static struct gsd_blob *tuned(struct gsd_blob **keep, int64_t *next_us, int force,
-                              char *(*make)(struct gsd_loop *, int), struct gsd_loop *lp)
+ * (under 5 % of the engine thread), at once when forced, and at every
+ * turn (`turn`) while it is cheap. */
+static struct gsd_blob *tuned(struct gsd_blob **keep, int64_t *next_us, int64_t *cost,
+                              int force, int turn, char *(*make)(struct gsd_loop *, int),
+                              struct gsd_loop *lp)
 {
     int64_t t0 = mono_us();
-    if (*keep && !force && t0 < *next_us)
+    if (*keep && !force && t0 < *next_us && !(turn && *cost < CHEAP_US))
         return blob_ref(*keep);
     struct gsd_blob *b = body_blob(make(lp, force));
     if (!b)
         return NULL;
     gsd_blob_unref(*keep);
     *keep = b;
-    *next_us = mono_us() + 19 * (mono_us() - t0);
+    *cost = mono_us() - t0;
+    *next_us = t0 + 20 * *cost;
     return blob_ref(b);
 }
 
@@ -464,8 +471,9 @@ static char *metrics_text(struct gsd_loop *lp, int force)
 void gsd_view_update(struct gsd_loop *lp, int same)
 {
     int64_t t0 = mono_us();
-    int force = lp->view_force || !lp->view, full = force || t0 >= lp->full_next_us;
+    int force = lp->view_force || !lp->view;
     same = same && lp->view && !force;
+    int full = force || t0 >= lp->full_next_us || (!same && lp->full_cost_us < CHEAP_US);
     struct gsd_view *v = calloc(1, sizeof *v);
     int bad = !v;
     if (v) {
@@ -481,8 +489,10 @@ void gsd_view_update(struct gsd_loop *lp, int same)
         full_bodies(lp, lp->qcache, lp->nqcache);
     int64_t t2 = mono_us();
     if (!bad) {
-        v->nodes = tuned(&lp->b_nodes, &lp->nodes_next_us, force, nodes_text, lp);
-        v->metrics = tuned(&lp->b_metrics, &lp->metrics_next_us, force, metrics_text, lp);
+        v->nodes = tuned(&lp->b_nodes, &lp->nodes_next_us, &lp->nodes_cost_us, force, !same,
+                         nodes_text, lp);
+        v->metrics = tuned(&lp->b_metrics, &lp->metrics_next_us, &lp->metrics_cost_us, force,
+                           !same, metrics_text, lp);
         v->cluster = blob_ref(lp->b_cluster);
         v->dash = blob_ref(lp->b_dash);
         bad = !v->nodes || !v->metrics;
@@ -498,6 +508,7 @@ void gsd_view_update(struct gsd_loop *lp, int same)
     gsd_hist_add(&lp->publish_ms, (double)(t3 - t0) / 1e3);
     if (full) {
         lp->view_force = 0;
+        lp->full_cost_us = t2 - t1;
         lp->full_next_us = t3 + 19 * (t2 - t1); /* the bodies: under 5 % */
     }
 }

@@ -22,9 +22,10 @@
  * and while a lap since the last change is unfinished the loop wakes every
  * 50 ms to go on (no turn, no commit).  /v1/cluster (from the kept
  * diagnoses) and the dashboard's page are rebuilt at once after a node
- * command or a policy reload, else at most as often as keeps them under
- * 5 % of the engine thread's time (after a rebuild that took T, not before
- * 19 T).
+ * command or a policy reload, at every turn while they cost under 2 ms
+ * (a small cluster: always current), else at most as often as keeps them
+ * under 5 % of the engine thread's time (after a rebuild that took T, not
+ * before 19 T); the node list and /metrics likewise.
  *
  * GPUSCHEDD_READS=engine turns the view off: every read is answered on
  * the engine thread after a commit, as before the view existed (for
