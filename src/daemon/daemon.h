@@ -5,8 +5,11 @@
  *
  * Threads: one engine thread owns the engine, the journal and the backend;
  * libmicrohttpd threads parse, validate and authenticate, then hand a
- * command over (gsd_call) and block until the engine thread has committed
- * the turn that applied it.  Nothing else is shared.
+ * write (and the few reads that need the engine now) over with gsd_call
+ * and block until the engine thread has committed the turn that applied
+ * it; other reads are answered from the view the engine thread publishes
+ * after each commit (view.h) and from read-only journal handles.  Nothing
+ * else is shared.
  */
 #ifndef GS_DAEMON_DAEMON_H
 #define GS_DAEMON_DAEMON_H

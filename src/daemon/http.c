@@ -169,7 +169,8 @@ static MHD_Result_t node_down(struct gsd_http *h, struct MHD_Connection *con, st
             if (!json_is_string(v) || json_string_length(v) > 200 ||
                 strlen(json_string_value(v)) != json_string_length(v)) {
                 json_decref(b);
-                return send_error(con, 400, "invalid", "reason", "reason: a string of 0 to 200 characters");
+                return send_error(con, 400, "invalid", "reason",
+                                  "reason: a string of 0 to 200 characters");
             }
         }
         c->reason = json_string_value(json_object_get(b, "reason"));

@@ -1,8 +1,10 @@
-/* loop_read.c - answers built on the engine thread after a turn's commit:
- * job objects (the committed journal row plus, for a pending job, the
- * engine's diagnosis), lists, explain, nodes, the cluster's frag view and
- * /metrics.  They read state only; the HTTP thread sends the bytes, so a
- * slow client holds up its own connection, never the loop.
+/* loop_read.c - job objects and documents built on the engine thread: a
+ * live job's object (its row as flush_rows writes it plus, when pending,
+ * the engine's diagnosis) and the node list, rendered for the published
+ * view (view.c); the answers to writes; and what still needs the engine
+ * now: explain, dashboard pages after the first, and (GPUSCHEDD_READS=
+ * engine, or before the first view) every read, from the committed
+ * journal rows as before the view existed.
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
