@@ -15,6 +15,7 @@
 struct gsd_blob {
     atomic_int refs;
     int64_t seq;
+    uint64_t hash;            /* of id (the index's key) */
     int state, outcome;
     size_t len;               /* of text */
     const char *id, *team;    /* into data */
@@ -48,6 +49,14 @@ static int64_t mono_us(void)
     return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
+static uint64_t hash_id(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
 static struct gsd_blob *blob_new(int64_t seq, int state, int outcome, const char *id,
                                  const char *team, const char *text)
 {
@@ -59,6 +68,7 @@ static struct gsd_blob *blob_new(int64_t seq, int state, int outcome, const char
         return NULL;
     atomic_init(&b->refs, 1);
     b->seq = seq;
+    b->hash = hash_id(id ? id : "");
     b->state = state;
     b->outcome = outcome;
     b->len = lt;
@@ -121,14 +131,6 @@ static struct gsd_view *view_get(struct gsd_loop *lp)
     return v;
 }
 
-static uint64_t hash_id(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static int index_build(struct gsd_view *v)
 {
     size_t cap = 16;
@@ -140,7 +142,7 @@ static int index_build(struct gsd_view *v)
     atomic_init(&x->refs, 1);
     x->cap = cap;
     for (size_t i = 0; i < v->njobs; i++) {
-        size_t k = hash_id(v->jobs[i]->id) & (cap - 1);
+        size_t k = v->jobs[i]->hash & (cap - 1);
         while (x->slot[k])
             k = (k + 1) & (cap - 1);
         x->slot[k] = (uint32_t)(i + 1);
@@ -164,9 +166,12 @@ static const struct gsd_blob *view_find(const struct gsd_view *v, const char *id
     const struct gsd_index *x = v->index;
     if (!x)
         return NULL;
-    for (size_t k = hash_id(id) & (x->cap - 1); x->slot[k]; k = (k + 1) & (x->cap - 1))
-        if (!strcmp(v->jobs[x->slot[k] - 1]->id, id))
-            return v->jobs[x->slot[k] - 1];
+    uint64_t h = hash_id(id);
+    for (size_t k = h & (x->cap - 1); x->slot[k]; k = (k + 1) & (x->cap - 1)) {
+        const struct gsd_blob *b = v->jobs[x->slot[k] - 1];
+        if (b->hash == h && !strcmp(b->id, id))
+            return b;
+    }
     return NULL;
 }
 
@@ -491,8 +496,9 @@ void gsd_view_update(struct gsd_loop *lp, int same)
     if (!bad) {
         v->nodes = tuned(&lp->b_nodes, &lp->nodes_next_us, &lp->nodes_cost_us, force, !same,
                          nodes_text, lp);
+        /* /metrics at its cadence only: scrapes are seconds apart */
         v->metrics = tuned(&lp->b_metrics, &lp->metrics_next_us, &lp->metrics_cost_us, force,
-                           !same, metrics_text, lp);
+                           0, metrics_text, lp);
         v->cluster = blob_ref(lp->b_cluster);
         v->dash = blob_ref(lp->b_dash);
         bad = !v->nodes || !v->metrics;
