@@ -15,7 +15,7 @@
  * row changed in the turn are rendered again (a pending one with the
  * engine's diagnosis), the rest are shared with the previous view by
  * reference; a node's object is rendered again when its GPUs or states
- * changed; /metrics is rendered again.  Reasons and estimated starts of
+ * changed.  Reasons and estimated starts of
  * the queued jobs move with every pass: a cursor goes round the queue
  * diagnosing jobs again for at most 10 % of the time since the last
  * publish (0.5 to 10 ms a turn; with a short queue, all of it every turn),
@@ -25,7 +25,7 @@
  * command or a policy reload, at every turn while they cost under 2 ms
  * (a small cluster: always current), else at most as often as keeps them
  * under 5 % of the engine thread's time (after a rebuild that took T, not
- * before 19 T); the node list and /metrics likewise.
+ * before 19 T); the node list likewise, /metrics only by that rule.
  *
  * GPUSCHEDD_READS=engine turns the view off: every read is answered on
  * the engine thread after a commit, as before the view existed (for
