@@ -59,6 +59,8 @@ LIBS := -ljansson -lyaml -lz -lsqlite3 -lm
 CORE_SRC := $(wildcard src/core/*/*.c)
 SIM_SRC := $(wildcard src/sim/*.c)
 IO_SRC := $(wildcard src/io/*.c)
+WORKLOAD_SRC := $(wildcard src/workload/*.c)
+REPORT_SRC := $(wildcard src/report/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 DAEMON_SRC := $(wildcard src/daemon/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -68,6 +70,8 @@ FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 SIM_OBJ := $(SIM_SRC:%.c=$(B)/%.o)
 IO_OBJ := $(IO_SRC:%.c=$(B)/%.o)
+WORKLOAD_OBJ := $(WORKLOAD_SRC:%.c=$(B)/%.o)
+REPORT_OBJ := $(REPORT_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 LIB := $(B)/libgpusched.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -103,7 +107,7 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -c $< -o $@
 
-$(LIB): $(CORE_OBJ) $(SIM_OBJ) $(IO_OBJ)
+$(LIB): $(CORE_OBJ) $(WORKLOAD_OBJ) $(SIM_OBJ) $(IO_OBJ) $(REPORT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^

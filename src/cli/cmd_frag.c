@@ -6,7 +6,7 @@
 #include "cli/frag_pending.h"
 #include "cli/frag_slurm.h"
 #include "core/place/frag.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "io/snapshot_json.h"
 
 #include <jansson.h>

@@ -6,7 +6,7 @@
 #include "io/node_events_csv.h"
 #include "cli/progress_out.h"
 #include "io/job_fields.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "sim/sim.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
 #define GS_CLI_PROGRESS_OUT_H
 
 #include "sim/sim.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 struct cli_progress {
     int on, tty;

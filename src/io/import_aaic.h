@@ -41,7 +41,7 @@
 #include "core/base/error.h"
 #include "core/base/stats.h"
 #include "core/base/types.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 /* GPUs per AAIC node (traces/README.md: every batch node has 8). */
 #define GS_AAIC_NODE_GPUS 8

@@ -44,7 +44,7 @@
 #include <stdio.h>
 
 #include "core/base/error.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 #define GS_OPENB_DEFAULT_GPU_MIB 32768   /* GPU memory of a model FGD does not list */
 #define GS_OPENB_MAX_MODELS 32

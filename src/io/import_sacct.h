@@ -37,7 +37,7 @@
 
 #include "core/base/error.h"
 #include "core/base/types.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 enum gs_sacct_drop {
     GS_SACCT_DROP_NEVER_STARTED, /* no Start: pending, or cancelled before it ran */
