@@ -555,11 +555,8 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
         gsd_log("job %s: Slurm job %lld runs on %s, decided %s", d->id, j->id, got,
                 d->placement ? d->placement : "");
         lp->gpu_mismatches++;
-        char *t = strdup(got);
-        if (t) {
-            free(d->placement);
-            d->placement = t;
-        }
+        free(d->bk_actual);
+        d->bk_actual = strdup(got); /* the engine follows in the next turn */
     }
     if (d->ji.state == GS_JOB_STARTING)
         d->launched = 1;
@@ -567,17 +564,152 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
     lp->again = 1;
 }
 
+/* What accounting (sacct, with slurmdbd) knows of ended Slurm job `id`:
+ * 0 with *code, *end_ms and *ran (it was given nodes), or a negative GS_E*
+ * with err saying why not (accounting disabled, no record, not ended). */
+static int sacct_end(long long id, int *code, int64_t *end_ms, int *ran, struct gs_error *err)
+{
+    char idt[32], st[64] = "", ec[32] = "", end[64] = "", nodes[512] = "", *out;
+    snprintf(idt, sizeof idt, "%lld", id);
+    char *argv[] = { "sacct", "-n", "-P", "-X", "-j", idt,
+                     "--format=State,ExitCode,End,NodeList", NULL };
+    if (gsd_slurm_run(argv, &out, err) < 0)
+        return GS_EIO;
+    int k = sscanf(out, "%63[^|\n]|%31[^|\n]|%63[^|\n]|%511[^\n]", st, ec, end, nodes);
+    free(out);
+    if (k < 3)
+        return gs_errorf(err, GS_ENOENT, "sacct has no record of Slurm job %lld", id);
+    if (!strcmp(end, "Unknown") || !strncmp(st, "RUNNING", 7) || !strncmp(st, "PENDING", 7))
+        return gs_errorf(err, GS_ENOENT, "sacct: Slurm job %lld is %s, with no end", id, st);
+    *code = gsd_slurm_exit_code(ec);
+    *end_ms = slurm_time_ms(end);
+    *ran = k == 4 && nodes[0] && strcmp(nodes, "None assigned") != 0;
+    return *code < 0 ? gs_errorf(err, GS_EINVAL, "sacct: exit code '%s'", ec) : 0;
+}
+
+/* Slurm no longer shows the attempt (it ended longer than MinJobAge ago,
+ * while gpuschedd was down): its real end from sacct, or - without
+ * accounting - an end marked unknown (journal event end_unknown, exit code
+ * 137, counted as a backend error).  An unknown end counts as having run:
+ * the attempt is never launched again. */
+static void lost_end(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms, int *ran)
+{
+    struct gs_error err;
+    gs_error_clear(&err);
+    int sran = 0;
+    if (sacct_end(d->proc.pid, code, end_ms, &sran, &err) == 0) {
+        *ran = *ran || sran;
+        gsd_log("job %s: Slurm job %d is gone from slurmctld; sacct: ended with exit code %d",
+                d->id, (int)d->proc.pid, *code);
+        return;
+    }
+    char detail[300];
+    snprintf(detail, sizeof detail, "Slurm job %d: gone from slurmctld (MinJobAge), %.200s",
+             (int)d->proc.pid, err.msg);
+    gsd_log("job %s: end unknown: %s; marked ended, exit code 137", d->id, detail);
+    gs_store_event(lp->st, lp->last_now, d->seq, "end_unknown", detail, NULL);
+    lp->backend_errors++;
+    *code = 137;
+    *end_ms = wall_ms();
+    *ran = 1;
+}
+
 static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
     int ran = d->bk_running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
-    if (!j) {
-        lp->backend_errors++; /* Slurm forgot it: the end is unknown */
-        gsd_log("job %s: Slurm job %d is gone without a record", d->id, (int)d->proc.pid);
-    }
-    d->bk_code = !ran ? -2 : j ? j->code : 137; /* -2: a failed launch, not "never tried" */
-    d->bk_end_ms = j ? j->end_ms : wall_ms();
+    int code = j ? j->code : 137;
+    int64_t end = j ? j->end_ms : wall_ms();
+    if (!j)
+        lost_end(lp, d, &code, &end, &ran);
+    d->bk_code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
+    d->bk_end_ms = end;
     d->exited = 1;
     lp->again = 1;
+}
+
+/* ---- counts mode: the engine's view follows the GPUs Slurm gave ---- */
+
+#define MAX_MOVES 1024
+
+/* The moves that turn d's decided placement into d->bk_actual: their
+ * number, or -1 when it names a node the decision does not (Slurm is told
+ * the nodes; only the indices inside a node can differ). */
+static int job_moves(struct gsd_loop *lp, const struct djob *d, struct gs_gpu_move *mv, int cap)
+{
+    static char dn[MAX_PARTS][GS_NAME_MAX + 1], gn[MAX_PARTS][GS_NAME_MAX + 1];
+    uint64_t dm[MAX_PARTS], gm[MAX_PARTS];
+    int nd = placement_nodes(d->placement, dn, dm, MAX_PARTS);
+    int ng = placement_nodes(d->bk_actual, gn, gm, MAX_PARTS), n = 0;
+    if (nd < 0 || ng < 0)
+        return -1;
+    for (int i = 0; i < ng; i++) {
+        int k = 0;
+        while (k < nd && strcmp(dn[k], gn[i]) != 0)
+            k++;
+        if (k == nd || n == cap)
+            return -1;
+        if (dm[k] != gm[i])
+            mv[n++] = (struct gs_gpu_move){ d->handle,
+                                            gs_cluster_find_node(gs_engine_cluster(lp->eng), gn[i]),
+                                            gm[i] };
+    }
+    return n;
+}
+
+/* The engine took d's real GPUs: they are its placement from now on. */
+static void followed(struct gsd_loop *lp, struct djob *d, gs_time now)
+{
+    char detail[160];
+    snprintf(detail, sizeof detail, "Slurm gave %.60s, decided %.60s", d->bk_actual,
+             d->placement ? d->placement : "");
+    gsd_log("job %s: the engine follows Slurm's GPUs: %s", d->id, detail);
+    gs_store_event(lp->st, now, d->seq, "gpus_moved", detail, NULL);
+    free(d->placement);
+    d->placement = d->bk_actual;
+    d->bk_actual = NULL;
+    gsd_job_dirty(lp, d);
+}
+
+/* Hand every mismatch seen by the last poll to the engine: all in one call
+ * (jobs that swapped GPUs move together), else job by job; a job whose new
+ * GPUs another job still holds waits for that job's own report. */
+static void follow_actual(struct gsd_loop *lp, gs_time now)
+{
+    static struct gs_gpu_move mv[MAX_MOVES];
+    size_t n = 0;
+    int any = 0;
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (!d->bk_actual)
+            continue;
+        int k = gs_job_state_holds(d->ji.state) ? job_moves(lp, d, mv + n, (int)(MAX_MOVES - n))
+                                                : -2;
+        if (k < 0) {
+            if (k == -1)
+                gsd_log("job %s: Slurm's GPUs %s cannot be followed (decided %s)", d->id,
+                        d->bk_actual, d->placement ? d->placement : "");
+            free(d->bk_actual);
+            d->bk_actual = NULL;
+            continue;
+        }
+        n += (size_t)k;
+        any = 1;
+    }
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (!any)
+        return;
+    int all = gs_engine_move_gpus(lp->eng, now, mv, n, &err) == 0;
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (!d->bk_actual)
+            continue;
+        int k = all ? 0 : job_moves(lp, d, mv, MAX_MOVES);
+        if (all || gs_engine_move_gpus(lp->eng, now, mv, (size_t)k, &err) == 0)
+            followed(lp, d, now);
+        else
+            gsd_log("job %s: not yet: %s", d->id, err.msg);
+    }
 }
 
 /* Node states, one sinfo call: down/fail -> DOWN, drain -> DRAIN. */
@@ -632,25 +764,39 @@ static int uses_node(const char *pl, const char *name)
 }
 
 /* A node Slurm reports down: its attempts are gone (Slurm ends them as
- * NODE_FAIL); forget them so the engine's requeue launches new ones. */
-static void forget_node_jobs(struct gsd_loop *lp, const char *name)
+ * NODE_FAIL); forget them so the engine's requeue launches new ones.  An
+ * attempt Slurm never ran (the node went down between the decision and
+ * its start) is a failed launch, told to the engine before the node
+ * failure: it goes back ahead of its peers, its run not counted. */
+static void forget_node_jobs(struct gsd_loop *lp, const char *name, gs_time now)
 {
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->proc.pid <= 0 || !d->placement || !uses_node(d->placement, name))
             continue;
-        gsd_log("job %s: node %s is down in Slurm; Slurm job %d is lost", d->id, name,
-                (int)d->proc.pid);
+        int never_ran = !d->bk_running && d->ji.state == GS_JOB_STARTING;
+        gsd_log("job %s: node %s is down in Slurm; Slurm job %d is %s", d->id, name,
+                (int)d->proc.pid, never_ran ? "a failed launch (it never ran)" : "lost");
         scancel(d->proc.pid, NULL);
         d->proc = (struct gsd_proc){ 0, 0, -1 };
         d->exited = d->launched = d->bk_running = 0;
         d->bk_deadline = 0;
+        if (never_ran) {
+            struct gs_error err;
+            gs_error_clear(&err);
+            lp->backend_errors++;
+            if (gs_engine_launch_failed(lp->eng, now, d->handle, &err) < 0)
+                gsd_log("job %s: failed launch not taken: %s", d->id, err.msg);
+            gs_store_event(lp->st, now, d->seq, "launch_failed", name, NULL);
+            gsd_job_sync(lp, d);
+        }
     }
 }
 
 static int slurm_apply(struct gsd_loop *lp, gs_time now)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    follow_actual(lp, now);
     for (int n = 0; n < gs_cluster_node_count(cl); n++) {
         int want = lp->slurm->seen[n];
         if (want == lp->slurm->applied[n])
@@ -662,7 +808,7 @@ static int slurm_apply(struct gsd_loop *lp, gs_time now)
         gs_store_meta_get(lp->st, key, &api);
         int st = want == GS_NODE_UP && api != GS_NODE_UP ? (int)api : want;
         if (want == GS_NODE_DOWN)
-            forget_node_jobs(lp, name);
+            forget_node_jobs(lp, name, now);
         struct gs_error err;
         gs_error_clear(&err);
         if (gs_engine_node_set_state(lp->eng, now, n, st, &err) < 0) {
