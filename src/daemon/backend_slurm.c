@@ -8,8 +8,12 @@
  * show job` per poll interval turns Slurm's states into confirmed starts
  * (with the GPU indices Slurm reports) and ends with exit codes; a released
  * job that does not run by the start deadline is cancelled and reported as
- * a failed launch.  Signals go through scancel; the GPUs stay held until
- * Slurm reports the job gone.  A restart finds each attempt by its name.
+ * a failed launch, and so is an attempt on a node Slurm reports down before
+ * it ran.  GPU indices Slurm chose itself (counts mode) are handed to the
+ * engine (backend_slurm_gpus.c).  Signals go through scancel; the GPUs stay
+ * held until Slurm reports the job gone.  A restart finds each attempt by
+ * its name; an end slurmctld no longer knows comes from sacct, or is marked
+ * unknown.
  */
 #define _GNU_SOURCE
 #include "daemon/backend_slurm.h"
@@ -45,16 +49,6 @@ static int64_t wall_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Slurm's local "2026-12-01T11:45:26" as UNIX ms, or now. */
-static int64_t slurm_time_ms(const char *t)
-{
-    struct tm tm = { 0 };
-    if (!strptime(t, "%Y-%m-%dT%H:%M:%S", &tm))
-        return wall_ms();
-    tm.tm_isdst = -1;
-    return (int64_t)mktime(&tm) * 1000;
 }
 
 static int is_terminal(const char *st)
@@ -99,7 +93,7 @@ static int load_jobs(struct gsd_slurm *s)
         gsd_slurm_field(line, "ExitCode", buf, sizeof buf);
         j.code = gsd_slurm_exit_code(buf);
         gsd_slurm_field(line, "EndTime", buf, sizeof buf);
-        j.end_ms = slurm_time_ms(buf);
+        j.end_ms = gsd_slurm_time_ms(buf);
         if (s->njobs == s->cap) {
             size_t c = s->cap ? 2 * s->cap : 256;
             struct sjob *t = realloc(s->jobs, c * sizeof *t);
@@ -302,67 +296,6 @@ static int write_script(const char *path, const struct djob *d, const struct gs_
     return fclose(f) || bad ? -1 : 0;
 }
 
-/* Node names and GPU masks of "n1:0,n1:3,n2:0" in order of first use; the
- * number of nodes, or -1 when malformed or over cap. */
-static int placement_nodes(const char *pl, char names[][GS_NAME_MAX + 1], uint64_t *masks,
-                           int cap)
-{
-    int n = 0;
-    for (const char *p = pl; p && *p;) {
-        const char *colon = strchr(p, ':');
-        if (!colon || colon - p > GS_NAME_MAX)
-            return -1;
-        char name[GS_NAME_MAX + 1];
-        memcpy(name, p, (size_t)(colon - p));
-        name[colon - p] = '\0';
-        int k = 0;
-        while (k < n && strcmp(names[k], name) != 0)
-            k++;
-        if (k == n) {
-            if (n == cap)
-                return -1;
-            memcpy(names[n], name, sizeof name);
-            masks[n++] = 0;
-        }
-        masks[k] |= 1ull << (strtol(colon + 1, NULL, 10) & 63);
-        p = strchr(colon, ',');
-        p = p ? p + 1 : NULL;
-    }
-    return n;
-}
-
-#define MAX_PARTS 256
-
-/* From the placement: NodeList "n1,n2" and the per-node GRES
- * ("gpu:g0:1,gpu:g3:1" with types, else "gpu:2"); -1 when Slurm cannot
- * express it (nodes with different GPU sets: GRES is per node). */
-static int placement_args(const char *pl, int types, char *nodes, size_t nn, char *gres,
-                          size_t ng, int *nnodes)
-{
-    static char names[MAX_PARTS][GS_NAME_MAX + 1];
-    uint64_t masks[MAX_PARTS];
-    int n = placement_nodes(pl ? pl : "", names, masks, MAX_PARTS);
-    if (n <= 0)
-        return -1;
-    size_t w = 0;
-    for (int i = 0; i < n; i++) {
-        if (masks[i] != masks[0])
-            return -1;
-        w += (size_t)snprintf(nodes + w, nn > w ? nn - w : 0, "%s%s", i ? "," : "", names[i]);
-    }
-    *nnodes = n;
-    if (w >= nn)
-        return -1;
-    if (!types)
-        return snprintf(gres, ng, "gpu:%d", __builtin_popcountll(masks[0])) < (int)ng ? 0 : -1;
-    w = 0;
-    gres[0] = '\0';
-    for (int g = 0; g < 64; g++)
-        if (masks[0] >> g & 1)
-            w += (size_t)snprintf(gres + w, ng > w ? ng - w : 0, "%sgpu:g%d:1", w ? "," : "", g);
-    return w < ng ? 0 : -1;
-}
-
 /* sbatch -H: the held job's id, or -1. */
 static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *script,
                              const struct gs_api_submit *s, int nnodes, struct gs_error *err)
@@ -425,8 +358,8 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
 {
     char nodes[512], gres[512], dir[4096], script[4200];
     int nnodes;
-    if (placement_args(d->placement, lp->slurm->types, nodes, sizeof nodes, gres, sizeof gres,
-                       &nnodes) < 0)
+    if (gsd_slurm_placement_args(d->placement, lp->slurm->types, nodes, sizeof nodes, gres,
+                                 sizeof gres, &nnodes) < 0)
         return gs_errorf(err, GS_EINVAL, "placement %s cannot be asked of Slurm "
                          "(nodes with different GPU sets)", d->placement ? d->placement : "");
     struct gs_api_submit s;
@@ -468,89 +401,12 @@ static int slurm_signal(struct gsd_loop *lp, struct djob *d, int how)
 
 /* ---- reading back: GPU indices, states, ends ---- */
 
-/* Masks per node of the -d detail "Nodes=n-[1-2] ... GRES=gpu:g3:1(IDX:3),..". */
-struct actual {
-    char (*names)[GS_NAME_MAX + 1];
-    uint64_t *masks;
-    int n, cap;
-    uint64_t cur;
-};
-
-static int add_actual(void *arg, const char *name)
-{
-    struct actual *a = arg;
-    int k = 0;
-    while (k < a->n && strcmp(a->names[k], name) != 0)
-        k++;
-    if (k == a->n) {
-        if (a->n == a->cap || strlen(name) > GS_NAME_MAX)
-            return -1;
-        snprintf(a->names[a->n], GS_NAME_MAX + 1, "%s", name);
-        a->masks[a->n++] = 0;
-    }
-    a->masks[k] |= a->cur;
-    return 0;
-}
-
-static uint64_t idx_mask(const char *gres)
-{
-    uint64_t m = 0;
-    for (const char *p = gres; (p = strstr(p, "(IDX:")); ) {
-        p += 5;
-        while (*p && *p != ')') {
-            char *end;
-            long lo = strtol(p, &end, 10), hi = lo;
-            if (end == p)
-                break;
-            if (*end == '-')
-                hi = strtol(end + 1, &end, 10);
-            for (long g = lo; g <= hi && g < 64; g++)
-                m |= 1ull << g;
-            p = *end == ',' ? end + 1 : end;
-        }
-    }
-    return m;
-}
-
-/* The placement Slurm gave, in the decided node order: "n:g,...". */
-static void actual_placement(const char *line, const char *decided, char *buf, size_t n)
-{
-    static char names[MAX_PARTS][GS_NAME_MAX + 1], dn[MAX_PARTS][GS_NAME_MAX + 1];
-    uint64_t masks[MAX_PARTS], dm[MAX_PARTS];
-    struct actual a = { names, masks, 0, MAX_PARTS, 0 };
-    for (const char *p = line; (p = strstr(p, " Nodes=")); p += 7) {
-        char nodes[512], gres[1024];
-        gsd_slurm_field(p, "Nodes", nodes, sizeof nodes);
-        const char *next = strstr(p + 7, " Nodes="), *g = strstr(p, " GRES=");
-        if (!g || (next && g > next))
-            continue;
-        gsd_slurm_field(g, "GRES", gres, sizeof gres);
-        a.cur = idx_mask(gres);
-        gsd_slurm_hostlist(nodes, add_actual, &a);
-    }
-    int nd = placement_nodes(decided ? decided : "", dn, dm, MAX_PARTS);
-    size_t w = 0;
-    buf[0] = '\0';
-    for (int k = 0; k <= nd; k++) /* decided nodes in order, then any others */
-        for (int i = 0; i < a.n; i++) {
-            int j = 0;
-            while (j < nd && strcmp(dn[j], names[i]) != 0)
-                j++;
-            if (j != k)
-                continue;
-            for (int gi = 0; gi < 64; gi++)
-                if (masks[i] >> gi & 1)
-                    w += (size_t)snprintf(buf + w, n > w ? n - w : 0, "%s%s:%d", w ? "," : "",
-                                          names[i], gi);
-        }
-}
-
 /* First sight of the attempt running: record the GPUs Slurm gave. */
 static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
     char got[8192];
     d->bk_running = 1;
-    actual_placement(j->line, d->placement, got, sizeof got);
+    gsd_slurm_actual_placement(j->line, d->placement, got, sizeof got);
     if (got[0] && (!d->placement || strcmp(got, d->placement) != 0)) {
         gsd_log("job %s: Slurm job %lld runs on %s, decided %s", d->id, j->id, got,
                 d->placement ? d->placement : "");
@@ -564,29 +420,6 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
     lp->again = 1;
 }
 
-/* What accounting (sacct, with slurmdbd) knows of ended Slurm job `id`:
- * 0 with *code, *end_ms and *ran (it was given nodes), or a negative GS_E*
- * with err saying why not (accounting disabled, no record, not ended). */
-static int sacct_end(long long id, int *code, int64_t *end_ms, int *ran, struct gs_error *err)
-{
-    char idt[32], st[64] = "", ec[32] = "", end[64] = "", nodes[512] = "", *out;
-    snprintf(idt, sizeof idt, "%lld", id);
-    char *argv[] = { "sacct", "-n", "-P", "-X", "-j", idt,
-                     "--format=State,ExitCode,End,NodeList", NULL };
-    if (gsd_slurm_run(argv, &out, err) < 0)
-        return GS_EIO;
-    int k = sscanf(out, "%63[^|\n]|%31[^|\n]|%63[^|\n]|%511[^\n]", st, ec, end, nodes);
-    free(out);
-    if (k < 3)
-        return gs_errorf(err, GS_ENOENT, "sacct has no record of Slurm job %lld", id);
-    if (!strcmp(end, "Unknown") || !strncmp(st, "RUNNING", 7) || !strncmp(st, "PENDING", 7))
-        return gs_errorf(err, GS_ENOENT, "sacct: Slurm job %lld is %s, with no end", id, st);
-    *code = gsd_slurm_exit_code(ec);
-    *end_ms = slurm_time_ms(end);
-    *ran = k == 4 && nodes[0] && strcmp(nodes, "None assigned") != 0;
-    return *code < 0 ? gs_errorf(err, GS_EINVAL, "sacct: exit code '%s'", ec) : 0;
-}
-
 /* Slurm no longer shows the attempt (it ended longer than MinJobAge ago,
  * while gpuschedd was down): its real end from sacct, or - without
  * accounting - an end marked unknown (journal event end_unknown, exit code
@@ -597,7 +430,7 @@ static void lost_end(struct gsd_loop *lp, struct djob *d, int *code, int64_t *en
     struct gs_error err;
     gs_error_clear(&err);
     int sran = 0;
-    if (sacct_end(d->proc.pid, code, end_ms, &sran, &err) == 0) {
+    if (gsd_slurm_sacct_end(d->proc.pid, code, end_ms, &sran, &err) == 0) {
         *ran = *ran || sran;
         gsd_log("job %s: Slurm job %d is gone from slurmctld; sacct: ended with exit code %d",
                 d->id, (int)d->proc.pid, *code);
@@ -625,91 +458,6 @@ static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
     d->bk_end_ms = end;
     d->exited = 1;
     lp->again = 1;
-}
-
-/* ---- counts mode: the engine's view follows the GPUs Slurm gave ---- */
-
-#define MAX_MOVES 1024
-
-/* The moves that turn d's decided placement into d->bk_actual: their
- * number, or -1 when it names a node the decision does not (Slurm is told
- * the nodes; only the indices inside a node can differ). */
-static int job_moves(struct gsd_loop *lp, const struct djob *d, struct gs_gpu_move *mv, int cap)
-{
-    static char dn[MAX_PARTS][GS_NAME_MAX + 1], gn[MAX_PARTS][GS_NAME_MAX + 1];
-    uint64_t dm[MAX_PARTS], gm[MAX_PARTS];
-    int nd = placement_nodes(d->placement, dn, dm, MAX_PARTS);
-    int ng = placement_nodes(d->bk_actual, gn, gm, MAX_PARTS), n = 0;
-    if (nd < 0 || ng < 0)
-        return -1;
-    for (int i = 0; i < ng; i++) {
-        int k = 0;
-        while (k < nd && strcmp(dn[k], gn[i]) != 0)
-            k++;
-        if (k == nd || n == cap)
-            return -1;
-        if (dm[k] != gm[i])
-            mv[n++] = (struct gs_gpu_move){ d->handle,
-                                            gs_cluster_find_node(gs_engine_cluster(lp->eng), gn[i]),
-                                            gm[i] };
-    }
-    return n;
-}
-
-/* The engine took d's real GPUs: they are its placement from now on. */
-static void followed(struct gsd_loop *lp, struct djob *d, gs_time now)
-{
-    char detail[160];
-    snprintf(detail, sizeof detail, "Slurm gave %.60s, decided %.60s", d->bk_actual,
-             d->placement ? d->placement : "");
-    gsd_log("job %s: the engine follows Slurm's GPUs: %s", d->id, detail);
-    gs_store_event(lp->st, now, d->seq, "gpus_moved", detail, NULL);
-    free(d->placement);
-    d->placement = d->bk_actual;
-    d->bk_actual = NULL;
-    gsd_job_dirty(lp, d);
-}
-
-/* Hand every mismatch seen by the last poll to the engine: all in one call
- * (jobs that swapped GPUs move together), else job by job; a job whose new
- * GPUs another job still holds waits for that job's own report. */
-static void follow_actual(struct gsd_loop *lp, gs_time now)
-{
-    static struct gs_gpu_move mv[MAX_MOVES];
-    size_t n = 0;
-    int any = 0;
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (!d->bk_actual)
-            continue;
-        int k = gs_job_state_holds(d->ji.state) ? job_moves(lp, d, mv + n, (int)(MAX_MOVES - n))
-                                                : -2;
-        if (k < 0) {
-            if (k == -1)
-                gsd_log("job %s: Slurm's GPUs %s cannot be followed (decided %s)", d->id,
-                        d->bk_actual, d->placement ? d->placement : "");
-            free(d->bk_actual);
-            d->bk_actual = NULL;
-            continue;
-        }
-        n += (size_t)k;
-        any = 1;
-    }
-    struct gs_error err;
-    gs_error_clear(&err);
-    if (!any)
-        return;
-    int all = gs_engine_move_gpus(lp->eng, now, mv, n, &err) == 0;
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (!d->bk_actual)
-            continue;
-        int k = all ? 0 : job_moves(lp, d, mv, MAX_MOVES);
-        if (all || gs_engine_move_gpus(lp->eng, now, mv, (size_t)k, &err) == 0)
-            followed(lp, d, now);
-        else
-            gsd_log("job %s: not yet: %s", d->id, err.msg);
-    }
 }
 
 /* Node states, one sinfo call: down/fail -> DOWN, drain -> DRAIN. */
@@ -796,7 +544,7 @@ static void forget_node_jobs(struct gsd_loop *lp, const char *name, gs_time now)
 static int slurm_apply(struct gsd_loop *lp, gs_time now)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
-    follow_actual(lp, now);
+    gsd_slurm_follow(lp, now);
     for (int n = 0; n < gs_cluster_node_count(cl); n++) {
         int want = lp->slurm->seen[n];
         if (want == lp->slurm->applied[n])
@@ -889,7 +637,7 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
             relaunch(lp, d);
         return;
     }
-    int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)") != 0);
+    int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)"));
     if (!j || never_ran) {
         if (d->proc.pid > 0 && !j) {
             on_ended(lp, d, NULL);
