@@ -413,6 +413,7 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
         lp->gpu_mismatches++;
         free(d->bk_actual);
         d->bk_actual = strdup(got); /* the engine follows in the next turn */
+        d->bk_waits = 0;
     }
     if (d->ji.state == GS_JOB_STARTING)
         d->launched = 1;

@@ -228,7 +228,8 @@ void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
         int k = all ? 0 : job_moves(lp, d, mv, MAX_MOVES);
         if (all || gs_engine_move_gpus(lp->eng, now, mv, (size_t)k, &err) == 0)
             followed(lp, d, now);
-        else
-            gsd_log("job %s: not yet: %s", d->id, err.msg);
+        else if (!d->bk_waits++)
+            gsd_log("job %s: the engine follows Slurm's GPUs once they are free in its view: %s",
+                    d->id, err.msg);
     }
 }

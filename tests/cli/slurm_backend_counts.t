@@ -12,8 +12,9 @@
 #      gpusched_backend_gpu_mismatch_total), and X's CUDA_VISIBLE_DEVICES
 #      is 2,3.  Y (2 GPUs) is then decided on 0,1 again (free to the engine)
 #      and gets 4,5 from Slurm: the engine never puts two jobs on one GPU.
-#      Once the outside job is gone, a 4-GPU job on node-1 is decided on
-#      0,1,6,7 - exactly the four GPUs Slurm has free: no mismatch.
+#      After kill -9 and a restart the followed placements come back from
+#      the journal.  Once the outside job is gone, a 4-GPU job on node-1 is
+#      decided on 0,1,6,7 - exactly the four GPUs Slurm has free: no mismatch.
 #   2. slurmctld forgets ended jobs after MinJobAge (set to 2 s here); a job
 #      that ends while gpuschedd is down longer than that, with no
 #      accounting (no slurmdbd: sacct cannot answer), is marked ended with
@@ -40,7 +41,7 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
-plan 21
+plan 23
 SEED=$ROOT/examples/seed-cluster.yaml
 
 GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN" >"$TMP/up.log" 2>&1
@@ -94,6 +95,15 @@ is "$(field "$body" .placement) $(cat "$TMP/out.Y")" "node-1:4,node-1:5 node-1 4
 api GET /v1/nodes
 is "$(field "$body" '.nodes[] | select(.name == "node-1") | .free_gpus')" 4 \
     "the engine counts node-1's GPUs 2-5 taken (8 - 2 - 2 = 4 free; the outside job is Slurm's)"
+# a restart: the followed placement is in the journal; nothing is re-detected
+daemon_stop KILL
+sstart "$TMP/s1" --backend slurm --slurm-poll 0.2
+wait_state X running 15
+api GET /v1/jobs/X
+is "$(field "$body" .placement)" "node-1:2,node-1:3" "after kill -9 and restart X is still on node-1:2,3"
+api GET /v1/nodes
+is "$(field "$body" '.nodes[] | select(.name == "node-1") | .free_gpus') $(metric gpusched_backend_gpu_mismatch_total)" \
+    "4 0" "the restarted engine holds X's and Y's real GPUs; no mismatch seen again"
 scancel "$OUT"
 i=0
 while [ -n "$(squeue -h -j "$OUT" -o %T 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -102,7 +112,7 @@ wait_state Z completed 20
 api GET /v1/jobs/Z
 is "$(field "$body" .placement) $(cat "$TMP/out.Z")" "node-1:0,node-1:1,node-1:6,node-1:7 node-1 0,1,6,7" \
     "Z is decided on the 4 GPUs of node-1 that Slurm has free, and gets exactly them"
-is "$(metric gpusched_backend_gpu_mismatch_total)" 2 "no mismatch for Z: the engine and Slurm agree"
+is "$(metric gpusched_backend_gpu_mismatch_total)" 0 "no mismatch for Z: the engine and Slurm agree"
 api POST /v1/jobs/X/cancel
 api POST /v1/jobs/Y/cancel
 wait_state X cancelled 15 && wait_state Y cancelled 15
