@@ -9,6 +9,8 @@
 #   1. node set down between the decision and the release: a failed launch
 #      (not a node failure: the run is not counted), run again elsewhere as
 #      a new Slurm job; the first Slurm job never ran;
+#   1b. a placement Slurm refuses (scontrol update fails): the Slurm job is
+#      cancelled before any release, a failed launch, run again;
 #   2. node drained between the decision and the release: Slurm holds the
 #      job pending; at the start deadline gpuschedd cancels it and reports a
 #      failed launch; the job goes back AHEAD of the peers queued meanwhile
@@ -41,7 +43,7 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
-plan 25
+plan 29
 SEED=$ROOT/examples/seed-cluster.yaml
 
 GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN" --gpu-types >"$TMP/up.log" 2>&1
@@ -59,6 +61,9 @@ case "\$1 \$2" in
     if [ -e "$F/down" ]; then
         rm -f "$F/down"; echo "\$node" >"$F/node"
         "$REAL" update NodeName="\$node" State=DOWN Reason=gstest || exit 1
+    elif [ -e "$F/untyped" ]; then
+        # an untyped GRES first: Slurm 22.05 then refuses the typed update
+        rm -f "$F/untyped"; "$REAL" update "\$2" Gres=gpu:1 || exit 1
     elif [ -e "$F/drain" ]; then
         rm -f "$F/drain"; echo "\$node" >"$F/node"
         "$REAL" update NodeName="\$node" State=DRAIN Reason=gstest || exit 1
@@ -111,11 +116,26 @@ gs:$S:2 COMPLETED $(cut -d' ' -f2 "$TMP/runs.G")" \
 is "$(wc -l <"$TMP/runs.G")$(grep -c " $X\$" "$TMP/runs.G")" "10" "G ran once, not on $X"
 "$REAL" update NodeName="$X" State=RESUME
 
+# 1b. a placement Slurm refuses (the 22.05 GRES update rule: typed after
+# untyped is "Invalid GRES specification")
+touch "$F/untyped"
+api POST /v1/jobs "{\"id\":\"U\",\"gpus\":2,\"command\":[\"sh\",\"$TMP/once.sh\",\"1\"]}"
+wait_state U completed 30
+ok $? "U completed"
+like "$(cat "$TMP/daemon.err")" "job U: launch failed: scontrol update: Invalid GRES specification" \
+    "Slurm refused U's placement: a failed launch, with Slurm's own words"
+S=$(seq_of U "$TMP/s1")
+is "$(slurm_jobs "$S") $(sqlite3 "$TMP/s1/journal.db" "select attempts || ' ' || runs from jobs where id = 'U'")" \
+    "gs:$S:1 CANCELLED -
+gs:$S:2 COMPLETED $(cut -d' ' -f2 "$TMP/runs.U") 2 1" \
+    "Slurm: the refused job was cancelled unreleased and never ran; attempt 2 ran once"
+is "$(wc -l <"$TMP/runs.U")" 1 "U ran once"
+
 # 2. node drained between decision and release; peers queue meanwhile
 i=0
 until [ "$(sinfo -h -N -o '%N %t' | grep -c idle)" -ge 4 ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
 for b in B1 B2 B3; do
-    api POST /v1/jobs "{\"id\":\"$b\",\"gpus\":8,\"command\":[\"sh\",\"$TMP/once.sh\",\"8\"]}"
+    api POST /v1/jobs "{\"id\":\"$b\",\"gpus\":8,\"command\":[\"sh\",\"$TMP/once.sh\",\"10\"]}"
 done
 wait_state B1 running 15 && wait_state B2 running 15 && wait_state B3 running 15
 ok $? "B1, B2, B3 run on three nodes"
