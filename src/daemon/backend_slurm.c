@@ -588,7 +588,10 @@ static void slurm_poll(struct gsd_loop *lp)
         const struct sjob *j = by_id(s, d->proc.pid);
         if (j && !strcmp(j->state, "NODE_FAIL")) {
             /* its nodes failed (even if sinfo already shows them back):
-             * the engine hears a node failure, not an end */
+             * the engine hears a node failure, not an end; given nodes,
+             * it may have run: a lost run, not a failed launch */
+            if (j->nodes[0] && strcmp(j->nodes, "(null)") != 0)
+                d->bk_running = 1;
             gsd_slurm_hostlist(j->nodes, mark_down, lp);
         } else if (!j || is_terminal(j->state)) {
             on_ended(lp, d, j);
