@@ -103,12 +103,37 @@ static void test_refused(void **state)
     assert_int_equal(lf_idle(f, "n1"), 0x1F); /* 0..4 idle (0,1 back); 5 out; 6,7 a's */
 }
 
+/* A stopping job moves too: a (6 GPUs, decided 0x3F = 0-5) is cancelled,
+ * then reported on 2-7 (0xFC); its GPUs stay held until it exits, so b (2
+ * GPUs) starts at once on the two the engine now sees free, 0,1 (0x03). */
+static void test_move_stopping(void **state)
+{
+    (void)state;
+    struct lfix *f = lf_new("n1:8", NULL, 1);
+    int a = lf_submit(f, 0, "a", 6);
+    lf_step(f, 0);
+    lf_start(f, 0, a, 0, "n1", 0x3F);
+    LF_OK(f, gs_engine_started(f->eng, SEC(1), a, LF_ERR), 0);
+    LF_OK(f, gs_engine_cancel(f->eng, SEC(2), a, LF_ERR), 0);
+    assert_int_equal(lf_state(f, a), GS_JOB_STOPPING);
+    struct gs_gpu_move m = { a, node_of(f->cl, "n1"), 0xFC };
+    LF_OK(f, gs_engine_move_gpus(f->eng, SEC(3), &m, 1, LF_ERR), 0);
+    assert_int_equal(lf_idle(f, "n1"), 0x03);
+    int b = lf_submit(f, SEC(3), "b", 2);
+    assert_int_equal(lf_step(f, SEC(3)), 1);
+    lf_start(f, 2, b, SEC(3), "n1", 0x03);
+    LF_OK(f, gs_engine_exited(f->eng, SEC(4), a, 143, LF_ERR), 0);
+    assert_int_equal(lf_state(f, a), GS_JOB_CANCELLED);
+    assert_int_equal(lf_idle(f, "n1"), 0xFC); /* a's real GPUs are free again */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_move_one, lf_teardown),
         cmocka_unit_test_teardown(test_swap, lf_teardown),
         cmocka_unit_test_teardown(test_refused, lf_teardown),
+        cmocka_unit_test_teardown(test_move_stopping, lf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
