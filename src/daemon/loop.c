@@ -671,6 +671,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         free(d->team);
         free(d->user);
         free(d->placement);
+        free(d->bk_actual);
         free(d);
     }
     for (size_t i = 0; i < lp->nev; i++)

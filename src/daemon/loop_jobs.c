@@ -323,7 +323,8 @@ static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time 
 }
 
 /* The attempt's processes are gone: tell the engine (code -1 = the
- * supervisor never got the go: the launch did not happen). */
+ * supervisor never got the go: the launch did not happen, launch it now;
+ * -2 = the backend's launch failed: the engine re-plans). */
 static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
     int code;
@@ -341,12 +342,16 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     char detail[64];
     snprintf(detail, sizeof detail, "exit %d", code);
     gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
-    if (code < 0 && d->ji.state == GS_JOB_STARTING) {
+    if (code == -1 && d->ji.state == GS_JOB_STARTING) {
         d->launch_wanted = 1; /* never launched (a restart found it waiting): launch now */
         d->dirty = 1;
         gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
                 d->ji.attempts);
         return;
+    }
+    if (code == -2) { /* the backend's launch failed (slurm: not running by its deadline) */
+        lp->backend_errors++;
+        gs_store_event(lp->st, now, d->seq, "launch_failed", NULL, NULL);
     }
     if (d->stop_turn > 0 && d->ji.state == GS_JOB_STOPPING &&
         d->ji.stop_reason == GS_JOB_PENDING && group_busy(lp, d)) {
@@ -417,6 +422,7 @@ static void free_job(struct gsd_loop *lp, size_t i)
     free(d->team);
     free(d->user);
     free(d->placement);
+    free(d->bk_actual);
     free(d);
 }
 

@@ -43,6 +43,8 @@ struct djob {
     int bk_running;           /* slurm: seen running */
     int bk_code;              /* slurm: exit code read at the end */
     int64_t bk_end_ms;
+    char *bk_actual;          /* slurm: GPUs Slurm gave, not yet followed by the engine */
+    int bk_waits;             /* slurm: bk_actual waits for another job's GPUs (logged) */
     int64_t stop_turn;        /* turn that ordered its preemption (victims of one
                                  decision are confirmed together) */
     int held, held_code;      /* exited, confirmation held for its group */

@@ -139,6 +139,9 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     head(f, "gpusched_backend_errors_total", "counter",
          "Launch failures and supervisors lost without an exit record.");
     fprintf(f, "gpusched_backend_errors_total %lld\n", (long long)lp->backend_errors);
+    head(f, "gpusched_backend_gpu_mismatch_total", "counter",
+         "Attempts that Slurm ran on other GPU indices than decided (the engine followed).");
+    fprintf(f, "gpusched_backend_gpu_mismatch_total %lld\n", (long long)lp->gpu_mismatches);
     head(f, "gpusched_submits_total", "counter", "Jobs accepted since the daemon started.");
     fprintf(f, "gpusched_submits_total %lld\n", (long long)lp->submits);
     head(f, "gpusched_loop_turns_total", "counter", "Engine loop turns (journal commits).");

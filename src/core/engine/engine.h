@@ -272,6 +272,25 @@ int gs_engine_exited(struct gs_engine *eng, gs_time now, int job, int exit_code,
  * loses only what follows).  Sets gs_job_info.last_ckpt. */
 int gs_engine_checkpointed(struct gs_engine *eng, gs_time now, int job, struct gs_error *err);
 
+/* The driver learned that jobs hold other GPUs than decided (a backend
+ * that cannot pin GPU indices, e.g. Slurm with plain `gpu:N` requests):
+ * for each of the n moves, job `job`'s GPUs on node `node` become `mask`
+ * (as many GPUs as before; whole-GPU, non-MIG allocations only; the job
+ * STARTING, RUNNING or STOPPING).  Moves of several jobs are applied
+ * together, so jobs that swapped GPUs can be given in one call: every old
+ * set is given back first, then every new one taken.  All or nothing:
+ * GS_ENOSPC (nothing changed) when a new GPU is held by a job not moving
+ * away from it or out of service; GS_EINVAL (bad node or mask, a job
+ * without GPUs on that node, another count, a shared or MIG allocation, the
+ * same job and node twice); GS_ENOENT; GS_ESTATE (not holding GPUs).
+ * The jobs' planned ends and states do not change.  (lifecycle_move.c) */
+struct gs_gpu_move {
+    int job, node;
+    uint64_t mask;
+};
+int gs_engine_move_gpus(struct gs_engine *eng, gs_time now, const struct gs_gpu_move *mv,
+                        size_t n, struct gs_error *err);
+
 /* --- node events (nodes.c) ----------------------------------------------
  * Node index = order in the cluster file (gs_cluster_find_node by name).
  * GS_NODE_DOWN: the jobs holding GPUs there lose their run at once (no
