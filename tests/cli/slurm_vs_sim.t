@@ -30,7 +30,7 @@ if [ ! -x /usr/sbin/slurmctld-wlm ] || [ ! -x /usr/sbin/slurmdbd ] ||
    ! command -v mariadbd >/dev/null || ! command -v sacct >/dev/null; then
     echo "1..0 # SKIP Slurm 22.05 with slurmdbd and mariadb-server not installed"; exit 0
 fi
-: "${GPUSCHEDD:=$ROOT/bin/gpuschedd}"
+: "${GPUSCHEDD:=$(dirname "$GPUSCHED")/gpuschedd}"
 plan 13
 X=12
 T=$ROOT/tests/data/slurm/vs-sim.csv
