@@ -34,7 +34,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${GPUSCHED:=$ROOT/bin/gpusched}"
 : "${GPUSCHEDD:=$ROOT/bin/gpuschedd}"
-TRACE= JOBS=48 SEED=1 X=60 TIMEOUT=3600 UNIT=min
+TRACE='' JOBS=48 SEED=1 X=60 TIMEOUT=3600 UNIT=min
 POLICY=$ROOT/examples/demo-pack.yaml
 CLUSTER=$ROOT/examples/seed-cluster.yaml
 OUT=$ROOT/build/slurm-vs-gpusched
@@ -49,14 +49,16 @@ while [ $# -gt 0 ]; do
     esac
     shift 2
 done
-[ -x /usr/sbin/slurmctld-wlm ] && command -v sbatch >/dev/null && command -v sacct >/dev/null &&
-    [ -x /usr/sbin/slurmdbd ] && command -v mariadbd >/dev/null ||
+if [ ! -x /usr/sbin/slurmctld-wlm ] || [ ! -x /usr/sbin/slurmdbd ] || ! command -v sbatch >/dev/null ||
+   ! command -v sacct >/dev/null || ! command -v mariadbd >/dev/null; then
     die "needs Slurm 22.05 with slurmdbd and mariadb-server (scripts/deps.sh)"
+fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 rm -rf "$OUT/sim" "$OUT/b-state"
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/gs-slurm-vs.XXXXXX")
 DPID=
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
     [ -z "$DPID" ] || kill -KILL "$DPID" 2>/dev/null || true
     GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN/slurm" >/dev/null 2>&1 || true

@@ -35,7 +35,6 @@ Definitions (docs/slurm-backend.md, "Same workload, two schedulers"):
 import csv
 import json
 import math
-import os
 import re
 import subprocess
 import sys
@@ -137,10 +136,17 @@ def node_gpus(path):
     return gpus
 
 
+ACCT_FIELDS = ("JobID", "JobName", "State", "Start", "End", "NodeList", "AllocTRES")
+
+
 def read_acct(path):
     """sacct -P rows by JobName (a list each: every record must be one)."""
     by = {}
-    for r in csv.DictReader(open(path, newline=""), delimiter="|"):
+    rd = csv.DictReader(open(path, newline=""), delimiter="|")
+    miss = [f for f in ACCT_FIELDS if f not in (rd.fieldnames or [])]
+    if miss:
+        die("%s: no field %s (sacct -P --format=%s)" % (path, miss[0], ",".join(ACCT_FIELDS)))
+    for r in rd:
         by.setdefault(r["JobName"], []).append(r)
     return by
 
@@ -154,15 +160,21 @@ def acct_alloc(r):
 
 def slurm_run(name, jobs, recs, t0, scale, key):
     """One run's schedule from its Slurm records; key(job) -> JobName."""
-    sched, problems = [], []
+    sched, problems, once = [], [], 0
     for j in jobs:
         rs = recs.get(key(j), [])
+        once += len(rs) == 1 and rs[0]["State"] == "COMPLETED"
         if len(rs) != 1:
             problems.append("%s: %d Slurm records" % (j["id"], len(rs)))
             continue
         r = rs[0]
         if r["State"] != "COMPLETED":
             problems.append("%s: Slurm state %s" % (j["id"], r["State"]))
+        if not r["Start"].isdigit() or not r["End"].isdigit():
+            problems.append("%s: Slurm job %s has Start '%s', End '%s' (not run, or not "
+                            "epoch seconds: SLURM_TIME_FORMAT=%%s)" %
+                            (j["id"], r["JobID"], r["Start"], r["End"]))
+            continue
         g, alloc = acct_alloc(r)
         if g != j["gpus"]:
             problems.append("%s: Slurm gave %d GPUs, asked %d" % (j["id"], g, j["gpus"]))
@@ -171,7 +183,7 @@ def slurm_run(name, jobs, recs, t0, scale, key):
         sched.append({"id": j["id"], "gpus": j["gpus"], "submit": j["submit"],
                       "start": st, "end": en, "wait": max(0.0, st - j["submit"]),
                       "alloc": alloc, "slurm_id": r["JobID"]})
-    return {"name": name, "jobs": sched, "problems": problems}
+    return {"name": name, "jobs": sched, "problems": problems, "once": once}
 
 
 def placement_alloc(pl):
@@ -191,7 +203,7 @@ def sim_run(path, jobs):
                       "start": float(r["start"]), "end": float(r["end"]),
                       "wait": float(r["wait"]), "alloc": placement_alloc(r["placement"]),
                       "placement": r["placement"]})
-    return {"name": "sim", "jobs": sched, "problems": []}
+    return {"name": "sim", "jobs": sched, "problems": [], "once": len(sched)}
 
 
 def s_k(sched, gpus, k, span0):
@@ -201,7 +213,7 @@ def s_k(sched, gpus, k, span0):
                 [(j["end"], j["alloc"], -1) for j in sched], key=lambda e: e[0])
     end = max(j["end"] for j in sched)
     used = {n: 0 for n in gpus}
-    segs, t, i = [], span0, 0  # (from, to, S_k) pieces
+    segs, i = [], 0  # (from, to, S_k) pieces
     while i < len(ev):
         te = ev[i][0]
         while i < len(ev) and ev[i][0] == te:
@@ -281,7 +293,9 @@ def print_table(rep, runs, scale, unit):
     un = "minutes" if unit == 60 else "seconds"
     print("Same workload, two schedulers: %d jobs on %d nodes, 1 s of wall time = %g s"
           % (n, rep["nodes"], scale))
-    print("Waits in %s of engine time, read from Slurm's accounting for both live runs.\n" % un)
+    print("Waits in %s of engine time, read from Slurm's accounting for both live runs." % un)
+    print("Jobs with exactly one Slurm job, COMPLETED: Slurm %d of %d, gpuschedd %d of %d.\n"
+          % (rep["runs"]["slurm"]["ran_once"], n, rep["runs"]["gpuschedd"]["ran_once"], n))
     print("%-6s %4s   %-23s   %-23s   %-23s" % ("", "", "Slurm (backfill, cons_tres)",
                                                 "gpuschedd on Slurm", "gpusched sim"))
     print("%-6s %4s   %s" % ("GPUs", "jobs", "   ".join(["    p50     p90     p99"] * 3)))
@@ -351,7 +365,7 @@ def cmd_report(d, scale, k, tol_wall, unit):
     for r in runs:
         sk = s_k(r["jobs"], gpus, k, span0)
         rep["runs"][r["name"]] = {"wait": waits(r["jobs"]), "s_k": sk,
-                                  "ran_once": len(r["jobs"]) - len(r["problems"])}
+                                  "ran_once": r["once"]}
     rep["agreement"] = agreement(b, sim, scale, tol_wall)
     with open(d + "/schedules.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -377,6 +391,15 @@ def cmd_report(d, scale, k, tol_wall, unit):
 
 
 def main(argv):
+    try:
+        return run(argv)
+    except OSError as e:
+        die(str(e))
+    except (KeyError, ValueError) as e:
+        die("unexpected input: %s %s" % (type(e).__name__, e))
+
+
+def run(argv):
     if len(argv) >= 4 and argv[0] == "submit":
         return cmd_submit(argv[1], float(argv[2]), argv[3])
     if len(argv) >= 3 and argv[0] == "report":
