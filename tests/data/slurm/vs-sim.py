@@ -7,7 +7,7 @@
 # to DMAX/10 late.  That is what gpuschedd over Slurm adds to a job: the
 # launch (sbatch, scontrol update, release, Slurm starting it: 0.3-1.5 s of
 # wall time on a loaded 2-core machine) and seeing its end (the next poll).
-# DMAX = 30 covers 3 s of wall time at --clock-scale 10
+# DMAX = 30 covers 2.5 s of wall time at --clock-scale 12
 # (tests/cli/slurm_vs_sim.t).  Sizes 1, 2, 4, 8 and 16 GPUs, no priorities
 # (Slurm's own run has none either).  Needs bin/gpusched.
 import csv, os, random, subprocess, sys, tempfile
