@@ -6,6 +6,7 @@
 #   make test            everything: unit, CLI, sanitizer pass, fuzz corpus replay
 #   make demo            the seed's story on a built-in example
 #   make demo-live       the same story on a live gpuschedd (queue, why, /metrics)
+#   make demo-slurm      one workload under Slurm's scheduler and under gpuschedd on Slurm
 #   make bench           benchmarks (bench/README.md)
 #   make lint            clang-tidy + cppcheck
 #   make check-layering  core must not do I/O or read clocks
@@ -210,3 +211,12 @@ clean:
 	rm -rf build bin
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# the same workload under Slurm's own scheduler and under gpuschedd on the
+# same private Slurm, side by side (scripts/slurm-vs-gpusched.sh, ~20 min)
+.PHONY: demo-slurm
+demo-slurm:
+	@GS_EXTRA_PKGS="slurmctld slurmd slurm-client slurmdbd mariadb-server python3 curl" \
+		scripts/deps.sh build
+	@$(MAKE) --no-print-directory all
+	@scripts/slurm-vs-gpusched.sh
