@@ -134,8 +134,8 @@ static void test_slot_reuse(void **state)
 
 /* A long life with a bounded live set: 5,000 jobs through
  * submit -> start -> finish -> retire with at most 4 alive never need more
- * than 4 slots (plus one: a job is submitted before the oldest retires)
- * and the id table holds only the live ids. */
+ * than 4 slots (plus one: a job is submitted before the oldest retires),
+ * the id table holds only the live ids and the GPU parts pool stays small. */
 static void test_bounded_slots(void **state)
 {
     (void)state;
@@ -161,6 +161,10 @@ static void test_bounded_slots(void **state)
     assert_true(gs_strtab_count(f->eng->ids) <= 5);
     assert_int_equal(gs_engine_job_count(f->eng), 5000);
     assert_int_equal(gs_engine_running_count(f->eng), 4);
+    /* the runs' GPU parts pool (one part a run) is rebuilt once retired
+     * parts d pass half of it plus the slots: 2d > n + 5 + 64 with n <= 4 + d
+     * live and dead parts, so n stays below 4 + 74 */
+    assert_true(f->eng->nparts < 78);
     for (int i = 0; i < 4; i++)
         assert_int_equal(lf_state(f, live[i]), GS_JOB_RUNNING);
     assert_refused(f, 0);

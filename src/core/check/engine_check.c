@@ -58,6 +58,8 @@ static int check_slot(const struct gs_engine *eng, int slot, size_t *moved,
     if (j->handle >= eng->nhandles || gs_eng_slot(eng, j->handle) != slot)
         return gs_errorf(err, GS_ESTATE, "job %s: handle %d does not lead to slot %d", id,
                          j->handle, slot);
+    if (j->nparts > 0 && (size_t)j->parts_off + j->nparts > eng->nparts)
+        return gs_errorf(err, GS_ESTATE, "job %s: its GPUs lie outside the parts pool", id);
     *moved += j->handle != slot;
     return 0;
 }

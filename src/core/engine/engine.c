@@ -489,6 +489,30 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time la
     gs_eng_place_started(eng, job);
 }
 
+void gs_eng_compact_parts(struct gs_engine *eng)
+{
+    if (eng->parts_dead * 2 <= eng->nparts + eng->njobs + 64)
+        return;
+    size_t live = eng->nparts - eng->parts_dead, cap = 2 * live + 64;
+    struct gs_alloc_part *p = gs_malloc(cap * sizeof *p);
+    if (!p)
+        return; /* it stays larger than it needs to be */
+    size_t out = 0;
+    for (size_t s = 0; s < eng->njobs; s++) {
+        struct job *j = &eng->jobs[s];
+        if (j->handle < 0 || j->nparts == 0)
+            continue;
+        memcpy(p + out, eng->parts + j->parts_off, (size_t)j->nparts * sizeof *p);
+        j->parts_off = (uint32_t)out;
+        out += j->nparts;
+    }
+    gs_free(eng->parts);
+    eng->parts = p;
+    eng->parts_cap = cap;
+    eng->nparts = out;
+    eng->parts_dead = 0;
+}
+
 int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
 {
     if (gs_grow((void **)&eng->parts, &eng->parts_cap, eng->nparts + (size_t)nparts,

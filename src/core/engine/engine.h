@@ -167,6 +167,10 @@ const struct gs_policy *gs_engine_policy(const struct gs_engine *eng);
 /* Number of jobs ever submitted (handles are 0..count-1; retired ones
  * answer GS_ENOENT). */
 int gs_engine_job_count(const struct gs_engine *eng);
+/* Job records the engine holds: the live jobs plus the free slots that
+ * retired jobs left for the next ones (a high-water mark of live jobs
+ * when the driver retires; the job count when it never does). */
+int gs_engine_slot_count(const struct gs_engine *eng);
 /* Jobs waiting and running now. */
 int gs_engine_pending_count(const struct gs_engine *eng);
 int gs_engine_running_count(const struct gs_engine *eng);

@@ -108,8 +108,9 @@ struct gs_engine {
     int *running;
     struct gs_progress *prog;   /* parallel to running[]: progress of each run */
     size_t nrunning, running_cap, prog_cap;
-    struct gs_alloc_part *parts;
+    struct gs_alloc_part *parts; /* each run's GPUs, appended at its start */
     size_t nparts, parts_cap;
+    size_t parts_dead;          /* of those, retired jobs' (gs_eng_compact_parts) */
     struct gs_alloc scratch;    /* parts for up to one per node */
     int64_t *team_milli;        /* GPU share held per string id (teams) */
     int *team_quota;            /* quota GPUs per string id, -1 none */
@@ -227,6 +228,13 @@ int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error 
  * with the next handle; returns its slot, or GS_EEXIST / GS_ENOMEM (then
  * nothing changed). */
 int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs_error *err);
+
+/* Retired jobs left `parts_dead` parts in eng->parts: once they are half
+ * of the pool (and of the slots, which the rebuild scans), rebuild it from
+ * the last runs of the jobs still held, so the pool follows the live jobs.
+ * Called by gs_engine_retire only (nothing holds a pointer into the pool
+ * across a public call).  On allocation failure the pool stays as it is. */
+void gs_eng_compact_parts(struct gs_engine *eng);
 
 /* Grow the job-run pools so one more job with `nparts` parts can start
  * without allocating.  Returns 0 or GS_ENOMEM. */

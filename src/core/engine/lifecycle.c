@@ -342,5 +342,8 @@ int gs_engine_retire(struct gs_engine *eng, int handle, struct gs_error *err)
         gs_intmap_del(eng->moved, handle);
     gs_strtab_remove(eng->ids, job); /* the id is free again; the slot goes to the next job */
     j->handle = -1;
+    eng->parts_dead += j->nparts;
+    j->nparts = 0;
+    gs_eng_compact_parts(eng);
     return 0;
 }
