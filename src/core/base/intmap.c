@@ -73,6 +73,10 @@ int gs_intmap_put(struct gs_intmap *m, int key, int value)
 {
     if (key < 0)
         return GS_EINVAL;
+    if (m->n > 0 && m->e[find(m, key)].key == key) { /* a replacement never allocates */
+        m->e[find(m, key)].value = value;
+        return 0;
+    }
     if (gs_intmap_reserve(m, m->n + 1) < 0)
         return GS_ENOMEM;
     size_t i = find(m, key);

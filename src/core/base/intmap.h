@@ -19,8 +19,8 @@ void gs_intmap_destroy(struct gs_intmap *m);
  * allocate.  Returns 0 or GS_ENOMEM (the map is unchanged). */
 int gs_intmap_reserve(struct gs_intmap *m, size_t n);
 
-/* Map `key` (>= 0) to `value`, replacing an earlier value.  Returns 0,
- * GS_EINVAL (negative key) or GS_ENOMEM. */
+/* Map `key` (>= 0) to `value`, replacing an earlier value (which never
+ * allocates).  Returns 0, GS_EINVAL (negative key) or GS_ENOMEM. */
 int gs_intmap_put(struct gs_intmap *m, int key, int value);
 
 /* Value of `key`, or GS_ENOENT when absent. */
