@@ -171,6 +171,8 @@ int gs_engine_job_count(const struct gs_engine *eng);
  * retired jobs left for the next ones (a high-water mark of live jobs
  * when the driver retires; the job count when it never does). */
 int gs_engine_slot_count(const struct gs_engine *eng);
+/* Jobs the engine holds now: every job submitted and not yet retired. */
+int gs_engine_held_count(const struct gs_engine *eng);
 /* Jobs waiting and running now. */
 int gs_engine_pending_count(const struct gs_engine *eng);
 int gs_engine_running_count(const struct gs_engine *eng);

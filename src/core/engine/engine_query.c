@@ -8,6 +8,7 @@ const struct gs_cluster *gs_engine_cluster(const struct gs_engine *eng) { return
 const struct gs_policy *gs_engine_policy(const struct gs_engine *eng) { return &eng->pol; }
 int gs_engine_job_count(const struct gs_engine *eng) { return eng->nhandles; }
 int gs_engine_slot_count(const struct gs_engine *eng) { return (int)eng->njobs; }
+int gs_engine_held_count(const struct gs_engine *eng) { return gs_strtab_live(eng->ids); }
 int gs_engine_pending_count(const struct gs_engine *eng) { return (int)eng->npending; }
 int gs_engine_running_count(const struct gs_engine *eng) { return (int)eng->nrunning; }
 gs_time gs_engine_now(const struct gs_engine *eng) { return eng->now; }
