@@ -136,9 +136,11 @@ static void release_drains(struct gs_engine *eng, int waiter)
             i++;
             continue;
         }
-        struct job *v = d->victim >= 0 ? &eng->jobs[d->victim] : NULL; /* -1: retired */
-        if (v && v->state == GS_JOB_RUNNING && v->start == d->run_start)
-            v->draining = 0;
+        if (d->victim >= 0) { /* -1: retired */
+            struct job *v = &eng->jobs[d->victim];
+            if (v->state == GS_JOB_RUNNING && v->start == d->run_start)
+                v->draining = 0;
+        }
         *d = pre->drains[--pre->ndrains];
     }
 }
@@ -192,9 +194,10 @@ static int complete_drain(struct gs_engine *eng, size_t i, gs_time now)
     struct gs_preempt *pre = eng->pre;
     struct drain d = pre->drains[i];
     pre->drains[i] = pre->drains[--pre->ndrains];
-    struct job *v = d.victim >= 0 ? &eng->jobs[d.victim] : NULL; /* -1: retired */
+    int gone = d.victim < 0; /* the victim was retired */
+    struct job *v = gone ? NULL : &eng->jobs[d.victim];
     struct hold *h = find_hold(pre, d.waiter);
-    int live = v && v->state == GS_JOB_RUNNING && v->start == d.run_start && v->draining;
+    int live = !gone && v->state == GS_JOB_RUNNING && v->start == d.run_start && v->draining;
     if (live && h && eng->jobs[d.waiter].state == GS_JOB_PENDING) {
         if (gs_eng_requeue_reserve(eng, 1) < 0)
             return GS_ENOMEM;
