@@ -119,6 +119,16 @@ static void test_slot_reuse(void **state)
     assert_int_equal(f->eng->njobs, 4);
     assert_refused(f, a);
     assert_refused(f, c);
+    /* records 0..3 hold e, b, d, f; no record is free */
+    const int by_slot[] = { e, b, d, g };
+    assert_int_equal(gs_engine_slot_count(f->eng), 4);
+    assert_int_equal(gs_engine_held_count(f->eng), 4);
+    for (int s = 0; s < 4; s++)
+        assert_int_equal(gs_engine_slot_handle(f->eng, s), by_slot[s]);
+    assert_int_equal(gs_engine_slot_handle(f->eng, 4), -1);
+    int run[4];
+    assert_int_equal(gs_engine_running_list(f->eng, run, 4), 1); /* b only, so far */
+    assert_int_equal(run[0], b);
     assert_int_equal(gs_engine_job_find(f->eng, "e"), e);
     assert_string_equal(lf_info(f, e).id, "e");
     assert_string_equal(lf_info(f, d).id, "d");
@@ -127,8 +137,18 @@ static void test_slot_reuse(void **state)
     lf_event(f, 0, GS_EV_START, d, SEC(2));
     lf_event(f, 1, GS_EV_START, e, SEC(2));
     lf_event(f, 2, GS_EV_START, g, SEC(2));
+    /* running, in handle order though e sits in slot 0: b, d, e, f */
+    assert_int_equal(gs_engine_running_list(f->eng, run, 2), 4); /* too small: count only */
+    assert_int_equal(gs_engine_running_list(f->eng, run, 4), 4);
+    assert_int_equal(run[0], b);
+    assert_int_equal(run[1], d);
+    assert_int_equal(run[2], e);
+    assert_int_equal(run[3], g);
     LF_OK(f, gs_engine_finish(f->eng, SEC(3), e, LF_ERR), 0);
     lf_event(f, 3, GS_EV_FINISH, e, SEC(3));
+    LF_OK(f, gs_engine_retire(f->eng, e, LF_ERR), 0);
+    assert_int_equal(gs_engine_slot_handle(f->eng, 0), -1); /* free again */
+    assert_int_equal(gs_engine_held_count(f->eng), 3);
     lf_free(f);
 }
 

@@ -173,6 +173,15 @@ int gs_engine_job_count(const struct gs_engine *eng);
 int gs_engine_slot_count(const struct gs_engine *eng);
 /* Jobs the engine holds now: every job submitted and not yet retired. */
 int gs_engine_held_count(const struct gs_engine *eng);
+/* The handle of the job in record `slot` (0 <= slot < gs_engine_slot_count),
+ * -1 for a free record or out of range.  Visiting every record visits every
+ * job held once, in handle order while no record was reused (always in the
+ * simulator), at a cost that follows the jobs held, not the handles given. */
+int gs_engine_slot_handle(const struct gs_engine *eng, int slot);
+/* Handles of the jobs holding GPUs (running, starting, stopping), in
+ * handle order: returns their count, and writes them to `out` when `cap`
+ * is at least that (else nothing).  O(r log r) for r such jobs. */
+int gs_engine_running_list(const struct gs_engine *eng, int *out, size_t cap);
 /* Jobs waiting and running now. */
 int gs_engine_pending_count(const struct gs_engine *eng);
 int gs_engine_running_count(const struct gs_engine *eng);

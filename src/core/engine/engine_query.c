@@ -2,6 +2,7 @@
 #include "core/engine/engine_private.h"
 #include "core/base/alloc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const struct gs_cluster *gs_engine_cluster(const struct gs_engine *eng) { return eng->cl; }
@@ -9,6 +10,28 @@ const struct gs_policy *gs_engine_policy(const struct gs_engine *eng) { return &
 int gs_engine_job_count(const struct gs_engine *eng) { return eng->nhandles; }
 int gs_engine_slot_count(const struct gs_engine *eng) { return (int)eng->njobs; }
 int gs_engine_held_count(const struct gs_engine *eng) { return gs_strtab_live(eng->ids); }
+
+int gs_engine_slot_handle(const struct gs_engine *eng, int slot)
+{
+    return slot >= 0 && (size_t)slot < eng->njobs ? eng->jobs[slot].handle : -1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int gs_engine_running_list(const struct gs_engine *eng, int *out, size_t cap)
+{
+    if (cap < eng->nrunning)
+        return (int)eng->nrunning;
+    for (size_t i = 0; i < eng->nrunning; i++)
+        out[i] = eng->jobs[eng->running[i]].handle;
+    if (eng->nrunning > 1)
+        qsort(out, eng->nrunning, sizeof *out, cmp_int);
+    return (int)eng->nrunning;
+}
 int gs_engine_pending_count(const struct gs_engine *eng) { return (int)eng->npending; }
 int gs_engine_running_count(const struct gs_engine *eng) { return (int)eng->nrunning; }
 gs_time gs_engine_now(const struct gs_engine *eng) { return eng->now; }
