@@ -176,10 +176,11 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
     pthread_mutex_init(&lp->mu, NULL);
     pthread_cond_init(&lp->cv, NULL);
     metrics_init(lp);
+    lp->byh = gs_intmap_create();
     gs_policy_init(&lp->pol);
     struct gs_error err;
     gs_error_clear(&err);
-    if (make_dirs(lp) < 0 || setup_fds(lp) < 0)
+    if (!lp->byh || make_dirs(lp) < 0 || setup_fds(lp) < 0)
         goto fail;
     lp->cl = gs_cluster_load_yaml(opts->cluster, &err);
     if (!lp->cl)
@@ -681,7 +682,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     free(lp->done);
     free(lp->evs);
     free(lp->live);
-    free(lp->byh);
+    gs_intmap_destroy(lp->byh);
     gsd_dash_free(lp);
     gs_engine_destroy(lp->eng);
     gs_store_close(lp->st);

@@ -71,27 +71,31 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->ji.exit_code = -1;
     d->ji.stop_reason = -1;
     d->proc.pidfd = -1;
+    d->li = lp->nlive;
     lp->live[lp->nlive++] = d;
     return d;
 }
 
 int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle)
 {
-    size_t need = (size_t)handle + 1;
-    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof(struct djob *)) < 0)
+    if (handle < 0 || gs_intmap_put(lp->byh, handle, (int)d->li) < 0)
         return -1;
-    for (; lp->nbyh < need; lp->nbyh++)
-        lp->byh[lp->nbyh] = NULL;
-    lp->byh[handle] = d;
     d->handle = handle;
     return 0;
+}
+
+struct djob *gsd_job_of_handle(struct gsd_loop *lp, int h)
+{
+    int i = gs_intmap_get(lp->byh, h);
+    return i >= 0 ? lp->live[i] : NULL;
 }
 
 struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id)
 {
     int h = gs_engine_job_find(lp->eng, id);
-    if (h >= 0 && (size_t)h < lp->nbyh && lp->byh[h])
-        return lp->byh[h];
+    struct djob *d = h >= 0 ? gsd_job_of_handle(lp, h) : NULL;
+    if (d)
+        return d;
     for (size_t i = 0; i < lp->nlive; i++) /* live jobs the engine no longer holds */
         if (lp->live[i]->handle < 0 && !strcmp(lp->live[i]->id, id))
             return lp->live[i];
@@ -104,10 +108,6 @@ void gsd_job_dirty(struct gsd_loop *lp, struct djob *d)
     d->dirty = 1;
 }
 
-static struct djob *of_handle(struct gsd_loop *lp, int h)
-{
-    return h >= 0 && (size_t)h < lp->nbyh ? lp->byh[h] : NULL;
-}
 
 /* "node-1:0,node-1:1" of an allocation; NULL on ENOMEM. */
 static char *placement_text(const struct gs_cluster *cl, const struct gs_alloc *a)
@@ -263,7 +263,7 @@ int gsd_events_apply(struct gsd_loop *lp, gs_time now)
     for (size_t i = 0; i < lp->nev && !lp->oom; i++) {
         struct devent e = lp->evs[i];
         lp->evs[i].placement = NULL;
-        struct djob *d = of_handle(lp, e.job);
+        struct djob *d = gsd_job_of_handle(lp, e.job);
         if (d)
             apply_event(lp, d, &e, now);
         free(e.placement);
@@ -415,9 +415,13 @@ void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t 
 static void free_job(struct gsd_loop *lp, size_t i)
 {
     struct djob *d = lp->live[i];
-    if (d->handle >= 0 && (size_t)d->handle < lp->nbyh)
-        lp->byh[d->handle] = NULL;
-    lp->live[i] = lp->live[--lp->nlive];
+    if (d->handle >= 0)
+        gs_intmap_del(lp->byh, d->handle);
+    struct djob *last = lp->live[--lp->nlive];
+    lp->live[i] = last;
+    last->li = i;
+    if (last != d && last->handle >= 0)
+        gs_intmap_put(lp->byh, last->handle, (int)i); /* replaces: never allocates */
     free(d->id);
     free(d->team);
     free(d->user);

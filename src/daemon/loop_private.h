@@ -12,6 +12,7 @@
 
 #include "core/cluster/cluster.h"
 #include "core/engine/engine.h"
+#include "core/base/intmap.h"
 #include "core/policy/policy.h"
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
@@ -25,6 +26,7 @@ enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED
 struct djob {
     int64_t seq;
     int handle;               /* engine handle, -1 when not in the engine */
+    size_t li;                /* its index in gsd_loop.live */
     char *id, *team, *user;
     int gpus, milli;
     gs_time submit;
@@ -85,8 +87,9 @@ struct gsd_loop {
     struct gs_policy pol;
     struct gs_engine *eng;
     struct gs_store *st;
-    struct djob **byh;        /* by engine handle */
-    size_t nbyh, capbyh;
+    struct gs_intmap *byh;    /* engine handle -> index in live[] (a map: handles
+                                 are never reused, so an array by handle would
+                                 grow with every job ever submitted) */
     struct djob **live;       /* every live job, no order (for scans) */
     size_t nlive, caplive;
     struct devent *evs;
@@ -134,6 +137,8 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
                          const char *user, int gpus);
 int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle);
 struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id);
+/* The live job of engine handle `h`, or NULL. */
+struct djob *gsd_job_of_handle(struct gsd_loop *lp, int h);
 void gsd_job_dirty(struct gsd_loop *lp, struct djob *d);
 void gsd_observer(void *arg, const struct gs_event *ev);
 int gsd_events_apply(struct gsd_loop *lp, gs_time now);

@@ -120,10 +120,11 @@ static int by_pos(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Queue position of each handle (-1 = not pending); caller frees. */
+/* Queue position of each live job, by its index in lp->live (-1 = not
+ * pending); caller frees. */
 static int *queue_positions(struct gsd_loop *lp)
 {
-    int *pos = malloc((lp->nbyh + 1) * sizeof *pos);
+    int *pos = malloc((lp->nlive + 1) * sizeof *pos);
     int n = gs_engine_queue_list(lp->eng, NULL, 0);
     int *order = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *order);
     if (!pos || !order || n < 0) {
@@ -131,12 +132,14 @@ static int *queue_positions(struct gsd_loop *lp)
         free(order);
         return NULL;
     }
-    for (size_t h = 0; h < lp->nbyh; h++)
-        pos[h] = -1;
+    for (size_t i = 0; i < lp->nlive; i++)
+        pos[i] = -1;
     n = gs_engine_queue_list(lp->eng, order, (size_t)n);
-    for (int i = 0; i < n; i++)
-        if (order[i] >= 0 && (size_t)order[i] < lp->nbyh)
-            pos[order[i]] = i;
+    for (int i = 0; i < n; i++) {
+        struct djob *d = gsd_job_of_handle(lp, order[i]);
+        if (d)
+            pos[d->li] = i;
+    }
     free(order);
     return pos;
 }
@@ -160,8 +163,8 @@ static json_t *queue_order(struct gsd_loop *lp, json_t *arr)
         struct djob *d = strcmp(json_string_value(json_object_get(j, "state")), "pending")
                              ? NULL
                              : gsd_job_by_id(lp, json_string_value(json_object_get(j, "id")));
-        if (d && d->handle >= 0 && pos[d->handle] >= 0)
-            p[np++] = (struct pend){ pos[d->handle], j };
+        if (d && d->handle >= 0 && pos[d->li] >= 0)
+            p[np++] = (struct pend){ pos[d->li], j };
         else
             json_array_append(out, j);
     }
@@ -245,15 +248,32 @@ static json_t *nodes_json(struct gsd_loop *lp)
     return arr;
 }
 
+static int by_handle(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The pending jobs' diagnoses, in handle (submission) order. */
 static json_t *pending_json(struct gsd_loop *lp)
 {
     json_t *arr = json_array();
-    for (size_t h = 0; arr && h < lp->nbyh; h++) {
-        struct djob *d = lp->byh[h];
+    int *hs = malloc((lp->nlive + 1) * sizeof *hs);
+    size_t n = 0;
+    if (!arr || !hs) {
+        free(hs);
+        return arr;
+    }
+    for (size_t i = 0; i < lp->nlive; i++)
+        if (lp->live[i]->state == D_PENDING && lp->live[i]->handle >= 0)
+            hs[n++] = lp->live[i]->handle;
+    qsort(hs, n, sizeof *hs, by_handle);
+    for (size_t i = 0; i < n; i++) {
         struct gs_diag dg;
-        if (d && d->state == D_PENDING && gs_engine_explain(lp->eng, (int)h, &dg) == 0)
+        if (gs_engine_explain(lp->eng, hs[i], &dg) == 0)
             json_array_append_new(arr, gs_report_diag_json(lp->eng, &dg));
     }
+    free(hs);
     return arr;
 }
 

@@ -111,6 +111,12 @@ static void cluster(FILE *f, struct gsd_loop *lp)
             (long long)s.frag_count);
     fprintf(f, "gpusched_fragmentation_gpus{kind=\"topology\",k=\"%d\"} %lld\n", s.k,
             (long long)s.frag_topology);
+    head(f, "gpusched_engine_jobs_held", "gauge",
+         "Jobs the engine holds (finished ones leave once journaled).");
+    fprintf(f, "gpusched_engine_jobs_held %d\n", gs_engine_held_count(lp->eng));
+    head(f, "gpusched_engine_job_records", "gauge",
+         "Job records the engine has allocated (the peak of jobs held).");
+    fprintf(f, "gpusched_engine_job_records %d\n", gs_engine_slot_count(lp->eng));
     head(f, "gpusched_util_alloc", "gauge", "Allocated share of all GPUs (0..1).");
     fprintf(f, "gpusched_util_alloc %.6f\n",
             s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000) : 0.0);

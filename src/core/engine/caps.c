@@ -20,7 +20,7 @@
 
 static int dl_less(const struct deadline *a, const struct deadline *b)
 {
-    return a->at != b->at ? a->at < b->at : a->job < b->job;
+    return a->at != b->at ? a->at < b->at : a->handle < b->handle;
 }
 
 /* Push onto heap h[0..*n) (capacity reserved by gs_eng_reserve_pools). */
@@ -66,7 +66,7 @@ gs_time gs_eng_deadline(struct gs_engine *eng, int job)
                   : (gs_time)((double)j->estimate * eng->pol.runtime_cap_factor + 0.5);
     if (cap == GS_TIME_INF)
         return GS_TIME_INF;
-    struct deadline d = { gs_time_add(j->start, cap), j->start, job };
+    struct deadline d = { gs_time_add(j->start, cap), j->start, job, j->handle };
     dl_push(eng->dl, &eng->ndl, d);
     return d.at;
 }
@@ -76,7 +76,7 @@ void gs_eng_watch_overrun(struct gs_engine *eng, int job)
     const struct job *j = &eng->jobs[job];
     if (j->estimate == GS_TIME_NONE || j->time_limit <= j->estimate)
         return; /* nothing better to plan with once it overruns */
-    struct deadline d = { gs_time_add(j->start, j->estimate), j->start, job };
+    struct deadline d = { gs_time_add(j->start, j->estimate), j->start, job, j->handle };
     dl_push(eng->expect, &eng->nexpect, d);
 }
 
@@ -86,7 +86,7 @@ void gs_eng_plan_overruns(struct gs_engine *eng, gs_time now)
         struct deadline d = eng->expect[0];
         dl_pop(eng->expect, &eng->nexpect);
         const struct job *j = &eng->jobs[d.job];
-        if (j->state != GS_JOB_RUNNING || j->start != d.start)
+        if (j->state != GS_JOB_RUNNING || j->start != d.start || j->handle != d.handle)
             continue;
         gs_time limit_end = gs_time_add(j->start, j->time_limit);
         if (limit_end > now) {
@@ -100,7 +100,8 @@ void gs_eng_plan_overruns(struct gs_engine *eng, gs_time now)
 static int stale(const struct gs_engine *eng, const struct deadline *d)
 {
     const struct job *j = &eng->jobs[d->job];
-    return (j->state != GS_JOB_RUNNING && j->state != GS_JOB_STARTING) || j->start != d->start;
+    return (j->state != GS_JOB_RUNNING && j->state != GS_JOB_STARTING) || j->start != d->start ||
+           j->handle != d->handle; /* a later job in a reused slot */
 }
 
 void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now)

@@ -416,7 +416,7 @@ static int64_t per_gpu_cmp(const struct gs_engine *eng, const struct cand *x,
     int64_t fx = (x->cost % gx) * gy, fy = (y->cost % gy) * gx;
     if (fx != fy)
         return fx < fy ? -1 : 1;
-    return x->job - y->job;
+    return eng->jobs[x->job].handle - eng->jobs[y->job].handle; /* the earlier job */
 }
 
 /* Insertion-sort the victims list by cost per GPU (short lists). */

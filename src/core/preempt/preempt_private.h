@@ -26,7 +26,7 @@ struct part_rt {
 
 /* A victim writing its checkpoint during the grace period. */
 struct drain {
-    int victim, waiter;
+    int victim, waiter;           /* slots; victim -1 once it was retired */
     gs_time end;                  /* its checkpoint completes: it stops then */
     gs_time run_start;            /* the run it belongs to (stale if different) */
 };

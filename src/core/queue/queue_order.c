@@ -140,7 +140,7 @@ static int cmp_order(const void *a, const void *b)
         return x->prio > y->prio ? -1 : 1;
     if (x->submit != y->submit)
         return x->submit < y->submit ? -1 : 1;
-    return (x->job > y->job) - (x->job < y->job);
+    return (x->handle > y->handle) - (x->handle < y->handle);
 }
 
 /* A new entry for `job` in `list` (see the header); it becomes the job's
@@ -154,7 +154,8 @@ static struct order_key new_key(struct gs_engine *eng, int job, int list)
     j->in_order = (int8_t)list;
     j->order_seq = eng->q->seq;
     /* a job whose launch failed goes ahead of its peers (lifecycle.c) */
-    struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq };
+    struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq,
+                           j->handle };
     return k;
 }
 
@@ -439,7 +440,7 @@ void gs_queue_unlist(struct gs_engine *eng, int job)
  * array (read-only: the kept lists and the pass's joined/visited
  * bookkeeping are not touched, so listing never changes what a pass sees).
  * Same comparator as the pass: effective priority, then submit time (a job
- * requeued after a failed launch first), then handle. */
+ * requeued after a failed launch first), then handle.  Writes handles. */
 int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap)
 {
     size_t n = 0;
@@ -449,7 +450,7 @@ int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size
             if (job < 0)
                 continue;
             if (n < cap)
-                out[n] = job;
+                out[n] = gs_eng_handle(eng, job);
             n++;
         }
         return (int)n;
@@ -463,11 +464,11 @@ int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size
             continue;
         const struct job *j = &eng->jobs[job];
         k[n++] = (struct order_key){ gs_queue_eff_prio(eng, j, now),
-                                     j->front ? GS_TIME_NONE : j->submit, job, 0 };
+                                     j->front ? GS_TIME_NONE : j->submit, job, 0, j->handle };
     }
     qsort(k, n, sizeof *k, cmp_order);
     for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = k[i].job;
+        out[i] = k[i].handle;
     gs_free(k);
     return (int)n;
 }

@@ -17,8 +17,9 @@
 struct order_key {
     int64_t prio;               /* list key or effective priority, x GS_PRIO_SCALE */
     gs_time submit;
-    int job;
+    int job;                    /* slot */
     uint32_t seq;               /* live while it equals the job's order_seq */
+    int handle;                 /* the job's handle: ties go to the earlier one */
 };
 
 /* A kept sorted list: live entries in [head, n), with dead ones among
