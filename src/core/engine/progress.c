@@ -22,7 +22,7 @@ void gs_progress_start(struct gs_progress *p, gs_time now, gs_time saved_ms, gs_
     p->ckpt_wall = p->restore_wall = 0;
     if (restore_ms > 0) {
         p->phase = GS_PHASE_RESTORE;
-        p->phase_end = now + restore_ms;
+        p->phase_end = gs_sat_add(now, restore_ms);
     } else {
         p->phase = GS_PHASE_COMPUTE;
         p->phase_end = now;
@@ -94,7 +94,7 @@ void gs_progress_advance(struct gs_progress *p, gs_time now)
         p->work = b;
         p->t += to_b;
         p->phase = GS_PHASE_CKPT;
-        p->phase_end = p->t + p->cost;
+        p->phase_end = gs_sat_add(p->t, p->cost);
     }
 }
 
@@ -159,9 +159,9 @@ gs_time gs_progress_save_now(struct gs_progress *p, gs_time now)
         return GS_TIME_NONE;
     if (p->phase == GS_PHASE_COMPUTE && dt > 0) {
         p->phase = GS_PHASE_CKPT;
-        p->phase_end = now + dt;
+        p->phase_end = gs_sat_add(now, dt);
     }
-    return now + dt;
+    return gs_sat_add(now, dt);
 }
 
 void gs_progress_mark_saved(struct gs_progress *p, gs_time now)
