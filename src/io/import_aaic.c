@@ -385,7 +385,6 @@ static int convert(struct row *rows, size_t n, struct gs_aaic_result *out,
 {
     struct gs_aaic_stats *st = &out->stats;
     size_t kept = 0;
-    gs_io_progress_job(prog, 0, n);
     for (size_t i = 0; i < n; i++) {
         int why = drop_reason(&rows[i]);
         if (why >= 0)
@@ -393,6 +392,7 @@ static int convert(struct row *rows, size_t n, struct gs_aaic_result *out,
         else
             rows[kept++] = rows[i];
     }
+    gs_io_progress_job(prog, 0, kept); /* before the sort, the slow part */
     if (kept > 1)
         qsort(rows, kept, sizeof *rows, cmp_submit);
     st->submit_min = kept ? rows[0].v[C_SUBMIT] : 0;
