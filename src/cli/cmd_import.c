@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/cli_out.h"
 #include "cli/cli_load.h"
+#include "cli/progress_out.h"
 #include "io/capacity.h"
 #include "io/import_aaic.h"
 
@@ -371,7 +372,10 @@ static int import_aaic(int argc, char **argv)
         return st;
     struct gs_aaic_result r;
     struct gs_error err = { 0 };
-    if (gs_aaic_load(a.in, &r, &err) < 0)
+    struct cli_import_progress prog;
+    int rc = gs_aaic_load_progress(a.in, cli_import_progress_init(&prog), &r, &err);
+    cli_import_progress_done(&prog, rc >= 0);
+    if (rc < 0)
         return cli_fail("import", &err);
     st = write_files(&a, &r);
     if (st == 0 && a.events_out)

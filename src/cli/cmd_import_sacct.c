@@ -2,6 +2,7 @@
  * (io/import_sacct.h) into a native trace and a cluster YAML. */
 #include "cli/cli.h"
 #include "cli/cli_load.h"
+#include "cli/progress_out.h"
 #include "io/import_sacct.h"
 
 #include <inttypes.h>
@@ -148,7 +149,10 @@ int cli_import_sacct(int argc, char **argv)
         return cli_failf("import", 2, "--json and --trace-out - both want stdout");
     struct gs_sacct_result r;
     struct gs_error err = { 0 };
-    if (gs_sacct_load(a.in, &r, &err) < 0)
+    struct cli_import_progress prog;
+    int rc = gs_sacct_load_progress(a.in, cli_import_progress_init(&prog), &r, &err);
+    cli_import_progress_done(&prog, rc >= 0);
+    if (rc < 0)
         return cli_fail("import", &err);
     st = a.trace_out ? write_out(a.trace_out, &r, 0, 0) : 0;
     if (st == 0 && a.cluster_out)

@@ -112,6 +112,12 @@ int gs_aaic_parse(const char *text, size_t len, const char *name,
  * convert it as gs_aaic_parse does.  GS_EIO when it cannot be read. */
 int gs_aaic_load(const char *path, struct gs_aaic_result *out, struct gs_error *err);
 
+/* gs_aaic_load that reports the bytes read and the records parsed through
+ * `prog` (io/ioutil.h; may be NULL). */
+struct gs_io_progress;
+int gs_aaic_load_progress(const char *path, struct gs_io_progress *prog,
+                          struct gs_aaic_result *out, struct gs_error *err);
+
 /* Free what `r` owns; NULL is a no-op.  `r` is left empty. */
 void gs_aaic_result_fini(struct gs_aaic_result *r);
 

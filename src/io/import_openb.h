@@ -101,6 +101,13 @@ int gs_openb_parse(const char *nodes_text, size_t nodes_len, const char *pods_te
 int gs_openb_load(const char *nodes_path, const char *pods_path, struct gs_openb_result *out,
                   struct gs_error *err);
 
+/* gs_openb_load that reports the bytes read and the records parsed (both
+ * files together) through `prog` (io/ioutil.h; may be NULL). */
+struct gs_io_progress;
+int gs_openb_load_progress(const char *nodes_path, const char *pods_path,
+                           struct gs_io_progress *prog, struct gs_openb_result *out,
+                           struct gs_error *err);
+
 /* Write the cluster YAML (with a header comment naming what was assumed).
  * Returns 0 or GS_EIO. */
 int gs_openb_write_cluster_yaml(FILE *f, const struct gs_openb_result *r, struct gs_error *err);

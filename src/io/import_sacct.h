@@ -101,6 +101,12 @@ int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sac
 /* Read the file at `path` ("-" = stdin, .gz read directly) and convert it. */
 int gs_sacct_load(const char *path, struct gs_sacct_result *out, struct gs_error *err);
 
+/* gs_sacct_load that reports the bytes read and the rows parsed through
+ * `prog` (io/ioutil.h; may be NULL). */
+struct gs_io_progress;
+int gs_sacct_load_progress(const char *path, struct gs_io_progress *prog,
+                           struct gs_sacct_result *out, struct gs_error *err);
+
 /* Free what `r` owns; NULL is a no-op. */
 void gs_sacct_result_fini(struct gs_sacct_result *r);
 

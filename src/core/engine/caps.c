@@ -18,6 +18,8 @@
  */
 #include "core/engine/engine_private.h"
 
+#include <math.h>
+
 static int dl_less(const struct deadline *a, const struct deadline *b)
 {
     return a->at != b->at ? a->at < b->at : a->handle < b->handle;
@@ -60,10 +62,14 @@ gs_time gs_eng_deadline(struct gs_engine *eng, int job)
 {
     const struct job *j = &eng->jobs[job];
     gs_time cap = eng->pol.runtime_cap;
-    if (eng->pol.runtime_cap_factor > 0)
-        cap = j->estimate == GS_TIME_NONE
-                  ? GS_TIME_INF
-                  : (gs_time)((double)j->estimate * eng->pol.runtime_cap_factor + 0.5);
+    if (eng->pol.runtime_cap_factor > 0) {
+        /* estimate (<= 9.2e15 ms) x factor (<= 1000) can pass INT64_MAX, and
+         * a double out of int64's range converts with undefined behaviour */
+        double c = j->estimate == GS_TIME_NONE
+                       ? HUGE_VAL
+                       : (double)j->estimate * eng->pol.runtime_cap_factor + 0.5;
+        cap = c < 9.2e18 ? (gs_time)c : GS_TIME_INF;
+    }
     if (cap == GS_TIME_INF)
         return GS_TIME_INF;
     struct deadline d = { gs_time_add(j->start, cap), j->start, job, j->handle };

@@ -469,13 +469,13 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time la
         restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
     if (a->mig_reconf)
         restore += eng->pol.mig_drain_cost; /* repartitioning the MIG GPU first */
-    gs_progress_start(&eng->prog[eng->nrunning], now + lat, j->saved, j->ckpt_interval,
-                      j->ckpt_cost, restore, GS_RATE_FULL);
+    gs_progress_start(&eng->prog[eng->nrunning], gs_time_add(now, lat), j->saved,
+                      j->ckpt_interval, j->ckpt_cost, restore, GS_RATE_FULL);
     eng->nrunning++;
     j->runs++;
     j->state = GS_JOB_RUNNING;
     j->reason = GS_WAIT_NONE;
-    j->start = now + lat;
+    j->start = gs_time_add(now, lat); /* lat <= 1e15: saturates only at the end of time */
     if (j->first_start == GS_TIME_NONE)
         j->first_start = j->start;
     j->estimate = gs_eng_estimate(eng, job);

@@ -177,7 +177,7 @@ static void cost_of(const struct gs_engine *eng, int v, gs_time now, int drain, 
         gs_time s = gs_progress_save_time(&pr);
         if (s != GS_TIME_NONE && s <= eng->pol.grace && s < lose) {
             lose = s;
-            c->save_at = now + s;
+            c->save_at = gs_time_add(now, s);
         }
     }
     gs_time restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
@@ -202,7 +202,7 @@ static int build_cands(struct gs_engine *eng, int w, gs_time now, int drain)
             !has_right(eng, w, v, &r, now))
             continue;
         if (now - jv->start < eng->pol.min_runtime) {
-            gs_time t = jv->start + eng->pol.min_runtime;
+            gs_time t = gs_time_add(jv->start, eng->pol.min_runtime);
             if (t < pre->young_wake)
                 pre->young_wake = t;
             continue;

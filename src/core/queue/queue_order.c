@@ -35,6 +35,7 @@
  * instant, so the order is deterministic and never oscillates.
  */
 #include "core/queue/queue_private.h"
+#include "core/base/satmath.h"
 #include "core/base/alloc.h"
 
 #include <math.h>
@@ -43,30 +44,6 @@
 enum { LIST_NONE, LIST_YOUNG, LIST_AGED }; /* struct job.in_order */
 
 #define PREFETCH_AHEAD 4 /* entries */
-
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
-static int64_t sat_sub(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
-static int64_t sat_mul(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_mul_overflow(a, b, &r))
-        return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
-    return r;
-}
 
 static int64_t milli_rate(const struct gs_policy *pol);
 
@@ -118,18 +95,18 @@ static int64_t rate_of(const struct gs_engine *eng)
  * aging_milli x (now - submit - max_wait) (see the header). */
 static int64_t aged_at(const struct gs_engine *eng, int64_t c, gs_time now)
 {
-    return sat_add(c, sat_mul(rate_of(eng), now - eng->pol.max_wait_before_aging));
+    return gs_sat_add(c, gs_sat_mul(rate_of(eng), now - eng->pol.max_wait_before_aging));
 }
 
 static int64_t aged_key(const struct gs_engine *eng, const struct job *j)
 {
-    return sat_sub(sat_mul(j->priority, GS_PRIO_SCALE), sat_mul(rate_of(eng), j->submit));
+    return gs_sat_sub(gs_sat_mul(j->priority, GS_PRIO_SCALE), gs_sat_mul(rate_of(eng), j->submit));
 }
 
 int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now)
 {
     if (eng->pol.queue_policy == GS_QUEUE_FIFO || !aging(eng, j, now))
-        return sat_mul(j->priority, GS_PRIO_SCALE);
+        return gs_sat_mul(j->priority, GS_PRIO_SCALE);
     return aged_at(eng, aged_key(eng, j), now);
 }
 
@@ -148,7 +125,7 @@ static int cmp_order(const void *a, const void *b)
 static struct order_key new_key(struct gs_engine *eng, int job, int list)
 {
     struct job *j = &eng->jobs[job];
-    int64_t prio = list == LIST_AGED ? aged_key(eng, j) : sat_mul(j->priority, GS_PRIO_SCALE);
+    int64_t prio = list == LIST_AGED ? aged_key(eng, j) : gs_sat_mul(j->priority, GS_PRIO_SCALE);
     if (++eng->q->seq == 0)
         eng->q->seq = 1;
     j->in_order = (int8_t)list;
