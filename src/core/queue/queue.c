@@ -92,6 +92,8 @@ int gs_eng_quota_ok(const struct gs_engine *eng, int job)
     int64_t need = (int64_t)j->gpus * j->milli;
     if (used + need <= q)
         return 1;
+    /* quota modes are one comparison apart (strict stops here, borrow looks
+     * at the idle quota of others), so no ops table for them */
     if (eng->pol.quota_mode != GS_QUOTA_BORROW)
         return 0;
     /* borrow: the part beyond the quota must fit in other teams' idle quota
@@ -336,19 +338,16 @@ static int try_job(struct pass *ps, int job)
 
 /* Without backfill, a pass can start nothing when the last one ended at a
  * blocked head, no GPUs were released since, and the head cannot have
- * changed: under FIFO new jobs join behind it; under priority without
- * aging no job arrived with a priority above the head's (one with an equal
- * priority sorts behind it: it was submitted later).  Skipping such passes
- * keeps a saturated queue O(1) per event instead of a sort per arrival. */
+ * changed (the order's head_kept: under fifo new jobs join behind it;
+ * under priority without aging no job arrived with a priority above the
+ * head's).  Skipping such passes keeps a saturated queue O(1) per event
+ * instead of a sort per arrival. */
 static int nothing_can_change(const struct gs_engine *eng)
 {
     if (eng->backfill != GS_BACKFILL_NONE || !eng->pass_blocked ||
         eng->releases != eng->pass_releases)
         return 0;
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO)
-        return 1;
-    /* priority without aging: the order only changes when a job arrives */
-    return eng->pol.aging_rate <= 0 && eng->arrivals_ahead == 0;
+    return gs_queue_order_of(eng->pol.queue_policy)->head_kept(eng);
 }
 
 /* queue.min_pass_interval: a pass within the interval after the last one
@@ -392,6 +391,9 @@ static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
     ps->view_k = -1;
     ps->nres = 0;
     forget(ps);
+    /* The backfill modes are not an ops table: they differ only in how
+     * many reservations a pass keeps (none 0, easy 1, conservative
+     * queue.reservations); everything else is the same code. */
     if (eng->backfill == GS_BACKFILL_EASY)
         ps->max_res = 1;
     else if (eng->backfill == GS_BACKFILL_CONSERVATIVE)
