@@ -115,6 +115,8 @@ int gs_eng_quota_ok(const struct gs_engine *eng, int job)
 struct pass {
     struct gs_engine *eng;
     gs_time now;
+    struct gs_alloc *a;         /* placement storage, the queue state's */
+    uint64_t *view, *held;      /* per node, the queue state's */
     int max_res;
     int blocked;                /* some job could not start: others are behind it */
     int head;                   /* the first job that could not start */
@@ -125,7 +127,7 @@ struct pass {
      * not memoised): partitions may see different nodes */
     gs_time fail_live[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* does not fit idle GPUs */
     gs_time fail_view[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* min estimate failing the view */
-    int view_k;                 /* reservations folded into eng->view, -1 = none */
+    int view_k;                 /* reservations folded into view, -1 = none */
     gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
     int nres;
 };
@@ -189,10 +191,10 @@ static int reserve(struct pass *ps, int job)
     gs_eng_request(eng, job, &req);
     gs_time dur = job_dur(eng, job), start;
     int rc = gs_profile_earliest(eng->profile, eng->cl, ps->now, &req, eng->pol.strategy, dur,
-                                 &start, &eng->scratch);
+                                 &start, ps->a);
     if (rc < 0)
         return rc;
-    if (gs_profile_reserve(eng->profile, &eng->scratch, start, gs_time_add(start, dur)) < 0)
+    if (gs_profile_reserve(eng->profile, ps->a, start, gs_time_add(start, dur)) < 0)
         return GS_ENOMEM;
     if (ps->nres < (int)(sizeof ps->res_start / sizeof ps->res_start[0])) {
         int i = ps->nres++;
@@ -203,7 +205,7 @@ static int reserve(struct pass *ps, int job)
         ps->res_start[i] = start;
     }
     ps->view_k = -1;
-    struct gs_event ev = { GS_EV_RESERVE, ps->now, job, &eng->scratch, start, 0 };
+    struct gs_event ev = { GS_EV_RESERVE, ps->now, job, ps->a, start, 0 };
     gs_eng_emit(eng, &ev);
     return 0;
 }
@@ -217,7 +219,7 @@ static int classify_failure(struct pass *ps, int job, gs_time dur)
     struct job *j = &eng->jobs[job];
     struct gs_request req;
     gs_eng_request(eng, job, &req);
-    int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0;
+    int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0;
     j->reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
     memo_fail(ps, j, dur, live);
     return GS_ENOSPC;
@@ -230,17 +232,17 @@ static int try_shared(struct pass *ps, int job, gs_time dur)
 {
     struct gs_engine *eng = ps->eng;
     for (int n = 0; n < gs_cluster_node_count(eng->cl); n++)
-        eng->blocked[n] = gs_profile_reserved_in(eng->profile, n, ps->now, dur);
+        ps->held[n] = gs_profile_reserved_in(eng->profile, n, ps->now, dur);
     struct gs_request req;
     gs_eng_request(eng, job, &req);
-    req.blocked = eng->blocked;
-    if (gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0) {
+    req.blocked = ps->held;
+    if (gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0) {
         req.blocked = NULL;
-        int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0;
+        int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0;
         eng->jobs[job].reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
         return GS_ENOSPC;
     }
-    return gs_eng_start_placed(eng, job, ps->now, 1);
+    return gs_eng_start_placed(eng, job, ps->now, 1, ps->a);
 }
 
 /* A job behind the blocked one: start now only on GPUs that no reservation
@@ -259,14 +261,14 @@ static int try_backfill(struct pass *ps, int job)
         return try_shared(ps, job, dur);
     int k = overlapping(ps, dur);
     if (ps->view_k != k) {
-        gs_profile_view_now(eng->profile, eng->cl, ps->now, dur, eng->view);
+        gs_profile_view_now(eng->profile, eng->cl, ps->now, dur, ps->view);
         ps->view_k = k;
     }
-    int rc = gs_eng_try_start(eng, job, ps->now, eng->view, 1);
+    int rc = gs_eng_try_start(eng, job, ps->now, ps->view, 1, ps->a);
     if (rc == 0) {
-        const struct gs_alloc *a = &eng->scratch;
+        const struct gs_alloc *a = ps->a;
         for (int i = 0; i < a->nparts; i++)
-            eng->view[a->parts[i].node] &= ~a->parts[i].mask;
+            ps->view[a->parts[i].node] &= ~a->parts[i].mask;
         return 0;
     }
     return rc == GS_ENOSPC ? classify_failure(ps, job, dur) : rc;
@@ -311,7 +313,8 @@ static int try_job(struct pass *ps, int job)
         j->reason = GS_WAIT_PRIORITY;
         return GS_ENOSPC;
     }
-    int rc = ps->blocked ? try_backfill(ps, job) : gs_eng_try_start(eng, job, ps->now, NULL, 0);
+    int rc = ps->blocked ? try_backfill(ps, job)
+                         : gs_eng_try_start(eng, job, ps->now, NULL, 0, ps->a);
     if (rc == GS_ENOSPC) {
         rc = gs_eng_try_preempt(eng, job, ps->now);
         if (rc >= 0)
@@ -384,6 +387,9 @@ static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
 {
     ps->eng = eng;
     ps->now = now;
+    ps->a = &eng->q->alloc;
+    ps->view = eng->q->view;
+    ps->held = eng->q->blocked;
     ps->max_res = 0;
     ps->blocked = ps->plan_failed = 0;
     ps->head = -1;

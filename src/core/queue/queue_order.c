@@ -74,11 +74,21 @@ static int64_t milli_rate(const struct gs_policy *pol);
 struct gs_qstate *gs_queue_state(struct gs_engine *eng)
 {
     if (!eng->q) {
-        eng->q = gs_calloc(1, sizeof *eng->q);
-        if (!eng->q)
+        struct gs_qstate *q = gs_calloc(1, sizeof *q);
+        size_t nn = (size_t)gs_cluster_node_count(eng->cl);
+        if (q) {
+            q->alloc.parts = gs_calloc(nn, sizeof *q->alloc.parts);
+            q->alloc.cap = (int)nn;
+            q->view = gs_calloc(nn, sizeof *q->view);
+            q->blocked = gs_calloc(nn, sizeof *q->blocked);
+        }
+        if (!q || !q->alloc.parts || !q->view || !q->blocked) {
+            gs_queue_state_free(q);
             return NULL;
-        eng->q->last_pass = GS_TIME_NONE;
-        eng->q->aging_milli = milli_rate(&eng->pol);
+        }
+        q->last_pass = GS_TIME_NONE;
+        q->aging_milli = milli_rate(&eng->pol);
+        eng->q = q;
     }
     return eng->q;
 }
@@ -94,6 +104,9 @@ void gs_queue_state_free(struct gs_qstate *q)
     gs_free(q->moved);
     gs_free(q->visited);
     gs_free(q->joined);
+    gs_free(q->alloc.parts);
+    gs_free(q->view);
+    gs_free(q->blocked);
     gs_free(q);
 }
 

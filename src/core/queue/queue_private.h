@@ -52,6 +52,11 @@ struct gs_qstate {
     uint64_t deferred;          /* passes held back by min_pass_interval */
     gs_time last_pass;          /* time of the last pass, GS_TIME_NONE = none yet */
     int waiting;                /* a pass was held back and is due at last + interval */
+    /* storage a pass lends to the calls it makes (one part / mask per node);
+     * results come back in the call's out-parameters, never read later */
+    struct gs_alloc alloc;      /* placements and reservations */
+    uint64_t *view;             /* the backfill view (free during [now, now + estimate)) */
+    uint64_t *blocked;          /* shared jobs: GPUs reservations hold */
 };
 
 /* Cursor over the pass order (gs_queue_order_begin / _next). */
