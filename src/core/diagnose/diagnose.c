@@ -54,7 +54,10 @@ struct gs_diag_state *gs_eng_diag_create(int nnodes)
         return NULL;
     ds->scratch.parts = gs_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof *ds->scratch.parts);
     ds->scratch.cap = nnodes;
-    if (!ds->scratch.parts) {
+    ds->view = gs_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof *ds->view);
+    if (!ds->scratch.parts || !ds->view) {
+        gs_free(ds->scratch.parts);
+        gs_free(ds->view);
         gs_free(ds);
         return NULL;
     }
@@ -71,6 +74,7 @@ void gs_eng_diag_destroy(struct gs_diag_state *ds)
     gs_free(ds->runs);
     gs_free(ds->segs);
     gs_free(ds->scratch.parts);
+    gs_free(ds->view);
     gs_free(ds);
 }
 

@@ -59,6 +59,7 @@ struct gs_diag_state {
     int nnotes;
     struct res_note notes[DIAG_NOTES];
     struct gs_alloc scratch;     /* parts: one per node */
+    uint64_t *view;              /* one mask per node: a future view */
 };
 
 /* Gather the figures of `req` over the nodes it may use (`filter`: honour

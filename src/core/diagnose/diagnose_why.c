@@ -152,8 +152,8 @@ static int reservation_figures(struct gs_engine *eng, const struct gs_request *r
     }
     if (d->reserved_idle_gpus == 0 || req->gpus == 0)
         return 1;
-    gs_profile_view_now(eng->profile, eng->cl, eng->now, dur, eng->view);
-    return gs_place(eng->cl, eng->view, req, eng->pol.strategy, &ds->scratch, NULL) == 0;
+    gs_profile_view_now(eng->profile, eng->cl, eng->now, dur, ds->view);
+    return gs_place(eng->cl, ds->view, req, eng->pol.strategy, &ds->scratch, NULL) == 0;
 }
 
 /* Dominant code: the first gate of the queue pass that holds. */

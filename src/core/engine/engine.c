@@ -46,14 +46,11 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     eng->strs = gs_strtab_create();
     eng->moved = gs_intmap_create();
     int n = gs_cluster_node_count(cl);
-    eng->scratch.parts = gs_calloc((size_t)n, sizeof *eng->scratch.parts);
-    eng->scratch.cap = n;
-    eng->view = gs_calloc((size_t)n, sizeof *eng->view);
-    eng->blocked = gs_calloc((size_t)n, sizeof *eng->blocked);
+    eng->possible_buf.parts = gs_calloc((size_t)n, sizeof *eng->possible_buf.parts);
+    eng->possible_buf.cap = n;
     eng->diag = gs_eng_diag_create(n);
     eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
-    if (!eng->cl || !eng->ids || !eng->strs || !eng->moved || !eng->scratch.parts || !eng->view ||
-        !eng->blocked ||
+    if (!eng->cl || !eng->ids || !eng->strs || !eng->moved || !eng->possible_buf.parts ||
         !eng->profile || !eng->diag || gs_policy_copy(&eng->pol, pol) < 0)
         goto nomem;
     eng->place = gs_eng_place_create(cl, pol);
@@ -100,11 +97,9 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_free(eng->running);
     gs_free(eng->prog);
     gs_free(eng->parts);
-    gs_free(eng->scratch.parts);
+    gs_free(eng->possible_buf.parts);
     gs_free(eng->team_milli);
     gs_free(eng->team_quota);
-    gs_free(eng->view);
-    gs_free(eng->blocked);
     gs_queue_state_free(eng->q);
     gs_free(eng->dl);
     gs_free(eng->expect);
@@ -313,7 +308,7 @@ static int job_possible(struct gs_engine *eng, int job)
     int8_t *memo = plain ? &eng->possible[req.topology][req.gpus] : NULL;
     if (memo && *memo)
         return *memo > 0;
-    int ok = gs_place_possible(eng->cl, &req, &eng->scratch);
+    int ok = gs_place_possible(eng->cl, &req, &eng->possible_buf);
     if (memo)
         *memo = ok ? 1 : -1;
     return ok;
@@ -528,9 +523,8 @@ int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
 }
 
 int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
-                     int backfilled)
+                     int backfilled, struct gs_alloc *a)
 {
-    struct gs_alloc *a = &eng->scratch;
     a->nparts = 0;
     if (eng->jobs[job].gpus > 0) {
         struct gs_request req;
@@ -539,13 +533,13 @@ int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t
         if (rc < 0)
             return rc;
     }
-    return gs_eng_start_placed(eng, job, now, backfilled);
+    return gs_eng_start_placed(eng, job, now, backfilled, a);
 }
 
-int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled)
+int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled,
+                        const struct gs_alloc *a)
 {
     struct job *j = &eng->jobs[job];
-    struct gs_alloc *a = &eng->scratch;
     if (gs_eng_reserve_pools(eng, a->nparts) < 0)
         return GS_ENOMEM;
     if (a->nparts > 0 && gs_cluster_alloc(eng->cl, a, NULL) < 0)

@@ -111,7 +111,8 @@ struct gs_engine {
     struct gs_alloc_part *parts; /* each run's GPUs, appended at its start */
     size_t nparts, parts_cap;
     size_t parts_dead;          /* of those, retired jobs' (gs_eng_compact_parts) */
-    struct gs_alloc scratch;    /* parts for up to one per node */
+    struct gs_alloc possible_buf; /* room for job_possible's test placement
+                                     (one part per node); its result is unused */
     int64_t *team_milli;        /* GPU share held per string id (teams) */
     int *team_quota;            /* quota GPUs per string id, -1 none */
     size_t teams_cap;
@@ -120,8 +121,6 @@ struct gs_engine {
     struct gs_profile *profile; /* expected free times + reservations */
     struct gs_history *hist;    /* from_history estimator state, or NULL */
     int backfill;               /* resolved enum gs_backfill */
-    uint64_t *view;             /* scratch: one mask per node */
-    uint64_t *blocked;          /* scratch: one mask per node */
     struct gs_qstate *q;        /* pass order and bookkeeping (queue_private.h) */
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
     size_t ndl, dl_cap;
@@ -216,9 +215,11 @@ void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota);
 void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed);
 
 /* Try to start `job` now, on GPUs free in `view` (NULL = live state).
+ * The placement is written to `a`, caller storage with room for one part
+ * per node (it holds the GPUs the job got when 0 is returned).
  * Returns 0 when started, GS_ENOSPC when it does not fit, GS_ENOMEM. */
 int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
-                     int backfilled);
+                     int backfilled, struct gs_alloc *a);
 
 /* Validate a job spec submitted at `now`; the message names the field.
  * Returns 0 or GS_EINVAL. */
@@ -399,10 +400,11 @@ void gs_eng_pre_retired(struct gs_engine *eng, int job);
  * explanations only, never affects scheduling).  (diagnose.c) */
 void gs_eng_note_reserve(struct gs_engine *eng, int job, gs_time start);
 
-/* Start `job` on the placement already in eng->scratch (from gs_place):
+/* Start `job` on placement `a` (from gs_place; borrowed for the call):
  * takes the GPUs, records the run and reports GS_EV_START.  Returns 0,
  * GS_ENOSPC (the GPUs are not free after all) or GS_ENOMEM. */
-int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled);
+int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled,
+                        const struct gs_alloc *a);
 
 /* Mark `job` as no longer pending (started, cancelled); the queue array is
  * compacted lazily by gs_eng_compact_pending. */

@@ -181,9 +181,10 @@ static int finish_hold(struct gs_engine *eng, struct hold *h, gs_time now)
     remove_hold(eng->pre, h);
     if (eng->jobs[w].state != GS_JOB_PENDING)
         return 0;
-    memset(eng->pre->view, 0, (size_t)nn * sizeof *eng->pre->view);
-    eng->pre->view[node] = want;
-    int rc = gs_eng_try_start(eng, w, now, eng->pre->view, 0);
+    uint64_t *view = eng->pre->view_buf; /* storage; no plan is alive here */
+    memset(view, 0, (size_t)nn * sizeof *view);
+    view[node] = want;
+    int rc = gs_eng_try_start(eng, w, now, view, 0, &eng->pre->alloc_buf);
     return rc == GS_ENOMEM ? rc : 0;
 }
 
