@@ -6,7 +6,7 @@
 # "Start latency").  A real gpuschedd on 127.0.0.1, own port and state dir.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 11
+plan 12
 
 C=$ROOT/examples/seed-cluster.yaml
 X=10
@@ -51,3 +51,5 @@ ok "$(awk -v u="$url_p50" -v f="$file_p50" 'BEGIN { print !(u > 0 && u == f) }')
 printf '{"start_latency": {"starts": 0, "median": 0, "sigma": 0}}\n' > "$TMP/none.json"
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv" --start-latency-from "$TMP/none.json"
 like "$out" "no start measured yet" "a daemon that started nothing gives no latency, and says so"
+is "$(cat "$TMP"/daemon.err "$TMP"/*/run/*/supervisor.log 2>/dev/null | grep -c 'Sanitizer\|runtime error')" 0 \
+   "no sanitizer report from gpuschedd"
