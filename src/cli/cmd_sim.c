@@ -233,7 +233,7 @@ static int load_latency(const struct sim_args *a, struct gs_policy *pol)
 {
     if (!a->latency_from)
         return 0;
-    struct cli_start_latency l;
+    struct cli_start_latency l = { 0, 0, 0 };
     if (cli_start_latency_read("sim", a->latency_from, &l) != 0)
         return -1;
     cli_start_latency_apply(&l, pol);

@@ -85,7 +85,7 @@ int cmd_start_latency(int argc, char **argv)
     st = gs_client_once(&o, "GET", "/v1/cluster", NULL, &ans);
     if (st)
         return st;
-    struct cli_start_latency l;
+    struct cli_start_latency l = { 0, 0, 0 };
     st = from_json("start-latency", o.server, ans, &l);
     if (st == 0 && o.json)
         gs_client_print_json(json_object_get(ans, "start_latency"));
