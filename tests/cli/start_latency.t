@@ -6,9 +6,15 @@
 # "Start latency").  A real gpuschedd on 127.0.0.1, own port and state dir.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 12
+plan 15
 
 C=$ROOT/examples/seed-cluster.yaml
+run "$GPUSCHED" start-latency --help
+like "$out" "usage: gpusched start-latency" "start-latency --help prints its usage"
+run "$GPUSCHED" start-latency --server http://127.0.0.1:1
+is "$rc" 1 "no daemon there: exit 1"
+run "$GPUSCHED" sim --cluster "$C" --trace "$ROOT/tests/data/cli/live-equiv.csv" --start-latency-from http://127.0.0.1:1
+is "$rc" 1 "sim --start-latency-from an unreachable daemon: exit 1"
 X=10
 # 6 jobs of 1-2 GPUs, 2 s each: on the idle 4 x 8 cluster each starts when
 # it is submitted, so its live wait is (decision - submit) + its latency
