@@ -133,6 +133,9 @@ static void metrics_init(struct gsd_loop *lp)
     gsd_hist_init(&lp->pass_ms, pass, (int)(sizeof pass / sizeof pass[0]));
     gsd_hist_init(&lp->commit_ms, commit, (int)(sizeof commit / sizeof commit[0]));
     gsd_hist_init(&lp->wait_s, wait, (int)(sizeof wait / sizeof wait[0]));
+    static const double lat[] = { 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+                                  10, 30, 60 };
+    gsd_hist_init(&lp->start_lat_s, lat, (int)(sizeof lat / sizeof lat[0]));
 }
 
 static void on_done_count(void *arg, const char *team, const char *outcome, int64_t n)

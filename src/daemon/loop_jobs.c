@@ -65,7 +65,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->user = strdup(user ? user : "-");
     d->gpus = gpus;
     d->milli = 1000;
-    d->submit = d->real_end = GS_TIME_NONE;
+    d->submit = d->real_end = d->decided = GS_TIME_NONE;
     d->ji.state = GS_JOB_PENDING;
     d->ji.first_start = d->ji.start = d->ji.end = d->ji.last_ckpt = GS_TIME_NONE;
     d->ji.exit_code = -1;
@@ -220,6 +220,7 @@ static void on_start(struct gsd_loop *lp, struct djob *d, struct devent *e)
     if (d->ji.first_start == GS_TIME_NONE)
         gsd_hist_add(&lp->wait_s, (double)(e->time - d->submit) / 1000.0);
     d->launch_wanted = 1;
+    d->decided = e->time;
 }
 
 static const char *event_name(int kind)
@@ -286,11 +287,15 @@ static void confirm_launches(struct gsd_loop *lp, gs_time now)
             struct gs_error err;
             if (gs_engine_started(lp->eng, now, d->handle, &err) < 0)
                 gsd_log("job %s: start not confirmed: %s", d->id, err.msg);
+            else if (d->decided != GS_TIME_NONE)
+                gsd_latency_add(lp, (double)(now - d->decided) / 1000.0);
+            d->decided = GS_TIME_NONE;
             gsd_job_sync(lp, d);
         } else if (d->launch_error) {
             lp->backend_errors++;
             gs_engine_launch_failed(lp->eng, now, d->handle, NULL);
             gsd_job_sync(lp, d);
+            d->decided = GS_TIME_NONE;
         }
         d->launched = d->launch_error = 0;
     }

@@ -52,6 +52,8 @@ struct djob {
     int held, held_code;      /* exited, confirmation held for its group */
     gs_time real_end;         /* when its processes really ended (the supervisor's
                                  record; the engine hears of it later), or NONE */
+    gs_time decided;          /* engine time of the START decision not yet
+                                 confirmed running, or NONE */
     int dirty;
 };
 
@@ -62,6 +64,15 @@ struct devent {
     char *placement;          /* START */
     int milli;                /* START: the allocation's share, memory */
     int64_t mem_mib;
+};
+
+/* Decision-to-running latency of the confirmed starts, engine seconds:
+ * the moments of ln(latency) (a lognormal's median is exp(mean), its sigma
+ * the standard deviation), as start_latency.median / .sigma of the policy
+ * (docs/daemon.md, "Start latency"). */
+struct gsd_latency {
+    int64_t n;
+    double ln_sum, ln2_sum, sum;
 };
 
 /* Fixed-bucket histogram for /metrics. */
@@ -114,7 +125,8 @@ struct gsd_loop {
     gs_time last_now;
     int64_t next_id;
     /* metrics */
-    struct gsd_hist pass_ms, commit_ms, wait_s;
+    struct gsd_hist pass_ms, commit_ms, wait_s, start_lat_s;
+    struct gsd_latency start_lat;
     int64_t preemptions, backend_errors, submits, turns;
     double lost_gpu_s;
     struct gsd_team_count *done;
@@ -131,6 +143,11 @@ void gsd_log(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* metrics.c: record one start latency (engine seconds); its median and
+ * sigma (0, 0 before any). */
+void gsd_latency_add(struct gsd_loop *lp, double seconds);
+void gsd_latency_get(const struct gsd_latency *l, double *median, double *sigma);
 
 /* loop_jobs.c */
 struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,

@@ -291,6 +291,13 @@ static json_t *cluster_json(struct gsd_loop *lp)
     json_object_set_new(o, "fragmentation",
                         json_pack("{s:I, s:I}", "count", (json_int_t)s.frag_count,
                                   "topology", (json_int_t)s.frag_topology));
+    double med, sig;
+    gsd_latency_get(&lp->start_lat, &med, &sig);
+    json_object_set_new(o, "start_latency",
+                        json_pack("{s:I, s:f, s:f, s:f}", "starts", (json_int_t)lp->start_lat.n,
+                                  "median", med, "sigma", sig, "mean",
+                                  lp->start_lat.n ? lp->start_lat.sum / (double)lp->start_lat.n
+                                                  : 0.0));
     json_object_set_new(o, "nodes", nodes_json(lp));
     json_object_set_new(o, "pending", pending_json(lp));
     return o;

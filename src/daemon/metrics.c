@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,29 @@ void gsd_hist_add(struct gsd_hist *h, double v)
     h->count[i]++;
     h->sum += v;
     h->total++;
+}
+
+/* Latencies below 1 ms (engine time) count as 1 ms: ln(0) has no value
+ * and a driver is never faster than that. */
+void gsd_latency_add(struct gsd_loop *lp, double seconds)
+{
+    double v = seconds > 0.001 ? seconds : 0.001;
+    gsd_hist_add(&lp->start_lat_s, seconds > 0 ? seconds : 0);
+    lp->start_lat.n++;
+    lp->start_lat.sum += v;
+    lp->start_lat.ln_sum += log(v);
+    lp->start_lat.ln2_sum += log(v) * log(v);
+}
+
+void gsd_latency_get(const struct gsd_latency *l, double *median, double *sigma)
+{
+    *median = *sigma = 0;
+    if (l->n == 0)
+        return;
+    double mean = l->ln_sum / (double)l->n;
+    double var = l->ln2_sum / (double)l->n - mean * mean;
+    *median = exp(mean);
+    *sigma = var > 0 ? sqrt(var) : 0;
 }
 
 /* A label value with \, " and newline escaped. */
@@ -137,6 +161,17 @@ char *gsd_metrics_text(struct gsd_loop *lp)
          &lp->pass_ms, 1e-3);
     hist(f, "gpusched_journal_commit_seconds", "Journal commit (one per loop turn) time.",
          &lp->commit_ms, 1e-3);
+    hist(f, "gpusched_start_latency_seconds",
+         "Start decision to confirmed running (engine time; the driver's start latency).",
+         &lp->start_lat_s, 1);
+    double med, sig;
+    gsd_latency_get(&lp->start_lat, &med, &sig);
+    head(f, "gpusched_start_latency_median_seconds", "gauge",
+         "exp(mean ln latency) of the confirmed starts: start_latency.median of sim.");
+    fprintf(f, "gpusched_start_latency_median_seconds %.6f\n", med);
+    head(f, "gpusched_start_latency_sigma", "gauge",
+         "Standard deviation of ln latency: start_latency.sigma of sim.");
+    fprintf(f, "gpusched_start_latency_sigma %.6f\n", sig);
     head(f, "gpusched_preemptions_total", "counter", "Preemptions decided.");
     fprintf(f, "gpusched_preemptions_total %lld\n", (long long)lp->preemptions);
     head(f, "gpusched_lost_gpu_seconds_total", "counter",

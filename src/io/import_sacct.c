@@ -406,3 +406,49 @@ int gs_sacct_write_cluster_yaml(FILE *f, const struct gs_sacct_result *r, int gp
         return gs_errorf(err, GS_EIO, "write failed");
     return over;
 }
+
+int gs_sacct_node_names(const struct gs_sacct_result *r, char ***names, int *count,
+                        struct gs_error *err)
+{
+    size_t n = 0, cap = 0;
+    char **v = NULL;
+    *names = NULL;
+    *count = 0;
+    for (size_t i = 0; i < gs_trace_count(r->trace); i++) {
+        for (const char *p = r->extra[i].nodelist; p && *p;) {
+            size_t len = strcspn(p, " ");
+            char *s = len ? gs_malloc(len + 1) : NULL;
+            if ((len && !s) || (s && gs_grow((void **)&v, &cap, n + 1, sizeof *v))) {
+                gs_free(s);
+                gs_sacct_node_names_free(v, (int)n);
+                return gs_errorf(err, GS_ENOMEM, "out of memory");
+            }
+            if (s) {
+                memcpy(s, p, len);
+                s[len] = '\0';
+                v[n++] = s;
+            }
+            p += len;
+            p += *p == ' ';
+        }
+    }
+    if (n)
+        qsort(v, n, sizeof *v, cmp_str);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m > 0 && strcmp(v[i], v[m - 1]) == 0)
+            gs_free(v[i]);
+        else
+            v[m++] = v[i];
+    }
+    *names = v;
+    *count = (int)m;
+    return 0;
+}
+
+void gs_sacct_node_names_free(char **names, int count)
+{
+    for (int i = 0; names && i < count; i++)
+        gs_free(names[i]);
+    gs_free(names);
+}

@@ -123,4 +123,14 @@ int gs_sacct_write_csv(FILE *f, const struct gs_sacct_result *r, struct gs_error
 int gs_sacct_write_cluster_yaml(FILE *f, const struct gs_sacct_result *r, int gpus_per_node,
                                 struct gs_error *err);
 
+/* The distinct node names of the jobs' node lists, sorted (strcmp): the
+ * nodes of gs_sacct_write_cluster_yaml, in its order.  *names (owned by
+ * the caller, free with gs_sacct_node_names_free) and *count; returns 0 or
+ * GS_ENOMEM (then nothing to free). */
+int gs_sacct_node_names(const struct gs_sacct_result *r, char ***names, int *count,
+                        struct gs_error *err);
+
+/* Free a list of gs_sacct_node_names; NULL is a no-op. */
+void gs_sacct_node_names_free(char **names, int count);
+
 #endif
