@@ -6,6 +6,7 @@
 #   make test            everything: unit, CLI, sanitizer pass, fuzz corpus replay
 #   make demo            the seed's story on a built-in example
 #   make demo-live       the same story on a live gpuschedd (queue, why, /metrics)
+#   make demo-slurm      one workload under Slurm's scheduler and under gpuschedd on Slurm
 #   make bench           benchmarks (bench/README.md)
 #   make lint            clang-tidy + cppcheck
 #   make check-layering  core must not do I/O or read clocks
@@ -59,6 +60,8 @@ LIBS := -ljansson -lyaml -lz -lsqlite3 -lm
 CORE_SRC := $(wildcard src/core/*/*.c)
 SIM_SRC := $(wildcard src/sim/*.c)
 IO_SRC := $(wildcard src/io/*.c)
+WORKLOAD_SRC := $(wildcard src/workload/*.c)
+REPORT_SRC := $(wildcard src/report/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 DAEMON_SRC := $(wildcard src/daemon/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -68,6 +71,8 @@ FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 SIM_OBJ := $(SIM_SRC:%.c=$(B)/%.o)
 IO_OBJ := $(IO_SRC:%.c=$(B)/%.o)
+WORKLOAD_OBJ := $(WORKLOAD_SRC:%.c=$(B)/%.o)
+REPORT_OBJ := $(REPORT_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 LIB := $(B)/libgpusched.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -103,7 +108,7 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -c $< -o $@
 
-$(LIB): $(CORE_OBJ) $(SIM_OBJ) $(IO_OBJ)
+$(LIB): $(CORE_OBJ) $(WORKLOAD_OBJ) $(SIM_OBJ) $(IO_OBJ) $(REPORT_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
@@ -206,3 +211,12 @@ clean:
 	rm -rf build bin
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# the same workload under Slurm's own scheduler and under gpuschedd on the
+# same private Slurm, side by side (scripts/slurm-vs-gpusched.sh, ~20 min)
+.PHONY: demo-slurm
+demo-slurm:
+	@GS_EXTRA_PKGS="slurmctld slurmd slurm-client slurmdbd mariadb-server python3 curl" \
+		scripts/deps.sh build
+	@$(MAKE) --no-print-directory all
+	@scripts/slurm-vs-gpusched.sh

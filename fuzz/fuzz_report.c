@@ -16,7 +16,7 @@
 #include "fuzz_util.h"
 #include "io/cluster_yaml.h"
 #include "io/csv.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "sim/sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -70,12 +70,41 @@ for d in src/core/*/; do
         done
     done
 done
-# sim may use core only; io uses core and sim (traces); nothing below cli includes cli
-for f in src/sim/*.[ch]; do
-    grep -q '#include "\(io\|cli\|daemon\)/' "$f" && { echo "check-layering: $f includes io/cli"; status=1; }
-done
-for f in src/core/*/*.[ch] src/sim/*.[ch] src/io/*.[ch]; do
-    grep -q '#include "cli/' "$f" && { echo "check-layering: $f includes cli"; status=1; }
+# Above the core (lowest first); each may include only the layers listed:
+#   workload  the trace container and snapshot views      core
+#   sim       the simulator and its experiments            core workload
+#   io        formats: readers, writers, the journal       core workload
+#   report    renderings of simulator results              core workload sim io
+#   cli, daemon (the two programs)                         everything above
+above_core() {
+    case $1 in
+    workload) echo "core workload" ;;
+    sim) echo "core workload sim" ;;
+    io) echo "core workload io" ;;
+    report) echo "core workload sim io report" ;;
+    cli) echo "core workload sim io report cli" ;;
+    daemon) echo "core workload sim io report daemon" ;;
+    *) echo "" ;;
+    esac
+}
+for d in src/*/; do
+    layer=$(basename "$d")
+    [ "$layer" = core ] && continue
+    ok=$(above_core "$layer")
+    if [ -z "$ok" ]; then
+        echo "check-layering: src/$layer is not in the layer table of $0"
+        status=1
+        continue
+    fi
+    for f in "$d"*.[ch]; do
+        [ -e "$f" ] || continue
+        for used in $(sed -n 's/^#include "\([a-z_]*\)\/.*/\1/p' "$f" | sort -u); do
+            case " $ok " in
+            *" $used "*) ;;
+            *) echo "check-layering: $f ($layer) includes $used/"; status=1 ;;
+            esac
+        done
+    done
 done
 [ $status -eq 0 ] && echo "check-layering: ok"
 exit $status

@@ -6,7 +6,8 @@
 #                                  (default 20) on a copy of its corpus
 #   FUZZ_TARGETS="trace policy" scripts/fuzz.sh run 60   only some targets
 #
-# Each target is its fuzz/fuzz_<name>.c plus every src/core, src/sim and
+# Each target is its fuzz/fuzz_<name>.c plus every src/core, src/workload,
+# src/sim, src/report and
 # src/io source, compiled by clang with -fsanitize=fuzzer,address,undefined.
 # A run that finds a crash, leak, timeout or OOM copies the input into
 # fuzz/corpus/<name>/ (where `make test` replays it from then on) and the
@@ -25,7 +26,7 @@ build() {
     mkdir -p "$OUT/obj"
     objs=""
     # the library once, instrumented for coverage (fuzzer-no-link)
-    for src in src/core/*/*.c src/sim/*.c src/io/*.c; do
+    for src in src/core/*/*.c src/workload/*.c src/sim/*.c src/io/*.c src/report/*.c; do
         [ -e "$src" ] || continue
         obj="$OUT/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
         if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] || \

@@ -7,7 +7,7 @@
 #include "core/cluster/cluster.h"
 #include "core/base/error.h"
 #include "core/policy/policy.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 /* Each subcommand: argc/argv start at the subcommand name.  Returns the
  * process exit status (0 ok, 1 runtime error, 2 usage error). */

@@ -79,7 +79,7 @@ const char gs_cli_common_help[] =
     "  --progress      progress on stderr (simulated time, jobs finished, rate,\n"
     "                  ETA) also when stderr is not a terminal (on by default when\n"
     "                  it is); sim, compare (each policy), whatif (actual run),\n"
-    "                  fill (each seed)\n"
+    "                  fill (each seed), import (bytes read, rows parsed)\n"
     "  --version       print the version and exit\n"
     "  -h, --help      print this help and exit\n";
 

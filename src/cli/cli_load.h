@@ -9,7 +9,7 @@
 
 #include "core/cluster/cluster.h"
 #include "core/policy/policy.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 /* The most policies one struct gs_cli_inputs holds (compare's limit). */
 #define GS_CLI_MAX_POLICIES 32

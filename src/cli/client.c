@@ -350,6 +350,42 @@ const json_t *gs_client_list(const json_t *j, const char *key)
     return json_is_array(v) ? v : NULL;
 }
 
+int gs_client_parse_plain(const char *name, const char *help, int min_args, int max_args,
+                          int argc, char **argv, struct gs_client_opts *o, char ***args,
+                          int *nargs)
+{
+    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS, { NULL, 0, NULL, 0 } };
+    const struct gs_client_cmd cmd = { name, help, opts, min_args, max_args };
+    gs_client_opts_init(o);
+    return gs_client_parse(&cmd, argc, argv, o, NULL, NULL, args, nargs);
+}
+
+int gs_client_id_path(char *buf, size_t n, const char *pre, const char *id, const char *post)
+{
+    char *esc = gs_client_escape(id);
+    int ok = esc && strlen(esc) <= 900 && snprintf(buf, n, "%s%s%s", pre, esc, post) < (int)n;
+    free(esc);
+    return ok ? 0 : -1;
+}
+
+int gs_client_get_list(const struct gs_client_opts *o, const char *path, const char *key,
+                       const char *what, gs_client_list_fn print, void *arg)
+{
+    json_t *ans = NULL;
+    int status = gs_client_once(o, "GET", path, NULL, &ans);
+    if (status)
+        return status;
+    const json_t *list = gs_client_list(ans, key);
+    if (o->json)
+        gs_client_print_json(ans);
+    else if (!list)
+        status = (fprintf(stderr, "gpusched: the answer has no %s list\n", what), 1);
+    else
+        print(ans, list, arg);
+    json_decref(ans);
+    return status;
+}
+
 int gs_client_once(const struct gs_client_opts *o, const char *method, const char *path,
                    const json_t *body, json_t **out)
 {

@@ -68,6 +68,18 @@ int gs_client_parse(const struct gs_client_cmd *cmd, int argc, char **argv,
                     struct gs_client_opts *o, gs_client_opt_fn on_opt, void *arg,
                     char ***args, int *nargs);
 
+/* gs_client_parse for a command that takes only the common options and
+ * min_args .. max_args operands: fills `o` from the environment first
+ * (gs_client_opts_init).  Returns as gs_client_parse. */
+int gs_client_parse_plain(const char *name, const char *help, int min_args, int max_args,
+                          int argc, char **argv, struct gs_client_opts *o, char ***args,
+                          int *nargs);
+
+/* Write pre + URL-escaped `id` + post into buf[0 .. n).  Returns 0, or -1
+ * when the id does not fit in 900 escaped bytes or allocation fails (the
+ * caller says so). */
+int gs_client_id_path(char *buf, size_t n, const char *pre, const char *id, const char *post);
+
 /* One connection to gpuschedd; reuses its TCP connection between requests. */
 struct gs_client;
 
@@ -127,6 +139,18 @@ const char *gs_client_utc(double epoch, char *buf, size_t size);
 /* The list of items of a list answer: `j` itself when it is an array, else
  * its member `key` when that is an array, else NULL (borrowed). */
 const json_t *gs_client_list(const json_t *j, const char *key);
+
+/* Prints the list `list` of answer `ans` (both borrowed) for
+ * gs_client_get_list. */
+typedef void (*gs_client_list_fn)(const json_t *ans, const json_t *list, void *arg);
+
+/* The list commands' tail: GET `path` once (gs_client_once); with --json
+ * print the whole answer, else hand its list under `key` (gs_client_list)
+ * to `print`, or say "gpusched: the answer has no WHAT list" on stderr
+ * when it has none.  Returns the exit status: 0, or 1 (the request failed,
+ * already reported, or no list). */
+int gs_client_get_list(const struct gs_client_opts *o, const char *path, const char *key,
+                       const char *what, gs_client_list_fn print, void *arg);
 
 /* Each client command: argc/argv start at the command name; returns the
  * exit status. */

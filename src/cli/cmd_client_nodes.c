@@ -67,8 +67,10 @@ static void print_domains(const json_t *doms)
     }
 }
 
-static void print_nodes(const json_t *nodes)
+static void print_nodes(const json_t *ans, const json_t *nodes, void *arg)
 {
+    (void)ans;
+    (void)arg;
     char b1[32], b2[32], b3[32], b4[32];
     size_t i;
     const json_t *n;
@@ -90,28 +92,13 @@ static void print_nodes(const json_t *nodes)
 
 int cmd_nodes(int argc, char **argv)
 {
-    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS, { NULL, 0, NULL, 0 } };
-    const struct gs_client_cmd cmd = { "nodes", nodes_help, opts, 0, 0 };
     struct gs_client_opts o;
     char **args;
     int nargs;
-    gs_client_opts_init(&o);
-    int st = gs_client_parse(&cmd, argc, argv, &o, NULL, NULL, &args, &nargs);
+    int st = gs_client_parse_plain("nodes", nodes_help, 0, 0, argc, argv, &o, &args, &nargs);
     if (st >= 0)
         return st;
-    json_t *ans = NULL;
-    int status = gs_client_once(&o, "GET", "/v1/nodes", NULL, &ans);
-    if (status)
-        return status;
-    const json_t *nodes = gs_client_list(ans, "nodes");
-    if (o.json)
-        gs_client_print_json(ans);
-    else if (!nodes)
-        status = (fprintf(stderr, "gpusched: the answer has no node list\n"), 1);
-    else
-        print_nodes(nodes);
-    json_decref(ans);
-    return status;
+    return gs_client_get_list(&o, "/v1/nodes", "nodes", "node", print_nodes, NULL);
 }
 
 /* One POST action on the object named by the operand (or `dflt` when the
@@ -121,13 +108,10 @@ static int post_action(int argc, char **argv, const char *name, const char *help
                        const char *pre, const char *post, const char *dflt,
                        const char *done)
 {
-    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS, { NULL, 0, NULL, 0 } };
-    const struct gs_client_cmd cmd = { name, help, opts, dflt ? 0 : 1, 1 };
     struct gs_client_opts o;
     char **args;
     int nargs;
-    gs_client_opts_init(&o);
-    int st = gs_client_parse(&cmd, argc, argv, &o, NULL, NULL, &args, &nargs);
+    int st = gs_client_parse_plain(name, help, dflt ? 0 : 1, 1, argc, argv, &o, &args, &nargs);
     if (st >= 0)
         return st;
     const char *target = nargs ? args[0] : dflt;
@@ -135,15 +119,11 @@ static int post_action(int argc, char **argv, const char *name, const char *help
         fprintf(stderr, "gpusched %s: no job id (give JOBID or set GPUSCHED_JOB_ID)\n", name);
         return 2;
     }
-    char *esc = gs_client_escape(target);
     char path[1024];
-    if (!esc || strlen(esc) > 900) {
-        free(esc);
+    if (gs_client_id_path(path, sizeof path, pre, target, post) < 0) {
         fprintf(stderr, "gpusched %s: name too long\n", name);
         return 2;
     }
-    snprintf(path, sizeof path, "%s%s%s", pre, esc, post);
-    free(esc);
     json_t *ans = NULL;
     int status = gs_client_once(&o, "POST", path, NULL, &ans);
     if (status)

@@ -199,8 +199,9 @@ static struct row *sorted_rows(const json_t *jobs)
 }
 
 /* Print the table; the id column as wide as the longest id. */
-static void print_queue(const json_t *ans, const json_t *jobs, const struct queue_args *a)
+static void print_queue(const json_t *ans, const json_t *jobs, void *arg)
 {
+    const struct queue_args *a = arg;
     double now = num(ans, "now_epoch");
     if (now < 0)
         now = (double)time(NULL);
@@ -251,19 +252,7 @@ int cmd_queue(int argc, char **argv)
         snprintf(path + strlen(path), sizeof path - strlen(path), "%s", et);
     free(es);
     free(et);
-    json_t *ans = NULL;
-    int status = gs_client_once(&o, "GET", path, NULL, &ans);
-    if (status)
-        return status;
-    const json_t *jobs = gs_client_list(ans, "jobs");
-    if (o.json)
-        gs_client_print_json(ans);
-    else if (!jobs)
-        status = (fprintf(stderr, "gpusched: the answer has no job list\n"), 1);
-    else
-        print_queue(ans, jobs, &a);
-    json_decref(ans);
-    return status;
+    return gs_client_get_list(&o, path, "jobs", "job", print_queue, &a);
 }
 
 /* Print `v` under `key` with `indent` spaces: scalars on one line, objects
@@ -382,24 +371,17 @@ static void print_why(const json_t *ans)
 static int get_one(int argc, char **argv, const char *name, const char *help,
                    const char *post, void (*print)(const json_t *))
 {
-    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS, { NULL, 0, NULL, 0 } };
-    const struct gs_client_cmd cmd = { name, help, opts, 1, 1 };
     struct gs_client_opts o;
     char **args;
     int nargs;
-    gs_client_opts_init(&o);
-    int st = gs_client_parse(&cmd, argc, argv, &o, NULL, NULL, &args, &nargs);
+    int st = gs_client_parse_plain(name, help, 1, 1, argc, argv, &o, &args, &nargs);
     if (st >= 0)
         return st;
-    char *id = gs_client_escape(args[0]);
     char path[1024];
-    if (!id || strlen(id) > 900) {
-        free(id);
+    if (gs_client_id_path(path, sizeof path, "/v1/jobs/", args[0], post) < 0) {
         fprintf(stderr, "gpusched %s: job id too long\n", name);
         return 2;
     }
-    snprintf(path, sizeof path, "/v1/jobs/%s%s", id, post);
-    free(id);
     json_t *ans = NULL;
     int status = gs_client_once(&o, "GET", path, NULL, &ans);
     if (status)

@@ -3,8 +3,8 @@
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
 #include "cli/progress_out.h"
-#include "io/report.h"
-#include "io/report_preempt.h"
+#include "report/report.h"
+#include "report/report_preempt.h"
 #include "sim/sim.h"
 
 #include <assert.h>

@@ -7,7 +7,7 @@
 #include "cli/frag_slurm.h"
 #include "core/place/frag.h"
 #include "io/frag_json.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "io/snapshot_json.h"
 
 #include <jansson.h>

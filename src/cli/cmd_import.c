@@ -10,6 +10,8 @@
 #include "cli/cli.h"
 #include "cli/cli_out.h"
 #include "cli/cli_load.h"
+#include "cli/cli_capacity.h"
+#include "cli/progress_out.h"
 #include "io/capacity.h"
 #include "io/import_aaic.h"
 
@@ -117,33 +119,29 @@ static const char *const aaic_help =
     "                      12 h window, the GPUs in use while 1-GPU jobs of queues\n"
     "                      0-1 waited over 60 s; stops where jobs waited while\n"
     "                      nothing ran for 1 h (io/capacity.h, docs/aaic-replay.md)\n"
-    "  --cap-window S      seconds per capacity window (default 43200)\n"
-    "  --cap-users N       users waiting at an evidence instant (default 2)\n"
-    "  --cap-quantile Q    quantile of the usage while evidence waits (0.95)\n"
+    CLI_CAP_HELP
     "\n"
     "The AAIC log requires the acknowledgement \"The AAIC workload log was\n"
     "graciously provided by AIRC, AIST.\" (see shared/traces/README.md).\n";
 
 struct aaic_args {
-    const char *in, *trace_out, *cluster_out, *events_out;
+    const char *in, *trace_out, *cluster_out;
     long long nodes;
     int json;
-    long long cap_window, cap_users; /* 0 = default */
-    double cap_quantile;             /* < 0 = default */
+    struct cli_cap_args cap;
 };
 
 static int aaic_opt(int c, const char *val, void *arg)
 {
     struct aaic_args *a = arg;
+    int cap = cli_cap_opt(&a->cap, c, val);
+    if (cap != 0)
+        return cap < 0 ? -1 : 0;
     switch (c) {
     case 'f': break; /* already dispatched on */
     case 'i': a->in = val; break;
     case 't': a->trace_out = val; break;
     case 'c': a->cluster_out = val; break;
-    case 'e': a->events_out = val; break;
-    case 'W': return cli_parse_long("import", "--cap-window", val, 60, 1e8, &a->cap_window);
-    case 'U': return cli_parse_long("import", "--cap-users", val, 1, 1000, &a->cap_users);
-    case 'Q': return cli_parse_double("import", "--cap-quantile", val, 0, 1, &a->cap_quantile);
     case 'n': return cli_parse_long("import", "--nodes", val, 1, 4096, &a->nodes);
     case 'j': a->json = 1; break;
     }
@@ -158,10 +156,7 @@ static int aaic_parse_args(int argc, char **argv, struct aaic_args *a)
         { "trace-out", required_argument, NULL, 't' },
         { "cluster-out", required_argument, NULL, 'c' },
         { "nodes", required_argument, NULL, 'n' },
-        { "node-events-out", required_argument, NULL, 'e' },
-        { "cap-window", required_argument, NULL, 'W' },
-        { "cap-users", required_argument, NULL, 'U' },
-        { "cap-quantile", required_argument, NULL, 'Q' },
+        CLI_CAP_OPTIONS,
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -316,66 +311,36 @@ static long cap_records(const struct gs_aaic_result *r, struct gs_cap_record **o
     return (long)k;
 }
 
-/* Infer the capacity (at most `nodes` nodes), write it as node events for
- * the nodes aaic-1 .. aaic-<nodes> of --cluster-out and summarise it and
- * its check on stderr. */
-static int write_capacity(const char *path, const struct gs_aaic_result *r,
-                          const struct aaic_args *a)
+/* Infer the capacity (at most --nodes nodes) and write it as node events
+ * for the nodes aaic-1 .. aaic-<nodes> of --cluster-out (cli_capacity.h). */
+static int write_capacity(const struct gs_aaic_result *r, const struct aaic_args *a)
 {
-    int nodes = (int)a->nodes;
     struct gs_cap_record *v = NULL;
     long n = cap_records(r, &v);
     if (n < 0)
         return cli_failf("import", 1, "out of memory");
-    struct gs_cap_params p;
-    gs_cap_defaults(&p);
-    p.node_gpus = GS_AAIC_NODE_GPUS;
-    p.max_nodes = nodes;
-    if (a->cap_window > 0)
-        p.window = a->cap_window;
-    if (a->cap_users > 0)
-        p.min_users = (int)a->cap_users;
-    if (a->cap_quantile >= 0)
-        p.quantile = a->cap_quantile;
-    struct gs_cap_result c;
-    struct gs_error err = { 0 };
-    int rc = gs_cap_infer(v, (size_t)n, &p, &c, &err);
+    int st = cli_cap_write(&a->cap, v, (size_t)n, GS_AAIC_NODE_GPUS, (int)a->nodes, "aaic-",
+                           NULL);
     free(v);
-    if (rc < 0)
-        return cli_fail("import", &err);
-    FILE *f = cli_open_out("import", path);
-    int st = f ? 0 : 1;
-    if (f) {
-        rc = gs_cap_write_node_events(f, &c, nodes, "aaic-", 0, &err);
-        st = cli_close("import", f, path);
-        if (rc < 0)
-            st = cli_failf("import", 1, "%s: %s", path, err.msg);
-    }
-    if (st == 0)
-        fprintf(stderr,
-                "capacity: %d steps, %d-%d nodes outside %d outages (%.1f h); %d of %d "
-                "%.0f h windows saturated; usage above it: %.1f GPU-h over %.1f h (at most %d "
-                "GPUs)\n",
-                c.nsteps, c.min_nodes, c.max_nodes, c.outages, (double)c.outage_s / 3600,
-                c.saturated, c.windows, (double)p.window / 3600, c.over_gpu_s / 3600, (double)c.over_s / 3600,
-                c.over_max);
-    gs_cap_result_fini(&c);
     return st;
 }
 
 static int import_aaic(int argc, char **argv)
 {
-    struct aaic_args a = { NULL, NULL, NULL, NULL, 40, 0, 0, 0, -1 };
+    struct aaic_args a = { NULL, NULL, NULL, 40, 0, { NULL, 0, 0, -1 } };
     int st = aaic_parse_args(argc, argv, &a);
     if (st >= 0)
         return st;
     struct gs_aaic_result r;
     struct gs_error err = { 0 };
-    if (gs_aaic_load(a.in, &r, &err) < 0)
+    struct cli_import_progress prog;
+    int rc = gs_aaic_load_progress(a.in, cli_import_progress_init(&prog), &r, &err);
+    cli_import_progress_done(&prog, rc >= 0);
+    if (rc < 0)
         return cli_fail("import", &err);
     st = write_files(&a, &r);
-    if (st == 0 && a.events_out)
-        st = write_capacity(a.events_out, &r, &a);
+    if (st == 0 && a.cap.events_out)
+        st = write_capacity(&r, &a);
     if (st == 0) {
         aaic_summary(stderr, &a, &r.stats);
         if (a.json)

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/cli_out.h"
 #include "cli/cli_load.h"
+#include "cli/progress_out.h"
 #include "io/import_openb.h"
 #include "io/trace_csv.h"
 
@@ -98,7 +99,10 @@ int cli_import_openb(int argc, char **argv)
         return st;
     struct gs_openb_result r;
     struct gs_error err = { 0 };
-    if (gs_openb_load(a.nodes, a.pods, &r, &err) < 0)
+    struct cli_import_progress prog;
+    int rc = gs_openb_load_progress(a.nodes, a.pods, cli_import_progress_init(&prog), &r, &err);
+    cli_import_progress_done(&prog, rc >= 0);
+    if (rc < 0)
         return cli_fail("import", &err);
     int status = write_outputs(&a, &r);
     gs_openb_report(a.json ? stdout : stderr, &r, a.json);

@@ -5,8 +5,9 @@
 #include "cli/html_out.h"
 #include "io/node_events_csv.h"
 #include "cli/progress_out.h"
+#include "cli/start_latency.h"
 #include "io/job_fields.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "sim/sim.h"
 
 #include <errno.h>
@@ -16,6 +17,7 @@
 static const char *const sim_help =
     "usage: gpusched sim --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
     "                    [--out DIR] [--json] [--html FILE] [--node-events E.csv]\n"
+    "                    [--start-latency-from URL|FILE]\n"
     "\n"
     "Replay the trace on the cluster under the policy (defaults: fifo + pack)\n"
     "and print the summary: queue-wait percentiles overall, per size class and\n"
@@ -36,10 +38,15 @@ static const char *const sim_help =
     "  --html FILE     also write a self-contained HTML report with charts\n"
     "  --check         verify every engine invariant after every step (slow; tests)\n"
     "  --node-events F nodes going down, draining, coming back: CSV time,node,state\n"
-    "                  (down | drain | up; optional gpu column), docs/formats.md\n";
+    "                  (down | drain | up; optional gpu column), docs/formats.md\n"
+    "  --start-latency-from SRC  the policy's start_latency.median and .sigma\n"
+    "                  from what gpuschedd measured (decision to running, engine\n"
+    "                  time): SRC is its URL (GET /v1/cluster) or a file with\n"
+    "                  that answer or `gpusched start-latency --json`'s; for\n"
+    "                  live-vs-sim comparisons (docs/daemon.md)\n";
 
 struct sim_args {
-    const char *cluster, *trace, *policy, *out, *html, *node_events;
+    const char *cluster, *trace, *policy, *out, *html, *node_events, *latency_from;
     int json, check;
 };
 
@@ -55,6 +62,7 @@ static int sim_opt(int c, const char *val, void *arg)
     case 'k': a->check = 1; break;
     case 'H': a->html = val; break;
     case 'N': a->node_events = val; break;
+    case 'L': a->latency_from = val; break;
     }
     return 0;
 }
@@ -67,6 +75,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
         { "json", no_argument, NULL, 'j' },          { "check", no_argument, NULL, 'k' },
         { "help", no_argument, NULL, 'h' },          { "html", required_argument, NULL, 'H' },
         { "node-events", required_argument, NULL, 'N' },
+        { "start-latency-from", required_argument, NULL, 'L' },
         { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "sim", sim_help, opts };
@@ -219,6 +228,20 @@ static int load_node_events(const struct sim_args *a, const struct gs_cli_inputs
     return -1;
 }
 
+/* --start-latency-from: the daemon's measured latency into the policy. */
+static int load_latency(const struct sim_args *a, struct gs_policy *pol)
+{
+    if (!a->latency_from)
+        return 0;
+    struct cli_start_latency l = { 0, 0, 0 };
+    if (cli_start_latency_read("sim", a->latency_from, &l) != 0)
+        return -1;
+    cli_start_latency_apply(&l, pol);
+    fprintf(stderr, "gpusched sim: start latency from %s: median %.3f s, sigma %.3f (%lld starts"
+                    " measured)\n", a->latency_from, l.median, l.sigma, (long long)l.starts);
+    return 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     struct sim_args a = { 0 };
@@ -232,7 +255,8 @@ int cmd_sim(int argc, char **argv)
     struct gs_node_events ne = { 0 };
     if (gs_cli_inputs_cluster(&in, a.cluster) == 0 &&
         gs_cli_inputs_policies(&in, &a.policy, 1) == 0 &&
-        gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0) {
+        gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0 &&
+        load_latency(&a, &in.pols[0]) == 0) {
         gs_cli_warn_load("sim", in.cluster, &in.pols[0], NULL, in.trace);
         status = run(&a, in.cluster, &in.pols[0], in.trace, a.node_events ? &ne : NULL);
     }

@@ -5,7 +5,7 @@
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
 #include "cli/progress_out.h"
-#include "io/report_whatif.h"
+#include "report/report_whatif.h"
 #include "sim/whatif.h"
 
 #include <jansson.h>

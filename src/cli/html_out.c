@@ -2,7 +2,7 @@
 #include "cli/html_out.h"
 #include "cli/cli.h"
 #include "cli/cli_out.h"
-#include "io/html_report.h"
+#include "report/html_report.h"
 
 #include <string.h>
 

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "cli/cli_load.h"
 #include "cli/client.h"
+#include "cli/start_latency.h"
 
 #include <string.h>
 
@@ -30,6 +31,7 @@ static const struct command commands[] = {
     { "drain", cmd_drain, "drain a node (running jobs finish, nothing new starts)" },
     { "resume", cmd_resume, "return a drained node to service" },
     { "replay", cmd_replay, "submit a trace to gpuschedd in (scaled) real time" },
+    { "start-latency", cmd_start_latency, "gpuschedd's measured start latency as sim's policy keys" },
     { "down", cmd_down, "take a node (or GPU) out of service: its runs end, its jobs requeue" },
 };
 

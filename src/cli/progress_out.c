@@ -2,7 +2,9 @@
 #include "cli/progress_out.h"
 #include "cli/cli_load.h"
 
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,6 +13,16 @@ static double wall(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Seconds between lines: 0.25 on a terminal, 2 for logs, or what
+ * GPUSCHED_PROGRESS_SECONDS says (the tests set 0: a line at every call). */
+static double every(int tty)
+{
+    const char *e = getenv("GPUSCHED_PROGRESS_SECONDS");
+    char *end;
+    double s = e && *e ? strtod(e, &end) : -1;
+    return e && *e && *end == '\0' && s >= 0 ? s : tty ? 0.25 : 2.0;
 }
 
 static void fmt_h(char *buf, size_t n, double sec)
@@ -61,7 +73,7 @@ static void tick(void *arg, const struct gs_sim_tick *t)
     struct cli_progress *p = arg;
     p->now = t->time;
     double w = wall();
-    if (w - p->last >= (p->tty ? 0.25 : 2.0)) {
+    if (w - p->last >= every(p->tty)) {
         p->last = w;
         line(p, "");
     }
@@ -98,4 +110,74 @@ void cli_progress_done(struct cli_progress *p, int ok)
     if (p->tty)
         fputc('\n', stderr);
     line(p, ok ? "done" : "stopped");
+}
+
+/* ---- import ------------------------------------------------------------ */
+
+static void import_line(struct cli_import_progress *p)
+{
+    static const char *const verb[] = { "reading", "parsing", "converting" };
+    const struct gs_io_progress *io = &p->io;
+    double w = wall(), el = w - p->phase_t0;
+    double mb = (double)io->bytes / 1e6, tot = (double)io->total / 1e6, frac = -1;
+    fprintf(stderr, "%sgpusched import: %s %s: ", p->tty ? "\r" : "", verb[io->phase],
+            io->name ? io->name : "-");
+    if (io->phase == GS_IO_CONVERTING) {
+        frac = io->njobs > 0 ? (double)io->jobs / (double)io->njobs : 1;
+        fprintf(stderr, "%" PRId64 " of %" PRId64 " rows (%.0f%%), %.1f s", io->jobs, io->njobs,
+                100 * frac, w - p->t0);
+    } else {
+        frac = io->total > 0 ? (double)io->bytes / (double)io->total : -1;
+        if (io->phase == GS_IO_PARSING)
+            fprintf(stderr, "%" PRId64 " rows, ", io->rows);
+        if (frac >= 0)
+            fprintf(stderr, "%.1f of %.1f MB (%.0f%%)", mb, tot, 100 * frac);
+        else
+            fprintf(stderr, "%.1f MB", mb);
+        if (io->phase == GS_IO_PARSING)
+            fprintf(stderr, ", %.1f s, %.0f rows/s", w - p->t0,
+                    el > 0 ? (double)io->rows / el : 0);
+        else
+            fprintf(stderr, ", %.1f s, %.1f MB/s", w - p->t0, el > 0 ? mb / el : 0);
+    }
+    if (frac > 0.01 && frac < 1 && el > 0)
+        fprintf(stderr, ", ETA %.0f s", el / frac - el);
+    fputs(p->tty ? "   " : "\n", stderr);
+}
+
+static void import_tick(void *arg, const struct gs_io_progress *io)
+{
+    struct cli_import_progress *p = arg;
+    double w = wall();
+    if (io->phase != p->phase || io->name != p->phase_name) {
+        p->phase = io->phase;
+        p->phase_name = io->name;
+        p->phase_t0 = w;
+    }
+    if (w - p->last >= every(p->tty)) {
+        p->last = w;
+        import_line(p);
+    }
+}
+
+struct gs_io_progress *cli_import_progress_init(struct cli_import_progress *p)
+{
+    *p = (struct cli_import_progress){ 0 };
+    p->tty = isatty(STDERR_FILENO);
+    p->on = p->tty || gs_cli_common()->progress;
+    p->t0 = p->last = p->phase_t0 = wall();
+    p->io.fn = import_tick;
+    p->io.arg = p;
+    return p->on ? &p->io : NULL;
+}
+
+void cli_import_progress_done(struct cli_import_progress *p, int ok)
+{
+    if (!p->on)
+        return;
+    double el = wall() - p->t0;
+    fprintf(stderr, "%sgpusched import: %s: %" PRId64 " rows read (last input %s), %.1f s, "
+                    "%.0f rows/s\n",
+            p->tty ? "\n" : "", ok ? "done" : "stopped", p->io.rows,
+            p->io.name ? p->io.name : "-", el, el > 0 ? (double)p->io.rows / el : 0);
 }

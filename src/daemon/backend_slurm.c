@@ -8,8 +8,12 @@
  * show job` per poll interval turns Slurm's states into confirmed starts
  * (with the GPU indices Slurm reports) and ends with exit codes; a released
  * job that does not run by the start deadline is cancelled and reported as
- * a failed launch.  Signals go through scancel; the GPUs stay held until
- * Slurm reports the job gone.  A restart finds each attempt by its name.
+ * a failed launch, and so is an attempt on a node Slurm reports down before
+ * it ran.  GPU indices Slurm chose itself (counts mode) are handed to the
+ * engine (backend_slurm_gpus.c).  Signals go through scancel; the GPUs stay
+ * held until Slurm reports the job gone.  A restart finds each attempt by
+ * its name; an end slurmctld no longer knows comes from sacct, or is marked
+ * unknown.
  */
 #define _GNU_SOURCE
 #include "daemon/backend_slurm.h"
@@ -45,16 +49,6 @@ static int64_t wall_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Slurm's local "2026-12-01T11:45:26" as UNIX ms, or now. */
-static int64_t slurm_time_ms(const char *t)
-{
-    struct tm tm = { 0 };
-    if (!strptime(t, "%Y-%m-%dT%H:%M:%S", &tm))
-        return wall_ms();
-    tm.tm_isdst = -1;
-    return (int64_t)mktime(&tm) * 1000;
 }
 
 static int is_terminal(const char *st)
@@ -99,7 +93,7 @@ static int load_jobs(struct gsd_slurm *s)
         gsd_slurm_field(line, "ExitCode", buf, sizeof buf);
         j.code = gsd_slurm_exit_code(buf);
         gsd_slurm_field(line, "EndTime", buf, sizeof buf);
-        j.end_ms = slurm_time_ms(buf);
+        j.end_ms = gsd_slurm_time_ms(buf);
         if (s->njobs == s->cap) {
             size_t c = s->cap ? 2 * s->cap : 256;
             struct sjob *t = realloc(s->jobs, c * sizeof *t);
@@ -302,67 +296,6 @@ static int write_script(const char *path, const struct djob *d, const struct gs_
     return fclose(f) || bad ? -1 : 0;
 }
 
-/* Node names and GPU masks of "n1:0,n1:3,n2:0" in order of first use; the
- * number of nodes, or -1 when malformed or over cap. */
-static int placement_nodes(const char *pl, char names[][GS_NAME_MAX + 1], uint64_t *masks,
-                           int cap)
-{
-    int n = 0;
-    for (const char *p = pl; p && *p;) {
-        const char *colon = strchr(p, ':');
-        if (!colon || colon - p > GS_NAME_MAX)
-            return -1;
-        char name[GS_NAME_MAX + 1];
-        memcpy(name, p, (size_t)(colon - p));
-        name[colon - p] = '\0';
-        int k = 0;
-        while (k < n && strcmp(names[k], name) != 0)
-            k++;
-        if (k == n) {
-            if (n == cap)
-                return -1;
-            memcpy(names[n], name, sizeof name);
-            masks[n++] = 0;
-        }
-        masks[k] |= 1ull << (strtol(colon + 1, NULL, 10) & 63);
-        p = strchr(colon, ',');
-        p = p ? p + 1 : NULL;
-    }
-    return n;
-}
-
-#define MAX_PARTS 256
-
-/* From the placement: NodeList "n1,n2" and the per-node GRES
- * ("gpu:g0:1,gpu:g3:1" with types, else "gpu:2"); -1 when Slurm cannot
- * express it (nodes with different GPU sets: GRES is per node). */
-static int placement_args(const char *pl, int types, char *nodes, size_t nn, char *gres,
-                          size_t ng, int *nnodes)
-{
-    static char names[MAX_PARTS][GS_NAME_MAX + 1];
-    uint64_t masks[MAX_PARTS];
-    int n = placement_nodes(pl ? pl : "", names, masks, MAX_PARTS);
-    if (n <= 0)
-        return -1;
-    size_t w = 0;
-    for (int i = 0; i < n; i++) {
-        if (masks[i] != masks[0])
-            return -1;
-        w += (size_t)snprintf(nodes + w, nn > w ? nn - w : 0, "%s%s", i ? "," : "", names[i]);
-    }
-    *nnodes = n;
-    if (w >= nn)
-        return -1;
-    if (!types)
-        return snprintf(gres, ng, "gpu:%d", __builtin_popcountll(masks[0])) < (int)ng ? 0 : -1;
-    w = 0;
-    gres[0] = '\0';
-    for (int g = 0; g < 64; g++)
-        if (masks[0] >> g & 1)
-            w += (size_t)snprintf(gres + w, ng > w ? ng - w : 0, "%sgpu:g%d:1", w ? "," : "", g);
-    return w < ng ? 0 : -1;
-}
-
 /* sbatch -H: the held job's id, or -1. */
 static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *script,
                              const struct gs_api_submit *s, int nnodes, struct gs_error *err)
@@ -425,8 +358,8 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
 {
     char nodes[512], gres[512], dir[4096], script[4200];
     int nnodes;
-    if (placement_args(d->placement, lp->slurm->types, nodes, sizeof nodes, gres, sizeof gres,
-                       &nnodes) < 0)
+    if (gsd_slurm_placement_args(d->placement, lp->slurm->types, nodes, sizeof nodes, gres,
+                                 sizeof gres, &nnodes) < 0)
         return gs_errorf(err, GS_EINVAL, "placement %s cannot be asked of Slurm "
                          "(nodes with different GPU sets)", d->placement ? d->placement : "");
     struct gs_api_submit s;
@@ -468,98 +401,19 @@ static int slurm_signal(struct gsd_loop *lp, struct djob *d, int how)
 
 /* ---- reading back: GPU indices, states, ends ---- */
 
-/* Masks per node of the -d detail "Nodes=n-[1-2] ... GRES=gpu:g3:1(IDX:3),..". */
-struct actual {
-    char (*names)[GS_NAME_MAX + 1];
-    uint64_t *masks;
-    int n, cap;
-    uint64_t cur;
-};
-
-static int add_actual(void *arg, const char *name)
-{
-    struct actual *a = arg;
-    int k = 0;
-    while (k < a->n && strcmp(a->names[k], name) != 0)
-        k++;
-    if (k == a->n) {
-        if (a->n == a->cap || strlen(name) > GS_NAME_MAX)
-            return -1;
-        snprintf(a->names[a->n], GS_NAME_MAX + 1, "%s", name);
-        a->masks[a->n++] = 0;
-    }
-    a->masks[k] |= a->cur;
-    return 0;
-}
-
-static uint64_t idx_mask(const char *gres)
-{
-    uint64_t m = 0;
-    for (const char *p = gres; (p = strstr(p, "(IDX:")); ) {
-        p += 5;
-        while (*p && *p != ')') {
-            char *end;
-            long lo = strtol(p, &end, 10), hi = lo;
-            if (end == p)
-                break;
-            if (*end == '-')
-                hi = strtol(end + 1, &end, 10);
-            for (long g = lo; g <= hi && g < 64; g++)
-                m |= 1ull << g;
-            p = *end == ',' ? end + 1 : end;
-        }
-    }
-    return m;
-}
-
-/* The placement Slurm gave, in the decided node order: "n:g,...". */
-static void actual_placement(const char *line, const char *decided, char *buf, size_t n)
-{
-    static char names[MAX_PARTS][GS_NAME_MAX + 1], dn[MAX_PARTS][GS_NAME_MAX + 1];
-    uint64_t masks[MAX_PARTS], dm[MAX_PARTS];
-    struct actual a = { names, masks, 0, MAX_PARTS, 0 };
-    for (const char *p = line; (p = strstr(p, " Nodes=")); p += 7) {
-        char nodes[512], gres[1024];
-        gsd_slurm_field(p, "Nodes", nodes, sizeof nodes);
-        const char *next = strstr(p + 7, " Nodes="), *g = strstr(p, " GRES=");
-        if (!g || (next && g > next))
-            continue;
-        gsd_slurm_field(g, "GRES", gres, sizeof gres);
-        a.cur = idx_mask(gres);
-        gsd_slurm_hostlist(nodes, add_actual, &a);
-    }
-    int nd = placement_nodes(decided ? decided : "", dn, dm, MAX_PARTS);
-    size_t w = 0;
-    buf[0] = '\0';
-    for (int k = 0; k <= nd; k++) /* decided nodes in order, then any others */
-        for (int i = 0; i < a.n; i++) {
-            int j = 0;
-            while (j < nd && strcmp(dn[j], names[i]) != 0)
-                j++;
-            if (j != k)
-                continue;
-            for (int gi = 0; gi < 64; gi++)
-                if (masks[i] >> gi & 1)
-                    w += (size_t)snprintf(buf + w, n > w ? n - w : 0, "%s%s:%d", w ? "," : "",
-                                          names[i], gi);
-        }
-}
-
 /* First sight of the attempt running: record the GPUs Slurm gave. */
 static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
     char got[8192];
     d->bk_running = 1;
-    actual_placement(j->line, d->placement, got, sizeof got);
+    gsd_slurm_actual_placement(j->line, d->placement, got, sizeof got);
     if (got[0] && (!d->placement || strcmp(got, d->placement) != 0)) {
         gsd_log("job %s: Slurm job %lld runs on %s, decided %s", d->id, j->id, got,
                 d->placement ? d->placement : "");
         lp->gpu_mismatches++;
-        char *t = strdup(got);
-        if (t) {
-            free(d->placement);
-            d->placement = t;
-        }
+        free(d->bk_actual);
+        d->bk_actual = strdup(got); /* the engine follows in the next turn */
+        d->bk_waits = 0;
     }
     if (d->ji.state == GS_JOB_STARTING)
         d->launched = 1;
@@ -567,15 +421,42 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
     lp->again = 1;
 }
 
+/* Slurm no longer shows the attempt (it ended longer than MinJobAge ago,
+ * while gpuschedd was down): its real end from sacct, or - without
+ * accounting - an end marked unknown (journal event end_unknown, exit code
+ * 137, counted as a backend error).  An unknown end counts as having run:
+ * the attempt is never launched again. */
+static void lost_end(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms, int *ran)
+{
+    struct gs_error err;
+    gs_error_clear(&err);
+    int sran = 0;
+    if (gsd_slurm_sacct_end(d->proc.pid, code, end_ms, &sran, &err) == 0) {
+        *ran = *ran || sran;
+        gsd_log("job %s: Slurm job %d is gone from slurmctld; sacct: ended with exit code %d",
+                d->id, (int)d->proc.pid, *code);
+        return;
+    }
+    char detail[300];
+    snprintf(detail, sizeof detail, "Slurm job %d: gone from slurmctld (MinJobAge), %.200s",
+             (int)d->proc.pid, err.msg);
+    gsd_log("job %s: end unknown: %s; marked ended, exit code 137", d->id, detail);
+    gs_store_event(lp->st, lp->last_now, d->seq, "end_unknown", detail, NULL);
+    lp->backend_errors++;
+    *code = 137;
+    *end_ms = wall_ms();
+    *ran = 1;
+}
+
 static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
     int ran = d->bk_running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
-    if (!j) {
-        lp->backend_errors++; /* Slurm forgot it: the end is unknown */
-        gsd_log("job %s: Slurm job %d is gone without a record", d->id, (int)d->proc.pid);
-    }
-    d->bk_code = !ran ? -2 : j ? j->code : 137; /* -2: a failed launch, not "never tried" */
-    d->bk_end_ms = j ? j->end_ms : wall_ms();
+    int code = j ? j->code : 137;
+    int64_t end = j ? j->end_ms : wall_ms();
+    if (!j)
+        lost_end(lp, d, &code, &end, &ran);
+    d->bk_code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
+    d->bk_end_ms = end;
     d->exited = 1;
     lp->again = 1;
 }
@@ -632,25 +513,39 @@ static int uses_node(const char *pl, const char *name)
 }
 
 /* A node Slurm reports down: its attempts are gone (Slurm ends them as
- * NODE_FAIL); forget them so the engine's requeue launches new ones. */
-static void forget_node_jobs(struct gsd_loop *lp, const char *name)
+ * NODE_FAIL); forget them so the engine's requeue launches new ones.  An
+ * attempt Slurm never ran (the node went down between the decision and
+ * its start) is a failed launch, told to the engine before the node
+ * failure: it goes back ahead of its peers, its run not counted. */
+static void forget_node_jobs(struct gsd_loop *lp, const char *name, gs_time now)
 {
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->proc.pid <= 0 || !d->placement || !uses_node(d->placement, name))
             continue;
-        gsd_log("job %s: node %s is down in Slurm; Slurm job %d is lost", d->id, name,
-                (int)d->proc.pid);
+        int never_ran = !d->bk_running && d->ji.state == GS_JOB_STARTING;
+        gsd_log("job %s: node %s is down in Slurm; Slurm job %d is %s", d->id, name,
+                (int)d->proc.pid, never_ran ? "a failed launch (it never ran)" : "lost");
         scancel(d->proc.pid, NULL);
         d->proc = (struct gsd_proc){ 0, 0, -1 };
         d->exited = d->launched = d->bk_running = 0;
         d->bk_deadline = 0;
+        if (never_ran) {
+            struct gs_error err;
+            gs_error_clear(&err);
+            lp->backend_errors++;
+            if (gs_engine_launch_failed(lp->eng, now, d->handle, &err) < 0)
+                gsd_log("job %s: failed launch not taken: %s", d->id, err.msg);
+            gs_store_event(lp->st, now, d->seq, "launch_failed", name, NULL);
+            gsd_job_sync(lp, d);
+        }
     }
 }
 
 static int slurm_apply(struct gsd_loop *lp, gs_time now)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    gsd_slurm_follow(lp, now);
     for (int n = 0; n < gs_cluster_node_count(cl); n++) {
         int want = lp->slurm->seen[n];
         if (want == lp->slurm->applied[n])
@@ -662,7 +557,7 @@ static int slurm_apply(struct gsd_loop *lp, gs_time now)
         gs_store_meta_get(lp->st, key, &api);
         int st = want == GS_NODE_UP && api != GS_NODE_UP ? (int)api : want;
         if (want == GS_NODE_DOWN)
-            forget_node_jobs(lp, name);
+            forget_node_jobs(lp, name, now);
         struct gs_error err;
         gs_error_clear(&err);
         if (gs_engine_node_set_state(lp->eng, now, n, st, &err) < 0) {
@@ -693,7 +588,10 @@ static void slurm_poll(struct gsd_loop *lp)
         const struct sjob *j = by_id(s, d->proc.pid);
         if (j && !strcmp(j->state, "NODE_FAIL")) {
             /* its nodes failed (even if sinfo already shows them back):
-             * the engine hears a node failure, not an end */
+             * the engine hears a node failure, not an end; given nodes,
+             * it may have run: a lost run, not a failed launch */
+            if (j->nodes[0] && strcmp(j->nodes, "(null)") != 0)
+                d->bk_running = 1;
             gsd_slurm_hostlist(j->nodes, mark_down, lp);
         } else if (!j || is_terminal(j->state)) {
             on_ended(lp, d, j);
@@ -743,7 +641,7 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
             relaunch(lp, d);
         return;
     }
-    int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)") != 0);
+    int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)"));
     if (!j || never_ran) {
         if (d->proc.pid > 0 && !j) {
             on_ended(lp, d, NULL);

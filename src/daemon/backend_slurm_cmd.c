@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Append what fd has to *buf; 0 at EOF, 1 more to come, -1 on ENOMEM. */
@@ -168,4 +169,44 @@ int gsd_slurm_exit_code(const char *text)
     if (*end == ':')
         b = strtol(end + 1, NULL, 10);
     return b > 0 ? 128 + (b & 127) : a & 255;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Slurm's local "2026-12-01T11:45:26" as UNIX ms, or now. */
+int64_t gsd_slurm_time_ms(const char *t)
+{
+    struct tm tm = { 0 };
+    if (!strptime(t, "%Y-%m-%dT%H:%M:%S", &tm))
+        return now_ms();
+    tm.tm_isdst = -1;
+    return (int64_t)mktime(&tm) * 1000;
+}
+
+/* What accounting (sacct, with slurmdbd) knows of ended Slurm job `id`:
+ * 0 with *code, *end_ms and *ran (it was given nodes), or a negative GS_E*
+ * with err saying why not (accounting disabled, no record, not ended). */
+int gsd_slurm_sacct_end(long long id, int *code, int64_t *end_ms, int *ran, struct gs_error *err)
+{
+    char idt[32], st[64] = "", ec[32] = "", end[64] = "", nodes[512] = "", *out;
+    snprintf(idt, sizeof idt, "%lld", id);
+    char *argv[] = { "sacct", "-n", "-P", "-X", "-j", idt,
+                     "--format=State,ExitCode,End,NodeList", NULL };
+    if (gsd_slurm_run(argv, &out, err) < 0)
+        return GS_EIO;
+    int k = sscanf(out, "%63[^|\n]|%31[^|\n]|%63[^|\n]|%511[^\n]", st, ec, end, nodes);
+    free(out);
+    if (k < 3)
+        return gs_errorf(err, GS_ENOENT, "sacct has no record of Slurm job %lld", id);
+    if (!strcmp(end, "Unknown") || !strncmp(st, "RUNNING", 7) || !strncmp(st, "PENDING", 7))
+        return gs_errorf(err, GS_ENOENT, "sacct: Slurm job %lld is %s, with no end", id, st);
+    *code = gsd_slurm_exit_code(ec);
+    *end_ms = gsd_slurm_time_ms(end);
+    *ran = k == 4 && nodes[0] && strcmp(nodes, "None assigned") != 0;
+    return *code < 0 ? gs_errorf(err, GS_EINVAL, "sacct: exit code '%s'", ec) : 0;
 }

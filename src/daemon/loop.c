@@ -135,6 +135,9 @@ static void metrics_init(struct gsd_loop *lp)
     gsd_hist_init(&lp->commit_ms, commit, (int)(sizeof commit / sizeof commit[0]));
     gsd_hist_init(&lp->wait_s, wait, (int)(sizeof wait / sizeof wait[0]));
     gsd_hist_init(&lp->publish_ms, pass, (int)(sizeof pass / sizeof pass[0]));
+    static const double lat[] = { 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+                                  10, 30, 60 };
+    gsd_hist_init(&lp->start_lat_s, lat, (int)(sizeof lat / sizeof lat[0]));
 }
 
 static void on_done_count(void *arg, const char *team, const char *outcome, int64_t n)
@@ -182,10 +185,11 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
     pthread_mutex_init(&lp->vmu, NULL);
     pthread_mutex_init(&lp->rmu, NULL);
     metrics_init(lp);
+    lp->byh = gs_intmap_create();
     gs_policy_init(&lp->pol);
     struct gs_error err;
     gs_error_clear(&err);
-    if (make_dirs(lp) < 0 || setup_fds(lp) < 0)
+    if (!lp->byh || make_dirs(lp) < 0 || setup_fds(lp) < 0)
         goto fail;
     lp->cl = gs_cluster_load_yaml(opts->cluster, &err);
     if (!lp->cl)
@@ -665,6 +669,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         free(d->team);
         free(d->user);
         free(d->placement);
+        free(d->bk_actual);
         free(d);
     }
     gsd_view_fini(lp);
@@ -676,7 +681,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     free(lp->done);
     free(lp->evs);
     free(lp->live);
-    free(lp->byh);
+    gs_intmap_destroy(lp->byh);
     gsd_dash_free(lp);
     gs_engine_destroy(lp->eng);
     gs_store_close(lp->st);

@@ -66,33 +66,37 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->user = strdup(user ? user : "-");
     d->gpus = gpus;
     d->milli = 1000;
-    d->submit = d->real_end = GS_TIME_NONE;
+    d->submit = d->real_end = d->decided = GS_TIME_NONE;
     d->ji.state = GS_JOB_PENDING;
     d->ji.first_start = d->ji.start = d->ji.end = d->ji.last_ckpt = GS_TIME_NONE;
     d->ji.exit_code = -1;
     d->ji.stop_reason = -1;
     d->proc.pidfd = -1;
+    d->li = lp->nlive;
     lp->live[lp->nlive++] = d;
     return d;
 }
 
 int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle)
 {
-    size_t need = (size_t)handle + 1;
-    if (grow((void **)&lp->byh, &lp->capbyh, need, sizeof(struct djob *)) < 0)
+    if (handle < 0 || gs_intmap_put(lp->byh, handle, (int)d->li) < 0)
         return -1;
-    for (; lp->nbyh < need; lp->nbyh++)
-        lp->byh[lp->nbyh] = NULL;
-    lp->byh[handle] = d;
     d->handle = handle;
     return 0;
+}
+
+struct djob *gsd_job_of_handle(struct gsd_loop *lp, int h)
+{
+    int i = gs_intmap_get(lp->byh, h);
+    return i >= 0 ? lp->live[i] : NULL;
 }
 
 struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id)
 {
     int h = gs_engine_job_find(lp->eng, id);
-    if (h >= 0 && (size_t)h < lp->nbyh && lp->byh[h])
-        return lp->byh[h];
+    struct djob *d = h >= 0 ? gsd_job_of_handle(lp, h) : NULL;
+    if (d)
+        return d;
     for (size_t i = 0; i < lp->nlive; i++) /* live jobs the engine no longer holds */
         if (lp->live[i]->handle < 0 && !strcmp(lp->live[i]->id, id))
             return lp->live[i];
@@ -105,10 +109,6 @@ void gsd_job_dirty(struct gsd_loop *lp, struct djob *d)
     d->dirty = 1;
 }
 
-static struct djob *of_handle(struct gsd_loop *lp, int h)
-{
-    return h >= 0 && (size_t)h < lp->nbyh ? lp->byh[h] : NULL;
-}
 
 /* "node-1:0,node-1:1" of an allocation; NULL on ENOMEM. */
 static char *placement_text(const struct gs_cluster *cl, const struct gs_alloc *a)
@@ -221,6 +221,7 @@ static void on_start(struct gsd_loop *lp, struct djob *d, struct devent *e)
     if (d->ji.first_start == GS_TIME_NONE)
         gsd_hist_add(&lp->wait_s, (double)(e->time - d->submit) / 1000.0);
     d->launch_wanted = 1;
+    d->decided = e->time;
 }
 
 static const char *event_name(int kind)
@@ -264,7 +265,7 @@ int gsd_events_apply(struct gsd_loop *lp, gs_time now)
     for (size_t i = 0; i < lp->nev && !lp->oom; i++) {
         struct devent e = lp->evs[i];
         lp->evs[i].placement = NULL;
-        struct djob *d = of_handle(lp, e.job);
+        struct djob *d = gsd_job_of_handle(lp, e.job);
         if (d)
             apply_event(lp, d, &e, now);
         free(e.placement);
@@ -287,11 +288,15 @@ static void confirm_launches(struct gsd_loop *lp, gs_time now)
             struct gs_error err;
             if (gs_engine_started(lp->eng, now, d->handle, &err) < 0)
                 gsd_log("job %s: start not confirmed: %s", d->id, err.msg);
+            else if (d->decided != GS_TIME_NONE)
+                gsd_latency_add(lp, (double)(now - d->decided) / 1000.0);
+            d->decided = GS_TIME_NONE;
             gsd_job_sync(lp, d);
         } else if (d->launch_error) {
             lp->backend_errors++;
             gs_engine_launch_failed(lp->eng, now, d->handle, NULL);
             gsd_job_sync(lp, d);
+            d->decided = GS_TIME_NONE;
         }
         d->launched = d->launch_error = 0;
     }
@@ -324,7 +329,8 @@ static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time 
 }
 
 /* The attempt's processes are gone: tell the engine (code -1 = the
- * supervisor never got the go: the launch did not happen). */
+ * supervisor never got the go: the launch did not happen, launch it now;
+ * -2 = the backend's launch failed: the engine re-plans). */
 static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
     int code;
@@ -342,12 +348,16 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     char detail[64];
     snprintf(detail, sizeof detail, "exit %d", code);
     gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
-    if (code < 0 && d->ji.state == GS_JOB_STARTING) {
+    if (code == -1 && d->ji.state == GS_JOB_STARTING) {
         d->launch_wanted = 1; /* never launched (a restart found it waiting): launch now */
         d->dirty = 1;
         gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
                 d->ji.attempts);
         return;
+    }
+    if (code == -2) { /* the backend's launch failed (slurm: not running by its deadline) */
+        lp->backend_errors++;
+        gs_store_event(lp->st, now, d->seq, "launch_failed", NULL, NULL);
     }
     if (d->stop_turn > 0 && d->ji.state == GS_JOB_STOPPING &&
         d->ji.stop_reason == GS_JOB_PENDING && group_busy(lp, d)) {
@@ -411,15 +421,20 @@ void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t 
 static void free_job(struct gsd_loop *lp, size_t i)
 {
     struct djob *d = lp->live[i];
-    if (d->handle >= 0 && (size_t)d->handle < lp->nbyh)
-        lp->byh[d->handle] = NULL;
-    lp->live[i] = lp->live[--lp->nlive];
+    if (d->handle >= 0)
+        gs_intmap_del(lp->byh, d->handle);
+    struct djob *last = lp->live[--lp->nlive];
+    lp->live[i] = last;
+    last->li = i;
+    if (last != d && last->handle >= 0)
+        gs_intmap_put(lp->byh, last->handle, (int)i); /* replaces: never allocates */
     gsd_blob_unref(d->blob);
     free(d->diag);
     free(d->id);
     free(d->team);
     free(d->user);
     free(d->placement);
+    free(d->bk_actual);
     free(d);
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/cluster/cluster.h"
 #include "core/engine/engine.h"
+#include "core/base/intmap.h"
 #include "core/policy/policy.h"
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
@@ -25,6 +26,7 @@ enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED
 struct djob {
     int64_t seq;
     int handle;               /* engine handle, -1 when not in the engine */
+    size_t li;                /* its index in gsd_loop.live */
     char *id, *team, *user;
     int gpus, milli;
     gs_time submit;
@@ -43,11 +45,15 @@ struct djob {
     int bk_running;           /* slurm: seen running */
     int bk_code;              /* slurm: exit code read at the end */
     int64_t bk_end_ms;
+    char *bk_actual;          /* slurm: GPUs Slurm gave, not yet followed by the engine */
+    int bk_waits;             /* slurm: bk_actual waits for another job's GPUs (logged) */
     int64_t stop_turn;        /* turn that ordered its preemption (victims of one
                                  decision are confirmed together) */
     int held, held_code;      /* exited, confirmation held for its group */
     gs_time real_end;         /* when its processes really ended (the supervisor's
                                  record; the engine hears of it later), or NONE */
+    gs_time decided;          /* engine time of the START decision not yet
+                                 confirmed running, or NONE */
     int dirty;
     int vdirty;               /* its row changed since its object was published */
     struct gsd_blob *blob;    /* its job object as last published (view.h) */
@@ -62,6 +68,15 @@ struct devent {
     char *placement;          /* START */
     int milli;                /* START: the allocation's share, memory */
     int64_t mem_mib;
+};
+
+/* Decision-to-running latency of the confirmed starts, engine seconds:
+ * the moments of ln(latency) (a lognormal's median is exp(mean), its sigma
+ * the standard deviation), as start_latency.median / .sigma of the policy
+ * (docs/daemon.md, "Start latency"). */
+struct gsd_latency {
+    int64_t n;
+    double ln_sum, ln2_sum, sum;
 };
 
 /* Fixed-bucket histogram for /metrics. */
@@ -87,8 +102,9 @@ struct gsd_loop {
     struct gs_policy pol;
     struct gs_engine *eng;
     struct gs_store *st;
-    struct djob **byh;        /* by engine handle */
-    size_t nbyh, capbyh;
+    struct gs_intmap *byh;    /* engine handle -> index in live[] (a map: handles
+                                 are never reused, so an array by handle would
+                                 grow with every job ever submitted) */
     struct djob **live;       /* every live job, no order (for scans) */
     size_t nlive, caplive;
     struct devent *evs;
@@ -113,7 +129,8 @@ struct gsd_loop {
     gs_time last_now;
     int64_t next_id;
     /* metrics */
-    struct gsd_hist pass_ms, commit_ms, wait_s;
+    struct gsd_hist pass_ms, commit_ms, wait_s, start_lat_s;
+    struct gsd_latency start_lat;
     int64_t preemptions, backend_errors, submits, turns;
     double lost_gpu_s;
     struct gsd_team_count *done;
@@ -164,11 +181,18 @@ void gsd_log(const char *fmt, ...)
 #endif
     ;
 
+/* metrics.c: record one start latency (engine seconds); its median and
+ * sigma (0, 0 before any). */
+void gsd_latency_add(struct gsd_loop *lp, double seconds);
+void gsd_latency_get(const struct gsd_latency *l, double *median, double *sigma);
+
 /* loop_jobs.c */
 struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,
                          const char *user, int gpus);
 int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle);
 struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id);
+/* The live job of engine handle `h`, or NULL. */
+struct djob *gsd_job_of_handle(struct gsd_loop *lp, int h);
 void gsd_job_dirty(struct gsd_loop *lp, struct djob *d);
 void gsd_observer(void *arg, const struct gs_event *ev);
 int gsd_events_apply(struct gsd_loop *lp, gs_time now);

@@ -179,10 +179,11 @@ static int by_pos(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Queue position of each handle (-1 = not pending); caller frees. */
+/* Queue position of each live job, by its index in lp->live (-1 = not
+ * pending); caller frees. */
 static int *queue_positions(struct gsd_loop *lp)
 {
-    int *pos = malloc((lp->nbyh + 1) * sizeof *pos);
+    int *pos = malloc((lp->nlive + 1) * sizeof *pos);
     int n = gs_engine_queue_list(lp->eng, NULL, 0);
     int *order = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *order);
     if (!pos || !order || n < 0) {
@@ -190,12 +191,14 @@ static int *queue_positions(struct gsd_loop *lp)
         free(order);
         return NULL;
     }
-    for (size_t h = 0; h < lp->nbyh; h++)
-        pos[h] = -1;
+    for (size_t i = 0; i < lp->nlive; i++)
+        pos[i] = -1;
     n = gs_engine_queue_list(lp->eng, order, (size_t)n);
-    for (int i = 0; i < n; i++)
-        if (order[i] >= 0 && (size_t)order[i] < lp->nbyh)
-            pos[order[i]] = i;
+    for (int i = 0; i < n; i++) {
+        struct djob *d = gsd_job_of_handle(lp, order[i]);
+        if (d)
+            pos[d->li] = i;
+    }
     free(order);
     return pos;
 }
@@ -219,8 +222,8 @@ static json_t *queue_order(struct gsd_loop *lp, json_t *arr)
         struct djob *d = strcmp(json_string_value(json_object_get(j, "state")), "pending")
                              ? NULL
                              : gsd_job_by_id(lp, json_string_value(json_object_get(j, "id")));
-        if (d && d->handle >= 0 && pos[d->handle] >= 0)
-            p[np++] = (struct pend){ pos[d->handle], j };
+        if (d && d->handle >= 0 && pos[d->li] >= 0)
+            p[np++] = (struct pend){ pos[d->li], j };
         else
             json_array_append(out, j);
     }
@@ -331,10 +334,11 @@ json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending)
     json_t *o = NULL;
     if (qd) {
         gs_frag_queue_init(qd);
-        for (size_t h = 0; h < lp->nbyh; h++) {
+        for (size_t i = 0; i < lp->nlive; i++) {
             struct gs_job_spec sp;
-            if (lp->byh[h] && lp->byh[h]->state == D_PENDING &&
-                gs_engine_job_spec(lp->eng, (int)h, &sp) == 0)
+            const struct djob *d = lp->live[i];
+            if (d->state == D_PENDING && d->handle >= 0 &&
+                gs_engine_job_spec(lp->eng, d->handle, &sp) == 0)
                 gs_frag_queue_add(cl, qd, &sp);
         }
         o = gs_frag_json(cl, lp->last_now, qd);
@@ -345,6 +349,14 @@ json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending)
         json_object_set_new(o, "util_alloc",
                             json_real(s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000)
                                              : 0.0));
+    double med, sig;
+    gsd_latency_get(&lp->start_lat, &med, &sig);
+    if (o)
+        json_object_set_new(
+            o, "start_latency",
+            json_pack("{s:I, s:f, s:f, s:f}", "starts", (json_int_t)lp->start_lat.n, "median",
+                      med, "sigma", sig, "mean",
+                      lp->start_lat.n ? lp->start_lat.sum / (double)lp->start_lat.n : 0.0));
     if (o && pending)
         json_object_set_new(o, "pending", pending);
     else

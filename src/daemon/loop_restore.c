@@ -283,8 +283,9 @@ int gsd_restore_all(struct gsd_loop *lp, int startup)
         x.handles[i] = -2;
     int rc = gs_store_jobs_live(lp->st, on_reload_row, &x);
     if (rc == 0 && !x.failed) {
-        for (size_t i = 0; i < lp->nbyh; i++)
-            lp->byh[i] = NULL;
+        for (size_t i = 0; i < lp->nlive; i++) /* the old engine's handles */
+            if (lp->live[i]->handle >= 0)
+                gs_intmap_del(lp->byh, lp->live[i]->handle);
         for (size_t i = 0; i < lp->nlive && rc == 0; i++) {
             lp->live[i]->handle = -1;
             if (x.handles[i] >= 0)

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,29 @@ void gsd_hist_add(struct gsd_hist *h, double v)
     h->count[i]++;
     h->sum += v;
     h->total++;
+}
+
+/* Latencies below 1 ms (engine time) count as 1 ms: ln(0) has no value
+ * and a driver is never faster than that. */
+void gsd_latency_add(struct gsd_loop *lp, double seconds)
+{
+    double v = seconds > 0.001 ? seconds : 0.001;
+    gsd_hist_add(&lp->start_lat_s, seconds > 0 ? seconds : 0);
+    lp->start_lat.n++;
+    lp->start_lat.sum += v;
+    lp->start_lat.ln_sum += log(v);
+    lp->start_lat.ln2_sum += log(v) * log(v);
+}
+
+void gsd_latency_get(const struct gsd_latency *l, double *median, double *sigma)
+{
+    *median = *sigma = 0;
+    if (l->n == 0)
+        return;
+    double mean = l->ln_sum / (double)l->n;
+    double var = l->ln2_sum / (double)l->n - mean * mean;
+    *median = exp(mean);
+    *sigma = var > 0 ? sqrt(var) : 0;
 }
 
 /* A label value with \, " and newline escaped. */
@@ -111,6 +135,12 @@ static void cluster(FILE *f, struct gsd_loop *lp)
             (long long)s.frag_count);
     fprintf(f, "gpusched_fragmentation_gpus{kind=\"topology\",k=\"%d\"} %lld\n", s.k,
             (long long)s.frag_topology);
+    head(f, "gpusched_engine_jobs_held", "gauge",
+         "Jobs the engine holds (finished ones leave once journaled).");
+    fprintf(f, "gpusched_engine_jobs_held %d\n", gs_engine_held_count(lp->eng));
+    head(f, "gpusched_engine_job_records", "gauge",
+         "Job records the engine has allocated (the peak of jobs held).");
+    fprintf(f, "gpusched_engine_job_records %d\n", gs_engine_slot_count(lp->eng));
     head(f, "gpusched_util_alloc", "gauge", "Allocated share of all GPUs (0..1).");
     fprintf(f, "gpusched_util_alloc %.6f\n",
             s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000) : 0.0);
@@ -133,6 +163,17 @@ char *gsd_metrics_text(struct gsd_loop *lp)
          "Publishing the read state after a turn (engine thread).", &lp->publish_ms, 1e-3);
     hist(f, "gpusched_journal_commit_seconds", "Journal commit (one per loop turn) time.",
          &lp->commit_ms, 1e-3);
+    hist(f, "gpusched_start_latency_seconds",
+         "Start decision to confirmed running (engine time; the driver's start latency).",
+         &lp->start_lat_s, 1);
+    double med, sig;
+    gsd_latency_get(&lp->start_lat, &med, &sig);
+    head(f, "gpusched_start_latency_median_seconds", "gauge",
+         "exp(mean ln latency) of the confirmed starts: start_latency.median of sim.");
+    fprintf(f, "gpusched_start_latency_median_seconds %.6f\n", med);
+    head(f, "gpusched_start_latency_sigma", "gauge",
+         "Standard deviation of ln latency: start_latency.sigma of sim.");
+    fprintf(f, "gpusched_start_latency_sigma %.6f\n", sig);
     head(f, "gpusched_preemptions_total", "counter", "Preemptions decided.");
     fprintf(f, "gpusched_preemptions_total %lld\n", (long long)lp->preemptions);
     head(f, "gpusched_lost_gpu_seconds_total", "counter",
@@ -141,6 +182,9 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     head(f, "gpusched_backend_errors_total", "counter",
          "Launch failures and supervisors lost without an exit record.");
     fprintf(f, "gpusched_backend_errors_total %lld\n", (long long)lp->backend_errors);
+    head(f, "gpusched_backend_gpu_mismatch_total", "counter",
+         "Attempts that Slurm ran on other GPU indices than decided (the engine followed).");
+    fprintf(f, "gpusched_backend_gpu_mismatch_total %lld\n", (long long)lp->gpu_mismatches);
     head(f, "gpusched_submits_total", "counter", "Jobs accepted since the daemon started.");
     fprintf(f, "gpusched_submits_total %lld\n", (long long)lp->submits);
     head(f, "gpusched_loop_turns_total", "counter", "Engine loop turns (journal commits).");

@@ -317,7 +317,7 @@ static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
     }
     *n = 0;
     for (int i = 0; out && i < got; i++) {
-        struct djob *d = q[i] >= 0 && (size_t)q[i] < lp->nbyh ? lp->byh[q[i]] : NULL;
+        struct djob *d = gsd_job_of_handle(lp, q[i]);
         if (d && d->state == D_PENDING && !d->inq) {
             d->inq = 1;
             out[(*n)++] = d;

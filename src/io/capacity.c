@@ -332,8 +332,18 @@ int gs_cap_infer(const struct gs_cap_record *r, size_t n, const struct gs_cap_pa
     return 0;
 }
 
-int gs_cap_write_node_events(FILE *f, const struct gs_cap_result *c, int nodes,
-                             const char *prefix, int64_t origin, struct gs_error *err)
+/* Node k (1-based) of the events: names[k - 1], or <prefix>k. */
+static void put_event(FILE *f, int64_t t, char *const *names, const char *prefix, int k,
+                      const char *state)
+{
+    if (names)
+        fprintf(f, "%" PRId64 ",%s,%s\n", t, names[k - 1], state);
+    else
+        fprintf(f, "%" PRId64 ",%s%d,%s\n", t, prefix, k, state);
+}
+
+static int write_events(FILE *f, const struct gs_cap_result *c, int nodes, char *const *names,
+                        const char *prefix, int64_t origin, struct gs_error *err)
 {
     fputs("time,node,state\n", f);
     int up = nodes; /* nodes 1..up are in service */
@@ -341,14 +351,26 @@ int gs_cap_write_node_events(FILE *f, const struct gs_cap_result *c, int nodes,
         int want = c->steps[i].nodes < nodes ? c->steps[i].nodes : nodes;
         int64_t t = c->steps[i].t - origin > 0 ? c->steps[i].t - origin : 0;
         for (int k = want + 1; k <= up; k++)
-            fprintf(f, "%" PRId64 ",%s%d,drain\n", t, prefix, k);
+            put_event(f, t, names, prefix, k, "drain");
         for (int k = up + 1; k <= want; k++)
-            fprintf(f, "%" PRId64 ",%s%d,up\n", t, prefix, k);
+            put_event(f, t, names, prefix, k, "up");
         up = want;
     }
     if (fflush(f) != 0 || ferror(f))
         return gs_errorf(err, GS_EIO, "writing the node events failed");
     return 0;
+}
+
+int gs_cap_write_node_events(FILE *f, const struct gs_cap_result *c, int nodes,
+                             const char *prefix, int64_t origin, struct gs_error *err)
+{
+    return write_events(f, c, nodes, NULL, prefix, origin, err);
+}
+
+int gs_cap_write_node_events_named(FILE *f, const struct gs_cap_result *c, char *const *names,
+                                   int nodes, int64_t origin, struct gs_error *err)
+{
+    return write_events(f, c, nodes, names, "", origin, err);
 }
 
 void gs_cap_result_fini(struct gs_cap_result *c)

@@ -107,6 +107,11 @@ int gs_cap_at(const struct gs_cap_result *c, int64_t t);
 int gs_cap_write_node_events(FILE *f, const struct gs_cap_result *c, int nodes,
                              const char *prefix, int64_t origin, struct gs_error *err);
 
+/* The same for nodes named names[0] .. names[nodes - 1] (borrowed): the
+ * nodes last in that order are drained first.  Returns 0 or GS_EIO. */
+int gs_cap_write_node_events_named(FILE *f, const struct gs_cap_result *c, char *const *names,
+                                   int nodes, int64_t origin, struct gs_error *err);
+
 /* Free what `c` owns; NULL is a no-op. */
 void gs_cap_result_fini(struct gs_cap_result *c);
 

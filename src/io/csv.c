@@ -2,6 +2,7 @@
  * (csv.h). */
 #include "io/csv.h"
 #include "core/base/alloc.h"
+#include "io/ioutil.h"
 
 #include <string.h>
 
@@ -181,8 +182,10 @@ int gs_csv_next(struct gs_csv *c, long *line, struct gs_error *err)
             if (push_field(c, text, col) < 0)
                 return gs_errorf(err, GS_ENOMEM, "%s: out of memory", c->name);
         }
-        if (!(c->nf == 1 && !quoted && c->f[0][0] == '\0'))
+        if (!(c->nf == 1 && !quoted && c->f[0][0] == '\0')) {
+            gs_io_progress_row(c->prog, c->pos, c->n);
             return 1;
+        }
     }
 }
 

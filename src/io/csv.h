@@ -33,6 +33,8 @@
 
 #include "core/base/error.h"
 
+struct gs_io_progress;
+
 enum { GS_CSV_QUOTES = 1, GS_CSV_TRIM = 2 };
 
 /* A reader over a caller's buffer, which it modifies in place (fields are
@@ -47,6 +49,8 @@ struct gs_csv {
     size_t *col;            /* 1-based byte column of each field's text on its line */
     size_t nf, fcap, ccap;
     int flags;              /* GS_CSV_* */
+    struct gs_io_progress *prog; /* NULL, or records counted here (io/ioutil.h);
+                                  * set after gs_csv_open */
 };
 
 /* Start reading buf[0..n), which must have one spare byte at buf[n] (set to

@@ -25,6 +25,22 @@ static int jobs_limit(const struct gs_dash_src *src)
     return src->jobs_before >= 0 && src->jobs_before < n ? src->jobs_before : n;
 }
 
+/* The jobs holding GPUs below jobs_limit, in handle order (a daemon's
+ * handles run into the millions; these are the running few).  Returns the
+ * count with *out to gs_free, or GS_ENOMEM. */
+static int held_jobs(const struct gs_dash_src *src, int **out)
+{
+    int n = gs_engine_running_count(src->eng), lim = jobs_limit(src), k = 0;
+    *out = gs_malloc((size_t)(n > 0 ? n : 1) * sizeof **out);
+    if (!*out)
+        return GS_ENOMEM;
+    gs_engine_running_list(src->eng, *out, (size_t)n);
+    for (int i = 0; i < n; i++)
+        if ((*out)[i] < lim)
+            (*out)[k++] = (*out)[i];
+    return k;
+}
+
 static int map_job(struct gs_dash_gpumap *gm, const struct gs_dash_src *src, int job)
 {
     struct gs_job_info ji;
@@ -63,9 +79,15 @@ int gs_dash_gpumap_build(struct gs_dash_gpumap *gm, const struct gs_dash_src *sr
         return GS_ENOMEM;
     for (size_t i = 0; i < gpus; i++)
         gm->job[i] = -1;
-    for (int j = 0, n = jobs_limit(src); j < n; j++)
-        if (map_job(gm, src, j) < 0)
+    int *held, n = held_jobs(src, &held);
+    if (n < 0)
+        return GS_ENOMEM;
+    for (int i = 0; i < n; i++)
+        if (map_job(gm, src, held[i]) < 0) {
+            gs_free(held);
             return GS_ENOMEM;
+        }
+    gs_free(held);
     return 0;
 }
 
@@ -212,17 +234,20 @@ static json_t *running_item(const struct gs_dash_src *src, int job, gs_time now)
 
 static int running_json(json_t *doc, const struct gs_dash_src *src, gs_time now)
 {
-    int n = jobs_limit(src), nr = 0;
-    struct run_key *keys = gs_malloc((size_t)(n ? n : 1) * sizeof *keys);
+    int *held, n = held_jobs(src, &held), nr = 0;
+    struct run_key *keys = n >= 0 ? gs_malloc((size_t)(n ? n : 1) * sizeof *keys) : NULL;
     json_t *items = json_array();
-    if (!keys || !items)
+    if (!keys || !items) {
+        gs_free(held); /* NULL when held_jobs failed */
         goto fail;
-    for (int j = 0; j < n; j++) {
-        struct gs_job_info ji;
-        if (gs_engine_job_info(src->eng, j, &ji) == 0 && gs_dash_holds(ji.state) &&
-            !gs_dash_anonymous(&ji))
-            keys[nr++] = (struct run_key){ ji.start, j };
     }
+    for (int i = 0; i < n; i++) {
+        struct gs_job_info ji;
+        if (gs_engine_job_info(src->eng, held[i], &ji) == 0 && gs_dash_holds(ji.state) &&
+            !gs_dash_anonymous(&ji))
+            keys[nr++] = (struct run_key){ ji.start, held[i] };
+    }
+    gs_free(held);
     qsort(keys, (size_t)nr, sizeof *keys, cmp_run);
     int off = src->r_offset, lim = src->r_limit, end = clamp_page(&off, &lim, nr);
     for (int i = off; i < end; i++)
@@ -286,16 +311,22 @@ static int teams_accumulate(struct team_acc **t, int *nt, int *cap,
                             const struct gs_dash_src *src, gs_time now)
 {
     struct gs_job_info ji;
-    for (int j = 0, n = jobs_limit(src); j < n; j++) {
-        if (gs_engine_job_info(src->eng, j, &ji) < 0 || gs_dash_anonymous(&ji) ||
+    int *held, n = held_jobs(src, &held);
+    if (n < 0)
+        return GS_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        if (gs_engine_job_info(src->eng, held[i], &ji) < 0 || gs_dash_anonymous(&ji) ||
             !gs_dash_holds(ji.state))
             continue;
         struct team_acc *a = team_of(t, nt, cap, ji.team);
-        if (!a)
+        if (!a) {
+            gs_free(held);
             return GS_ENOMEM;
+        }
         a->running++;
         a->used += (double)ji.gpus * ji.milli / GS_MILLI_GPU;
     }
+    gs_free(held);
     for (int i = 0; i < src->nqueue; i++) {
         if (gs_engine_job_info(src->eng, src->queue[i], &ji) < 0)
             continue;

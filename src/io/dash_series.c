@@ -82,9 +82,10 @@ int gs_dash_series_sample(struct gs_dash_series *s, const struct gs_engine *eng,
     if (s->n > 0 && now <= at(s, s->n - 1)->t)
         return s->n;
     gs_time since = s->n > 0 ? at(s, s->n - 1)->t : GS_TIME_NONE;
-    for (int j = 0; j < gs_engine_job_count(eng); j++) {
+    for (int slot = 0; slot < gs_engine_slot_count(eng); slot++) { /* jobs held, not handles */
         struct gs_job_info ji;
-        if (gs_engine_job_info(eng, j, &ji) == 0 && ji.first_start != GS_TIME_NONE &&
+        int j = gs_engine_slot_handle(eng, slot);
+        if (j >= 0 && gs_engine_job_info(eng, j, &ji) == 0 && ji.first_start != GS_TIME_NONE &&
             ji.first_start > since && ji.first_start <= now)
             gs_dash_series_add_wait(s, ji.first_start, ji.first_start - ji.submit, ji.gpus);
     }

@@ -50,6 +50,7 @@ struct reader {
     int map[NCOLS];         /* header position of each column */
     struct row *rows;
     size_t nrows, cap;
+    struct gs_io_progress *prog; /* rows after the header counted here */
 };
 
 /* Parse a strict decimal integer [-]digits: GS_EINVAL when it is not one,
@@ -379,7 +380,8 @@ static int alloc_result(struct gs_aaic_result *out, size_t n, struct acc *acc)
 }
 
 /* Drop unusable rows (compacting), then convert the rest in submit order. */
-static int convert(struct row *rows, size_t n, struct gs_aaic_result *out)
+static int convert(struct row *rows, size_t n, struct gs_aaic_result *out,
+                   struct gs_io_progress *prog)
 {
     struct gs_aaic_stats *st = &out->stats;
     size_t kept = 0;
@@ -390,14 +392,17 @@ static int convert(struct row *rows, size_t n, struct gs_aaic_result *out)
         else
             rows[kept++] = rows[i];
     }
+    gs_io_progress_job(prog, 0, kept); /* before the sort, the slow part */
     if (kept > 1)
         qsort(rows, kept, sizeof *rows, cmp_submit);
     st->submit_min = kept ? rows[0].v[C_SUBMIT] : 0;
     st->span_end = st->submit_min;
     struct acc acc = { NULL, NULL, 0, 0 };
     int rc = alloc_result(out, kept, &acc);
-    for (size_t i = 0; rc == 0 && i < kept; i++)
+    for (size_t i = 0; rc == 0 && i < kept; i++) {
         rc = convert_row(&rows[i], i, out, &acc);
+        gs_io_progress_job(prog, i + 1, kept);
+    }
     if (rc == 0) {
         st->jobs = (int64_t)kept;
         gs_pctl_compute(&st->wait, acc.wait, acc.nwait);
@@ -424,6 +429,7 @@ void gs_aaic_result_fini(struct gs_aaic_result *r)
 static int process(struct reader *r, struct gs_aaic_result *out, struct gs_error *err)
 {
     int rc = read_header(r, err);
+    r->csv.prog = r->prog;
     if (rc == 0)
         rc = read_rows(r, err);
     if (rc < 0)
@@ -434,14 +440,16 @@ static int process(struct reader *r, struct gs_aaic_result *out, struct gs_error
         return gs_errorf(err, GS_ENOMEM, "%s: out of memory", r->name);
     out->stats.duplicates = d;
     out->stats.ids_renamed = number_ids(r->rows, r->nrows);
-    if (convert(r->rows, r->nrows, out) < 0)
+    if (convert(r->rows, r->nrows, out, r->prog) < 0)
         return gs_errorf(err, GS_ENOMEM, "%s: out of memory", r->name);
     return 0;
 }
 
-int gs_aaic_parse(const char *text, size_t len, const char *name,
-                  struct gs_aaic_result *out, struct gs_error *err)
+/* gs_aaic_parse counting records through `prog` (may be NULL). */
+static int parse_text(const char *text, size_t len, const char *name, void *res,
+                      struct gs_io_progress *prog, struct gs_error *err)
 {
+    struct gs_aaic_result *out = res;
     struct reader r;
     memset(&r, 0, sizeof r);
     r.name = gs_io_name(name);
@@ -454,6 +462,8 @@ int gs_aaic_parse(const char *text, size_t len, const char *name,
         if (len)
             memcpy(buf, text, len);
         rc = gs_csv_open(&r.csv, buf, len, r.name, GS_CSV_TRIM, err);
+        r.prog = prog;
+        gs_io_progress_parse(prog, r.name);
     }
     if (rc == 0)
         rc = process(&r, out, err);
@@ -465,17 +475,22 @@ int gs_aaic_parse(const char *text, size_t len, const char *name,
     return rc;
 }
 
+int gs_aaic_parse(const char *text, size_t len, const char *name,
+                  struct gs_aaic_result *out, struct gs_error *err)
+{
+    return parse_text(text, len, name, out, NULL, err);
+}
+
 int gs_aaic_load(const char *path, struct gs_aaic_result *out, struct gs_error *err)
 {
-    char *buf;
-    size_t len;
+    return gs_aaic_load_progress(path, NULL, out, err);
+}
+
+int gs_aaic_load_progress(const char *path, struct gs_io_progress *prog,
+                          struct gs_aaic_result *out, struct gs_error *err)
+{
     memset(out, 0, sizeof *out);
-    int rc = gs_read_file(path, &buf, &len, err);
-    if (rc < 0)
-        return rc;
-    rc = gs_aaic_parse(buf, len, path, out, err);
-    gs_free(buf);
-    return rc;
+    return gs_io_load(path, parse_text, out, prog, err);
 }
 
 /* ---- writers ----------------------------------------------------------- */

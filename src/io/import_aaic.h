@@ -41,7 +41,7 @@
 #include "core/base/error.h"
 #include "core/base/stats.h"
 #include "core/base/types.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 /* GPUs per AAIC node (traces/README.md: every batch node has 8). */
 #define GS_AAIC_NODE_GPUS 8
@@ -111,6 +111,12 @@ int gs_aaic_parse(const char *text, size_t len, const char *name,
 /* Read the file at `path` (gzip when it ends in .gz, "-" = stdin) and
  * convert it as gs_aaic_parse does.  GS_EIO when it cannot be read. */
 int gs_aaic_load(const char *path, struct gs_aaic_result *out, struct gs_error *err);
+
+/* gs_aaic_load that reports the bytes read and the records parsed through
+ * `prog` (io/ioutil.h; may be NULL). */
+struct gs_io_progress;
+int gs_aaic_load_progress(const char *path, struct gs_io_progress *prog,
+                          struct gs_aaic_result *out, struct gs_error *err);
 
 /* Free what `r` owns; NULL is a no-op.  `r` is left empty. */
 void gs_aaic_result_fini(struct gs_aaic_result *r);

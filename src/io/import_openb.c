@@ -265,14 +265,16 @@ static int read_node(struct csv *c, const int *col, struct gs_strtab *names,
 }
 
 static int read_nodes(const char *text, size_t len, const char *path,
-                      struct gs_openb_result *out, struct gs_error *err)
+                      struct gs_openb_result *out, struct gs_io_progress *prog, struct gs_error *err)
 {
     struct csv c;
     int col[N_NCOL];
     int rc = open_csv(&c, text, len, path, err);
     if (rc < 0)
         return rc;
+    gs_io_progress_parse(prog, path);
     rc = read_header(&c, node_cols, N_NCOL, col, err);
+    c.r.prog = prog; /* rows after the header */
     if (rc == 0 && (col[N_SN] < 0 || col[N_GPU] < 0))
         rc = gs_errorf(err, GS_EINVAL, "%s:%ld: header needs sn and gpu columns", path, c.line);
     struct gs_strtab *names = rc == 0 ? gs_strtab_create() : NULL;
@@ -432,14 +434,16 @@ static int span_end(const char *text, size_t len, const char *path, const int *c
 }
 
 static int read_pods(const char *text, size_t len, const char *path,
-                     struct gs_openb_result *out, struct gs_error *err)
+                     struct gs_openb_result *out, struct gs_io_progress *prog, struct gs_error *err)
 {
     struct csv c;
     int col[P_NCOL];
     int rc = open_csv(&c, text, len, path, err);
     if (rc < 0)
         return rc;
+    gs_io_progress_parse(prog, path);
     rc = read_header(&c, pod_cols, P_NCOL, col, err);
+    c.r.prog = prog; /* rows after the header */
     if (rc == 0 && (col[P_NAME] < 0 || col[P_NGPU] < 0))
         rc = gs_errorf(err, GS_EINVAL, "%s:%ld: header needs name and num_gpu columns", path,
                        c.line);
@@ -456,33 +460,51 @@ static int read_pods(const char *text, size_t len, const char *path,
     return rc;
 }
 
-int gs_openb_parse(const char *nodes_text, size_t nodes_len, const char *pods_text,
-                   size_t pods_len, const char *nodes_name, const char *pods_name,
-                   struct gs_openb_result *out, struct gs_error *err)
+/* gs_openb_parse counting records through `prog` (may be NULL). */
+static int parse_texts(const char *nodes_text, size_t nodes_len, const char *pods_text,
+                       size_t pods_len, const char *nodes_name, const char *pods_name,
+                       struct gs_openb_result *out, struct gs_io_progress *prog,
+                       struct gs_error *err)
 {
     memset(out, 0, sizeof *out);
     out->trace = gs_trace_create();
     if (!out->trace)
         return gs_errorf(err, GS_ENOMEM, "%s: out of memory", gs_io_name(nodes_name));
-    int rc = read_nodes(nodes_text, nodes_len, gs_io_name(nodes_name), out, err);
+    int rc = read_nodes(nodes_text, nodes_len, gs_io_name(nodes_name), out, prog, err);
     if (rc == 0)
-        rc = read_pods(pods_text, pods_len, gs_io_name(pods_name), out, err);
+        rc = read_pods(pods_text, pods_len, gs_io_name(pods_name), out, prog, err);
     if (rc < 0)
         gs_openb_result_fini(out);
     return rc;
 }
 
+int gs_openb_parse(const char *nodes_text, size_t nodes_len, const char *pods_text,
+                   size_t pods_len, const char *nodes_name, const char *pods_name,
+                   struct gs_openb_result *out, struct gs_error *err)
+{
+    return parse_texts(nodes_text, nodes_len, pods_text, pods_len, nodes_name, pods_name, out,
+                       NULL, err);
+}
+
 int gs_openb_load(const char *nodes_path, const char *pods_path, struct gs_openb_result *out,
                   struct gs_error *err)
+{
+    return gs_openb_load_progress(nodes_path, pods_path, NULL, out, err);
+}
+
+int gs_openb_load_progress(const char *nodes_path, const char *pods_path,
+                           struct gs_io_progress *prog, struct gs_openb_result *out,
+                           struct gs_error *err)
 {
     char *nodes = NULL, *pods = NULL;
     size_t nodes_len = 0, pods_len = 0;
     memset(out, 0, sizeof *out);
-    int rc = gs_read_file(nodes_path, &nodes, &nodes_len, err);
+    int rc = gs_read_file_progress(nodes_path, &nodes, &nodes_len, prog, err);
     if (rc == 0)
-        rc = gs_read_file(pods_path, &pods, &pods_len, err);
+        rc = gs_read_file_progress(pods_path, &pods, &pods_len, prog, err);
     if (rc == 0)
-        rc = gs_openb_parse(nodes, nodes_len, pods, pods_len, nodes_path, pods_path, out, err);
+        rc = parse_texts(nodes, nodes_len, pods, pods_len, nodes_path, pods_path, out, prog,
+                         err);
     gs_free(nodes);
     gs_free(pods);
     return rc;

@@ -44,7 +44,7 @@
 #include <stdio.h>
 
 #include "core/base/error.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 #define GS_OPENB_DEFAULT_GPU_MIB 32768   /* GPU memory of a model FGD does not list */
 #define GS_OPENB_MAX_MODELS 32
@@ -100,6 +100,13 @@ int gs_openb_parse(const char *nodes_text, size_t nodes_len, const char *pods_te
  * failure `out` holds nothing to free. */
 int gs_openb_load(const char *nodes_path, const char *pods_path, struct gs_openb_result *out,
                   struct gs_error *err);
+
+/* gs_openb_load that reports the bytes read and the records parsed (both
+ * files together) through `prog` (io/ioutil.h; may be NULL). */
+struct gs_io_progress;
+int gs_openb_load_progress(const char *nodes_path, const char *pods_path,
+                           struct gs_io_progress *prog, struct gs_openb_result *out,
+                           struct gs_error *err);
 
 /* Write the cluster YAML (with a header comment naming what was assumed).
  * Returns 0 or GS_EIO. */

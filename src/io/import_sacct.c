@@ -194,6 +194,7 @@ static int add_job(struct gs_sacct_result *res, const struct pjob *j, int64_t ba
 
 static int convert(struct gs_sacct_rows *rows, struct gs_sacct_result *res, struct gs_error *err)
 {
+    gs_io_progress_job(rows->prog, 0, rows->n);
     if (rows->n)
         qsort(rows->v, rows->n, sizeof *rows->v, cmp_rows);
     struct pjob *jobs = gs_malloc((rows->n ? rows->n : 1) * sizeof *jobs);
@@ -213,16 +214,20 @@ static int convert(struct gs_sacct_rows *rows, struct gs_sacct_result *res, stru
     int rc = res->extra ? 0 : GS_ENOMEM;
     if (res->extra)
         memset(res->extra, 0, (nj ? nj : 1) * sizeof *res->extra);
-    for (size_t i = 0; i < nj && rc == 0; i++)
+    for (size_t i = 0; i < nj && rc == 0; i++) {
         rc = add_job(res, &jobs[i], base, i);
+        gs_io_progress_job(rows->prog, i + 1, nj);
+    }
     res->stats.jobs = (int64_t)gs_trace_count(res->trace);
     gs_free(jobs);
     return rc < 0 ? gs_errorf(err, GS_ENOMEM, "out of memory") : 0;
 }
 
-int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sacct_result *out,
-                   struct gs_error *err)
+/* gs_sacct_parse counting rows through `prog` (may be NULL). */
+static int parse_text(const char *text, size_t len, const char *name, void *res,
+                      struct gs_io_progress *prog, struct gs_error *err)
 {
+    struct gs_sacct_result *out = res;
     memset(out, 0, sizeof *out);
     name = gs_io_name(name);
     size_t i = 0;
@@ -233,8 +238,9 @@ int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sac
     int json = text[i] == '{';
     char *copy = json ? NULL : gs_malloc(len + 1); /* the -P reader splits in place */
     out->trace = gs_trace_create();
-    struct gs_sacct_rows rows = { NULL, 0, 0, &out->stats, name, 0 };
+    struct gs_sacct_rows rows = { NULL, 0, 0, &out->stats, name, 0, prog };
     int rc = (copy || json) && out->trace ? 0 : gs_errorf(err, GS_ENOMEM, "out of memory");
+    gs_io_progress_parse(prog, name);
     if (rc == 0 && json) {
         rc = gs_sacct_read_json(text, len, &rows, err);
     } else if (rc == 0 && copy) {
@@ -253,17 +259,22 @@ int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sac
     return rc;
 }
 
+int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sacct_result *out,
+                   struct gs_error *err)
+{
+    return parse_text(text, len, name, out, NULL, err);
+}
+
 int gs_sacct_load(const char *path, struct gs_sacct_result *out, struct gs_error *err)
 {
-    char *buf;
-    size_t len;
+    return gs_sacct_load_progress(path, NULL, out, err);
+}
+
+int gs_sacct_load_progress(const char *path, struct gs_io_progress *prog,
+                           struct gs_sacct_result *out, struct gs_error *err)
+{
     memset(out, 0, sizeof *out);
-    int rc = gs_read_file(path, &buf, &len, err);
-    if (rc < 0)
-        return rc;
-    rc = gs_sacct_parse(buf, len, path, out, err);
-    gs_free(buf);
-    return rc;
+    return gs_io_load(path, parse_text, out, prog, err);
 }
 
 void gs_sacct_result_fini(struct gs_sacct_result *r)
@@ -394,4 +405,50 @@ int gs_sacct_write_cluster_yaml(FILE *f, const struct gs_sacct_result *r, int gp
     if (fflush(f) != 0 || ferror(f))
         return gs_errorf(err, GS_EIO, "write failed");
     return over;
+}
+
+int gs_sacct_node_names(const struct gs_sacct_result *r, char ***names, int *count,
+                        struct gs_error *err)
+{
+    size_t n = 0, cap = 0;
+    char **v = NULL;
+    *names = NULL;
+    *count = 0;
+    for (size_t i = 0; i < gs_trace_count(r->trace); i++) {
+        for (const char *p = r->extra[i].nodelist; p && *p;) {
+            size_t len = strcspn(p, " ");
+            char *s = len ? gs_malloc(len + 1) : NULL;
+            if ((len && !s) || (s && gs_grow((void **)&v, &cap, n + 1, sizeof *v))) {
+                gs_free(s);
+                gs_sacct_node_names_free(v, (int)n);
+                return gs_errorf(err, GS_ENOMEM, "out of memory");
+            }
+            if (s) {
+                memcpy(s, p, len);
+                s[len] = '\0';
+                v[n++] = s;
+            }
+            p += len;
+            p += *p == ' ';
+        }
+    }
+    if (n)
+        qsort(v, n, sizeof *v, cmp_str);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m > 0 && strcmp(v[i], v[m - 1]) == 0)
+            gs_free(v[i]);
+        else
+            v[m++] = v[i];
+    }
+    *names = v;
+    *count = (int)m;
+    return 0;
+}
+
+void gs_sacct_node_names_free(char **names, int count)
+{
+    for (int i = 0; names && i < count; i++)
+        gs_free(names[i]);
+    gs_free(names);
 }

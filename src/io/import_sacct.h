@@ -37,7 +37,7 @@
 
 #include "core/base/error.h"
 #include "core/base/types.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 enum gs_sacct_drop {
     GS_SACCT_DROP_NEVER_STARTED, /* no Start: pending, or cancelled before it ran */
@@ -101,6 +101,12 @@ int gs_sacct_parse(const char *text, size_t len, const char *name, struct gs_sac
 /* Read the file at `path` ("-" = stdin, .gz read directly) and convert it. */
 int gs_sacct_load(const char *path, struct gs_sacct_result *out, struct gs_error *err);
 
+/* gs_sacct_load that reports the bytes read and the rows parsed through
+ * `prog` (io/ioutil.h; may be NULL). */
+struct gs_io_progress;
+int gs_sacct_load_progress(const char *path, struct gs_io_progress *prog,
+                           struct gs_sacct_result *out, struct gs_error *err);
+
 /* Free what `r` owns; NULL is a no-op. */
 void gs_sacct_result_fini(struct gs_sacct_result *r);
 
@@ -116,5 +122,15 @@ int gs_sacct_write_csv(FILE *f, const struct gs_sacct_result *r, struct gs_error
  * GPUs per node than that (>= 0) or GS_EIO. */
 int gs_sacct_write_cluster_yaml(FILE *f, const struct gs_sacct_result *r, int gpus_per_node,
                                 struct gs_error *err);
+
+/* The distinct node names of the jobs' node lists, sorted (strcmp): the
+ * nodes of gs_sacct_write_cluster_yaml, in its order.  *names (owned by
+ * the caller, free with gs_sacct_node_names_free) and *count; returns 0 or
+ * GS_ENOMEM (then nothing to free). */
+int gs_sacct_node_names(const struct gs_sacct_result *r, char ***names, int *count,
+                        struct gs_error *err);
+
+/* Free a list of gs_sacct_node_names; NULL is a no-op. */
+void gs_sacct_node_names_free(char **names, int count);
 
 #endif

@@ -31,6 +31,7 @@ struct gs_sacct_rows {
     struct gs_sacct_stats *stats;
     const char *name;
     int json;                     /* rows are JSON jobs[line - 1] */
+    struct gs_io_progress *prog;  /* NULL, or rows counted here (io/ioutil.h) */
 };
 
 /* "FILE:LINE" of a -P row or "FILE: jobs[I]" of a JSON one, into buf. */

@@ -5,6 +5,7 @@
 #include "core/base/alloc.h"
 #include "io/slurm_util.h"
 #include "io/job_fields.h"
+#include "io/ioutil.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -308,7 +309,6 @@ static int pipe_row(struct gs_sacct_rows *rows, char *line, int lineno, const in
 int gs_sacct_read_pipe(char *text, size_t len, struct gs_sacct_rows *rows,
                        struct gs_error *err)
 {
-    (void)len;
     char *p = text, *line;
     int lineno = 0, col_of[P_COUNT], nf = 0, have_header = 0;
     while ((line = next_line(&p, &lineno))) {
@@ -323,6 +323,7 @@ int gs_sacct_read_pipe(char *text, size_t len, struct gs_sacct_rows *rows,
         }
         if (pipe_row(rows, line, lineno, col_of, nf) < 0)
             return gs_errorf(err, GS_ENOMEM, "%s: out of memory", rows->name);
+        gs_io_progress_row(rows->prog, (size_t)(p - text), len);
     }
     if (!have_header)
         return gs_errorf(err, GS_EINVAL, "%s: no header line (sacct -P prints one)",
@@ -508,6 +509,7 @@ static int read_jobs(const char *text, const char **pp, const char *end,
         json_decref(j);
         if (rc < 0)
             return gs_errorf(err, GS_ENOMEM, "%s: out of memory", rows->name);
+        gs_io_progress_row(rows->prog, (size_t)(p - text), (size_t)(end - text));
         p = skip_ws(p, end);
         if (p < end && *p == ',')
             p = skip_ws(p + 1, end);

@@ -23,8 +23,8 @@
 #include "core/cluster/cluster.h"
 #include "core/base/error.h"
 #include "core/base/types.h"
-#include "sim/snapshot_run.h"
-#include "sim/trace.h"
+#include "workload/running.h"
+#include "workload/trace.h"
 
 struct gs_snapshot {
     gs_time time;

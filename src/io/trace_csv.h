@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "core/base/error.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 /* Parse CSV text; `name` is used in messages.  `need_duration` makes a
  * missing duration column/value an error (the simulator needs it).  Returns

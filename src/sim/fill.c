@@ -166,10 +166,14 @@ static void refresh_node(struct fill *f, int n)
     f->ftotal += f->fc.f[n] - before;
 }
 
-/* frag for a job without GPUs: the quantised fragmentation it adds. */
+/* frag for a job without GPUs: the fragmentation it adds, scored as
+ * gs_place scores a GPU job (place_frag.c): in steps of the quantum, or
+ * by FGD's sigmoid (fgd_score.go scores a CPU-only pod like any other). */
 static double frag_step(const struct fill *f, int n, const struct fjob *j)
 {
     double d = gs_fill_frag_after(f, n, j, 0, -1) - f->fc.f[n];
+    if (f->o->score_shape == GS_FRAG_SCORE_SIGMOID)
+        return -trunc(100.0 / (1.0 + exp(d / 1000.0)));
     return f->o->quantum > 0 ? floor(d / f->o->quantum + 0.5) : d;
 }
 

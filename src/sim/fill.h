@@ -33,7 +33,7 @@
 
 #include "core/cluster/cluster.h"
 #include "core/base/error.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 enum gs_fill_policy {
     GS_FILL_ENGINE,       /* gs_place with opts.strategy */

@@ -27,7 +27,7 @@
 #include "core/cluster/cluster.h"
 #include "core/base/error.h"
 #include "core/cluster/node_event.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 #define GS_GEN_MAX_SIZES 8
 

@@ -15,7 +15,7 @@
 
 #include "core/cluster/cluster.h"
 #include "core/policy/policy.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 #define GS_OFFERED_MAX_TEAMS 8 /* teams reported, the most loaded first */
 /* A load ratio means "the queue keeps growing" only when jobs arrive over

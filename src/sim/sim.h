@@ -16,7 +16,7 @@
 #include "core/metrics/metrics.h"
 #include "core/cluster/node_event.h"
 #include "core/policy/policy.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 /* One row of the timeline: the cluster after the step at `time`. */
 struct gs_sim_tick {

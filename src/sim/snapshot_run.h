@@ -11,7 +11,8 @@
 #include "core/engine/engine.h"
 #include "core/base/error.h"
 #include "core/policy/policy.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
+#include "workload/running.h"
 
 /* Build an engine on `idle` (the sealed cluster with nothing allocated)
  * that holds, as running jobs "busy:NODE:GPU" of team "(busy)" with no
@@ -24,18 +25,6 @@
  * NULL with `err` set: the engine's errors (a bad job names the job),
  * GS_ENOMEM. */
 
-/* Running jobs and node states of a snapshot, for gs_snapshot_run_jobs.
- * Running job i has spec gs_trace_job(jobs, i) (its time_limit, 0 = none,
- * becomes the duration estimate, so it ends at start + time_limit), start
- * start[i] and the GPUs allocs[i] (whole GPUs).  node_state has one entry
- * per node (enum gs_node_state) or is NULL when every node is up.  All
- * borrowed. */
-struct gs_snapshot_jobs {
-    const struct gs_trace *jobs;
-    const gs_time *start;
-    const struct gs_alloc *allocs;
-    const uint8_t *node_state;
-};
 
 /* As gs_snapshot_run, but the engine first holds `run`'s jobs (their own
  * ids, teams and ends) as running jobs; busy GPUs of `busy` that no

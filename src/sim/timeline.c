@@ -1,5 +1,6 @@
 /* timeline.c - bucketed time series of a replay (timeline.h). */
 #include "sim/timeline.h"
+#include "core/base/satmath.h"
 #include "core/base/alloc.h"
 
 #include <string.h>
@@ -38,11 +39,13 @@ static void coarsen(struct gs_timeline *tl)
 /* Add the current state over [a, b). */
 static void integrate(struct gs_timeline *tl, gs_time a, gs_time b)
 {
-    while (b > tl->t0 + GS_TL_BUCKETS * tl->width)
+    /* saturating: near the largest time the span, buckets x width, would
+     * pass INT64_MAX one doubling before it covers b */
+    while (b - tl->t0 > gs_sat_mul(GS_TL_BUCKETS, tl->width))
         coarsen(tl);
     while (a < b) {
         int i = (int)((a - tl->t0) / tl->width);
-        gs_time edge = tl->t0 + (gs_time)(i + 1) * tl->width, e = b < edge ? b : edge;
+        gs_time edge = gs_sat_add(tl->t0, gs_sat_mul(i + 1, tl->width)), e = b < edge ? b : edge;
         double dt = (double)(e - a);
         tl->used_milli_ms[i] += dt * (double)tl->cur.used_milli;
         tl->sched_ms[i] += dt * (double)tl->cur.sched;
@@ -109,7 +112,7 @@ int gs_timeline_buckets(const struct gs_timeline *tl)
 {
     if (!tl->started || tl->end <= tl->t0)
         return 0;
-    gs_time n = (tl->end - tl->t0 + tl->width - 1) / tl->width;
+    gs_time d = tl->end - tl->t0, n = d / tl->width + (d % tl->width != 0); /* no d + width - 1 */
     return n > GS_TL_BUCKETS ? GS_TL_BUCKETS : (int)n;
 }
 

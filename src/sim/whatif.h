@@ -39,7 +39,7 @@
 #include "core/metrics/metrics.h"
 #include "core/policy/policy.h"
 #include "sim/sim.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 #define GS_WHATIF_MAX_RUNS 40
 #define GS_CDF_POINTS 101          /* quantiles 0, 1, ..., 100 % */

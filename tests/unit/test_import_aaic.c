@@ -17,6 +17,7 @@
 
 #include "core/policy/policy.h"
 #include "io/import_aaic.h"
+#include "io/ioutil.h"
 #include "io/trace_csv.h"
 #include "failtestutil.h"
 
@@ -367,6 +368,56 @@ static void test_load_fixture(void **state)
     gs_aaic_result_fini(&r);
 }
 
+/* The progress hook (io/ioutil.h) on the fixture: small.csv is 735 bytes
+ * (ls -l) with a header and 9 data rows (check_small: rows 9).  Reading
+ * reports the bytes of the file's size; parsing starts once (0 rows) and
+ * counts the 9 rows after the header, not it; converting announces the 5
+ * rows kept (9 less 2 exact duplicates and 2 unusable rows: check_small)
+ * at its start and ends at 5 of 5.  The hook is called, never owns
+ * anything, and the result is the one gs_aaic_load gives. */
+struct seen {
+    int calls[3];
+    int64_t read_bytes, read_total, rows_at_convert, last_jobs, njobs;
+};
+
+static void on_progress(void *arg, const struct gs_io_progress *p)
+{
+    struct seen *s = arg;
+    s->calls[p->phase]++;
+    if (p->phase == GS_IO_READING) {
+        s->read_bytes = p->bytes;
+        s->read_total = p->total;
+    } else if (p->phase == GS_IO_CONVERTING) {
+        s->rows_at_convert = p->rows;
+        s->last_jobs = p->jobs;
+        s->njobs = p->njobs;
+    }
+}
+
+static void test_load_progress(void **state)
+{
+    (void)state;
+    struct seen s = { { 0 }, 0, 0, 0, 0, 0 };
+    struct gs_io_progress p = { on_progress, &s, NULL, 0, 0, 0, 0, 0, 0 };
+    struct gs_aaic_result r;
+    struct gs_error err = { 0 };
+    if (gs_aaic_load_progress("tests/data/aaic/small.csv", &p, &r, &err) < 0)
+        fail_msg("%s", err.msg);
+    check_small(&r);
+    gs_aaic_result_fini(&r);
+    assert_true(s.calls[GS_IO_READING] >= 1);
+    assert_int_equal(s.read_bytes, 735);
+    assert_int_equal(s.read_total, 735);
+    assert_int_equal(s.calls[GS_IO_PARSING], 1); /* the start; 9 < GS_IO_PROGRESS_ROWS */
+    assert_int_equal(p.rows, 9);
+    assert_int_equal(s.calls[GS_IO_CONVERTING], 1); /* "0 of 5"; 5 < GS_IO_PROGRESS_ROWS */
+    assert_int_equal(s.njobs, 5);
+    assert_int_equal(s.rows_at_convert, 9);
+    assert_int_equal(p.jobs, 5); /* the last count: the 5 jobs kept, of 5 */
+    assert_int_equal(p.njobs, 5);
+    assert_string_equal(p.name, "tests/data/aaic/small.csv");
+}
+
 /* A .gz file is decompressed while reading and gives the same result. */
 static void test_load_gzip(void **state)
 {
@@ -557,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_limits_read_back),
         cmocka_unit_test(test_cluster_yaml),
         cmocka_unit_test(test_oom_sweep),
+        cmocka_unit_test(test_load_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -468,8 +468,9 @@ static void test_restore_every_state(void **state)
     gs_metrics_destroy(m2);
 }
 
-/* Retire forgets a terminal record: queries say GS_ENOENT, the id stays
- * taken, live jobs cannot be retired. */
+/* Retire forgets a terminal record: queries say GS_ENOENT, live jobs
+ * cannot be retired, the id is free again (a new "a" gets a new handle,
+ * never the retired one).  test_retire.c covers slot reuse. */
 static void test_retire(void **state)
 {
     (void)state;
@@ -483,17 +484,20 @@ static void test_retire(void **state)
     assert_int_equal(gs_engine_job_info(f->eng, a, &ji), GS_ENOENT);
     assert_int_equal(gs_engine_job_find(f->eng, "a"), GS_ENOENT);
     LF_OK(f, gs_engine_retire(f->eng, a, LF_ERR), GS_ENOENT);
-    struct gs_job_spec s = spec_of("a", SEC(10), 1);
-    struct gs_error err = { 0 };
-    assert_int_equal(gs_engine_submit(f->eng, SEC(10), &s, &err), GS_EEXIST);
     lf_step(f, SEC(10));
     lf_start(f, 2, b, SEC(10), "n1", 0xFF);
+    struct gs_job_spec s = spec_of("a", SEC(10), 1);
+    int a2 = lf_submit_spec(f, SEC(10), &s); /* the id is free again */
+    assert_int_equal(a2, 2);                  /* handles 0, 1 given: the next is 2 */
+    assert_int_equal(gs_engine_job_find(f->eng, "a"), a2);
+    assert_int_equal(gs_engine_job_info(f->eng, a, &ji), GS_ENOENT); /* still refused */
     LF_OK(f, gs_engine_finish(f->eng, SEC(20), b, LF_ERR), 0);
+    LF_OK(f, gs_engine_cancel(f->eng, SEC(20), a2, LF_ERR), 0);
     struct gs_summary sum;
     memset(&sum, 0, sizeof sum);
     struct gs_metrics *m = gs_metrics_create();
     assert_int_equal(gs_summary_build(&sum, m, f->eng), 0);
-    assert_int_equal(sum.jobs, 1); /* a is forgotten */
+    assert_int_equal(sum.jobs, 2); /* b and the new a: the first a is forgotten */
     gs_summary_fini(&sum);
     gs_metrics_destroy(m);
 }

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "core/place/place.h"
+#include "core/place/place_private.h"
 #include "testutil.h"
 
 #define SEED "node-1:8 node-2:8 node-3:8 node-4:8"
@@ -604,6 +605,43 @@ static void test_place_topology(void **state)
     gs_cluster_destroy(cl);
 }
 
+/* The strategy registry (place.c) holds one ops table per row of
+ * GS_PLACE_STRATEGIES, under the name the policy parser accepts, with
+ * both scores; the fit rule of each is the one docs/placement.md states
+ * (pack, topo, frag best fit; spread worst fit; first_fit node order).
+ * Regression: a row whose ops table names another strategy would parse
+ * "spread" and place by something else. */
+static void test_strategy_registry(void **state)
+{
+    (void)state;
+    static const int fit[GS_PLACE_COUNT] = {
+        [GS_PLACE_PACK] = GS_PLACE_FIT_BEST,   [GS_PLACE_SPREAD] = GS_PLACE_FIT_WORST,
+        [GS_PLACE_TOPO] = GS_PLACE_FIT_BEST,   [GS_PLACE_FRAG] = GS_PLACE_FIT_BEST,
+        [GS_PLACE_FIRST_FIT] = GS_PLACE_FIT_FIRST,
+    };
+    for (int i = 0; i < GS_PLACE_COUNT; i++) {
+        const struct gs_place_ops *ops = gs_place_ops_of(i);
+        assert_non_null(ops);
+        assert_string_equal(ops->name, gs_policy_strategy_name(i));
+        assert_non_null(ops->score_whole);
+        assert_non_null(ops->score_shared);
+        assert_int_equal(gs_place_fit(i), fit[i]);
+        assert_true(!ops->indexed || ops->fit != GS_PLACE_FIT_FIRST);
+        assert_true(ops->shared[0] != 0);
+    }
+    assert_null(gs_place_ops_of(-1));
+    assert_null(gs_place_ops_of(GS_PLACE_COUNT));
+    struct gs_cluster *cl = cluster_of(SEED);
+    struct gs_alloc_part parts[4];
+    struct gs_alloc out = { 0 };
+    out.parts = parts;
+    out.cap = 4;
+    struct gs_request req = whole(1, AUTO, -1);
+    assert_int_equal(gs_place(cl, NULL, &req, GS_PLACE_COUNT, &out, NULL), GS_ENOTSUP);
+    assert_int_equal(gs_place(cl, NULL, &req, GS_PLACE_FIRST_FIT, &out, NULL), 0);
+    gs_cluster_destroy(cl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -622,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_place_possible),
         cmocka_unit_test(test_place_topology),
+        cmocka_unit_test(test_strategy_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,6 +165,50 @@ static void test_eta_saturates(void **state)
     assert_int_equal(gs_progress_eta(&p, S(10000000LL)), 2 * S(10000000LL) - 1);
 }
 
+/* Overflow audit (docs/limits.md, progress.c next_boundary): the largest
+ * run the readers accept with one checkpoint, 8.9e12 s of work with a
+ * 5e12 s interval and a 1 s cost.  Work is counted in ms x 1000 units:
+ * total 8.9e18, first boundary 5e18; the second boundary, 1e19, is past
+ * INT64_MAX (9.22e18) and was computed as (work / iu + 1) x iu, a signed
+ * overflow (UBSan: "signed integer overflow"), after which work wrapped
+ * negative.  Derivation: the run computes 5e15 ms, checkpoints 1000 ms,
+ * computes the last 3.9e15 ms: it ends at 8.9e15 + 1000 ms with all
+ * 8.9e15 ms of work done and that one checkpoint's 1000 ms of wall. */
+static void test_boundary_past_int64(void **state)
+{
+    (void)state;
+    struct gs_progress p;
+    const gs_time D = 8900000000000000LL, I = 5000000000000000LL;
+    gs_progress_start(&p, 0, 0, I, S(1), 0, GS_RATE_FULL);
+    gs_time end = gs_progress_eta(&p, D);
+    assert_int_equal(end, D + S(1));
+    gs_progress_advance(&p, end - 1);
+    assert_int_equal(gs_progress_work(&p), D - 1);
+    assert_int_equal(gs_progress_saved(&p), I);
+    gs_progress_advance(&p, end);
+    assert_int_equal(gs_progress_work(&p), D);
+    assert_int_equal(p.ckpt_wall, S(1));
+    /* the same at the slowest rate (1/1000): still one boundary, no wrap */
+    gs_progress_start(&p, 0, 0, I, S(1), 0, 1);
+    gs_progress_advance(&p, 1000 * I + S(1) + 10);
+    assert_int_equal(gs_progress_work(&p), I + 10 / 1000);
+    assert_true(p.work >= 0);
+}
+
+/* A snapshot asked for long after the work could have ended (the engine
+ * reads progress at any `now`): no checkpoints, full rate, from t = 0 to
+ * 9.2e18 ms is 9.2e21 units, past int64: the work saturates at INT64_MAX
+ * units (never negative) instead of wrapping. */
+static void test_advance_far_saturates(void **state)
+{
+    (void)state;
+    struct gs_progress p;
+    gs_progress_start(&p, 0, 0, 0, 0, 0, GS_RATE_FULL);
+    gs_progress_advance(&p, INT64_MAX - 1);
+    assert_true(p.work == INT64_MAX);
+    assert_true(gs_progress_work(&p) == INT64_MAX / 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +220,8 @@ int main(void)
         cmocka_unit_test(test_save_now),
         cmocka_unit_test(test_after_forced_checkpoint),
         cmocka_unit_test(test_eta_saturates),
+        cmocka_unit_test(test_boundary_past_int64),
+        cmocka_unit_test(test_advance_far_saturates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -340,6 +340,31 @@ static void test_order_equals_sort(void **state)
     assert_true(q->eng->npending > 100);
 }
 
+/* The order registry (queue_order.c): fifo keeps its own table, both
+ * priority policies walk the priority order (they differ only in the
+ * default backfill), and every table has the hooks a pass calls.
+ * Regression: priority_with_backfill mapped to fifo would start jobs in
+ * submission order. */
+static void test_order_registry(void **state)
+{
+    (void)state;
+    assert_ptr_equal(gs_queue_order_of(GS_QUEUE_FIFO), &gs_queue_fifo_ops);
+    assert_ptr_equal(gs_queue_order_of(GS_QUEUE_PRIORITY), &gs_queue_priority_ops);
+    assert_ptr_equal(gs_queue_order_of(GS_QUEUE_PRIORITY_BACKFILL), &gs_queue_priority_ops);
+    assert_ptr_equal(gs_queue_order_of(-1), &gs_queue_fifo_ops);
+    assert_ptr_equal(gs_queue_order_of(99), &gs_queue_fifo_ops);
+    const struct gs_queue_order_ops *all[] = { &gs_queue_fifo_ops, &gs_queue_priority_ops };
+    for (size_t i = 0; i < 2; i++) {
+        assert_non_null(all[i]->begin);
+        assert_non_null(all[i]->next);
+        assert_non_null(all[i]->list);
+        assert_non_null(all[i]->eff_prio);
+        assert_non_null(all[i]->head_kept);
+    }
+    assert_string_equal(gs_queue_fifo_ops.name, gs_policy_queue_name(GS_QUEUE_FIFO));
+    assert_string_equal(gs_queue_priority_ops.name, gs_policy_queue_name(GS_QUEUE_PRIORITY));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +374,7 @@ int main(void)
         QTEST(test_min_pass_interval_sim),
         QTEST(test_quota_totals),
         QTEST(test_order_equals_sort),
+        cmocka_unit_test(test_order_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,7 +31,7 @@
 #include "core/base/rng.h"
 #include "core/base/types.h"
 #include "sim/sim.h"
-#include "sim/trace.h"
+#include "workload/trace.h"
 
 #include "failtestutil.h"
 

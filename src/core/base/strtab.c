@@ -1,4 +1,7 @@
-/* strtab.c - open-addressing hash table of interned strings. */
+/* strtab.c - open-addressing hash table of interned strings (linear
+ * probing; removal shifts the entries of its probe run back, so no
+ * tombstones), with a stack of removed ids that intern reuses, newest
+ * first. */
 #include "core/base/strtab.h"
 #include "core/base/alloc.h"
 #include "core/base/error.h"
@@ -7,8 +10,10 @@
 #include <string.h>
 
 struct gs_strtab {
-    char **names;     /* id -> string */
+    char **names;     /* id -> string, NULL once removed */
     size_t count, cap;
+    int *free_ids;    /* removed ids, reused last-removed first; room for cap */
+    size_t nfree;
     int *slots;       /* hash slot -> id, -1 empty */
     size_t nslots;    /* power of two */
 };
@@ -45,6 +50,7 @@ void gs_strtab_destroy(struct gs_strtab *t)
     for (size_t i = 0; i < t->count; i++)
         gs_free(t->names[i]);
     gs_free(t->names);
+    gs_free(t->free_ids);
     gs_free(t->slots);
     gs_free(t);
 }
@@ -69,7 +75,21 @@ static int rehash(struct gs_strtab *t)
     t->slots = slots;
     t->nslots = n;
     for (size_t id = 0; id < t->count; id++)
-        t->slots[find_slot(t, t->names[id])] = (int)id;
+        if (t->names[id])
+            t->slots[find_slot(t, t->names[id])] = (int)id;
+    return 0;
+}
+
+/* Grow names[] and free_ids[] together so a removal never allocates. */
+static int grow_names(struct gs_strtab *t)
+{
+    size_t cap = t->cap;
+    if (gs_grow((void **)&t->names, &cap, t->count + 1, sizeof *t->names))
+        return GS_ENOMEM;
+    size_t fcap = t->cap;
+    if (cap != t->cap && gs_grow((void **)&t->free_ids, &fcap, cap, sizeof *t->free_ids))
+        return GS_ENOMEM; /* names[] is merely larger than needed */
+    t->cap = cap;
     return 0;
 }
 
@@ -78,23 +98,56 @@ int gs_strtab_intern(struct gs_strtab *t, const char *s)
     size_t i = find_slot(t, s);
     if (t->slots[i] >= 0)
         return t->slots[i];
-    if (t->count >= INT32_MAX)
-        return GS_ENOMEM;
-    if (gs_grow((void **)&t->names, &t->cap, t->count + 1, sizeof *t->names))
+    if (t->nfree == 0 && (t->count >= INT32_MAX || grow_names(t) < 0))
         return GS_ENOMEM;
     char *copy = gs_strdup(s);
     if (!copy)
         return GS_ENOMEM;
-    if ((t->count + 1) * 2 > t->nslots) {
+    size_t live = t->count - t->nfree;
+    if ((live + 1) * 2 > t->nslots) {
         if (rehash(t) < 0) {
             gs_free(copy);
             return GS_ENOMEM;
         }
         i = find_slot(t, s);
     }
-    t->names[t->count] = copy;
-    t->slots[i] = (int)t->count;
-    return (int)t->count++;
+    int id = t->nfree > 0 ? t->free_ids[--t->nfree] : (int)t->count++;
+    t->names[id] = copy;
+    t->slots[i] = id;
+    return id;
+}
+
+/* Remove hash entry i and move the later entries of its probe run back
+ * into the hole when their home is not between the hole and them. */
+static void unlink_slot(struct gs_strtab *t, size_t i)
+{
+    size_t mask = t->nslots - 1;
+    for (size_t j = (i + 1) & mask; t->slots[j] >= 0; j = (j + 1) & mask) {
+        size_t home = (size_t)hash_str(t->names[t->slots[j]]) & mask;
+        /* the entry at j may fill the hole at i unless home lies in (i, j] */
+        int between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!between) {
+            t->slots[i] = t->slots[j];
+            i = j;
+        }
+    }
+    t->slots[i] = -1;
+}
+
+int gs_strtab_remove(struct gs_strtab *t, int id)
+{
+    if (id < 0 || (size_t)id >= t->count || !t->names[id])
+        return GS_ENOENT;
+    unlink_slot(t, find_slot(t, t->names[id]));
+    gs_free(t->names[id]);
+    t->names[id] = NULL;
+    t->free_ids[t->nfree++] = id;
+    return 0;
+}
+
+int gs_strtab_live(const struct gs_strtab *t)
+{
+    return (int)(t->count - t->nfree);
 }
 
 int gs_strtab_find(const struct gs_strtab *t, const char *s)

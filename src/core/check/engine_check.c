@@ -14,7 +14,7 @@ static int check_jobs(const struct gs_engine *eng, struct gs_error *err)
     size_t pending = 0, holding = 0, starting = 0, stopping = 0;
     for (size_t h = 0; h < eng->njobs; h++) {
         const struct job *j = &eng->jobs[h];
-        if (gs_eng_retired(eng, (int)h))
+        if (gs_eng_slot_free(eng, (int)h))
             continue;
         int st = j->state;
         pending += st == GS_JOB_PENDING;
@@ -37,6 +37,61 @@ static int check_jobs(const struct gs_engine *eng, struct gs_error *err)
                          "stopping %zu/%zu",
                          pending, eng->npending, holding, eng->nrunning, starting,
                          eng->nstarting, stopping, eng->nstopping);
+    return 0;
+}
+
+/* One slot against the id table and the handle map. */
+static int check_slot(const struct gs_engine *eng, int slot, size_t *moved,
+                      struct gs_error *err)
+{
+    const struct job *j = &eng->jobs[slot];
+    const char *id = gs_strtab_name(eng->ids, slot);
+    if (j->handle < 0) {
+        if (id)
+            return gs_errorf(err, GS_ESTATE, "free slot %d still holds id %s", slot, id);
+        if (!gs_job_state_terminal(j->state) || j->run_pos >= 0)
+            return gs_errorf(err, GS_ESTATE, "free slot %d is not a retired job", slot);
+        return 0;
+    }
+    if (!id || gs_strtab_find(eng->ids, id) != slot)
+        return gs_errorf(err, GS_ESTATE, "slot %d: its id does not lead back to it", slot);
+    if (j->handle >= eng->nhandles || gs_eng_slot(eng, j->handle) != slot)
+        return gs_errorf(err, GS_ESTATE, "job %s: handle %d does not lead to slot %d", id,
+                         j->handle, slot);
+    if (j->nparts > 0 && (size_t)j->parts_off + j->nparts > eng->nparts)
+        return gs_errorf(err, GS_ESTATE, "job %s: its GPUs lie outside the parts pool", id);
+    *moved += j->handle != slot;
+    return 0;
+}
+
+/* Slots, handles and ids: every slot below the high-water mark is a live
+ * job found by its handle and its id, or free (its id removed); the map
+ * holds exactly the live jobs whose handle is not their slot; the
+ * preemption state names no free slot. */
+static int check_slots(const struct gs_engine *eng, struct gs_error *err)
+{
+    if ((size_t)gs_strtab_count(eng->ids) != eng->njobs || eng->njobs > eng->jobs_cap ||
+        eng->njobs > (size_t)eng->nhandles)
+        return gs_errorf(err, GS_ESTATE, "%zu slots, %d ids, %d handles", eng->njobs,
+                         gs_strtab_count(eng->ids), eng->nhandles);
+    size_t moved = 0, live = 0;
+    for (size_t h = 0; h < eng->njobs; h++) {
+        int rc = check_slot(eng, (int)h, &moved, err);
+        if (rc < 0)
+            return rc;
+        live += !gs_eng_slot_free(eng, (int)h);
+    }
+    if (live != (size_t)gs_strtab_live(eng->ids) || moved != gs_intmap_count(eng->moved))
+        return gs_errorf(err, GS_ESTATE, "%zu live slots (%d ids), %zu moved (map %zu)", live,
+                         gs_strtab_live(eng->ids), moved, gs_intmap_count(eng->moved));
+    const struct gs_preempt *pre = eng->pre;
+    for (size_t i = 0; pre && i < pre->ndrains; i++)
+        if (gs_eng_slot_free(eng, pre->drains[i].waiter) ||
+            (pre->drains[i].victim >= 0 && gs_eng_slot_free(eng, pre->drains[i].victim)))
+            return gs_errorf(err, GS_ESTATE, "drain %zu names a free slot", i);
+    for (size_t i = 0; pre && i < pre->nholds; i++)
+        if (gs_eng_slot_free(eng, pre->holds[i].waiter))
+            return gs_errorf(err, GS_ESTATE, "hold %zu names a free slot", i);
     return 0;
 }
 
@@ -154,6 +209,8 @@ int gs_engine_check(const struct gs_engine *eng, struct gs_error *err)
 {
     int rc = gs_cluster_check(eng->cl, err);
     if (rc == 0)
+        rc = check_slots(eng, err);
+    if (rc == 0)
         rc = check_jobs(eng, err);
     if (rc == 0)
         rc = check_queue(eng, err);
@@ -162,15 +219,4 @@ int gs_engine_check(const struct gs_engine *eng, struct gs_error *err)
     if (rc == 0)
         rc = check_gpus(eng, err);
     return rc == GS_ENOMEM ? rc : rc < 0 ? GS_ESTATE : 0;
-}
-
-int gs_engine_retire(struct gs_engine *eng, int job, struct gs_error *err)
-{
-    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
-        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
-    if (!gs_job_state_terminal(eng->jobs[job].state))
-        return gs_errorf(err, GS_ESTATE, "job %s has not ended",
-                         gs_strtab_name(eng->ids, job));
-    eng->jobs[job].retired = 1;
-    return 0;
 }

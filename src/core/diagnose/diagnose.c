@@ -54,7 +54,10 @@ struct gs_diag_state *gs_eng_diag_create(int nnodes)
         return NULL;
     ds->scratch.parts = gs_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof *ds->scratch.parts);
     ds->scratch.cap = nnodes;
-    if (!ds->scratch.parts) {
+    ds->view = gs_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof *ds->view);
+    if (!ds->scratch.parts || !ds->view) {
+        gs_free(ds->scratch.parts);
+        gs_free(ds->view);
         gs_free(ds);
         return NULL;
     }
@@ -71,6 +74,7 @@ void gs_eng_diag_destroy(struct gs_diag_state *ds)
     gs_free(ds->runs);
     gs_free(ds->segs);
     gs_free(ds->scratch.parts);
+    gs_free(ds->view);
     gs_free(ds);
 }
 
@@ -116,11 +120,20 @@ static void add_wait(struct gs_diag_state *ds, int job, int code, gs_time ms)
             return;
         }
     }
-    struct wseg *w = &ds->segs[ds->nsegs++];
+    struct wseg *w;
+    if (ds->free_seg) { /* one a retired job gave back */
+        w = &ds->segs[ds->free_seg - 1];
+        uint32_t s = ds->free_seg;
+        ds->free_seg = w->next;
+        w->next = ds->head[job];
+        ds->head[job] = s;
+    } else {
+        w = &ds->segs[ds->nsegs++];
+        w->next = ds->head[job];
+        ds->head[job] = (uint32_t)ds->nsegs;
+    }
     w->ms = ms;
     w->code = (int8_t)code;
-    w->next = ds->head[job];
-    ds->head[job] = (uint32_t)ds->nsegs;
 }
 
 /* The code of a coarse reason other than `resources`. */
@@ -237,12 +250,13 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
     }
     for (size_t i = 0; i < njoin; i++)
         joined(eng, ds, q->joined[i], now);
-    for (size_t h = ds->seen; h < eng->njobs; h++) {
+    for (size_t h = ds->seen; h < (size_t)eng->nhandles; h++) {
         /* new since the last call and not reached by a pass: behind the head */
-        if (ds->code[h] == 0 && eng->jobs[h].state == GS_JOB_PENDING)
-            set_code(ds, &eng->jobs[h], (int)h, GS_REASON_PRIORITY, eng->jobs[h].submit);
+        int job = gs_eng_slot(eng, (int)h);
+        if (job >= 0 && ds->code[job] == 0 && eng->jobs[job].state == GS_JOB_PENDING)
+            set_code(ds, &eng->jobs[job], job, GS_REASON_PRIORITY, eng->jobs[job].submit);
     }
-    ds->seen = eng->njobs;
+    ds->seen = (size_t)eng->nhandles;
     return 0;
 }
 
@@ -256,16 +270,17 @@ void gs_eng_note_reserve(struct gs_engine *eng, int job, gs_time start)
         ds->nnotes = 0;
     }
     if (ds->nnotes < DIAG_NOTES) {
-        ds->notes[ds->nnotes].job = job;
+        ds->notes[ds->nnotes].job = gs_eng_handle(eng, job);
         ds->notes[ds->nnotes].start = start;
         ds->nnotes++;
     }
 }
 
-int gs_engine_wait_reason(const struct gs_engine *eng, int job)
+int gs_engine_wait_reason(const struct gs_engine *eng, int handle)
 {
     const struct gs_diag_state *ds = eng->diag;
-    if (job < 0 || (size_t)job >= eng->njobs || (size_t)job >= ds->cap)
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0 || (size_t)job >= ds->cap)
         return GS_REASON_NONE;
     if (eng->jobs[job].state != GS_JOB_PENDING || ds->code[job] <= 0)
         return GS_REASON_NONE;
@@ -285,10 +300,9 @@ static gs_time open_end(const struct gs_engine *eng, const struct job *j, gs_tim
     return end != GS_TIME_NONE && end > since ? end : since;
 }
 
-int gs_engine_wait_split(const struct gs_engine *eng, int job, gs_time out[GS_REASON_COUNT])
+/* gs_engine_wait_split of the job in slot `job`. */
+static void split_of(const struct gs_engine *eng, int job, gs_time out[GS_REASON_COUNT])
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
-        return GS_ENOENT;
     memset(out, 0, GS_REASON_COUNT * sizeof *out);
     const struct gs_diag_state *ds = eng->diag;
     const struct job *j = &eng->jobs[job];
@@ -296,12 +310,20 @@ int gs_engine_wait_split(const struct gs_engine *eng, int job, gs_time out[GS_RE
     if (code == 0) { /* never classified */
         if (j->state != GS_JOB_REJECTED)
             out[GS_REASON_NONE] = open_end(eng, j, j->submit) - j->submit;
-        return 0;
+        return;
     }
     for (uint32_t s = ds->head[job]; s; s = ds->segs[s - 1].next)
         out[ds->segs[s - 1].code] += ds->segs[s - 1].ms;
     if (code > 0)
         out[code] += open_end(eng, j, ds->since[job]) - ds->since[job];
+}
+
+int gs_engine_wait_split(const struct gs_engine *eng, int handle, gs_time out[GS_REASON_COUNT])
+{
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
+        return GS_ENOENT;
+    split_of(eng, job, out);
     return 0;
 }
 
@@ -317,21 +339,44 @@ int gs_engine_wait_dominant(const struct gs_engine *eng, int job)
     return best;
 }
 
+/* Add the waits of the job in slot `job` to `out`. */
+static void add_reasons(struct gs_wait_reasons *out, const struct gs_engine *eng, int job)
+{
+    const struct job *j = &eng->jobs[job];
+    gs_time split[GS_REASON_COUNT];
+    split_of(eng, job, split);
+    int cls = gs_job_size_class(j->gpus);
+    double gpus = (double)j->gpus * j->milli / GS_MILLI_GPU;
+    for (int c = 0; c < GS_REASON_COUNT; c++) {
+        double h = (double)split[c] / (3600.0 * GS_MS_PER_SEC);
+        out->job_h[c][cls] += h;
+        out->gpu_h[c][cls] += h * gpus;
+        out->total_job_h += h;
+        out->total_gpu_h += h * gpus;
+    }
+}
+
 void gs_wait_reasons_build(struct gs_wait_reasons *out, const struct gs_engine *eng)
 {
-    memset(out, 0, sizeof *out);
-    for (size_t job = 0; job < eng->njobs; job++) {
-        const struct job *j = &eng->jobs[job];
-        gs_time split[GS_REASON_COUNT];
-        gs_engine_wait_split(eng, (int)job, split);
-        int cls = gs_job_size_class(j->gpus);
-        double gpus = (double)j->gpus * j->milli / GS_MILLI_GPU;
-        for (int c = 0; c < GS_REASON_COUNT; c++) {
-            double h = (double)split[c] / (3600.0 * GS_MS_PER_SEC);
-            out->job_h[c][cls] += h;
-            out->gpu_h[c][cls] += h * gpus;
-            out->total_job_h += h;
-            out->total_gpu_h += h * gpus;
-        }
+    *out = eng->diag->retired; /* zero unless jobs were retired */
+    for (size_t job = 0; job < eng->njobs; job++)
+        if (!gs_eng_slot_free(eng, (int)job))
+            add_reasons(out, eng, (int)job);
+}
+
+void gs_eng_diag_retire(struct gs_engine *eng, int job)
+{
+    struct gs_diag_state *ds = eng->diag;
+    add_reasons(&ds->retired, eng, job);
+    if ((size_t)job >= ds->cap)
+        return;
+    uint32_t s = ds->head[job];
+    while (s) { /* give its segments back */
+        uint32_t next = ds->segs[s - 1].next;
+        ds->segs[s - 1].next = ds->free_seg;
+        ds->free_seg = s;
+        s = next;
     }
+    ds->head[job] = 0;
+    ds->code[job] = 0;
 }

@@ -20,7 +20,7 @@ struct wseg {
 };
 
 struct res_note {
-    int job;
+    int job;                     /* handle (a slot may be reused before explain) */
     gs_time start;
 };
 
@@ -35,7 +35,7 @@ struct diag_figs {
 };
 
 struct gs_diag_state {
-    /* per job handle (grown to the job count) */
+    /* per job slot (grown to the slot count; reset when a job retires) */
     size_t cap;
     int8_t *code;                /* current code; 0 = not seen; DIAG_CLOSED */
     gs_time *since;              /* start of the current code's interval */
@@ -44,6 +44,9 @@ struct gs_diag_state {
     size_t seen;                 /* handles below this were seen by a pass */
     struct wseg *segs;
     size_t nsegs, segs_cap;
+    uint32_t free_seg;           /* segments of retired jobs, chained by next
+                                    (index + 1, 0 = none); reused first */
+    struct gs_wait_reasons retired; /* what retired jobs add to the summary */
     /* per accounting call: plain-request memo and cluster figures */
     uint32_t stamp;
     int64_t idle;                /* idle GPUs in the cluster at this call */
@@ -56,6 +59,7 @@ struct gs_diag_state {
     int nnotes;
     struct res_note notes[DIAG_NOTES];
     struct gs_alloc scratch;     /* parts: one per node */
+    uint64_t *view;              /* one mask per node: a future view */
 };
 
 /* Gather the figures of `req` over the nodes it may use (`filter`: honour

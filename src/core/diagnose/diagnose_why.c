@@ -83,15 +83,15 @@ static int partition_figures(struct gs_engine *eng, const struct gs_request *req
 /* Rank key of a pending job in the queue pass's order. */
 static int ahead_of(const struct gs_engine *eng, int a, int b, gs_time now)
 {
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO)
-        return a < b;
     const struct job *x = &eng->jobs[a], *y = &eng->jobs[b];
+    if (eng->pol.queue_policy == GS_QUEUE_FIFO)
+        return x->handle < y->handle;
     int64_t px = gs_queue_eff_prio(eng, x, now), py = gs_queue_eff_prio(eng, y, now);
     if (px != py)
         return px > py;
     if (x->submit != y->submit)
         return x->submit < y->submit;
-    return a < b;
+    return x->handle < y->handle;
 }
 
 static void priority_figures(const struct gs_engine *eng, int job, struct gs_diag *d)
@@ -119,13 +119,14 @@ static void quota_figures(const struct gs_engine *eng, int job, struct gs_diag *
     d->team_used_gpus = (double)eng->team_milli[j->team] / GS_MILLI_GPU;
 }
 
-/* The reservation notes of the last pass, or NULL. */
-static const struct res_note *note_of(const struct gs_diag_state *ds, int job)
+/* The reservation notes of the last pass (they name handles), or NULL. */
+static const struct res_note *note_of(const struct gs_engine *eng, int job)
 {
+    const struct gs_diag_state *ds = eng->diag;
     if (ds->notes_stamp != ds->stamp)
         return NULL;
     for (int i = 0; i < ds->nnotes; i++)
-        if (ds->notes[i].job == job)
+        if (ds->notes[i].job == gs_eng_handle(eng, job))
             return &ds->notes[i];
     return NULL;
 }
@@ -151,8 +152,8 @@ static int reservation_figures(struct gs_engine *eng, const struct gs_request *r
     }
     if (d->reserved_idle_gpus == 0 || req->gpus == 0)
         return 1;
-    gs_profile_view_now(eng->profile, eng->cl, eng->now, dur, eng->view);
-    return gs_place(eng->cl, eng->view, req, eng->pol.strategy, &ds->scratch, NULL) == 0;
+    gs_profile_view_now(eng->profile, eng->cl, eng->now, dur, ds->view);
+    return gs_place(eng->cl, ds->view, req, eng->pol.strategy, &ds->scratch, NULL) == 0;
 }
 
 /* Dominant code: the first gate of the queue pass that holds. */
@@ -176,7 +177,7 @@ static int dominant(const struct job *j, const struct gs_diag *d, int res)
  * planned.  Returns 0 or GS_ENOMEM. */
 static int earliest(struct gs_engine *eng, int job, gs_time *out)
 {
-    const struct res_note *nt = note_of(eng->diag, job);
+    const struct res_note *nt = note_of(eng, job);
     *out = GS_TIME_INF;
     if (nt) {
         *out = nt->start;
@@ -237,7 +238,7 @@ static int estimate(struct gs_engine *eng, int job, struct gs_diag *d)
         return 0;
     }
     gs_time t, tb;
-    int basis = note_of(eng->diag, job) ? GS_BASIS_RESERVATION : GS_BASIS_PROFILE;
+    int basis = note_of(eng, job) ? GS_BASIS_RESERVATION : GS_BASIS_PROFILE;
     if (earliest(eng, job, &t) < 0)
         return GS_ENOMEM;
     if (d->reason == GS_REASON_PRIORITY && d->blocker >= 0) {
@@ -346,15 +347,16 @@ static void unblock(const struct gs_engine *eng, struct gs_diag *d)
         d->unblock_gpus = 0;
 }
 
-int gs_engine_explain(struct gs_engine *eng, int job, struct gs_diag *d)
+int gs_engine_explain(struct gs_engine *eng, int handle, struct gs_diag *d)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     if (j->state != GS_JOB_PENDING)
         return GS_ESTATE;
     memset(d, 0, sizeof *d);
-    d->job = job;
+    d->job = handle;
     d->best_node = d->best_dom_node = d->unblock_node = -1;
     struct gs_request req;
     gs_eng_request(eng, job, &req);
@@ -379,5 +381,8 @@ int gs_engine_explain(struct gs_engine *eng, int job, struct gs_diag *d)
         d->codes |= 1u << GS_REASON_RESERVATION;
     d->reason = dominant(j, d, res);
     unblock(eng, d);
-    return estimate(eng, job, d);
+    int rc = estimate(eng, job, d);
+    if (d->blocker >= 0)
+        d->blocker = gs_eng_handle(eng, d->blocker); /* a slot until here */
+    return rc;
 }

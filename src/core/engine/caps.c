@@ -18,9 +18,11 @@
  */
 #include "core/engine/engine_private.h"
 
+#include <math.h>
+
 static int dl_less(const struct deadline *a, const struct deadline *b)
 {
-    return a->at != b->at ? a->at < b->at : a->job < b->job;
+    return a->at != b->at ? a->at < b->at : a->handle < b->handle;
 }
 
 /* Push onto heap h[0..*n) (capacity reserved by gs_eng_reserve_pools). */
@@ -60,13 +62,17 @@ gs_time gs_eng_deadline(struct gs_engine *eng, int job)
 {
     const struct job *j = &eng->jobs[job];
     gs_time cap = eng->pol.runtime_cap;
-    if (eng->pol.runtime_cap_factor > 0)
-        cap = j->estimate == GS_TIME_NONE
-                  ? GS_TIME_INF
-                  : (gs_time)((double)j->estimate * eng->pol.runtime_cap_factor + 0.5);
+    if (eng->pol.runtime_cap_factor > 0) {
+        /* estimate (<= 9.2e15 ms) x factor (<= 1000) can pass INT64_MAX, and
+         * a double out of int64's range converts with undefined behaviour */
+        double c = j->estimate == GS_TIME_NONE
+                       ? HUGE_VAL
+                       : (double)j->estimate * eng->pol.runtime_cap_factor + 0.5;
+        cap = c < 9.2e18 ? (gs_time)c : GS_TIME_INF;
+    }
     if (cap == GS_TIME_INF)
         return GS_TIME_INF;
-    struct deadline d = { gs_time_add(j->start, cap), j->start, job };
+    struct deadline d = { gs_time_add(j->start, cap), j->start, job, j->handle };
     dl_push(eng->dl, &eng->ndl, d);
     return d.at;
 }
@@ -76,7 +82,7 @@ void gs_eng_watch_overrun(struct gs_engine *eng, int job)
     const struct job *j = &eng->jobs[job];
     if (j->estimate == GS_TIME_NONE || j->time_limit <= j->estimate)
         return; /* nothing better to plan with once it overruns */
-    struct deadline d = { gs_time_add(j->start, j->estimate), j->start, job };
+    struct deadline d = { gs_time_add(j->start, j->estimate), j->start, job, j->handle };
     dl_push(eng->expect, &eng->nexpect, d);
 }
 
@@ -86,7 +92,7 @@ void gs_eng_plan_overruns(struct gs_engine *eng, gs_time now)
         struct deadline d = eng->expect[0];
         dl_pop(eng->expect, &eng->nexpect);
         const struct job *j = &eng->jobs[d.job];
-        if (j->state != GS_JOB_RUNNING || j->start != d.start)
+        if (j->state != GS_JOB_RUNNING || j->start != d.start || j->handle != d.handle)
             continue;
         gs_time limit_end = gs_time_add(j->start, j->time_limit);
         if (limit_end > now) {
@@ -100,7 +106,8 @@ void gs_eng_plan_overruns(struct gs_engine *eng, gs_time now)
 static int stale(const struct gs_engine *eng, const struct deadline *d)
 {
     const struct job *j = &eng->jobs[d->job];
-    return (j->state != GS_JOB_RUNNING && j->state != GS_JOB_STARTING) || j->start != d->start;
+    return (j->state != GS_JOB_RUNNING && j->state != GS_JOB_STARTING) || j->start != d->start ||
+           j->handle != d->handle; /* a later job in a reused slot */
 }
 
 void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now)

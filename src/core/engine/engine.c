@@ -9,10 +9,11 @@
 #include <math.h>
 #include <string.h>
 
-static gs_time user_estimate(void *arg, const struct gs_engine *eng, int job)
+static gs_time user_estimate(void *arg, const struct gs_engine *eng, int handle)
 {
     (void)arg;
-    gs_time limit = eng->jobs[job].time_limit;
+    int job = gs_eng_slot(eng, handle);
+    gs_time limit = job >= 0 ? eng->jobs[job].time_limit : 0;
     return limit > 0 ? limit : GS_TIME_NONE;
 }
 
@@ -43,15 +44,13 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     eng->cl = gs_cluster_clone(cl);
     eng->ids = gs_strtab_create();
     eng->strs = gs_strtab_create();
+    eng->moved = gs_intmap_create();
     int n = gs_cluster_node_count(cl);
-    eng->scratch.parts = gs_calloc((size_t)n, sizeof *eng->scratch.parts);
-    eng->scratch.cap = n;
-    eng->view = gs_calloc((size_t)n, sizeof *eng->view);
-    eng->blocked = gs_calloc((size_t)n, sizeof *eng->blocked);
+    eng->possible_buf.parts = gs_calloc((size_t)n, sizeof *eng->possible_buf.parts);
+    eng->possible_buf.cap = n;
     eng->diag = gs_eng_diag_create(n);
     eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
-    if (!eng->cl || !eng->ids || !eng->strs || !eng->scratch.parts || !eng->view ||
-        !eng->blocked ||
+    if (!eng->cl || !eng->ids || !eng->strs || !eng->moved || !eng->possible_buf.parts ||
         !eng->profile || !eng->diag || gs_policy_copy(&eng->pol, pol) < 0)
         goto nomem;
     eng->place = gs_eng_place_create(cl, pol);
@@ -91,17 +90,16 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_cluster_destroy(eng->cl);
     gs_policy_fini(&eng->pol);
     gs_strtab_destroy(eng->ids);
+    gs_intmap_destroy(eng->moved);
     gs_strtab_destroy(eng->strs);
     gs_free(eng->jobs);
     gs_free(eng->pending);
     gs_free(eng->running);
     gs_free(eng->prog);
     gs_free(eng->parts);
-    gs_free(eng->scratch.parts);
+    gs_free(eng->possible_buf.parts);
     gs_free(eng->team_milli);
     gs_free(eng->team_quota);
-    gs_free(eng->view);
-    gs_free(eng->blocked);
     gs_queue_state_free(eng->q);
     gs_free(eng->dl);
     gs_free(eng->expect);
@@ -129,13 +127,26 @@ void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev)
 {
     if (ev->kind == GS_EV_RESERVE)
         gs_eng_note_reserve(eng, ev->job, ev->until);
-    if (eng->observer)
-        eng->observer(eng->observer_arg, ev);
+    if (eng->observer) {
+        struct gs_event pub = *ev;
+        pub.job = gs_eng_handle(eng, ev->job);
+        eng->observer(eng->observer_arg, &pub);
+    }
 }
 
 gs_time gs_eng_estimate(const struct gs_engine *eng, int job)
 {
-    return eng->est.estimate ? eng->est.estimate(eng->est.arg, eng, job) : GS_TIME_NONE;
+    return eng->est.estimate ? eng->est.estimate(eng->est.arg, eng, gs_eng_handle(eng, job))
+                             : GS_TIME_NONE;
+}
+
+int gs_eng_find(const struct gs_engine *eng, int handle, struct gs_error *err)
+{
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
+        return gs_errorf(err, GS_ENOENT, "no job with handle %d (never submitted, or retired)",
+                         handle);
+    return job;
 }
 
 /* Non-negative fields of a spec, by trace column name. */
@@ -297,25 +308,38 @@ static int job_possible(struct gs_engine *eng, int job)
     int8_t *memo = plain ? &eng->possible[req.topology][req.gpus] : NULL;
     if (memo && *memo)
         return *memo > 0;
-    int ok = gs_place_possible(eng->cl, &req, &eng->scratch);
+    int ok = gs_place_possible(eng->cl, &req, &eng->possible_buf);
     if (memo)
         *memo = ok ? 1 : -1;
     return ok;
 }
 
-/* Append a new job record from `s`; returns its handle or a negative code.
- * The id table and the job array stay aligned (id index == handle) even
- * when an allocation fails half way. */
+/* Add a job record from `s`; returns its slot or a negative code.  The id
+ * table gives the slot (a free one, or the next new one: it never gives
+ * more than one past the ids it holds, for which jobs[] has room), so
+ * nothing changes when an allocation fails half way. */
 int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs_error *err)
 {
     if (gs_strtab_find(eng->ids, s->id) >= 0)
         return gs_errorf(err, GS_EEXIST, "job %s: id already used", s->id);
+    if (eng->nhandles == INT32_MAX)
+        return gs_errorf(err, GS_ENOMEM, "job %s: job handles exhausted", s->id);
     struct job tmp;
-    if (gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs) ||
-        fill_job(eng, &tmp, s) < 0 || gs_strtab_intern(eng->ids, s->id) < 0)
+    size_t ids = (size_t)gs_strtab_count(eng->ids);
+    if (gs_grow((void **)&eng->jobs, &eng->jobs_cap, ids + 1, sizeof *eng->jobs) ||
+        gs_intmap_reserve(eng->moved, gs_intmap_count(eng->moved) + 1) < 0 ||
+        fill_job(eng, &tmp, s) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
-    eng->jobs[eng->njobs] = tmp;
-    return (int)eng->njobs++;
+    int job = gs_strtab_intern(eng->ids, s->id);
+    if (job < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    tmp.handle = eng->nhandles++;
+    if (tmp.handle != job)
+        gs_intmap_put(eng->moved, tmp.handle, job); /* room reserved above */
+    if ((size_t)job == eng->njobs)
+        eng->njobs++;
+    eng->jobs[job] = tmp;
+    return job;
 }
 
 int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spec *spec,
@@ -340,14 +364,14 @@ int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spe
         eng->jobs[job].end = now;
         struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };
         gs_eng_emit(eng, &ev);
-        return job;
+        return gs_eng_handle(eng, job);
     }
     gs_eng_queue_append(eng, job);
     eng->npending++;
     if (eng->jobs[job].priority > eng->pass_head_prio)
         eng->arrivals_ahead++;
     gs_eng_place_submit(eng, job);
-    return job;
+    return gs_eng_handle(eng, job);
 }
 
 void gs_eng_leave_pending(struct gs_engine *eng, int job)
@@ -440,13 +464,13 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time la
         restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
     if (a->mig_reconf)
         restore += eng->pol.mig_drain_cost; /* repartitioning the MIG GPU first */
-    gs_progress_start(&eng->prog[eng->nrunning], now + lat, j->saved, j->ckpt_interval,
-                      j->ckpt_cost, restore, GS_RATE_FULL);
+    gs_progress_start(&eng->prog[eng->nrunning], gs_time_add(now, lat), j->saved,
+                      j->ckpt_interval, j->ckpt_cost, restore, GS_RATE_FULL);
     eng->nrunning++;
     j->runs++;
     j->state = GS_JOB_RUNNING;
     j->reason = GS_WAIT_NONE;
-    j->start = now + lat;
+    j->start = gs_time_add(now, lat); /* lat <= 1e15: saturates only at the end of time */
     if (j->first_start == GS_TIME_NONE)
         j->first_start = j->start;
     j->estimate = gs_eng_estimate(eng, job);
@@ -458,6 +482,30 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time la
     gs_eng_team_add(eng, j->team, (int64_t)j->gpus * j->milli);
     gs_eng_pre_started(eng, job);
     gs_eng_place_started(eng, job);
+}
+
+void gs_eng_compact_parts(struct gs_engine *eng)
+{
+    if (eng->parts_dead * 2 <= eng->nparts + eng->njobs + 64)
+        return;
+    size_t live = eng->nparts - eng->parts_dead, cap = 2 * live + 64;
+    struct gs_alloc_part *p = gs_malloc(cap * sizeof *p);
+    if (!p)
+        return; /* it stays larger than it needs to be */
+    size_t out = 0;
+    for (size_t s = 0; s < eng->njobs; s++) {
+        struct job *j = &eng->jobs[s];
+        if (j->handle < 0 || j->nparts == 0)
+            continue;
+        memcpy(p + out, eng->parts + j->parts_off, (size_t)j->nparts * sizeof *p);
+        j->parts_off = (uint32_t)out;
+        out += j->nparts;
+    }
+    gs_free(eng->parts);
+    eng->parts = p;
+    eng->parts_cap = cap;
+    eng->nparts = out;
+    eng->parts_dead = 0;
 }
 
 int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
@@ -475,9 +523,8 @@ int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
 }
 
 int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
-                     int backfilled)
+                     int backfilled, struct gs_alloc *a)
 {
-    struct gs_alloc *a = &eng->scratch;
     a->nparts = 0;
     if (eng->jobs[job].gpus > 0) {
         struct gs_request req;
@@ -486,19 +533,19 @@ int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t
         if (rc < 0)
             return rc;
     }
-    return gs_eng_start_placed(eng, job, now, backfilled);
+    return gs_eng_start_placed(eng, job, now, backfilled, a);
 }
 
-int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled)
+int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled,
+                        const struct gs_alloc *a)
 {
     struct job *j = &eng->jobs[job];
-    struct gs_alloc *a = &eng->scratch;
     if (gs_eng_reserve_pools(eng, a->nparts) < 0)
         return GS_ENOMEM;
     if (a->nparts > 0 && gs_cluster_alloc(eng->cl, a, NULL) < 0)
         return GS_ENOSPC;
     gs_eng_leave_pending(eng, job);
-    gs_eng_mark_running(eng, job, now, start_latency(&eng->pol, job, j->runs), a);
+    gs_eng_mark_running(eng, job, now, start_latency(&eng->pol, gs_eng_handle(eng, job), j->runs), a);
     j->backfilled = (uint8_t)backfilled;
     int rate = gs_eng_rate(eng, job);
     if (rate != GS_RATE_FULL)
@@ -557,10 +604,11 @@ int gs_engine_finish(struct gs_engine *eng, gs_time now, int job, struct gs_erro
     return gs_engine_exited(eng, now, job, 0, err);
 }
 
-int gs_engine_cancel(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+int gs_engine_cancel(struct gs_engine *eng, gs_time now, int handle, struct gs_error *err)
 {
-    if (job < 0 || (size_t)job >= eng->njobs)
-        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
+    int job = gs_eng_find(eng, handle, err);
+    if (job < 0)
+        return job;
     struct job *j = &eng->jobs[job];
     if (j->state != GS_JOB_PENDING && !gs_job_state_holds(j->state))
         return gs_errorf(err, GS_ESTATE, "job %s has already ended",

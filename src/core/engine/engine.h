@@ -11,7 +11,11 @@
  * calls in the same order give the same decisions, bit for bit.  It never
  * sees a job's true duration: it asks the estimator (see estimate.h).
  *
- * Job handles are dense integers assigned in submission order (0, 1, ...).
+ * Job handles are integers assigned in submission order (0, 1, ...) and
+ * never reused: a handle stays valid until its job is retired
+ * (gs_engine_retire), then every call refuses it with GS_ENOENT, even once
+ * the record's memory went to a later job.  Observers, estimators and the
+ * queue listing see handles too.
  */
 #ifndef GS_CORE_ENGINE_H
 #define GS_CORE_ENGINE_H
@@ -160,8 +164,24 @@ gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now);
 const struct gs_cluster *gs_engine_cluster(const struct gs_engine *eng);
 const struct gs_policy *gs_engine_policy(const struct gs_engine *eng);
 
-/* Number of jobs ever submitted (handles are 0..count-1). */
+/* Number of jobs ever submitted (handles are 0..count-1; retired ones
+ * answer GS_ENOENT). */
 int gs_engine_job_count(const struct gs_engine *eng);
+/* Job records the engine holds: the live jobs plus the free slots that
+ * retired jobs left for the next ones (a high-water mark of live jobs
+ * when the driver retires; the job count when it never does). */
+int gs_engine_slot_count(const struct gs_engine *eng);
+/* Jobs the engine holds now: every job submitted and not yet retired. */
+int gs_engine_held_count(const struct gs_engine *eng);
+/* The handle of the job in record `slot` (0 <= slot < gs_engine_slot_count),
+ * -1 for a free record or out of range.  Visiting every record visits every
+ * job held once, in handle order while no record was reused (always in the
+ * simulator), at a cost that follows the jobs held, not the handles given. */
+int gs_engine_slot_handle(const struct gs_engine *eng, int slot);
+/* Handles of the jobs holding GPUs (running, starting, stopping), in
+ * handle order: returns their count, and writes them to `out` when `cap`
+ * is at least that (else nothing).  O(r log r) for r such jobs. */
+int gs_engine_running_list(const struct gs_engine *eng, int *out, size_t cap);
 /* Jobs waiting and running now. */
 int gs_engine_pending_count(const struct gs_engine *eng);
 int gs_engine_running_count(const struct gs_engine *eng);
@@ -192,9 +212,9 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
 /* After restoring every job: put the pending jobs in the queue order of
  * the saved engine (`jobs`, as gs_engine_queue_list gave it; it matters
  * for fifo, where requeued jobs sit behind later submissions and failed
- * launches in front).  `jobs` must list every pending job once.  Errors:
+ * launches in front).  `handles` must list every pending job once.  Errors:
  * GS_EINVAL (not exactly the pending jobs). */
-int gs_engine_restore_queue(struct gs_engine *eng, const int *jobs, size_t n,
+int gs_engine_restore_queue(struct gs_engine *eng, const int *handles, size_t n,
                             struct gs_error *err);
 
 /* When running job `job` will have done `total_ms` of work if its speed
@@ -272,6 +292,25 @@ int gs_engine_exited(struct gs_engine *eng, gs_time now, int job, int exit_code,
  * loses only what follows).  Sets gs_job_info.last_ckpt. */
 int gs_engine_checkpointed(struct gs_engine *eng, gs_time now, int job, struct gs_error *err);
 
+/* The driver learned that jobs hold other GPUs than decided (a backend
+ * that cannot pin GPU indices, e.g. Slurm with plain `gpu:N` requests):
+ * for each of the n moves, job `job`'s GPUs on node `node` become `mask`
+ * (as many GPUs as before; whole-GPU, non-MIG allocations only; the job
+ * STARTING, RUNNING or STOPPING).  Moves of several jobs are applied
+ * together, so jobs that swapped GPUs can be given in one call: every old
+ * set is given back first, then every new one taken.  All or nothing:
+ * GS_ENOSPC (nothing changed) when a new GPU is held by a job not moving
+ * away from it or out of service; GS_EINVAL (bad node or mask, a job
+ * without GPUs on that node, another count, a shared or MIG allocation, the
+ * same job and node twice); GS_ENOENT; GS_ESTATE (not holding GPUs).
+ * The jobs' planned ends and states do not change.  (lifecycle_move.c) */
+struct gs_gpu_move {
+    int job, node;
+    uint64_t mask;
+};
+int gs_engine_move_gpus(struct gs_engine *eng, gs_time now, const struct gs_gpu_move *mv,
+                        size_t n, struct gs_error *err);
+
 /* --- node events (nodes.c) ----------------------------------------------
  * Node index = order in the cluster file (gs_cluster_find_node by name).
  * GS_NODE_DOWN: the jobs holding GPUs there lose their run at once (no
@@ -309,14 +348,18 @@ int gs_engine_gpu_state(const struct gs_engine *eng, int node, int gpu);
  * violation in `err`. */
 int gs_engine_check(const struct gs_engine *eng, struct gs_error *err);
 
-/* Forget terminal job `job`'s record (its history stays in the estimator
- * and the metrics already taken); handles are never reused, its id stays
- * taken (GS_EEXIST), queries on a retired handle return GS_ENOENT and the
- * summary skips it.  Limitation: the record's slot in the dense job array
- * (about 200 bytes, plus its id string) is not reclaimed yet, so memory
- * still grows with every job ever submitted, slowly; the queue, the pass
- * and gs_engine_queue_list cost what is pending, not what was retired.
- * Errors: GS_ENOENT, GS_ESTATE (not terminal). */
+/* Forget terminal job `handle` and reclaim its memory: its record, its id
+ * string and its wait bookkeeping go to the next job submitted, so an
+ * engine's memory follows its live jobs, not every job it ever saw.  What
+ * it contributed stays: the estimator has learnt its run time, the wait
+ * summary (gs_wait_reasons_build) keeps its waits; per-job queries on the
+ * handle return GS_ENOENT from now on and the job summaries (metrics.h)
+ * skip it, so a driver that retires reports finished jobs itself (the
+ * daemon's journal does).  The handle is never given again; the id is free
+ * again (a later submit or restore may use it).  Costs O(1), plus the
+ * preemption holds and drains that still name the job (they are dropped:
+ * nobody waits for a job that ended).  Errors: GS_ENOENT (no such handle,
+ * or already retired), GS_ESTATE (not terminal). */
 int gs_engine_retire(struct gs_engine *eng, int job, struct gs_error *err);
 
 /* Pending jobs in the order the next pass visits them (as of the last

@@ -170,13 +170,16 @@ int gs_eng_place_next(const struct gs_engine *eng, int job)
 static void pending_shapes(const struct gs_engine *eng, struct gs_shape_dist *d)
 {
     struct gs_eng_place *p = eng->place;
-    int jobs[EXTRA_PENDING] = { 0 }, seen = 0;
+    int jobs[EXTRA_PENDING] = { 0 }, handles[EXTRA_PENDING] = { 0 }, seen = 0;
     for (size_t i = eng->phead; i < eng->ptail && seen < EXTRA_PENDING; i++) {
         int job = gs_eng_queued(eng, i);
-        if (job >= 0)
-            jobs[seen++] = job;
+        if (job >= 0) {
+            handles[seen] = gs_eng_handle(eng, job); /* slots may be reused: the memo */
+            jobs[seen++] = job;                      /* names handles */
+        }
     }
-    if (seen == p->memo_n && memcmp(jobs, p->memo_jobs, (size_t)seen * sizeof *jobs) == 0) {
+    if (seen == p->memo_n &&
+        memcmp(handles, p->memo_jobs, (size_t)seen * sizeof *handles) == 0) {
         d->n = p->memo_dist.n;
         memcpy(d->s, p->memo_dist.s, (size_t)d->n * sizeof *d->s);
         return;
@@ -189,7 +192,7 @@ static void pending_shapes(const struct gs_engine *eng, struct gs_shape_dist *d)
     }
     gs_shape_dist_equal_weights(d);
     p->memo_n = seen;
-    memcpy(p->memo_jobs, jobs, (size_t)seen * sizeof *jobs);
+    memcpy(p->memo_jobs, handles, (size_t)seen * sizeof *handles);
     p->memo_dist.n = d->n;
     memcpy(p->memo_dist.s, d->s, (size_t)d->n * sizeof *d->s);
 }

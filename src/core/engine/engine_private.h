@@ -11,6 +11,7 @@
 #include "core/place/profile.h"
 #include "core/engine/progress.h"
 #include "core/base/strtab.h"
+#include "core/base/intmap.h"
 
 #include <stddef.h>
 
@@ -59,7 +60,8 @@ struct job {
     int16_t stop_reason;        /* STOPPING: state once confirmed, -1 = none */
     uint8_t front;              /* requeued after a failed launch: sorts ahead of
                                    its peers until it starts (queue_order.c) */
-    uint8_t retired;            /* forgotten by gs_engine_retire */
+    int handle;                 /* the public handle of the job in this slot,
+                                   -1 = free slot (its job was retired) */
 };
 
 /* Why a pending job did not start in the last pass (coarse; issue 6's
@@ -76,16 +78,27 @@ enum gs_wait_reason {
 struct deadline {
     gs_time at;
     gs_time start;              /* the run it belongs to (stale if different) */
-    int job;
+    int job;                    /* slot */
+    int handle;                 /* ... and handle: stale once the slot is reused */
 };
 
 struct gs_engine {
     struct gs_cluster *cl;
     struct gs_policy pol;
-    struct gs_strtab *ids;      /* job id -> handle */
+    /* Job slots and handles.  Everything inside the engine indexes jobs by
+     * slot (eng->jobs[slot]); callers hold handles, given 0, 1, 2, ... in
+     * submission order and never reused.  The id table gives each job its
+     * slot: a retired job's id is removed (gs_strtab_remove) and its slot
+     * goes to the next job submitted.  Until a slot is reused, handle ==
+     * slot (the simulator never retires: there the two are the same); a
+     * job in a reused slot, or appended after one, is found through `moved`
+     * (handle -> slot), so memory follows the live jobs (gs_eng_slot). */
+    struct gs_strtab *ids;      /* job id -> slot (free slots: removed) */
     struct gs_strtab *strs;     /* team, user, name, queue, gpu model strings */
-    struct job *jobs;
-    size_t njobs, jobs_cap;
+    struct job *jobs;           /* by slot */
+    size_t njobs, jobs_cap;     /* slots in use or free (a high-water mark) */
+    int nhandles;               /* handles given so far */
+    struct gs_intmap *moved;    /* handle -> slot where the two differ */
     int *pending;               /* handles in queue order, from phead; new entries
                                    only at the end (queue_order.c scans the tail) */
     size_t phead, ptail, pending_cap;
@@ -95,9 +108,11 @@ struct gs_engine {
     int *running;
     struct gs_progress *prog;   /* parallel to running[]: progress of each run */
     size_t nrunning, running_cap, prog_cap;
-    struct gs_alloc_part *parts;
+    struct gs_alloc_part *parts; /* each run's GPUs, appended at its start */
     size_t nparts, parts_cap;
-    struct gs_alloc scratch;    /* parts for up to one per node */
+    size_t parts_dead;          /* of those, retired jobs' (gs_eng_compact_parts) */
+    struct gs_alloc possible_buf; /* room for job_possible's test placement
+                                     (one part per node); its result is unused */
     int64_t *team_milli;        /* GPU share held per string id (teams) */
     int *team_quota;            /* quota GPUs per string id, -1 none */
     size_t teams_cap;
@@ -106,8 +121,6 @@ struct gs_engine {
     struct gs_profile *profile; /* expected free times + reservations */
     struct gs_history *hist;    /* from_history estimator state, or NULL */
     int backfill;               /* resolved enum gs_backfill */
-    uint64_t *view;             /* scratch: one mask per node */
-    uint64_t *blocked;          /* scratch: one mask per node */
     struct gs_qstate *q;        /* pass order and bookkeeping (queue_private.h) */
     struct deadline *dl;        /* min-heap of runtime-cap kill times */
     size_t ndl, dl_cap;
@@ -138,11 +151,30 @@ struct gs_engine {
  * Returns 0 or GS_EINVAL. */
 int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err);
 
-/* Whether handle `job` was retired (gs_engine_retire). */
-static inline int gs_eng_retired(const struct gs_engine *eng, int job)
+/* Whether slot `job` is free (its job was retired, gs_engine_retire). */
+static inline int gs_eng_slot_free(const struct gs_engine *eng, int job)
 {
-    return eng->jobs[job].retired;
+    return eng->jobs[job].handle < 0;
 }
+
+/* The slot of the live job with handle `handle`, or GS_ENOENT (never
+ * given, or retired).  O(1): the slot itself while the job sits where its
+ * handle points, else the `moved` map. */
+static inline int gs_eng_slot(const struct gs_engine *eng, int handle)
+{
+    if (handle >= 0 && (size_t)handle < eng->njobs && eng->jobs[handle].handle == handle)
+        return handle;
+    return gs_intmap_get(eng->moved, handle);
+}
+
+/* The public handle of the job in slot `job`. */
+static inline int gs_eng_handle(const struct gs_engine *eng, int job)
+{
+    return eng->jobs[job].handle;
+}
+
+/* gs_eng_slot with a message: "no job with handle H" (GS_ENOENT). */
+int gs_eng_find(const struct gs_engine *eng, int handle, struct gs_error *err);
 
 /* The job queued at pending[i], or -1 when that entry is dead (the job left
  * the queue, or came back and has a newer entry). */
@@ -160,7 +192,8 @@ static inline void gs_eng_queue_append(struct gs_engine *eng, int job)
     eng->pending[eng->ptail++] = job;
 }
 
-/* Emit `ev` to the observer, if any. */
+/* Emit `ev` (its `job` a slot) to the observer, if any, with the job's
+ * handle in its place. */
 void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
 
 /* Placement request for `job`. */
@@ -182,17 +215,27 @@ void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota);
 void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed);
 
 /* Try to start `job` now, on GPUs free in `view` (NULL = live state).
+ * The placement is written to `a`, caller storage with room for one part
+ * per node (it holds the GPUs the job got when 0 is returned).
  * Returns 0 when started, GS_ENOSPC when it does not fit, GS_ENOMEM. */
 int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
-                     int backfilled);
+                     int backfilled, struct gs_alloc *a);
 
 /* Validate a job spec submitted at `now`; the message names the field.
  * Returns 0 or GS_EINVAL. */
 int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error *err);
 
-/* Append a pending job record (not yet queued); returns its handle, or
- * GS_EEXIST / GS_ENOMEM.  The id table stays aligned with the handles. */
+/* Add a pending job record (not yet queued) in a free slot or a new one,
+ * with the next handle; returns its slot, or GS_EEXIST / GS_ENOMEM (then
+ * nothing changed). */
 int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs_error *err);
+
+/* Retired jobs left `parts_dead` parts in eng->parts: once they are half
+ * of the pool (and of the slots, which the rebuild scans), rebuild it from
+ * the last runs of the jobs still held, so the pool follows the live jobs.
+ * Called by gs_engine_retire only (nothing holds a pointer into the pool
+ * across a public call).  On allocation failure the pool stays as it is. */
+void gs_eng_compact_parts(struct gs_engine *eng);
 
 /* Grow the job-run pools so one more job with `nparts` parts can start
  * without allocating.  Returns 0 or GS_ENOMEM. */
@@ -343,14 +386,25 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full);
 struct gs_diag_state *gs_eng_diag_create(int nnodes);
 void gs_eng_diag_destroy(struct gs_diag_state *ds);
 
+/* Slot `job` is being retired: its waits go to the summary's retired
+ * totals and its wait segments and codes are freed for the slot's next
+ * job.  (diagnose.c) */
+void gs_eng_diag_retire(struct gs_engine *eng, int job);
+
+/* Slot `job` is being retired: holds for it (as a waiter) are released
+ * and drains naming it forget it, so no later job in the slot inherits
+ * them.  (drain.c) */
+void gs_eng_pre_retired(struct gs_engine *eng, int job);
+
 /* The pass reserved GPUs for `job` from `start` (called from gs_eng_emit;
  * explanations only, never affects scheduling).  (diagnose.c) */
 void gs_eng_note_reserve(struct gs_engine *eng, int job, gs_time start);
 
-/* Start `job` on the placement already in eng->scratch (from gs_place):
+/* Start `job` on placement `a` (from gs_place; borrowed for the call):
  * takes the GPUs, records the run and reports GS_EV_START.  Returns 0,
  * GS_ENOSPC (the GPUs are not free after all) or GS_ENOMEM. */
-int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled);
+int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfilled,
+                        const struct gs_alloc *a);
 
 /* Mark `job` as no longer pending (started, cancelled); the queue array is
  * compacted lazily by gs_eng_compact_pending. */

@@ -2,19 +2,44 @@
 #include "core/engine/engine_private.h"
 #include "core/base/alloc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const struct gs_cluster *gs_engine_cluster(const struct gs_engine *eng) { return eng->cl; }
 const struct gs_policy *gs_engine_policy(const struct gs_engine *eng) { return &eng->pol; }
-int gs_engine_job_count(const struct gs_engine *eng) { return (int)eng->njobs; }
+int gs_engine_job_count(const struct gs_engine *eng) { return eng->nhandles; }
+int gs_engine_slot_count(const struct gs_engine *eng) { return (int)eng->njobs; }
+int gs_engine_held_count(const struct gs_engine *eng) { return gs_strtab_live(eng->ids); }
+
+int gs_engine_slot_handle(const struct gs_engine *eng, int slot)
+{
+    return slot >= 0 && (size_t)slot < eng->njobs ? eng->jobs[slot].handle : -1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int gs_engine_running_list(const struct gs_engine *eng, int *out, size_t cap)
+{
+    if (cap < eng->nrunning)
+        return (int)eng->nrunning;
+    for (size_t i = 0; i < eng->nrunning; i++)
+        out[i] = eng->jobs[eng->running[i]].handle;
+    if (eng->nrunning > 1)
+        qsort(out, eng->nrunning, sizeof *out, cmp_int);
+    return (int)eng->nrunning;
+}
 int gs_engine_pending_count(const struct gs_engine *eng) { return (int)eng->npending; }
 int gs_engine_running_count(const struct gs_engine *eng) { return (int)eng->nrunning; }
 gs_time gs_engine_now(const struct gs_engine *eng) { return eng->now; }
 
 int gs_engine_job_find(const struct gs_engine *eng, const char *id)
 {
-    int h = gs_strtab_find(eng->ids, id);
-    return h >= 0 && eng->jobs[h].retired ? GS_ENOENT : h;
+    int job = gs_strtab_find(eng->ids, id);
+    return job >= 0 ? gs_eng_handle(eng, job) : GS_ENOENT;
 }
 
 static const char *str(const struct gs_engine *eng, int id)
@@ -22,9 +47,10 @@ static const char *str(const struct gs_engine *eng, int id)
     return gs_strtab_name(eng->strs, id);
 }
 
-int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info *out)
+int gs_engine_job_info(const struct gs_engine *eng, int handle, struct gs_job_info *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     out->id = gs_strtab_name(eng->ids, job);
@@ -77,9 +103,10 @@ int gs_engine_job_info(const struct gs_engine *eng, int job, struct gs_job_info 
     return 0;
 }
 
-int gs_engine_job_eta(const struct gs_engine *eng, int job, gs_time total_ms, gs_time *end)
+int gs_engine_job_eta(const struct gs_engine *eng, int handle, gs_time total_ms, gs_time *end)
 {
-    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].run_pos < 0)
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0 || eng->jobs[job].run_pos < 0)
         return GS_ESTATE;
     *end = gs_progress_eta(&eng->prog[eng->jobs[job].run_pos], total_ms);
     return 0;
@@ -91,9 +118,10 @@ struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job)
     return j->run_pos >= 0 ? &eng->prog[j->run_pos] : NULL;
 }
 
-int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec *out)
+int gs_engine_job_spec(const struct gs_engine *eng, int handle, struct gs_job_spec *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     gs_job_spec_init(out);
@@ -119,9 +147,10 @@ int gs_engine_job_spec(const struct gs_engine *eng, int job, struct gs_job_spec 
     return 0;
 }
 
-int gs_engine_job_alloc(const struct gs_engine *eng, int job, struct gs_alloc *out)
+int gs_engine_job_alloc(const struct gs_engine *eng, int handle, struct gs_alloc *out)
 {
-    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].retired)
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
         return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
     if (j->first_start == GS_TIME_NONE)

@@ -134,14 +134,15 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
         j->state = (uint8_t)info->state;
         gs_eng_leave_pending(eng, job);
         if (info->state == GS_JOB_DONE && eng->est.observe)
-            eng->est.observe(eng->est.arg, eng, job, info->end - info->start);
+            eng->est.observe(eng->est.arg, eng, gs_eng_handle(eng, job),
+                             info->end - info->start);
     }
     restore_history(j, info);
     gs_eng_compact_pending(eng);
-    return job;
+    return gs_eng_handle(eng, job);
 }
 
-int gs_engine_restore_queue(struct gs_engine *eng, const int *jobs, size_t n,
+int gs_engine_restore_queue(struct gs_engine *eng, const int *handles, size_t n,
                             struct gs_error *err)
 {
     /* the array holds every pending job (and maybe dead entries), so it has
@@ -153,19 +154,19 @@ int gs_engine_restore_queue(struct gs_engine *eng, const int *jobs, size_t n,
     if (!seen)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        int job = jobs[i];
-        if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].state != GS_JOB_PENDING ||
-            seen[job]++) {
+        int job = gs_eng_slot(eng, handles[i]);
+        if (job < 0 || eng->jobs[job].state != GS_JOB_PENDING || seen[job]++) {
             gs_free(seen);
             return gs_errorf(err, GS_EINVAL,
                              "queue order: entry %zu (%d) is not pending or given twice", i,
-                             job);
+                             handles[i]);
         }
     }
     gs_free(seen);
     for (size_t i = 0; i < n; i++) {
-        eng->pending[i] = jobs[i];
-        eng->jobs[jobs[i]].qpos = (uint32_t)i;
+        int job = gs_eng_slot(eng, handles[i]);
+        eng->pending[i] = job;
+        eng->jobs[job].qpos = (uint32_t)i;
     }
     eng->phead = 0;
     eng->ptail = n;

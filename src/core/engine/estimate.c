@@ -141,9 +141,13 @@ static void job_keys(const struct gs_engine *eng, int job, uint64_t keys[4])
     keys[3] = make_key(3, 0, 0);
 }
 
-static gs_time hist_estimate(void *arg, const struct gs_engine *eng, int job)
+/* The estimator callbacks get the job's handle (engine.h). */
+static gs_time hist_estimate(void *arg, const struct gs_engine *eng, int handle)
 {
     struct gs_history *h = arg;
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
+        return GS_TIME_NONE;
     gs_time limit = eng->jobs[job].time_limit;
     uint64_t keys[4];
     job_keys(eng, job, keys);
@@ -159,9 +163,12 @@ static gs_time hist_estimate(void *arg, const struct gs_engine *eng, int job)
     return limit > 0 ? limit : GS_TIME_NONE;
 }
 
-static void hist_observe(void *arg, const struct gs_engine *eng, int job, gs_time runtime)
+static void hist_observe(void *arg, const struct gs_engine *eng, int handle, gs_time runtime)
 {
     struct gs_history *h = arg;
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
+        return;
     uint64_t keys[4];
     job_keys(eng, job, keys);
     for (int l = 0; l < 4; l++) {

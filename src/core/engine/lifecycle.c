@@ -39,13 +39,6 @@ void gs_engine_set_live(struct gs_engine *eng, int live)
     eng->live = live != 0;
 }
 
-static int find(const struct gs_engine *eng, int job, struct gs_error *err)
-{
-    if (job < 0 || (size_t)job >= eng->njobs)
-        return gs_errorf(err, GS_ENOENT, "no job with handle %d", job);
-    return 0;
-}
-
 static const char *job_id(const struct gs_engine *eng, int job)
 {
     return gs_strtab_name(eng->ids, job);
@@ -215,11 +208,11 @@ int gs_eng_fail_run(struct gs_engine *eng, int job, gs_time now, int why)
     return 0;
 }
 
-int gs_engine_started(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+int gs_engine_started(struct gs_engine *eng, gs_time now, int handle, struct gs_error *err)
 {
-    int rc = find(eng, job, err);
-    if (rc < 0)
-        return rc;
+    int job = gs_eng_find(eng, handle, err), rc;
+    if (job < 0)
+        return job;
     struct job *j = &eng->jobs[job];
     if (j->state != GS_JOB_STARTING)
         return gs_errorf(err, GS_ESTATE, "job %s is not starting", job_id(eng, job));
@@ -250,11 +243,11 @@ int gs_engine_started(struct gs_engine *eng, gs_time now, int job, struct gs_err
     return 0;
 }
 
-int gs_engine_launch_failed(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+int gs_engine_launch_failed(struct gs_engine *eng, gs_time now, int handle, struct gs_error *err)
 {
-    int rc = find(eng, job, err);
-    if (rc < 0)
-        return rc;
+    int job = gs_eng_find(eng, handle, err), rc;
+    if (job < 0)
+        return job;
     int st = eng->jobs[job].state;
     if (st != GS_JOB_STARTING && st != GS_JOB_STOPPING)
         return gs_errorf(err, GS_ESTATE, "job %s is not starting", job_id(eng, job));
@@ -271,16 +264,16 @@ static void ended(struct gs_engine *eng, int job, gs_time now, int code)
     struct job *j = &eng->jobs[job];
     gs_eng_stop_running(eng, job, now, code == 0 ? GS_JOB_DONE : GS_JOB_FAILED);
     if (code == 0 && eng->est.observe)
-        eng->est.observe(eng->est.arg, eng, job, now - j->start);
+        eng->est.observe(eng->est.arg, eng, gs_eng_handle(eng, job), now - j->start);
     emit(eng, GS_EV_FINISH, now, job);
 }
 
-int gs_engine_exited(struct gs_engine *eng, gs_time now, int job, int exit_code,
+int gs_engine_exited(struct gs_engine *eng, gs_time now, int handle, int exit_code,
                      struct gs_error *err)
 {
-    int rc = find(eng, job, err);
-    if (rc < 0)
-        return rc;
+    int job = gs_eng_find(eng, handle, err), rc;
+    if (job < 0)
+        return job;
     struct job *j = &eng->jobs[job];
     if (!gs_job_state_holds(j->state))
         return gs_errorf(err, GS_ESTATE, "job %s is not running", job_id(eng, job));
@@ -319,11 +312,11 @@ int gs_engine_exited(struct gs_engine *eng, gs_time now, int job, int exit_code,
     return 0;
 }
 
-int gs_engine_checkpointed(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+int gs_engine_checkpointed(struct gs_engine *eng, gs_time now, int handle, struct gs_error *err)
 {
-    int rc = find(eng, job, err);
-    if (rc < 0)
-        return rc;
+    int job = gs_eng_find(eng, handle, err), rc;
+    if (job < 0)
+        return job;
     struct job *j = &eng->jobs[job];
     if (j->state != GS_JOB_RUNNING && j->state != GS_JOB_STOPPING)
         return gs_errorf(err, GS_ESTATE, "job %s is not running", job_id(eng, job));
@@ -332,5 +325,25 @@ int gs_engine_checkpointed(struct gs_engine *eng, gs_time now, int job, struct g
     struct gs_progress *pr = &eng->prog[j->run_pos];
     gs_progress_mark_saved(pr, j->state == GS_JOB_STOPPING ? j->stop_at : now);
     j->last_ckpt = now;
+    return 0;
+}
+
+int gs_engine_retire(struct gs_engine *eng, int handle, struct gs_error *err)
+{
+    int job = gs_eng_find(eng, handle, err);
+    if (job < 0)
+        return job;
+    struct job *j = &eng->jobs[job];
+    if (!gs_job_state_terminal(j->state))
+        return gs_errorf(err, GS_ESTATE, "job %s has not ended", job_id(eng, job));
+    gs_eng_diag_retire(eng, job);
+    gs_eng_pre_retired(eng, job);
+    if (handle != job)
+        gs_intmap_del(eng->moved, handle);
+    gs_strtab_remove(eng->ids, job); /* the id is free again; the slot goes to the next job */
+    j->handle = -1;
+    eng->parts_dead += j->nparts;
+    j->nparts = 0;
+    gs_eng_compact_parts(eng);
     return 0;
 }

@@ -1,36 +1,42 @@
 /* progress.c - phase arithmetic for running jobs (see progress.h). */
 #include "core/engine/progress.h"
+#include "core/base/satmath.h"
 
 #define UNITS 1000 /* work units per ms of work */
 
+/* ceil(a / b) for b > 0, 0 for a <= 0; no a + b - 1 that could pass
+ * INT64_MAX. */
 static int64_t ceil_div(int64_t a, int64_t b)
 {
-    return a <= 0 ? 0 : (a + b - 1) / b;
+    return a <= 0 ? 0 : a / b + (a % b != 0);
 }
 
 void gs_progress_start(struct gs_progress *p, gs_time now, gs_time saved_ms, gs_time interval,
                        gs_time cost, gs_time restore_ms, int rate)
 {
     p->t = now;
-    p->work = p->saved = p->run_start = saved_ms * UNITS;
+    p->work = p->saved = p->run_start = gs_sat_mul(saved_ms, UNITS);
     p->interval = interval > 0 ? interval : 0;
     p->cost = cost > 0 ? cost : 0;
     p->rate = rate >= 1 && rate <= GS_RATE_FULL ? rate : GS_RATE_FULL;
     p->ckpt_wall = p->restore_wall = 0;
     if (restore_ms > 0) {
         p->phase = GS_PHASE_RESTORE;
-        p->phase_end = now + restore_ms;
+        p->phase_end = gs_sat_add(now, restore_ms);
     } else {
         p->phase = GS_PHASE_COMPUTE;
         p->phase_end = now;
     }
 }
 
-/* Next checkpoint boundary strictly above `work`, in work units. */
+/* Next checkpoint boundary strictly above `work`, in work units;
+ * INT64_MAX when it is past the largest work (no run reaches it: work is at
+ * most 9e15 ms x 1000 = 9e18 < INT64_MAX).  With an interval over half the
+ * largest run, the second boundary (2 x interval x 1000) is past int64. */
 static int64_t next_boundary(const struct gs_progress *p, int64_t work)
 {
-    int64_t iu = p->interval * UNITS;
-    return (work / iu + 1) * iu;
+    int64_t iu = gs_sat_mul(p->interval, UNITS);
+    return gs_sat_mul(work / iu + 1, iu);
 }
 
 /* Finish a RESTORE or CKPT phase that ends by `now`; returns 1 if the
@@ -61,34 +67,34 @@ void gs_progress_advance(struct gs_progress *p, gs_time now)
             continue;
         }
         if (p->interval == 0) {
-            p->work += (now - p->t) * p->rate;
+            p->work = gs_sat_add(p->work, gs_sat_mul(now - p->t, p->rate));
             p->t = now;
             return;
         }
-        int64_t iu = p->interval * UNITS;
+        int64_t iu = gs_sat_mul(p->interval, UNITS);
         /* whole cycles from a boundary: compute I then checkpoint C */
         if (p->work % iu == 0) {
             gs_time cycle = ceil_div(iu, p->rate) + p->cost;
             int64_t k = cycle > 0 ? (now - p->t) / cycle : 0;
             if (k > 0) {
-                p->work += k * iu;
+                p->work = gs_sat_add(p->work, gs_sat_mul(k, iu));
                 p->saved = p->work;
-                p->ckpt_wall += k * p->cost;
+                p->ckpt_wall += k * p->cost; /* k x cost <= k x cycle <= now - t */
                 p->t += k * cycle;
                 continue;
             }
         }
         int64_t b = next_boundary(p, p->work);
         gs_time to_b = ceil_div(b - p->work, p->rate);
-        if (p->t + to_b > now) {
-            p->work += (now - p->t) * p->rate;
+        if (gs_sat_add(p->t, to_b) > now) {
+            p->work = gs_sat_add(p->work, gs_sat_mul(now - p->t, p->rate));
             p->t = now;
             return;
         }
         p->work = b;
         p->t += to_b;
         p->phase = GS_PHASE_CKPT;
-        p->phase_end = p->t + p->cost;
+        p->phase_end = gs_sat_add(p->t, p->cost);
     }
 }
 
@@ -98,22 +104,9 @@ void gs_progress_set_rate(struct gs_progress *p, gs_time now, int rate)
     p->rate = rate >= 1 && rate <= GS_RATE_FULL ? rate : GS_RATE_FULL;
 }
 
-/* a + b and a * b for non-negative times, GS_TIME_INF when not representable. */
-static gs_time add_sat(gs_time a, gs_time b)
-{
-    gs_time r;
-    return __builtin_add_overflow(a, b, &r) ? GS_TIME_INF : r;
-}
-
-static gs_time mul_sat(int64_t a, int64_t b)
-{
-    int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? GS_TIME_INF : r;
-}
-
 gs_time gs_progress_eta(const struct gs_progress *p, gs_time total_ms)
 {
-    int64_t total = mul_sat(total_ms, UNITS), work = p->work;
+    int64_t total = gs_sat_mul(total_ms, UNITS), work = p->work;
     gs_time t = p->t;
     if (total == GS_TIME_INF)
         return GS_TIME_INF;
@@ -122,21 +115,21 @@ gs_time gs_progress_eta(const struct gs_progress *p, gs_time total_ms)
     if (p->phase != GS_PHASE_COMPUTE)
         t = p->phase_end;
     if (p->interval == 0)
-        return add_sat(t, ceil_div(total - work, p->rate));
-    int64_t iu = mul_sat(p->interval, UNITS);
+        return gs_sat_add(t, ceil_div(total - work, p->rate));
+    int64_t iu = gs_sat_mul(p->interval, UNITS);
     if (iu == GS_TIME_INF) /* one interval longer than any run: never checkpoints */
-        return add_sat(t, ceil_div(total - work, p->rate));
+        return gs_sat_add(t, ceil_div(total - work, p->rate));
     int64_t b = next_boundary(p, work);
     if (b >= total)
-        return add_sat(t, ceil_div(total - work, p->rate));
+        return gs_sat_add(t, ceil_div(total - work, p->rate));
     /* to the first boundary, its checkpoint, then whole cycles, then the
      * last piece (no checkpoint after the final piece of work); a sum past
      * the largest time (1e10 checkpoints of 1e6 s) is GS_TIME_INF, never a
      * wrapped value */
-    t = add_sat(t, add_sat(ceil_div(b - work, p->rate), p->cost));
+    t = gs_sat_add(t, gs_sat_add(ceil_div(b - work, p->rate), p->cost));
     int64_t cycles = (total - 1 - b) / iu; /* boundaries strictly inside (b, total) */
-    t = add_sat(t, mul_sat(cycles, add_sat(ceil_div(iu, p->rate), p->cost)));
-    return add_sat(t, ceil_div(total - (b + cycles * iu), p->rate));
+    t = gs_sat_add(t, gs_sat_mul(cycles, gs_sat_add(ceil_div(iu, p->rate), p->cost)));
+    return gs_sat_add(t, ceil_div(total - (b + cycles * iu), p->rate));
 }
 
 gs_time gs_progress_work(const struct gs_progress *p) { return p->work / UNITS; }
@@ -166,9 +159,9 @@ gs_time gs_progress_save_now(struct gs_progress *p, gs_time now)
         return GS_TIME_NONE;
     if (p->phase == GS_PHASE_COMPUTE && dt > 0) {
         p->phase = GS_PHASE_CKPT;
-        p->phase_end = now + dt;
+        p->phase_end = gs_sat_add(now, dt);
     }
-    return now + dt;
+    return gs_sat_add(now, dt);
 }
 
 void gs_progress_mark_saved(struct gs_progress *p, gs_time now)

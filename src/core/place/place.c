@@ -1,6 +1,6 @@
 /* place.c - placement under the topology rule: candidate enumeration and
- * the pack/spread/first_fit scores; topo, frag and MIG plug in through
- * place_private.h.
+ * the strategy registry; each strategy is an ops table in its own file
+ * (place_private.h), MIG requests go to place_mig.c.
  *
  * Every placement is a choice among candidate units (an NVLink domain, a
  * node, a GPU for shared jobs).  The strategy turns a candidate into a score
@@ -8,13 +8,31 @@
  * inside a unit are taken lowest index first.
  */
 #include "core/place/place_private.h"
-#include "core/policy/policy.h"
 
 #include <limits.h>
 #include <stddef.h>
 
 #define DEFAULT_SCHED_WEIGHT 1.0
 #define DEFAULT_QUANTUM 100.0
+
+/* The registry: every row of GS_PLACE_STRATEGIES (policy.h), indexed by
+ * its enum value. */
+#define OPS_ROW(id, name) [GS_PLACE_##id] = &gs_place_##name##_ops,
+static const struct gs_place_ops *const strategies[GS_PLACE_COUNT] = {
+    GS_PLACE_STRATEGIES(OPS_ROW)
+};
+#undef OPS_ROW
+
+const struct gs_place_ops *gs_place_ops_of(int strategy)
+{
+    return strategy >= 0 && strategy < GS_PLACE_COUNT ? strategies[strategy] : NULL;
+}
+
+int gs_place_fit(int strategy)
+{
+    const struct gs_place_ops *ops = gs_place_ops_of(strategy);
+    return ops ? ops->fit : GS_PLACE_FIT_BEST;
+}
 
 static int pc(uint64_t x)
 {
@@ -62,29 +80,17 @@ int gs_pl_node_ok(const struct gs_pctx *c, int node)
     return 1;
 }
 
-/* Score of giving `take` (gpus GPUs) from a unit with `unit_idle` idle GPUs
- * on a node with `node_idle` idle GPUs.  pack: best fit, fewest idle GPUs
- * left in the unit, then on the node.  spread: most idle node first, then
- * unit.  topo and frag: place_topo.c, place_frag.c. */
+/* The strategy's score of a whole-GPU candidate (gs_place_ops). */
 static struct gs_pscore score(struct gs_pctx *c, int node, uint64_t take, int unit_idle,
                               int node_idle)
 {
-    int gpus = pc(take);
-    struct gs_pscore s = { 0, 0 };
-    switch (c->strategy) {
-    case GS_PLACE_SPREAD:
-        s.b = -((int64_t)node_idle * 1024 + unit_idle);
-        return s;
-    case GS_PLACE_TOPO:
-        return gs_topo_score_whole(c, node, take, unit_idle, node_idle);
-    case GS_PLACE_FRAG:
-        return gs_frag_score_whole(c, node, take, unit_idle, node_idle);
-    case GS_PLACE_FIRST_FIT:
-        return s; /* every candidate ties: the first in node order wins */
-    default:
-        s.b = (int64_t)(unit_idle - gpus) * 1024 + (node_idle - gpus);
-        return s;
-    }
+    return c->ops->score_whole(c, node, take, unit_idle, node_idle);
+}
+
+/* Whether the strategy rules node `n` out against `best` (gs_place_ops). */
+static int pruned(const struct gs_pctx *c, int n, struct gs_pscore best)
+{
+    return c->ops->prune && c->ops->prune(c, n, best);
 }
 
 static void emit_one(struct gs_pctx *c, int node, uint64_t mask)
@@ -102,20 +108,21 @@ static int emit_best(struct gs_pctx *c, const struct gs_pl_best *b)
     return 0;
 }
 
-/* Whether no later candidate can beat `s` (pack and topo scores are never
+/* Whether no later candidate can beat `s` (the strategy's scores are never
  * below 0), so a scan may stop: ties go to the earlier candidate anyway. */
 static int unbeatable(const struct gs_pctx *c, struct gs_pscore s)
 {
-    return (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_TOPO ||
-            c->strategy == GS_PLACE_FIRST_FIT) && s.a == 0 && s.b == 0;
+    return c->ops->zero_floor && s.a == 0 && s.b == 0;
 }
 
-/* place_domain for pack, spread and first_fit: the same scores in plain integers,
- * which keeps the scan of a large cluster within a few microseconds. */
+/* place_domain for the strategies ranked by their fit alone (pack, spread,
+ * first_fit): the scores of place_pack.c, place_spread.c and
+ * place_first_fit.c in plain integers, which keeps the scan of a large
+ * cluster within a few microseconds. */
 static int place_domain_int(struct gs_pctx *c)
 {
     int gpus = c->req->gpus, best_node = -1, nn = gs_cluster_node_count(c->cl);
-    int spread = c->strategy == GS_PLACE_SPREAD;
+    int spread = c->ops->fit == GS_PLACE_FIT_WORST, first = c->ops->fit == GS_PLACE_FIT_FIRST;
     uint64_t best_mask = 0;
     int64_t best = INT64_MAX;
     const uint8_t *ndom = c->ndom;
@@ -129,9 +136,9 @@ static int place_domain_int(struct gs_pctx *c)
             int f = ndom[n] == 1 ? ni : pc(free_d);
             if (f < gpus)
                 continue;
-            int64_t s = spread ? -((int64_t)ni * 1024 + f)
-                        : c->strategy == GS_PLACE_FIRST_FIT ? 0
-                                                            : (int64_t)(f - gpus) * 1024 + (ni - gpus);
+            int64_t s = spread  ? -((int64_t)ni * 1024 + f)
+                        : first ? 0
+                                : (int64_t)(f - gpus) * 1024 + (ni - gpus);
             if (s < best) {
                 best = s;
                 best_node = n;
@@ -145,14 +152,15 @@ static int place_domain_int(struct gs_pctx *c)
     return 0;
 }
 
-/* pack/spread on the live state with no per-node constraint: the cluster's
- * domain index answers without scanning every node. */
+/* pack/spread (ops->indexed) on the live state with no per-node
+ * constraint: the cluster's domain index answers without scanning every
+ * node. */
 static int indexed(const struct gs_pctx *c)
 {
     const struct gs_request *r = c->req;
     return !c->view && !r->blocked && !r->nodes_allowed && r->gpu_type < 0 && !r->gpu_types &&
            r->mem_mib <= 0 && r->cpu_milli == 0 && r->host_mem_mib == 0 &&
-           (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_SPREAD);
+           c->ops->indexed;
 }
 
 /* All GPUs inside one NVLink domain. */
@@ -161,22 +169,21 @@ static int place_domain(struct gs_pctx *c)
     if (indexed(c)) {
         int node;
         uint64_t dm;
-        int rc = gs_cluster_best_domain(c->cl, c->req->gpus, c->strategy == GS_PLACE_SPREAD,
-                                        &node, &dm);
+        int rc = gs_cluster_best_domain(c->cl, c->req->gpus,
+                                        c->ops->fit == GS_PLACE_FIT_WORST, &node, &dm);
         if (rc == 0)
             emit_one(c, node, take_low(gs_cluster_idle_mask(c->cl, node) & dm, c->req->gpus));
         if (rc != GS_ENOTSUP)
             return rc;
     }
-    if (c->strategy == GS_PLACE_PACK || c->strategy == GS_PLACE_SPREAD ||
-        c->strategy == GS_PLACE_FIRST_FIT)
+    if (c->ops->domain_int)
         return place_domain_int(c);
     int gpus = c->req->gpus, nn = gs_cluster_node_count(c->cl);
     struct gs_pl_best best = { GS_PSCORE_WORST, -1, 0 };
     for (int n = 0; n < nn && !unbeatable(c, best.s); n++) {
         uint64_t idle = idle_of(c, n);
         int ni = pc(idle);
-        if (ni < gpus || gs_frag_prune(c, n, best.s) || !node_ok(c, n))
+        if (ni < gpus || pruned(c, n, best.s) || !node_ok(c, n))
             continue;
         for (int d = 0; d < c->ndom[n]; d++) {
             uint64_t free_d = c->ndom[n] == 1 ? idle : idle & gs_cluster_domain_mask(c->cl, n, d);
@@ -217,7 +224,7 @@ static int place_node(struct gs_pctx *c, int whole_domains)
     struct gs_pl_best best = { GS_PSCORE_WORST, -1, 0 };
     for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
         uint64_t idle = idle_of(c, n);
-        if (pc(idle) < c->req->gpus || gs_frag_prune(c, n, best.s) || !node_ok(c, n))
+        if (pc(idle) < c->req->gpus || pruned(c, n, best.s) || !node_ok(c, n))
             continue;
         uint64_t m = node_take(c, n, idle, whole_domains);
         if (m)
@@ -272,8 +279,8 @@ static int place_remainder(struct gs_pctx *c, int r, int rule_any)
 /* Larger than a node: whole idle nodes in node order, then the remainder. */
 static int place_multi(struct gs_pctx *c)
 {
-    if (c->strategy == GS_PLACE_TOPO || c->strategy == GS_PLACE_FRAG)
-        return gs_topo_place_multi(c);
+    if (c->ops->place_multi)
+        return c->ops->place_multi(c);
     int remaining = c->req->gpus;
     c->out->nparts = 0;
     for (int n = 0; n < gs_cluster_node_count(c->cl) && remaining > 0; n++) {
@@ -326,33 +333,12 @@ int64_t gs_pl_shared_mem(const struct gs_pctx *c, int node)
     return c->req->mem_mib >= 0 ? c->req->mem_mib : cap * c->req->milli / GS_MILLI_GPU;
 }
 
-/* Score of a shared candidate: GPU `g` of `node` with `fm` free share on a
- * node with `ni` idle GPUs. */
-static struct gs_pscore score_shared(struct gs_pctx *c, int node, int g, int fm, int ni)
-{
-    struct gs_pscore s = { 0, 0 };
-    switch (c->strategy) {
-    case GS_PLACE_SPREAD:
-        s.b = -((int64_t)fm * 1024 + ni);
-        return s;
-    case GS_PLACE_TOPO:
-        return gs_topo_score_shared(c, node, g, fm);
-    case GS_PLACE_FRAG:
-        return gs_frag_score_shared(c, node, g, fm);
-    case GS_PLACE_FIRST_FIT:
-        return s;
-    default:
-        s.b = (int64_t)(fm - c->req->milli) * 1024 + ni;
-        return s;
-    }
-}
-
 /* GPUs of node `n` worth scoring for a shared job, from the sets in
  * `which`: SH_PART every partly used GPU (fully used ones never fit);
  * SH_IDLE of the idle GPUs the lowest of each NVLink domain (idle GPUs of
  * one domain are interchangeable and the lowest wins ties).  With a view
  * only GPUs idle in it count, as if empty. */
-enum { SH_PART = 1, SH_IDLE = 2 };
+enum { SH_PART = GS_SH_PART, SH_IDLE = GS_SH_IDLE };
 
 static uint64_t shared_candidates(const struct gs_pctx *c, const uint64_t *part, int n,
                                   uint64_t idle, int which)
@@ -387,7 +373,7 @@ static void scan_shared(struct gs_pctx *c, int which, struct shared_best *b)
     for (int n = 0; n < nn && !unbeatable(c, b->s); n++) {
         uint64_t idle = idle_of(c, n);
         uint64_t m = shared_candidates(c, part, n, idle, which);
-        if (!m || gs_frag_prune(c, n, b->s) || !node_ok(c, n))
+        if (!m || pruned(c, n, b->s) || !node_ok(c, n))
             continue;
         if (gs_cluster_node_gpu_type(c->cl, n) != type) {
             type = gs_cluster_node_gpu_type(c->cl, n);
@@ -403,7 +389,7 @@ static void scan_shared(struct gs_pctx *c, int which, struct shared_best *b)
             int64_t fmem = cap - (is_idle ? 0 : gs_cluster_gpu_used_mem(c->cl, n, g));
             if (fmem < need)
                 continue;
-            struct gs_pscore s = score_shared(c, n, g, fm, ni);
+            struct gs_pscore s = c->ops->score_shared(c, n, g, fm, ni);
             if (gs_pscore_less(s, b->s)) {
                 b->s = s;
                 b->node = n;
@@ -422,6 +408,8 @@ static int spread_idle_indexed(struct gs_pctx *c, struct shared_best *b)
 {
     int node = -1;
     uint64_t dm = 0;
+    if (c->ops->fit != GS_PLACE_FIT_WORST)
+        return 0;
     int rc = indexed(c) ? gs_cluster_best_domain(c->cl, 1, 1, &node, &dm) : GS_ENOTSUP;
     if (rc == GS_ENOTSUP)
         return 0;
@@ -437,28 +425,16 @@ static int spread_idle_indexed(struct gs_pctx *c, struct shared_best *b)
  * largest (spread).  GPUs in MIG mode never take shared jobs.  pack and
  * topo rank every fitting partly used GPU before any idle one (pack: less
  * free share; topo: no unit lost, no idle GPU broken) and spread every idle
- * GPU before a partly used one, so the second set is scanned only when the
- * first has no fit; frag scans both. */
+ * GPU before a partly used one, so the second set (ops->shared) is scanned
+ * only when the first has no fit; frag and first_fit scan both at once. */
 static int place_shared(struct gs_pctx *c)
 {
     struct shared_best b = { -1, -1, 0, GS_PSCORE_WORST };
-    switch (c->strategy) {
-    case GS_PLACE_FRAG:
-    case GS_PLACE_FIRST_FIT: /* first_fit: the first GPU with room, node order */
-        scan_shared(c, SH_PART | SH_IDLE, &b);
-        break;
-    case GS_PLACE_SPREAD:
-        if (!spread_idle_indexed(c, &b))
-            scan_shared(c, SH_IDLE, &b);
-        if (b.node < 0)
-            scan_shared(c, SH_PART, &b);
-        break;
-    default:
-        scan_shared(c, SH_PART, &b);
-        if (b.node < 0)
-            scan_shared(c, SH_IDLE, &b);
-        break;
-    }
+    const unsigned char *sets = c->ops->shared;
+    if (!(sets[0] == SH_IDLE && spread_idle_indexed(c, &b)))
+        scan_shared(c, sets[0], &b);
+    if (b.node < 0 && sets[1])
+        scan_shared(c, sets[1], &b);
     if (b.node < 0)
         return GS_ENOSPC;
     emit_one(c, b.node, 1ULL << b.gpu);
@@ -483,12 +459,13 @@ static int check_request(const struct gs_request *r, const struct gs_alloc *out,
 }
 
 static void setup(struct gs_pctx *c, const struct gs_cluster *cl, const uint64_t *view,
-                  const struct gs_request *req, int strategy, struct gs_alloc *out)
+                  const struct gs_request *req, const struct gs_place_ops *ops,
+                  struct gs_alloc *out)
 {
     c->cl = cl;
     c->view = view;
     c->req = req;
-    c->strategy = strategy;
+    c->ops = ops;
     c->out = out;
     struct gs_cluster_stats st = gs_cluster_stats(cl);
     c->k = st.k;
@@ -505,8 +482,8 @@ static void setup(struct gs_pctx *c, const struct gs_cluster *cl, const uint64_t
     c->fnode = -1;
     c->node_frag = NULL;
     c->node_simple = NULL;
-    if (strategy == GS_PLACE_FRAG)
-        gs_frag_setup(c);
+    if (ops->setup)
+        ops->setup(c);
     out->nparts = 0;
     out->milli = req->milli;
     out->mem_mib = 0;
@@ -540,10 +517,11 @@ int gs_place(const struct gs_cluster *cl, const uint64_t *view,
     int rc = check_request(req, out, err);
     if (rc < 0)
         return rc;
-    if (strategy < GS_PLACE_PACK || strategy > GS_PLACE_FIRST_FIT)
+    const struct gs_place_ops *ops = gs_place_ops_of(strategy);
+    if (!ops)
         return gs_errorf(err, GS_ENOTSUP, "placement strategy %d: unknown", strategy);
     struct gs_pctx c;
-    setup(&c, cl, view, req, strategy, out);
+    setup(&c, cl, view, req, ops, out);
     if (req->mig)
         rc = gs_place_mig(&c);
     else if (req->milli < GS_MILLI_GPU)

@@ -85,6 +85,15 @@ int gs_place(const struct gs_cluster *cl, const uint64_t *idle,
              const struct gs_request *req, int strategy, struct gs_alloc *out,
              struct gs_error *err);
 
+/* How a strategy ranks candidates where only counts of free GPUs are
+ * compared (a one-domain job's scan and the domain index, the earliest
+ * start's ties, MIG instances): BEST fewest left free (pack, topo, frag),
+ * WORST most left free (spread), FIRST none, node order (first_fit). */
+enum gs_place_fit { GS_PLACE_FIT_BEST, GS_PLACE_FIT_WORST, GS_PLACE_FIT_FIRST };
+
+/* The fit rule of `strategy` (enum gs_strategy); BEST for an unknown one. */
+int gs_place_fit(int strategy);
+
 /* Whether `req` could ever be placed: it fits the cluster when every GPU is
  * idle.  `scratch` is caller storage as for gs_place.  Returns 1 or 0. */
 int gs_place_possible(const struct gs_cluster *cl, const struct gs_request *req,

@@ -19,7 +19,6 @@
  * the node terms is the difference of the cluster totals.
  */
 #include "core/place/place_private.h"
-#include "core/policy/policy.h"
 
 #include <limits.h>
 #include <math.h>
@@ -56,7 +55,8 @@ static int no_bigger(const struct gs_shape *m, const struct gs_request *r)
     return m->mem_mib >= 0 && r->mem_mib >= 0 && m->mem_mib <= r->mem_mib;
 }
 
-void gs_frag_setup(struct gs_pctx *c)
+/* Set up the frag context (shape distribution, cache). */
+static void frag_setup(struct gs_pctx *c)
 {
     if (!c->shapes || c->shapes->n == 0) {
         own_shape(c->req, &c->own);
@@ -95,7 +95,7 @@ static void load_node(struct gs_pctx *c, int node)
 /* Scores closer than the quantum tie (then the topo order decides).  The
  * sigmoid shape is FGD's node score, trunc(100 / (1 + exp(v / 1000))) of
  * the decrease -v, negated so that lower still wins; like the quantum it
- * is non-decreasing in v, which keeps gs_frag_prune's bound valid. */
+ * is non-decreasing in v, which keeps frag_prune's bound valid. */
 static double quantise(const struct gs_pctx *c, double v)
 {
     if (c->score_shape == GS_FRAG_SCORE_SIGMOID)
@@ -120,9 +120,9 @@ static double sched_term(const struct gs_pctx *c, int node, uint64_t idle_after)
  * at least the shapes no bigger than the request (psmall); and F_n cannot
  * fall below 0.  The S_k term is never negative.  A hair below, against
  * rounding. */
-int gs_frag_prune(const struct gs_pctx *c, int n, struct gs_pscore best)
+static int frag_prune(const struct gs_pctx *c, int n, struct gs_pscore best)
 {
-    if (c->strategy != GS_PLACE_FRAG || !c->node_frag || best.a >= 1e300)
+    if (!c->node_frag || best.a >= 1e300)
         return 0;
     const struct gs_request *r = c->req;
     double lb = r->milli < GS_MILLI_GPU
@@ -133,8 +133,8 @@ int gs_frag_prune(const struct gs_pctx *c, int n, struct gs_pscore best)
     return quantise(c, lb - 1e-6) >= best.a;
 }
 
-struct gs_pscore gs_frag_score_whole(struct gs_pctx *c, int node, uint64_t take,
-                                     int unit_free, int node_free)
+static struct gs_pscore frag_whole(struct gs_pctx *c, int node, uint64_t take, int unit_free,
+                                   int node_free)
 {
     load_node(c, node);
     struct gs_frag_node *st = &c->st;
@@ -167,8 +167,9 @@ struct gs_pscore gs_frag_score_whole(struct gs_pctx *c, int node, uint64_t take,
     return s;
 }
 
-struct gs_pscore gs_frag_score_shared(struct gs_pctx *c, int node, int gpu, int fm)
+static struct gs_pscore frag_shared(struct gs_pctx *c, int node, int gpu, int fm, int node_free)
 {
+    (void)node_free;
     load_node(c, node);
     struct gs_frag_node *st = &c->st;
     int64_t need = gs_pl_shared_mem(c, node), cpu = st->cpu_free;
@@ -188,3 +189,17 @@ struct gs_pscore gs_frag_score_shared(struct gs_pctx *c, int node, int gpu, int 
     s.a = quantise(c, after - c->f_before + sched_term(c, node, gs_pl_idle(c, node) & ~bit));
     return s;
 }
+
+const struct gs_place_ops gs_place_frag_ops = {
+    .name = "frag",
+    .fit = GS_PLACE_FIT_BEST,
+    .domain_int = 0,
+    .indexed = 0,
+    .zero_floor = 0,
+    .shared = { GS_SH_PART | GS_SH_IDLE, 0 },
+    .setup = frag_setup,
+    .score_whole = frag_whole,
+    .score_shared = frag_shared,
+    .prune = frag_prune,
+    .place_multi = gs_topo_place_multi,
+};

@@ -43,7 +43,7 @@ static void scan_node(const struct gs_pctx *c, int node, int profile, struct mig
         const struct gs_mig_layout *l = gs_cluster_gpu_mig(c->cl, node, g, &busy);
         busy = busy_of(c, node, g, busy);
         int used = gs_mig_layout_compute(model, l, busy);
-        int64_t key = c->strategy == GS_PLACE_SPREAD ? used : GS_MIG_COMPUTE - used;
+        int64_t key = c->ops->fit == GS_PLACE_FIT_WORST ? used : GS_MIG_COMPUTE - used;
         for (int i = 0; i < l->n; i++) {
             if (l->prof[i] != profile || (busy >> i & 1))
                 continue;

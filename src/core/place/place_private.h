@@ -1,7 +1,8 @@
 /* place_private.h - what the placement strategies share: the call context,
- * candidate scores and small helpers.  Included by place.c (the topology
- * rule and candidate enumeration), place_topo.c, place_frag.c and
- * place_mig.c; nothing else.
+ * candidate scores, the strategy ops table and small helpers.  Included by
+ * place.c (the topology rule, candidate enumeration and the registry), the
+ * strategy files place_pack.c, place_spread.c, place_first_fit.c,
+ * place_topo.c and place_frag.c, place_mig.c and profile.c; nothing else.
  *
  * Every placement is a choice among candidates (an NVLink domain or node
  * plus the GPUs taken, or one GPU for a shared job).  A strategy turns a
@@ -13,12 +14,64 @@
 
 #include "core/place/frag.h"
 #include "core/place/place.h"
+#include "core/policy/policy.h"
 
 /* Lower is better: compare `a`, then `b`. */
 struct gs_pscore {
     double a;
     int64_t b;
 };
+
+struct gs_pctx;
+
+/* Shared-job candidate sets (place.c): SH_PART every partly used GPU,
+ * SH_IDLE the lowest idle GPU of each NVLink domain. */
+enum { GS_SH_PART = 1, GS_SH_IDLE = 2 };
+
+/* A placement strategy: what place.c's candidate enumeration asks of it.
+ * One table per strategy, defined in the strategy's file (place_pack.c,
+ * place_spread.c, place_first_fit.c, place_topo.c, place_frag.c) and
+ * registered by name in GS_PLACE_STRATEGIES (policy.h); place.c finds it by
+ * the policy's enum value.  Hooks get the call context `c` (borrowed for
+ * the call) and never change the cluster. */
+struct gs_place_ops {
+    const char *name;              /* placement.strategy value */
+    int fit;                       /* enum gs_place_fit: the integer rank of the
+                                      fast paths (one-domain scan, domain index,
+                                      earliest start, MIG instances) */
+    int domain_int;                /* a one-domain job is ranked by `fit` alone
+                                      (integer scan) instead of score_whole */
+    int indexed;                   /* the cluster's domain index may answer a
+                                      one-domain job on the live state (fit
+                                      BEST or WORST only) */
+    int zero_floor;                /* scores are never below {0, 0}: a scan may
+                                      stop at the first such candidate */
+    unsigned char shared[2];       /* shared job: candidate sets to scan, the
+                                      second only when the first has no fit */
+    /* Called once per placement before any score (NULL = nothing). */
+    void (*setup)(struct gs_pctx *c);
+    /* Score of a whole-GPU candidate: `take` from a unit (domain or node)
+     * with `unit_free` free GPUs on `node` with `node_free` free GPUs. */
+    struct gs_pscore (*score_whole)(struct gs_pctx *c, int node, uint64_t take,
+                                    int unit_free, int node_free);
+    /* Score of a shared candidate: GPU `gpu` of `node` with `fm` milli-GPU
+     * free, on a node with `node_free` idle GPUs. */
+    struct gs_pscore (*score_shared)(struct gs_pctx *c, int node, int gpu, int fm,
+                                     int node_free);
+    /* Whether node `n` cannot beat `best` found on an earlier node, so the
+     * scan may skip it (NULL = never). */
+    int (*prune)(const struct gs_pctx *c, int n, struct gs_pscore best);
+    /* A job larger than a node: fill c->out, return 0 or GS_ENOSPC
+     * (NULL = whole idle nodes in node order, then a remainder). */
+    int (*place_multi)(struct gs_pctx *c);
+};
+
+/* The ops of `strategy` (enum gs_strategy), NULL when unknown. */
+const struct gs_place_ops *gs_place_ops_of(int strategy);
+
+#define GS_PLACE_OPS_DECL(id, name) extern const struct gs_place_ops gs_place_##name##_ops;
+GS_PLACE_STRATEGIES(GS_PLACE_OPS_DECL)
+#undef GS_PLACE_OPS_DECL
 
 struct gs_pctx {
     const struct gs_cluster *cl;
@@ -28,7 +81,7 @@ struct gs_pctx {
     int mask_mig;                  /* a view must drop GPUs in MIG mode */
     int plain;                     /* no type, partition or host constraint */
     const struct gs_request *req;
-    int strategy;
+    const struct gs_place_ops *ops; /* the strategy */
     struct gs_alloc *out;
     int k;                         /* S_k job size of the cluster */
     double weight;                 /* frag: S_k loss weight */
@@ -105,31 +158,11 @@ int gs_pl_node_ok(const struct gs_pctx *c, int node);
 /* Memory a shared request needs on a GPU of `node`. */
 int64_t gs_pl_shared_mem(const struct gs_pctx *c, int node);
 
-/* topo scores (place_topo.c): a whole-GPU candidate taking `take` from a
- * unit with `unit_free` free GPUs on a node with `node_free`; a shared
- * candidate on GPU `gpu` with `fm` milli-GPU free. */
-struct gs_pscore gs_topo_score_whole(const struct gs_pctx *c, int node, uint64_t take,
-                                     int unit_free, int node_free);
-struct gs_pscore gs_topo_score_shared(const struct gs_pctx *c, int node, int gpu, int fm);
-
 /* topo and frag placement of a job larger than a node: whole idle nodes of
  * one rack or multi-node domain when one can hold it (the fullest such
- * group first), then a remainder; else across groups.  Returns 0 or
- * GS_ENOSPC.  (place_topo.c) */
+ * group first), then a remainder scored by c->ops->score_whole; else across
+ * groups.  Returns 0 or GS_ENOSPC.  (place_topo.c) */
 int gs_topo_place_multi(struct gs_pctx *c);
-
-/* frag scores (place_frag.c), same candidates as topo. */
-struct gs_pscore gs_frag_score_whole(struct gs_pctx *c, int node, uint64_t take,
-                                     int unit_free, int node_free);
-struct gs_pscore gs_frag_score_shared(struct gs_pctx *c, int node, int gpu, int fm);
-
-/* Set up the frag context (shape distribution, cache). */
-void gs_frag_setup(struct gs_pctx *c);
-
-/* frag: whether node `n` cannot beat `best` (found on an earlier node):
- * a lower bound of its score (place_frag.c) is no better, and a tie goes
- * to the earlier node.  Needs the F_n cache; 0 without. */
-int gs_frag_prune(const struct gs_pctx *c, int n, struct gs_pscore best);
 
 /* A MIG request.  Returns 0 or GS_ENOSPC.  (place_mig.c) */
 int gs_place_mig(struct gs_pctx *c);

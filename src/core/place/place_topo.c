@@ -14,7 +14,6 @@
  * with the fewest idle GPUs wins.  docs/placement.md gives worked examples.
  */
 #include "core/place/place_private.h"
-#include "core/policy/policy.h"
 
 #include <limits.h>
 
@@ -47,8 +46,8 @@ static int broken_domains(const struct gs_pctx *c, int node, uint64_t idle, uint
     return broken;
 }
 
-struct gs_pscore gs_topo_score_whole(const struct gs_pctx *c, int node, uint64_t take,
-                                     int unit_free, int node_free)
+static struct gs_pscore topo_whole(struct gs_pctx *c, int node, uint64_t take, int unit_free,
+                                   int node_free)
 {
     uint64_t idle = gs_pl_idle(c, node), after = idle & ~take;
     int gpus = pc(take);
@@ -63,8 +62,9 @@ struct gs_pscore gs_topo_score_whole(const struct gs_pctx *c, int node, uint64_t
     return s;
 }
 
-struct gs_pscore gs_topo_score_shared(const struct gs_pctx *c, int node, int gpu, int fm)
+static struct gs_pscore topo_shared(struct gs_pctx *c, int node, int gpu, int fm, int node_free)
 {
+    (void)node_free;
     uint64_t idle = gs_pl_idle(c, node), bit = 1ULL << gpu;
     int gpu_idle = (idle & bit) != 0;
     uint64_t after = idle & ~bit;
@@ -113,10 +113,7 @@ static int remainder_in(struct gs_pctx *c, int r, int grp, int by_mdomain)
             if (!m)
                 continue;
             int unit = r <= maxdom ? pc(fd) : pc(idle);
-            struct gs_pscore s = c->strategy == GS_PLACE_FRAG
-                                     ? gs_frag_score_whole(c, n, m, unit, pc(idle))
-                                     : gs_topo_score_whole(c, n, m, unit, pc(idle));
-            gs_pl_consider(&best, s, n, m);
+            gs_pl_consider(&best, c->ops->score_whole(c, n, m, unit, pc(idle)), n, m);
         }
     }
     if (best.node < 0 || c->out->nparts >= c->out->cap)
@@ -185,3 +182,15 @@ int gs_topo_place_multi(struct gs_pctx *c)
     }
     return fill_group(c, -1, 0);
 }
+
+const struct gs_place_ops gs_place_topo_ops = {
+    .name = "topo",
+    .fit = GS_PLACE_FIT_BEST,
+    .domain_int = 0,
+    .indexed = 0,
+    .zero_floor = 1,
+    .shared = { GS_SH_PART, GS_SH_IDLE },
+    .score_whole = topo_whole,
+    .score_shared = topo_shared,
+    .place_multi = gs_topo_place_multi,
+};

@@ -303,11 +303,13 @@ static gs_time domain_earliest(const struct gs_profile *p, int node, uint64_t dm
 }
 
 /* Jobs that fit one NVLink domain: the domain that can start them first
- * (ties: best fit under pack, most room under spread, then node order). */
+ * (ties by the strategy's fit, gs_place_fit: best fit under pack, topo and
+ * frag, most room under spread, then node order). */
 static int earliest_domain(struct gs_profile *p, const struct gs_cluster *cl, gs_time now,
                            const struct gs_request *req, int strategy, gs_time dur,
                            gs_time *start, struct gs_alloc *out)
 {
+    int fit = gs_place_fit(strategy);
     int g = req->gpus, best_node = -1;
     gs_time best_t = GS_TIME_INF;
     int best_score = 0;
@@ -335,9 +337,9 @@ static int earliest_domain(struct gs_profile *p, const struct gs_cluster *cl, gs
             if (t == GS_TIME_INF || t > best_t)
                 continue;
             int room = avail - g;
-            int score = strategy == GS_PLACE_SPREAD       ? -room
-                        : strategy == GS_PLACE_FIRST_FIT ? 0 /* node order */
-                                                         : room;
+            int score = fit == GS_PLACE_FIT_WORST   ? -room
+                        : fit == GS_PLACE_FIT_FIRST ? 0 /* node order */
+                                                    : room;
             if (t < best_t || (t == best_t && score < best_score)) {
                 best_t = t;
                 best_score = score;

@@ -29,8 +29,9 @@ static const int backfill_values[] = { GS_BACKFILL_NONE, GS_BACKFILL_EASY, GS_BA
 static const char *const estimate_names[] = { "user", "from_history", "oracle", NULL };
 static const char *const quantile_names[] = { "p50", "p90", NULL };
 static const int quantile_values[] = { 50, 90 };
-static const char *const strategy_names[] = { "pack", "spread", "topo", "frag",
-                                                 "first_fit", NULL };
+#define NAME_ROW(id, name) #name,
+static const char *const strategy_names[] = { GS_PLACE_STRATEGIES(NAME_ROW) NULL };
+#undef NAME_ROW
 static const char *const frag_score_names[] = { "quantum", "sigmoid", NULL };
 static const char *const sharing_names[] = { "exclusive", "shared", NULL };
 static const char *const quota_mode_names[] = { "strict", "borrow", NULL };

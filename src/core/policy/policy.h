@@ -18,8 +18,23 @@
 enum gs_queue_policy { GS_QUEUE_FIFO, GS_QUEUE_PRIORITY, GS_QUEUE_PRIORITY_BACKFILL };
 enum gs_backfill { GS_BACKFILL_NONE, GS_BACKFILL_EASY, GS_BACKFILL_CONSERVATIVE };
 enum gs_estimate_src { GS_EST_USER, GS_EST_HISTORY, GS_EST_ORACLE };
-enum gs_strategy { GS_PLACE_PACK, GS_PLACE_SPREAD, GS_PLACE_TOPO, GS_PLACE_FRAG,
-                   GS_PLACE_FIRST_FIT };
+/* The placement strategies, one X(ID, name) row each: the policy key
+ * placement.strategy takes `name`, the engine stores GS_PLACE_ID, and the
+ * placement registry (core/place/place.c) finds gs_place_<name>_ops, the
+ * ops table defined in the strategy's own file.  This list lives here, not
+ * in place/, because policy is below place (scripts/check-layering.sh) and
+ * the key parser needs the names; adding a strategy is one row here plus
+ * one file in place/ (docs/architecture.md). */
+#define GS_PLACE_STRATEGIES(X) \
+    X(PACK, pack)              \
+    X(SPREAD, spread)          \
+    X(TOPO, topo)              \
+    X(FRAG, frag)              \
+    X(FIRST_FIT, first_fit)
+
+#define GS_PLACE_ENUM_ROW(id, name) GS_PLACE_##id,
+enum gs_strategy { GS_PLACE_STRATEGIES(GS_PLACE_ENUM_ROW) GS_PLACE_COUNT };
+#undef GS_PLACE_ENUM_ROW
 enum gs_sharing { GS_SHARING_EXCLUSIVE, GS_SHARING_SHARED };
 enum gs_quota_mode { GS_QUOTA_STRICT, GS_QUOTA_BORROW };
 /* Job topology requirement (trace column `topology`, or placement.topology). */

@@ -136,9 +136,11 @@ static void release_drains(struct gs_engine *eng, int waiter)
             i++;
             continue;
         }
-        struct job *v = &eng->jobs[d->victim];
-        if (v->state == GS_JOB_RUNNING && v->start == d->run_start)
-            v->draining = 0;
+        if (d->victim >= 0) { /* -1: retired */
+            struct job *v = &eng->jobs[d->victim];
+            if (v->state == GS_JOB_RUNNING && v->start == d->run_start)
+                v->draining = 0;
+        }
         *d = pre->drains[--pre->ndrains];
     }
 }
@@ -179,9 +181,10 @@ static int finish_hold(struct gs_engine *eng, struct hold *h, gs_time now)
     remove_hold(eng->pre, h);
     if (eng->jobs[w].state != GS_JOB_PENDING)
         return 0;
-    memset(eng->pre->view, 0, (size_t)nn * sizeof *eng->pre->view);
-    eng->pre->view[node] = want;
-    int rc = gs_eng_try_start(eng, w, now, eng->pre->view, 0);
+    uint64_t *view = eng->pre->view_buf; /* storage; no plan is alive here */
+    memset(view, 0, (size_t)nn * sizeof *view);
+    view[node] = want;
+    int rc = gs_eng_try_start(eng, w, now, view, 0, &eng->pre->alloc_buf);
     return rc == GS_ENOMEM ? rc : 0;
 }
 
@@ -192,9 +195,10 @@ static int complete_drain(struct gs_engine *eng, size_t i, gs_time now)
     struct gs_preempt *pre = eng->pre;
     struct drain d = pre->drains[i];
     pre->drains[i] = pre->drains[--pre->ndrains];
-    struct job *v = &eng->jobs[d.victim];
+    int gone = d.victim < 0; /* the victim was retired */
+    struct job *v = gone ? NULL : &eng->jobs[d.victim];
     struct hold *h = find_hold(pre, d.waiter);
-    int live = v->state == GS_JOB_RUNNING && v->start == d.run_start && v->draining;
+    int live = !gone && v->state == GS_JOB_RUNNING && v->start == d.run_start && v->draining;
     if (live && h && eng->jobs[d.waiter].state == GS_JOB_PENDING) {
         if (gs_eng_requeue_reserve(eng, 1) < 0)
             return GS_ENOMEM;
@@ -206,6 +210,13 @@ static int complete_drain(struct gs_engine *eng, size_t i, gs_time now)
     if (h && --h->drains <= 0)
         return finish_hold(eng, h, now);
     return 0;
+}
+
+/* The handle of a drain's victim (ties between drains go to the earlier
+ * job), -1 once the victim was retired. */
+static int victim_handle(const struct gs_engine *eng, const struct drain *d)
+{
+    return d->victim >= 0 ? gs_eng_handle(eng, d->victim) : -1;
 }
 
 int gs_eng_preempt_step(struct gs_engine *eng, gs_time now)
@@ -224,7 +235,8 @@ int gs_eng_preempt_step(struct gs_engine *eng, gs_time now)
             const struct drain *d = &pre->drains[i];
             if (d->end <= now && (best == pre->ndrains || d->end < pre->drains[best].end ||
                                   (d->end == pre->drains[best].end &&
-                                   d->victim < pre->drains[best].victim)))
+                                   victim_handle(eng, d) <
+                                       victim_handle(eng, &pre->drains[best]))))
                 best = i;
         }
         if (best < pre->ndrains) {
@@ -257,4 +269,20 @@ void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now)
         if (pre->drains[i].victim == victim && pre->drains[i].run_start == v->start &&
             pre->drains[i].end > now)
             pre->drains[i].end = now;
+}
+
+void gs_eng_pre_retired(struct gs_engine *eng, int job)
+{
+    struct gs_preempt *pre = eng->pre;
+    if (!pre)
+        return;
+    struct hold *h = pre->nholds ? find_hold(pre, job) : NULL;
+    if (h) { /* a waiter that ended while its victims drained: nobody needs them */
+        hold_release(eng, h);
+        remove_hold(pre, h);
+    }
+    release_drains(eng, job);
+    for (size_t i = 0; i < pre->ndrains; i++)
+        if (pre->drains[i].victim == job)
+            pre->drains[i].victim = -1; /* still counts for its waiter's hold */
 }

@@ -312,9 +312,10 @@ int gs_eng_job_mode(const struct gs_engine *eng, int job)
     return m != GS_PREEMPT_INHERIT ? m : eng->pol.preempt_mode;
 }
 
-const char *gs_engine_partition_name(const struct gs_engine *eng, int job)
+const char *gs_engine_partition_name(const struct gs_engine *eng, int handle)
 {
-    if (job < 0 || (size_t)job >= eng->njobs || eng->jobs[job].part <= 0)
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0 || eng->jobs[job].part <= 0)
         return NULL;
     const char *name = eng->pol.partitions[eng->jobs[job].part - 1].name;
     return name ? name : "";

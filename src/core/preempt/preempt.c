@@ -102,9 +102,11 @@ int gs_eng_preempt_init(struct gs_engine *eng, struct gs_error *err)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     pre->young_wake = GS_TIME_INF;
     pre->node_first = gs_calloc((size_t)nn + 1, sizeof *pre->node_first);
-    pre->view = gs_calloc((size_t)nn, sizeof *pre->view);
+    pre->view_buf = gs_calloc((size_t)nn, sizeof *pre->view_buf);
+    pre->alloc_buf.parts = gs_calloc((size_t)nn, sizeof *pre->alloc_buf.parts);
+    pre->alloc_buf.cap = nn;
     pre->hold_part = gs_calloc(1, sizeof *pre->hold_part);
-    if (!pre->node_first || !pre->view || !pre->hold_part)
+    if (!pre->node_first || !pre->view_buf || !pre->alloc_buf.parts || !pre->hold_part)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     pre->active = any_mode(&eng->pol);
     return gs_eng_part_init(eng, err);
@@ -123,9 +125,10 @@ void gs_eng_preempt_fini(struct gs_engine *eng)
     gs_free(pre->ent_sorted);
     gs_free(pre->node_first);
     gs_free(pre->items);
-    gs_free(pre->view);
+    gs_free(pre->view_buf);
+    gs_free(pre->alloc_buf.parts);
     gs_free(pre->hold_part);
-    gs_free(pre->victims);
+    gs_free(pre->vic_buf);
     gs_free(pre);
     eng->pre = NULL;
 }
@@ -177,7 +180,7 @@ static void cost_of(const struct gs_engine *eng, int v, gs_time now, int drain, 
         gs_time s = gs_progress_save_time(&pr);
         if (s != GS_TIME_NONE && s <= eng->pol.grace && s < lose) {
             lose = s;
-            c->save_at = now + s;
+            c->save_at = gs_time_add(now, s);
         }
     }
     gs_time restore = j->restore_cost >= 0 ? j->restore_cost : eng->pol.restore_cost;
@@ -202,7 +205,7 @@ static int build_cands(struct gs_engine *eng, int w, gs_time now, int drain)
             !has_right(eng, w, v, &r, now))
             continue;
         if (now - jv->start < eng->pol.min_runtime) {
-            gs_time t = jv->start + eng->pol.min_runtime;
+            gs_time t = gs_time_add(jv->start, eng->pol.min_runtime);
             if (t < pre->young_wake)
                 pre->young_wake = t;
             continue;
@@ -416,7 +419,7 @@ static int64_t per_gpu_cmp(const struct gs_engine *eng, const struct cand *x,
     int64_t fx = (x->cost % gx) * gy, fy = (y->cost % gy) * gx;
     if (fx != fy)
         return fx < fy ? -1 : 1;
-    return x->job - y->job;
+    return eng->jobs[x->job].handle - eng->jobs[y->job].handle; /* the earlier job */
 }
 
 /* Insertion-sort the victims list by cost per GPU (short lists). */
@@ -434,36 +437,50 @@ static void sort_per_gpu(const struct gs_engine *eng, int *v, size_t n)
     }
 }
 
-/* The view with the idle GPUs (less reserved ones) and the GPUs of the
+/* A victim plan for one waiting job: built by plan() (the searches below),
+ * read by execute() within the same call; its arrays are the preemption
+ * state's storage (vic_buf, view_buf, alloc_buf), so nothing of it
+ * outlives the call that built it. */
+struct vplan {
+    int *v;                       /* victims: job handles (candidate indexes
+                                     while search_cluster works) */
+    size_t n;
+    uint64_t *view;               /* start view: GPUs the waiter may take */
+    struct gs_alloc *a;           /* placement storage */
+    int node;                     /* the unit's node, -1 = cluster-wide */
+};
+
+/* pl->view: the idle GPUs (less reserved ones) and the GPUs of the
  * candidates in list[0..n) whose `keep` flag is set (NULL = all). */
-static void cluster_view(struct gs_engine *eng, const int *list, size_t n, const char *keep)
+static void cluster_view(struct gs_engine *eng, struct vplan *pl, const int *list, size_t n,
+                         const char *keep)
 {
     struct gs_preempt *pre = eng->pre;
     int nn = gs_cluster_node_count(eng->cl), has_res = gs_profile_reservations(eng->profile);
     for (int node = 0; node < nn; node++)
-        pre->view[node] = gs_cluster_idle_mask(eng->cl, node) &
-                          ~(has_res ? gs_profile_reserved_mask(eng->profile, node) : 0);
+        pl->view[node] = gs_cluster_idle_mask(eng->cl, node) &
+                         ~(has_res ? gs_profile_reserved_mask(eng->profile, node) : 0);
     for (size_t i = 0; i < n; i++) {
         if (keep && !keep[i])
             continue;
         const struct job *j = &eng->jobs[pre->cand[list[i]].job];
         for (int p = 0; p < j->nparts; p++)
-            pre->view[eng->parts[j->parts_off + p].node] |= eng->parts[j->parts_off + p].mask;
+            pl->view[eng->parts[j->parts_off + p].node] |= eng->parts[j->parts_off + p].mask;
     }
 }
 
-static int place_view(struct gs_engine *eng, const struct gs_request *req)
+static int place_view(struct gs_engine *eng, struct vplan *pl, const struct gs_request *req)
 {
-    return gs_place(eng->cl, eng->pre->view, req, eng->pol.strategy, &eng->scratch, NULL) == 0;
+    return gs_place(eng->cl, pl->view, req, eng->pol.strategy, pl->a, NULL) == 0;
 }
 
-/* Whole-GPU candidates not touching reserved GPUs into pre->victims (as
- * candidate indexes), cheapest per GPU first. */
-static void cluster_list(struct gs_engine *eng, int ncand)
+/* Whole-GPU candidates not touching reserved GPUs into pl->v (as candidate
+ * indexes), cheapest per GPU first. */
+static void cluster_list(struct gs_engine *eng, struct vplan *pl, int ncand)
 {
     struct gs_preempt *pre = eng->pre;
     int has_res = gs_profile_reservations(eng->profile) > 0;
-    pre->nvictims = 0;
+    pl->n = 0;
     for (int c = 0; c < ncand; c++) {
         const struct job *j = &eng->jobs[pre->cand[c].job];
         int ok = j->milli == GS_MILLI_GPU;
@@ -472,23 +489,24 @@ static void cluster_list(struct gs_engine *eng, int ncand)
             ok = !(gs_profile_reserved_mask(eng->profile, pt->node) & pt->mask);
         }
         if (ok)
-            pre->victims[pre->nvictims++] = c;
+            pl->v[pl->n++] = c;
     }
-    sort_per_gpu(eng, pre->victims, pre->nvictims);
+    sort_per_gpu(eng, pl->v, pl->n);
 }
 
 /* Greedy: add victims until the job places, then drop those it does not
- * need (most expensive first).  Leaves job handles in pre->victims and the
- * start view in pre->view; returns 1 when found, 0 when not, GS_ENOMEM. */
-static int search_cluster(struct gs_engine *eng, const struct gs_request *req, int ncand)
+ * need (most expensive first).  Leaves job handles in pl->v and the start
+ * view in pl->view; returns 1 when found, 0 when not, GS_ENOMEM. */
+static int search_cluster(struct gs_engine *eng, struct vplan *pl, const struct gs_request *req,
+                          int ncand)
 {
     struct gs_preempt *pre = eng->pre;
-    cluster_list(eng, ncand);
-    size_t k = 0, n = pre->nvictims;
+    cluster_list(eng, pl, ncand);
+    size_t k = 0, n = pl->n;
     int ok = 0;
     while (!ok && k < n) {
-        cluster_view(eng, pre->victims, ++k, NULL);
-        ok = place_view(eng, req);
+        cluster_view(eng, pl, pl->v, ++k, NULL);
+        ok = place_view(eng, pl, req);
     }
     if (!ok)
         return 0;
@@ -498,16 +516,16 @@ static int search_cluster(struct gs_engine *eng, const struct gs_request *req, i
     memset(keep, 1, k);
     for (size_t i = k; i-- > 0;) {
         keep[i] = 0;
-        cluster_view(eng, pre->victims, k, keep);
-        if (!place_view(eng, req))
+        cluster_view(eng, pl, pl->v, k, keep);
+        if (!place_view(eng, pl, req))
             keep[i] = 1;
     }
-    cluster_view(eng, pre->victims, k, keep);
+    cluster_view(eng, pl, pl->v, k, keep);
     size_t out = 0;
     for (size_t i = 0; i < k; i++)
         if (keep[i])
-            pre->victims[out++] = pre->cand[pre->victims[i]].job;
-    pre->nvictims = out;
+            pl->v[out++] = pre->cand[pl->v[i]].job;
+    pl->n = out;
     gs_free(keep);
     return 1;
 }
@@ -557,9 +575,9 @@ static void search_gpu(struct gs_engine *eng, const struct gs_request *req, int 
     }
 }
 
-/* Leaves the victims in pre->victims and the start view (that one GPU) in
- * pre->view; returns 1 when found, else 0. */
-static int search_shared(struct gs_engine *eng, const struct gs_request *req)
+/* Leaves the victims in pl->v and the start view (that one GPU) in
+ * pl->view; returns 1 when found, else 0. */
+static int search_shared(struct gs_engine *eng, struct vplan *pl, const struct gs_request *req)
 {
     struct gs_preempt *pre = eng->pre;
     int nn = gs_cluster_node_count(eng->cl), has_res = gs_profile_reservations(eng->profile);
@@ -574,41 +592,42 @@ static int search_shared(struct gs_engine *eng, const struct gs_request *req)
     }
     if (!best.found)
         return 0;
-    memset(pre->view, 0, (size_t)nn * sizeof *pre->view);
-    pre->view[best.node] = 1ULL << best.gpu;
-    pre->nvictims = 0;
+    memset(pl->view, 0, (size_t)nn * sizeof *pl->view);
+    pl->view[best.node] = 1ULL << best.gpu;
+    pl->n = 0;
     for (int k = 0; k < best.nvict; k++)
-        pre->victims[pre->nvictims++] = pre->cand[pre->ent_sorted[best.ent[k]].cand].job;
+        pl->v[pl->n++] = pre->cand[pre->ent_sorted[best.ent[k]].cand].job;
     return 1;
 }
 
 /* --- choosing and executing ------------------------------------------- */
 
-/* Victims (job handles) and the start view of a unit-scope result. */
-static void unit_victims(struct gs_engine *eng, const struct best *b)
+/* Victims (job handles) and the start view of a unit-scope result, into
+ * `pl`. */
+static void unit_victims(struct gs_engine *eng, struct vplan *pl, const struct best *b)
 {
     struct gs_preempt *pre = eng->pre;
     int nn = gs_cluster_node_count(eng->cl), n = b->node;
     uint64_t freed = 0;
-    pre->nvictims = 0;
+    pl->n = 0;
     for (int k = 0; k < b->nset; k++) {
         const struct item *it = &b->set[k];
         freed |= it->mask;
         if (it->first >= 0) {
-            pre->victims[pre->nvictims++] = pre->cand[pre->ent_sorted[it->first].cand].job;
+            pl->v[pl->n++] = pre->cand[pre->ent_sorted[it->first].cand].job;
             continue;
         }
         for (int e = pre->node_first[n]; e < pre->node_first[n + 1]; e++) {
             int v = pre->cand[pre->ent_sorted[e].cand].job;
             if (pre->ent_sorted[e].mask == it->mask && eng->jobs[v].milli < GS_MILLI_GPU)
-                pre->victims[pre->nvictims++] = v;
+                pl->v[pl->n++] = v;
         }
     }
     uint64_t reserved = gs_profile_reservations(eng->profile) > 0
                             ? gs_profile_reserved_mask(eng->profile, n)
                             : 0;
-    memset(pre->view, 0, (size_t)nn * sizeof *pre->view);
-    pre->view[n] = ((gs_cluster_idle_mask(eng->cl, n) & ~reserved) | freed) & b->scope;
+    memset(pl->view, 0, (size_t)nn * sizeof *pl->view);
+    pl->view[n] = ((gs_cluster_idle_mask(eng->cl, n) & ~reserved) | freed) & b->scope;
 }
 
 static int pick_rule(const struct gs_engine *eng, const struct gs_request *req)
@@ -632,19 +651,19 @@ static int has_hold(const struct gs_preempt *pre, int job)
     return 0;
 }
 
-/* Stop (or drain) the chosen victims and start `w`, or hold GPUs for it
- * while victims checkpoint.  Returns 0 (started), 1 (waiting for drains),
- * GS_ENOSPC (the plan does not place: nothing changed) or GS_ENOMEM. */
-static int execute(struct gs_engine *eng, int w, gs_time now, const struct gs_request *req,
-                   int drain, int node)
+/* Stop (or drain) the victims of plan `pl` and start `w`, or hold GPUs for
+ * it while victims checkpoint.  Returns 0 (started), 1 (waiting for
+ * drains), GS_ENOSPC (the plan does not place: nothing changed) or
+ * GS_ENOMEM. */
+static int execute(struct gs_engine *eng, struct vplan *pl, int w, gs_time now,
+                   const struct gs_request *req, int drain)
 {
-    struct gs_preempt *pre = eng->pre;
-    size_t n = pre->nvictims, ndrain = 0;
-    if (n == 0 || !place_view(eng, req))
+    size_t n = pl->n, ndrain = 0;
+    if (n == 0 || !place_view(eng, pl, req))
         return GS_ENOSPC;
     for (size_t i = 0; drain && i < n; i++) {
         struct cand c;
-        cost_of(eng, pre->victims[i], now, 1, &c);
+        cost_of(eng, pl->v[i], now, 1, &c);
         ndrain += c.save_at != GS_TIME_NONE;
     }
     if (gs_eng_requeue_reserve(eng, n) < 0 || gs_eng_drain_reserve(eng, ndrain) < 0 ||
@@ -653,55 +672,55 @@ static int execute(struct gs_engine *eng, int w, gs_time now, const struct gs_re
     for (size_t i = 0; i < n; i++) {
         struct cand c = { 0 };
         if (ndrain)
-            cost_of(eng, pre->victims[i], now, 1, &c);
+            cost_of(eng, pl->v[i], now, 1, &c);
         if (ndrain && c.save_at != GS_TIME_NONE)
-            gs_eng_drain_start(eng, pre->victims[i], w, now);
+            gs_eng_drain_start(eng, pl->v[i], w, now);
         else
-            gs_eng_requeue(eng, pre->victims[i], now);
+            gs_eng_requeue(eng, pl->v[i], now);
     }
     if (ndrain) {
-        gs_eng_hold_start(eng, w, node, pre->view[node]);
+        gs_eng_hold_start(eng, w, pl->node, pl->view[pl->node]);
         return 1;
     }
-    int rc = gs_eng_try_start(eng, w, now, pre->view, 0);
+    int rc = gs_eng_try_start(eng, w, now, pl->view, 0, pl->a);
     return rc == GS_ENOSPC ? 1 : rc; /* GPUs changed hands either way */
 }
 
-static int find_victims(struct gs_engine *eng, const struct gs_request *req, int rule,
-                        int ncand, int *node)
+static int find_victims(struct gs_engine *eng, struct vplan *pl, const struct gs_request *req,
+                        int rule, int ncand)
 {
     if (req->milli < GS_MILLI_GPU)
-        return search_shared(eng, req);
+        return search_shared(eng, pl, req);
     if (rule == RULE_CLUSTER)
-        return search_cluster(eng, req, ncand);
+        return search_cluster(eng, pl, req, ncand);
     struct best b;
     b.found = 0;
     int rc = search_nodes(eng, req, rule, &b);
     if (rc < 0 || !b.found)
         return rc < 0 ? rc : 0;
-    unit_victims(eng, &b);
-    *node = b.node;
+    unit_victims(eng, pl, &b);
+    pl->node = b.node;
     return 1;
 }
 
 /* Choose victims for `job` at `now` without changing anything: 1 with the
- * victims in pre->victims and the start view in pre->view (*node = the
- * unit's node, -1 for the cluster-wide case), 0 when preemption cannot
- * help, GS_ENOMEM. */
-static int plan(struct gs_engine *eng, int job, gs_time now, const struct gs_request *req,
-                int drain, int *node)
+ * victims, the start view and the unit's node (-1 for the cluster-wide
+ * case) in `pl`, 0 when preemption cannot help, GS_ENOMEM.  `pl` is
+ * pointed at the preemption state's storage here. */
+static int plan(struct gs_engine *eng, struct vplan *pl, int job, gs_time now,
+                const struct gs_request *req, int drain)
 {
     struct gs_preempt *pre = eng->pre;
     int rule = pick_rule(eng, req);
     int nc = build_cands(eng, job, now, drain);
     if (nc <= 0)
         return nc;
-    if (gs_grow((void **)&pre->victims, &pre->victims_cap, eng->nrunning + 1,
-                sizeof *pre->victims) ||
+    if (gs_grow((void **)&pre->vic_buf, &pre->vic_cap, eng->nrunning + 1,
+                sizeof *pre->vic_buf) ||
         group_by_node(eng, nc) < 0)
         return GS_ENOMEM;
-    *node = -1;
-    return find_victims(eng, req, rule, nc, node);
+    *pl = (struct vplan){ pre->vic_buf, 0, pre->view_buf, &pre->alloc_buf, -1 };
+    return find_victims(eng, pl, req, rule, nc);
 }
 
 static int may_try(const struct gs_engine *eng, int job)
@@ -717,12 +736,13 @@ int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int *
         return 0;
     struct gs_request req;
     gs_eng_request(eng, job, &req);
-    int node, drain = pick_rule(eng, &req) != RULE_CLUSTER && req.milli == GS_MILLI_GPU;
-    int found = plan(eng, job, now, &req, drain, &node);
+    int drain = pick_rule(eng, &req) != RULE_CLUSTER && req.milli == GS_MILLI_GPU;
+    struct vplan pl;
+    int found = plan(eng, &pl, job, now, &req, drain);
     if (found <= 0)
         return found;
-    *victims = eng->pre->victims;
-    return (int)eng->pre->nvictims;
+    *victims = pl.v;
+    return (int)pl.n;
 }
 
 int64_t gs_eng_victim_cost(const struct gs_engine *eng, int job, gs_time now)
@@ -738,9 +758,10 @@ int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now)
         return GS_ENOSPC;
     struct gs_request req;
     gs_eng_request(eng, job, &req);
-    int node, drain = pick_rule(eng, &req) != RULE_CLUSTER && req.milli == GS_MILLI_GPU;
-    int found = plan(eng, job, now, &req, drain, &node);
+    int drain = pick_rule(eng, &req) != RULE_CLUSTER && req.milli == GS_MILLI_GPU;
+    struct vplan pl;
+    int found = plan(eng, &pl, job, now, &req, drain);
     if (found <= 0)
         return found < 0 ? found : GS_ENOSPC;
-    return execute(eng, job, now, &req, drain, node);
+    return execute(eng, &pl, job, now, &req, drain);
 }

@@ -26,7 +26,7 @@ struct part_rt {
 
 /* A victim writing its checkpoint during the grace period. */
 struct drain {
-    int victim, waiter;
+    int victim, waiter;           /* slots; victim -1 once it was retired */
     gs_time end;                  /* its checkpoint completes: it stops then */
     gs_time run_start;            /* the run it belongs to (stale if different) */
 };
@@ -83,9 +83,12 @@ struct gs_preempt {
     int *node_first;              /* node -> first entry in ent_sorted (nodes + 1) */
     struct item *items;
     size_t items_cap;
-    uint64_t *view;               /* one mask per node */
-    int *victims;                 /* the chosen victims (job handles) */
-    size_t nvictims, victims_cap;
+    /* storage lent to the victim plan of one call (struct vplan, preempt.c)
+     * and to the start of a waiter whose hold completed (drain.c) */
+    uint64_t *view_buf;           /* one mask per node */
+    int *vic_buf;                 /* victims */
+    size_t vic_cap;
+    struct gs_alloc alloc_buf;    /* placement: one part per node */
     struct gs_alloc_part *hold_part; /* one part, for cluster calls on holds */
 };
 
@@ -93,8 +96,9 @@ struct gs_preempt {
 
 /* The victims gs_eng_try_preempt would choose for pending `job` at `now`,
  * without stopping anything: returns their number with *victims set to
- * borrowed job handles (valid until the next engine call), 0 when no
- * preemption would let the job start, GS_ENOMEM. */
+ * borrowed job handles (the preemption state's storage, valid until the
+ * next engine call), 0 when no preemption would let the job start,
+ * GS_ENOMEM. */
 int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int **victims);
 
 /* What preempting running `job` at `now` costs without a grace period:

@@ -92,6 +92,8 @@ int gs_eng_quota_ok(const struct gs_engine *eng, int job)
     int64_t need = (int64_t)j->gpus * j->milli;
     if (used + need <= q)
         return 1;
+    /* quota modes are one comparison apart (strict stops here, borrow looks
+     * at the idle quota of others), so no ops table for them */
     if (eng->pol.quota_mode != GS_QUOTA_BORROW)
         return 0;
     /* borrow: the part beyond the quota must fit in other teams' idle quota
@@ -113,6 +115,8 @@ int gs_eng_quota_ok(const struct gs_engine *eng, int job)
 struct pass {
     struct gs_engine *eng;
     gs_time now;
+    struct gs_alloc *a;         /* placement storage, the queue state's */
+    uint64_t *view, *held;      /* per node, the queue state's */
     int max_res;
     int blocked;                /* some job could not start: others are behind it */
     int head;                   /* the first job that could not start */
@@ -123,7 +127,7 @@ struct pass {
      * not memoised): partitions may see different nodes */
     gs_time fail_live[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* does not fit idle GPUs */
     gs_time fail_view[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* min estimate failing the view */
-    int view_k;                 /* reservations folded into eng->view, -1 = none */
+    int view_k;                 /* reservations folded into view, -1 = none */
     gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
     int nres;
 };
@@ -187,10 +191,10 @@ static int reserve(struct pass *ps, int job)
     gs_eng_request(eng, job, &req);
     gs_time dur = job_dur(eng, job), start;
     int rc = gs_profile_earliest(eng->profile, eng->cl, ps->now, &req, eng->pol.strategy, dur,
-                                 &start, &eng->scratch);
+                                 &start, ps->a);
     if (rc < 0)
         return rc;
-    if (gs_profile_reserve(eng->profile, &eng->scratch, start, gs_time_add(start, dur)) < 0)
+    if (gs_profile_reserve(eng->profile, ps->a, start, gs_time_add(start, dur)) < 0)
         return GS_ENOMEM;
     if (ps->nres < (int)(sizeof ps->res_start / sizeof ps->res_start[0])) {
         int i = ps->nres++;
@@ -201,7 +205,7 @@ static int reserve(struct pass *ps, int job)
         ps->res_start[i] = start;
     }
     ps->view_k = -1;
-    struct gs_event ev = { GS_EV_RESERVE, ps->now, job, &eng->scratch, start, 0 };
+    struct gs_event ev = { GS_EV_RESERVE, ps->now, job, ps->a, start, 0 };
     gs_eng_emit(eng, &ev);
     return 0;
 }
@@ -215,7 +219,7 @@ static int classify_failure(struct pass *ps, int job, gs_time dur)
     struct job *j = &eng->jobs[job];
     struct gs_request req;
     gs_eng_request(eng, job, &req);
-    int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0;
+    int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0;
     j->reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
     memo_fail(ps, j, dur, live);
     return GS_ENOSPC;
@@ -228,17 +232,17 @@ static int try_shared(struct pass *ps, int job, gs_time dur)
 {
     struct gs_engine *eng = ps->eng;
     for (int n = 0; n < gs_cluster_node_count(eng->cl); n++)
-        eng->blocked[n] = gs_profile_reserved_in(eng->profile, n, ps->now, dur);
+        ps->held[n] = gs_profile_reserved_in(eng->profile, n, ps->now, dur);
     struct gs_request req;
     gs_eng_request(eng, job, &req);
-    req.blocked = eng->blocked;
-    if (gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0) {
+    req.blocked = ps->held;
+    if (gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0) {
         req.blocked = NULL;
-        int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, &eng->scratch, NULL) < 0;
+        int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0;
         eng->jobs[job].reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
         return GS_ENOSPC;
     }
-    return gs_eng_start_placed(eng, job, ps->now, 1);
+    return gs_eng_start_placed(eng, job, ps->now, 1, ps->a);
 }
 
 /* A job behind the blocked one: start now only on GPUs that no reservation
@@ -257,14 +261,14 @@ static int try_backfill(struct pass *ps, int job)
         return try_shared(ps, job, dur);
     int k = overlapping(ps, dur);
     if (ps->view_k != k) {
-        gs_profile_view_now(eng->profile, eng->cl, ps->now, dur, eng->view);
+        gs_profile_view_now(eng->profile, eng->cl, ps->now, dur, ps->view);
         ps->view_k = k;
     }
-    int rc = gs_eng_try_start(eng, job, ps->now, eng->view, 1);
+    int rc = gs_eng_try_start(eng, job, ps->now, ps->view, 1, ps->a);
     if (rc == 0) {
-        const struct gs_alloc *a = &eng->scratch;
+        const struct gs_alloc *a = ps->a;
         for (int i = 0; i < a->nparts; i++)
-            eng->view[a->parts[i].node] &= ~a->parts[i].mask;
+            ps->view[a->parts[i].node] &= ~a->parts[i].mask;
         return 0;
     }
     return rc == GS_ENOSPC ? classify_failure(ps, job, dur) : rc;
@@ -309,7 +313,8 @@ static int try_job(struct pass *ps, int job)
         j->reason = GS_WAIT_PRIORITY;
         return GS_ENOSPC;
     }
-    int rc = ps->blocked ? try_backfill(ps, job) : gs_eng_try_start(eng, job, ps->now, NULL, 0);
+    int rc = ps->blocked ? try_backfill(ps, job)
+                         : gs_eng_try_start(eng, job, ps->now, NULL, 0, ps->a);
     if (rc == GS_ENOSPC) {
         rc = gs_eng_try_preempt(eng, job, ps->now);
         if (rc >= 0)
@@ -336,19 +341,16 @@ static int try_job(struct pass *ps, int job)
 
 /* Without backfill, a pass can start nothing when the last one ended at a
  * blocked head, no GPUs were released since, and the head cannot have
- * changed: under FIFO new jobs join behind it; under priority without
- * aging no job arrived with a priority above the head's (one with an equal
- * priority sorts behind it: it was submitted later).  Skipping such passes
- * keeps a saturated queue O(1) per event instead of a sort per arrival. */
+ * changed (the order's head_kept: under fifo new jobs join behind it;
+ * under priority without aging no job arrived with a priority above the
+ * head's).  Skipping such passes keeps a saturated queue O(1) per event
+ * instead of a sort per arrival. */
 static int nothing_can_change(const struct gs_engine *eng)
 {
     if (eng->backfill != GS_BACKFILL_NONE || !eng->pass_blocked ||
         eng->releases != eng->pass_releases)
         return 0;
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO)
-        return 1;
-    /* priority without aging: the order only changes when a job arrives */
-    return eng->pol.aging_rate <= 0 && eng->arrivals_ahead == 0;
+    return gs_queue_order_of(eng->pol.queue_policy)->head_kept(eng);
 }
 
 /* queue.min_pass_interval: a pass within the interval after the last one
@@ -385,6 +387,9 @@ static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
 {
     ps->eng = eng;
     ps->now = now;
+    ps->a = &eng->q->alloc;
+    ps->view = eng->q->view;
+    ps->held = eng->q->blocked;
     ps->max_res = 0;
     ps->blocked = ps->plan_failed = 0;
     ps->head = -1;
@@ -392,6 +397,9 @@ static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
     ps->view_k = -1;
     ps->nres = 0;
     forget(ps);
+    /* The backfill modes are not an ops table: they differ only in how
+     * many reservations a pass keeps (none 0, easy 1, conservative
+     * queue.reservations); everything else is the same code. */
     if (eng->backfill == GS_BACKFILL_EASY)
         ps->max_res = 1;
     else if (eng->backfill == GS_BACKFILL_CONSERVATIVE)

@@ -1,7 +1,8 @@
-/* queue_order.c - the order in which a pass visits the pending jobs.
+/* queue_order.c - the priority order (gs_queue_priority_ops) in which a
+ * pass visits the pending jobs, the registry of orders, and the calls that
+ * dispatch to them (queue_private.h).  fifo is in queue_fifo.c.
  *
- * fifo: submission order (the queue array itself), no sorting.  priority
- * and priority_with_backfill:
+ * priority and priority_with_backfill:
  *   effective = priority + aging_rate * max(0, wait - max_wait_before_aging) / 1h
  * highest first, ties by submit time, then submission order (handle).
  *
@@ -35,6 +36,7 @@
  * instant, so the order is deterministic and never oscillates.
  */
 #include "core/queue/queue_private.h"
+#include "core/base/satmath.h"
 #include "core/base/alloc.h"
 
 #include <math.h>
@@ -44,40 +46,26 @@ enum { LIST_NONE, LIST_YOUNG, LIST_AGED }; /* struct job.in_order */
 
 #define PREFETCH_AHEAD 4 /* entries */
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
-static int64_t sat_sub(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
-static int64_t sat_mul(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_mul_overflow(a, b, &r))
-        return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
-    return r;
-}
-
 static int64_t milli_rate(const struct gs_policy *pol);
 
 struct gs_qstate *gs_queue_state(struct gs_engine *eng)
 {
     if (!eng->q) {
-        eng->q = gs_calloc(1, sizeof *eng->q);
-        if (!eng->q)
+        struct gs_qstate *q = gs_calloc(1, sizeof *q);
+        size_t nn = (size_t)gs_cluster_node_count(eng->cl);
+        if (q) {
+            q->alloc.parts = gs_calloc(nn, sizeof *q->alloc.parts);
+            q->alloc.cap = (int)nn;
+            q->view = gs_calloc(nn, sizeof *q->view);
+            q->blocked = gs_calloc(nn, sizeof *q->blocked);
+        }
+        if (!q || !q->alloc.parts || !q->view || !q->blocked) {
+            gs_queue_state_free(q);
             return NULL;
-        eng->q->last_pass = GS_TIME_NONE;
-        eng->q->aging_milli = milli_rate(&eng->pol);
+        }
+        q->last_pass = GS_TIME_NONE;
+        q->aging_milli = milli_rate(&eng->pol);
+        eng->q = q;
     }
     return eng->q;
 }
@@ -93,6 +81,9 @@ void gs_queue_state_free(struct gs_qstate *q)
     gs_free(q->moved);
     gs_free(q->visited);
     gs_free(q->joined);
+    gs_free(q->alloc.parts);
+    gs_free(q->view);
+    gs_free(q->blocked);
     gs_free(q);
 }
 
@@ -118,18 +109,23 @@ static int64_t rate_of(const struct gs_engine *eng)
  * aging_milli x (now - submit - max_wait) (see the header). */
 static int64_t aged_at(const struct gs_engine *eng, int64_t c, gs_time now)
 {
-    return sat_add(c, sat_mul(rate_of(eng), now - eng->pol.max_wait_before_aging));
+    return gs_sat_add(c, gs_sat_mul(rate_of(eng), now - eng->pol.max_wait_before_aging));
 }
 
 static int64_t aged_key(const struct gs_engine *eng, const struct job *j)
 {
-    return sat_sub(sat_mul(j->priority, GS_PRIO_SCALE), sat_mul(rate_of(eng), j->submit));
+    return gs_sat_sub(gs_sat_mul(j->priority, GS_PRIO_SCALE), gs_sat_mul(rate_of(eng), j->submit));
 }
 
-int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now)
+int64_t gs_queue_base_prio(const struct job *j)
 {
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO || !aging(eng, j, now))
-        return sat_mul(j->priority, GS_PRIO_SCALE);
+    return gs_sat_mul(j->priority, GS_PRIO_SCALE);
+}
+
+static int64_t priority_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now)
+{
+    if (!aging(eng, j, now))
+        return gs_queue_base_prio(j);
     return aged_at(eng, aged_key(eng, j), now);
 }
 
@@ -140,7 +136,7 @@ static int cmp_order(const void *a, const void *b)
         return x->prio > y->prio ? -1 : 1;
     if (x->submit != y->submit)
         return x->submit < y->submit ? -1 : 1;
-    return (x->job > y->job) - (x->job < y->job);
+    return (x->handle > y->handle) - (x->handle < y->handle);
 }
 
 /* A new entry for `job` in `list` (see the header); it becomes the job's
@@ -148,13 +144,14 @@ static int cmp_order(const void *a, const void *b)
 static struct order_key new_key(struct gs_engine *eng, int job, int list)
 {
     struct job *j = &eng->jobs[job];
-    int64_t prio = list == LIST_AGED ? aged_key(eng, j) : sat_mul(j->priority, GS_PRIO_SCALE);
+    int64_t prio = list == LIST_AGED ? aged_key(eng, j) : gs_sat_mul(j->priority, GS_PRIO_SCALE);
     if (++eng->q->seq == 0)
         eng->q->seq = 1;
     j->in_order = (int8_t)list;
     j->order_seq = eng->q->seq;
     /* a job whose launch failed goes ahead of its peers (lifecycle.c) */
-    struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq };
+    struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq,
+                           j->handle };
     return k;
 }
 
@@ -265,7 +262,7 @@ static int grow_scratch(struct gs_qstate *q, size_t n)
 
 /* Jobs that joined the queue since the last pass (new or requeued): the
  * queue array's new tail, or all of it after a compaction moved entries. */
-static int scan_joined(struct gs_engine *eng, gs_time now, int lists)
+int gs_queue_scan_joined(struct gs_engine *eng, gs_time now, int lists)
 {
     struct gs_qstate *q = eng->q;
     size_t from = q->epoch == eng->pending_epoch && q->scan > eng->phead ? q->scan : eng->phead;
@@ -323,7 +320,7 @@ static int move_aging(struct gs_engine *eng, gs_time now)
 static int update_lists(struct gs_engine *eng, gs_time now)
 {
     struct gs_qstate *q = eng->q;
-    if (scan_joined(eng, now, 1) < 0 || move_aging(eng, now) < 0)
+    if (gs_queue_scan_joined(eng, now, 1) < 0 || move_aging(eng, now) < 0)
         return GS_ENOMEM;
     if (q->nfresh > 1) /* qsort's array may not be NULL, even when empty */
         qsort(q->fresh, q->nfresh, sizeof *q->fresh, cmp_order);
@@ -372,17 +369,9 @@ static void load_aged(struct gs_engine *eng, struct qcursor *cur)
     }
 }
 
-int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur)
+static int priority_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur)
 {
-    struct gs_qstate *q = gs_queue_state(eng);
-    if (!q)
-        return GS_ENOMEM;
-    cur->now = now;
-    cur->dead = 0;
-    cur->f = eng->phead;
-    cur->fend = eng->ptail; /* jobs requeued during the pass wait for the next */
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO) /* no lists: the queue's own order */
-        return scan_joined(eng, now, 0);
+    struct gs_qstate *q = eng->q;
     if (update_lists(eng, now) < 0)
         return GS_ENOMEM;
     cur->y = q->young.head;
@@ -391,17 +380,9 @@ int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur
     return 0;
 }
 
-int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
+static int priority_next(struct gs_engine *eng, struct qcursor *cur)
 {
     struct gs_qstate *q = eng->q;
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO) {
-        while (cur->f < cur->fend) {
-            int job = gs_eng_queued(eng, cur->f++);
-            if (job >= 0)
-                return job;
-        }
-        return -1;
-    }
     skip_dead(eng, &q->young, LIST_YOUNG, &cur->y, &cur->dead);
     if (cur->ka.job >= 0 && !live(eng, &q->aged.k[cur->a], LIST_AGED))
         load_aged(eng, cur); /* left the queue since it was keyed (a start) */
@@ -418,11 +399,9 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
     return job;
 }
 
-void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur)
+static void priority_end(struct gs_engine *eng, const struct qcursor *cur)
 {
     struct gs_qstate *q = eng->q;
-    if (!q || eng->pol.queue_policy == GS_QUEUE_FIFO)
-        return;
     if (cur->dead == 0)
         return; /* nothing walked over has left the queue */
     compact_range(eng, &q->young, LIST_YOUNG, q->young.head, cur->y);
@@ -440,20 +419,9 @@ void gs_queue_unlist(struct gs_engine *eng, int job)
  * bookkeeping are not touched, so listing never changes what a pass sees).
  * Same comparator as the pass: effective priority, then submit time (a job
  * requeued after a failed launch first), then handle. */
-int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap)
+static int priority_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap)
 {
     size_t n = 0;
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO) {
-        for (size_t i = eng->phead; i < eng->ptail; i++) {
-            int job = gs_eng_queued(eng, i);
-            if (job < 0)
-                continue;
-            if (n < cap)
-                out[n] = job;
-            n++;
-        }
-        return (int)n;
-    }
     struct order_key *k = gs_malloc((eng->npending + 1) * sizeof *k);
     if (!k)
         return GS_ENOMEM;
@@ -462,14 +430,86 @@ int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size
         if (job < 0 || n >= eng->npending)
             continue;
         const struct job *j = &eng->jobs[job];
-        k[n++] = (struct order_key){ gs_queue_eff_prio(eng, j, now),
-                                     j->front ? GS_TIME_NONE : j->submit, job, 0 };
+        k[n++] = (struct order_key){ priority_eff_prio(eng, j, now),
+                                     j->front ? GS_TIME_NONE : j->submit, job, 0, j->handle };
     }
     qsort(k, n, sizeof *k, cmp_order);
     for (size_t i = 0; i < n && i < cap; i++)
-        out[i] = k[i].job;
+        out[i] = k[i].handle;
     gs_free(k);
     return (int)n;
+}
+
+/* Without aging the order only changes when a job arrives with a priority
+ * above the head's (one with an equal priority sorts behind it: it was
+ * submitted later); engine.c counts those in arrivals_ahead. */
+static int priority_head_kept(const struct gs_engine *eng)
+{
+    return eng->pol.aging_rate <= 0 && eng->arrivals_ahead == 0;
+}
+
+const struct gs_queue_order_ops gs_queue_priority_ops = {
+    .name = "priority",
+    .begin = priority_begin,
+    .next = priority_next,
+    .end = priority_end,
+    .list = priority_list,
+    .eff_prio = priority_eff_prio,
+    .head_kept = priority_head_kept,
+};
+
+/* The registry: queue.policy -> order.  priority_with_backfill differs from
+ * priority only in its default backfill (gs_policy_backfill_mode). */
+static const struct gs_queue_order_ops *const orders[] = {
+    [GS_QUEUE_FIFO] = &gs_queue_fifo_ops,
+    [GS_QUEUE_PRIORITY] = &gs_queue_priority_ops,
+    [GS_QUEUE_PRIORITY_BACKFILL] = &gs_queue_priority_ops,
+};
+
+const struct gs_queue_order_ops *gs_queue_order_of(int queue_policy)
+{
+    size_t n = sizeof orders / sizeof orders[0];
+    return queue_policy >= 0 && (size_t)queue_policy < n && orders[queue_policy]
+               ? orders[queue_policy]
+               : &gs_queue_fifo_ops;
+}
+
+static const struct gs_queue_order_ops *order_of(const struct gs_engine *eng)
+{
+    return gs_queue_order_of(eng->pol.queue_policy);
+}
+
+int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur)
+{
+    if (!gs_queue_state(eng))
+        return GS_ENOMEM;
+    cur->now = now;
+    cur->dead = 0;
+    cur->f = eng->phead;
+    cur->fend = eng->ptail; /* jobs requeued during the pass wait for the next */
+    return order_of(eng)->begin(eng, now, cur);
+}
+
+int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
+{
+    return order_of(eng)->next(eng, cur);
+}
+
+void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur)
+{
+    const struct gs_queue_order_ops *ops = order_of(eng);
+    if (eng->q && ops->end)
+        ops->end(eng, cur);
+}
+
+int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap)
+{
+    return order_of(eng)->list(eng, now, out, cap);
+}
+
+int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now)
+{
+    return order_of(eng)->eff_prio(eng, j, now);
 }
 
 int gs_engine_queue_list(const struct gs_engine *eng, int *out, size_t cap)

@@ -17,8 +17,9 @@
 struct order_key {
     int64_t prio;               /* list key or effective priority, x GS_PRIO_SCALE */
     gs_time submit;
-    int job;
+    int job;                    /* slot */
     uint32_t seq;               /* live while it equals the job's order_seq */
+    int handle;                 /* the job's handle: ties go to the earlier one */
 };
 
 /* A kept sorted list: live entries in [head, n), with dead ones among
@@ -52,6 +53,11 @@ struct gs_qstate {
     uint64_t deferred;          /* passes held back by min_pass_interval */
     gs_time last_pass;          /* time of the last pass, GS_TIME_NONE = none yet */
     int waiting;                /* a pass was held back and is due at last + interval */
+    /* storage a pass lends to the calls it makes (one part / mask per node);
+     * results come back in the call's out-parameters, never read later */
+    struct gs_alloc alloc;      /* placements and reservations */
+    uint64_t *view;             /* the backfill view (free during [now, now + estimate)) */
+    uint64_t *blocked;          /* shared jobs: GPUs reservations hold */
 };
 
 /* Cursor over the pass order (gs_queue_order_begin / _next). */
@@ -62,6 +68,52 @@ struct qcursor {
                                    pass adds the jobs it started) */
     gs_time now;
 };
+
+/* A queue order: the sequence in which a pass visits the pending jobs
+ * (queue.c decides who starts; the order only says who is next).  One
+ * table per order, in its own file: fifo (queue_fifo.c), priority with
+ * aging (queue_order.c).  gs_queue_order_of maps queue.policy to its order
+ * (priority_with_backfill is the priority order with EASY backfill by
+ * default); adding an order is a new file, its enum value and name in
+ * policy/, and one row of that table.  The gs_queue_order_* calls below
+ * dispatch through it; the hooks have their contracts. */
+struct gs_queue_order_ops {
+    const char *name;
+    /* Bring the order up to date for a pass at `now` and fill the rest of
+     * `cur` (now, dead and the queue array range are set); must record the
+     * jobs that joined (gs_queue_scan_joined).  0 or GS_ENOMEM. */
+    int (*begin)(struct gs_engine *eng, gs_time now, struct qcursor *cur);
+    /* The next pending job, or -1. */
+    int (*next)(struct gs_engine *eng, struct qcursor *cur);
+    /* After a pass: clean up what it walked over (NULL = nothing). */
+    void (*end)(struct gs_engine *eng, const struct qcursor *cur);
+    /* The pass order at `now` without changing any kept state (as
+     * gs_queue_order_list). */
+    int (*list)(const struct gs_engine *eng, gs_time now, int *out, size_t cap);
+    /* The key of pending `j` at `now`, x GS_PRIO_SCALE (as gs_queue_eff_prio). */
+    int64_t (*eff_prio)(const struct gs_engine *eng, const struct job *j, gs_time now);
+    /* Whether the job the last pass blocked at is still first among those
+     * it could not start: nothing arrived that sorts ahead of it and time
+     * alone does not reorder.  Lets a pass with no GPUs released since be
+     * skipped (queue.c, nothing_can_change). */
+    int (*head_kept)(const struct gs_engine *eng);
+};
+
+/* The order of `queue_policy` (enum gs_queue_policy); fifo for an unknown
+ * value (gs_engine_create only accepts known ones). */
+const struct gs_queue_order_ops *gs_queue_order_of(int queue_policy);
+
+extern const struct gs_queue_order_ops gs_queue_fifo_ops;     /* queue_fifo.c */
+extern const struct gs_queue_order_ops gs_queue_priority_ops; /* queue_order.c */
+
+/* Record the jobs new to the queue (or requeued) since the last pass in
+ * q->joined, for the wait accounting; with `lists`, also key them into the
+ * priority order's lists.  0 or GS_ENOMEM.  (queue_order.c) */
+int gs_queue_scan_joined(struct gs_engine *eng, gs_time now, int lists);
+
+/* priority x GS_PRIO_SCALE of `j`, saturating: the key of a job that does
+ * not age. */
+int64_t gs_queue_base_prio(const struct job *j);
 
 /* The queue state of `eng`, created on first use; NULL on allocation
  * failure.  Freed by gs_queue_state_free (engine_private.h). */

@@ -13,8 +13,8 @@
  *   chart-compare-cdf / chart-compare-reasons   compare: one per policy
  *   chart-whatif-cdf, table-whatif, verdict     whatif
  */
-#ifndef GS_IO_HTML_REPORT_H
-#define GS_IO_HTML_REPORT_H
+#ifndef GS_REPORT_HTML_REPORT_H
+#define GS_REPORT_HTML_REPORT_H
 
 #include <stdio.h>
 

@@ -1,9 +1,9 @@
 /* report.c - summary JSON/text and the jobs/timeline CSV files. */
-#include "io/report.h"
+#include "report/report.h"
 #include "io/csv.h"
 #include "io/job_fields.h"
 #include "io/report_diag.h"
-#include "io/report_preempt.h"
+#include "report/report_preempt.h"
 #include "core/diagnose/diagnose.h"
 #include "core/metrics/preempt_metrics.h"
 

@@ -1,7 +1,7 @@
 /* report_preempt.c - preemption, classes, SLO and checkpoint advice in the
  * summary (see report_preempt.h; the model is in core/preempt_metrics.h). */
-#include "io/report_preempt.h"
-#include "io/report.h"
+#include "report/report_preempt.h"
+#include "report/report.h"
 
 static json_t *loss_json(const struct gs_loss *l)
 {

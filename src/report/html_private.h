@@ -1,8 +1,8 @@
 /* html_private.h - shared by html_report.c and html_charts.c. */
-#ifndef GS_IO_HTML_PRIVATE_H
-#define GS_IO_HTML_PRIVATE_H
+#ifndef GS_REPORT_HTML_PRIVATE_H
+#define GS_REPORT_HTML_PRIVATE_H
 
-#include "io/html_report.h"
+#include "report/html_report.h"
 #include "io/html_svg.h"
 
 extern const char *const gs_html_class_colors[GS_SIZE_CLASSES];

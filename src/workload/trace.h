@@ -4,8 +4,8 @@
  * The trace owns copies of every string.  Readers (io/trace_csv.c) and the
  * workload generator (sim/gen.c) fill it with gs_trace_add.
  */
-#ifndef GS_SIM_TRACE_H
-#define GS_SIM_TRACE_H
+#ifndef GS_WORKLOAD_TRACE_H
+#define GS_WORKLOAD_TRACE_H
 
 #include <stddef.h>
 

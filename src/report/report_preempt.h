@@ -2,8 +2,8 @@
  * part of the `sim` summary (issue 5), as JSON keys and as text, and the
  * per-class table of `compare`.
  */
-#ifndef GS_IO_REPORT_PREEMPT_H
-#define GS_IO_REPORT_PREEMPT_H
+#ifndef GS_REPORT_REPORT_PREEMPT_H
+#define GS_REPORT_REPORT_PREEMPT_H
 
 #include <jansson.h>
 #include <stdio.h>

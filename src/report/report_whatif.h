@@ -1,8 +1,8 @@
 /* report_whatif.h - `gpusched whatif` output: the table of runs and the
  * verdict paragraph, as text and JSON.
  */
-#ifndef GS_IO_REPORT_WHATIF_H
-#define GS_IO_REPORT_WHATIF_H
+#ifndef GS_REPORT_REPORT_WHATIF_H
+#define GS_REPORT_REPORT_WHATIF_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * DESIGN.md section 4) or as a readable table, and the per-job and timeline
  * CSV files of `gpusched sim --out`.
  */
-#ifndef GS_IO_REPORT_H
-#define GS_IO_REPORT_H
+#ifndef GS_REPORT_REPORT_H
+#define GS_REPORT_REPORT_H
 
 #include <jansson.h>
 #include <stdio.h>

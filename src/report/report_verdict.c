@@ -6,9 +6,9 @@
  * verdict with its cause, and the seed's boundary cases - each sentence
  * built from the same numbers the JSON carries, so the two never disagree.
  */
-#include "io/report_whatif.h"
+#include "report/report_whatif.h"
 #include "io/ioutil.h"
-#include "io/report.h"
+#include "report/report.h"
 
 #include <string.h>
 

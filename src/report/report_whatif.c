@@ -1,7 +1,7 @@
 /* report_whatif.c - the whatif table and verdict (report_whatif.h). */
-#include "io/report_whatif.h"
+#include "report/report_whatif.h"
 #include "io/ioutil.h"
-#include "io/report.h"
+#include "report/report.h"
 
 #include <string.h>
 

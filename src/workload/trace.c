@@ -1,5 +1,5 @@
 /* trace.c - in-memory job traces. */
-#include "sim/trace.h"
+#include "workload/trace.h"
 #include "core/base/alloc.h"
 #include "core/base/arena.h"
 

@@ -1,7 +1,7 @@
 /* html_charts.c - the occupancy heatmap, the waiting-reason bars and the
  * compare / whatif sections of the HTML report. */
-#include "io/html_private.h"
-#include "io/report_whatif.h"
+#include "report/html_private.h"
+#include "report/report_whatif.h"
 #include "core/base/alloc.h"
 
 #include <stdlib.h>

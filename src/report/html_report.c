@@ -1,8 +1,8 @@
 /* html_report.c - the HTML report's page and per-run charts
  * (html_report.h).  Comparison and what-if sections: html_compare.c. */
-#include "io/html_report.h"
-#include "io/html_private.h"
-#include "io/report.h"
+#include "report/html_report.h"
+#include "report/html_private.h"
+#include "report/report.h"
 #include "io/report_diag.h"
 
 #include <math.h>

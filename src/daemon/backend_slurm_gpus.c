@@ -1,0 +1,235 @@
+/* backend_slurm_gpus.c - the slurm backend's GPUs: a placement
+ * ("n1:0,n1:3,n2:0") as Slurm's NodeList and per-node GRES, the placement
+ * Slurm really gave (`scontrol -d show job`: GRES=gpu:...(IDX:...)), and,
+ * when they differ (counts mode: Slurm picks the indices), the engine's view
+ * moved to the truth (gs_engine_move_gpus).
+ */
+#define _GNU_SOURCE
+#include "daemon/backend_slurm.h"
+#include "daemon/loop_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Node names and GPU masks of "n1:0,n1:3,n2:0" in order of first use; the
+ * number of nodes, or -1 when malformed or over cap. */
+int gsd_slurm_placement_nodes(const char *pl, char names[][GS_NAME_MAX + 1], uint64_t *masks,
+                              int cap)
+{
+    int n = 0;
+    for (const char *p = pl; p && *p;) {
+        const char *colon = strchr(p, ':');
+        if (!colon || colon - p > GS_NAME_MAX)
+            return -1;
+        char name[GS_NAME_MAX + 1];
+        memcpy(name, p, (size_t)(colon - p));
+        name[colon - p] = '\0';
+        int k = 0;
+        while (k < n && strcmp(names[k], name) != 0)
+            k++;
+        if (k == n) {
+            if (n == cap)
+                return -1;
+            memcpy(names[n], name, sizeof name);
+            masks[n++] = 0;
+        }
+        masks[k] |= 1ull << (strtol(colon + 1, NULL, 10) & 63);
+        p = strchr(colon, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return n;
+}
+
+/* From the placement: NodeList "n1,n2" and the per-node GRES
+ * ("gpu:g0:1,gpu:g3:1" with types, else "gpu:2"); -1 when Slurm cannot
+ * express it (nodes with different GPU sets: GRES is per node). */
+int gsd_slurm_placement_args(const char *pl, int types, char *nodes, size_t nn, char *gres,
+                             size_t ng, int *nnodes)
+{
+    static char names[MAX_PARTS][GS_NAME_MAX + 1];
+    uint64_t masks[MAX_PARTS];
+    int n = gsd_slurm_placement_nodes(pl ? pl : "", names, masks, MAX_PARTS);
+    if (n <= 0)
+        return -1;
+    size_t w = 0;
+    for (int i = 0; i < n; i++) {
+        if (masks[i] != masks[0])
+            return -1;
+        w += (size_t)snprintf(nodes + w, nn > w ? nn - w : 0, "%s%s", i ? "," : "", names[i]);
+    }
+    *nnodes = n;
+    if (w >= nn)
+        return -1;
+    if (!types)
+        return snprintf(gres, ng, "gpu:%d", __builtin_popcountll(masks[0])) < (int)ng ? 0 : -1;
+    w = 0;
+    gres[0] = '\0';
+    for (int g = 0; g < 64; g++)
+        if (masks[0] >> g & 1)
+            w += (size_t)snprintf(gres + w, ng > w ? ng - w : 0, "%sgpu:g%d:1", w ? "," : "", g);
+    return w < ng ? 0 : -1;
+}
+
+/* Masks per node of the -d detail "Nodes=n-[1-2] ... GRES=gpu:g3:1(IDX:3),..". */
+struct actual {
+    char (*names)[GS_NAME_MAX + 1];
+    uint64_t *masks;
+    int n, cap;
+    uint64_t cur;
+};
+
+static int add_actual(void *arg, const char *name)
+{
+    struct actual *a = arg;
+    int k = 0;
+    while (k < a->n && strcmp(a->names[k], name) != 0)
+        k++;
+    if (k == a->n) {
+        if (a->n == a->cap || strlen(name) > GS_NAME_MAX)
+            return -1;
+        snprintf(a->names[a->n], GS_NAME_MAX + 1, "%s", name);
+        a->masks[a->n++] = 0;
+    }
+    a->masks[k] |= a->cur;
+    return 0;
+}
+
+static uint64_t idx_mask(const char *gres)
+{
+    uint64_t m = 0;
+    for (const char *p = gres; (p = strstr(p, "(IDX:")); ) {
+        p += 5;
+        while (*p && *p != ')') {
+            char *end;
+            long lo = strtol(p, &end, 10), hi = lo;
+            if (end == p)
+                break;
+            if (*end == '-')
+                hi = strtol(end + 1, &end, 10);
+            for (long g = lo; g <= hi && g < 64; g++)
+                m |= 1ull << g;
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    return m;
+}
+
+/* The placement Slurm gave, in the decided node order: "n:g,...". */
+void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf, size_t n)
+{
+    static char names[MAX_PARTS][GS_NAME_MAX + 1], dn[MAX_PARTS][GS_NAME_MAX + 1];
+    uint64_t masks[MAX_PARTS], dm[MAX_PARTS];
+    struct actual a = { names, masks, 0, MAX_PARTS, 0 };
+    for (const char *p = line; (p = strstr(p, " Nodes=")); p += 7) {
+        char nodes[512], gres[1024];
+        gsd_slurm_field(p, "Nodes", nodes, sizeof nodes);
+        const char *next = strstr(p + 7, " Nodes="), *g = strstr(p, " GRES=");
+        if (!g || (next && g > next))
+            continue;
+        gsd_slurm_field(g, "GRES", gres, sizeof gres);
+        a.cur = idx_mask(gres);
+        gsd_slurm_hostlist(nodes, add_actual, &a);
+    }
+    int nd = gsd_slurm_placement_nodes(decided ? decided : "", dn, dm, MAX_PARTS);
+    size_t w = 0;
+    buf[0] = '\0';
+    for (int k = 0; k <= nd; k++) /* decided nodes in order, then any others */
+        for (int i = 0; i < a.n; i++) {
+            int j = 0;
+            while (j < nd && strcmp(dn[j], names[i]) != 0)
+                j++;
+            if (j != k)
+                continue;
+            for (int gi = 0; gi < 64; gi++)
+                if (masks[i] >> gi & 1)
+                    w += (size_t)snprintf(buf + w, n > w ? n - w : 0, "%s%s:%d", w ? "," : "",
+                                          names[i], gi);
+        }
+}
+
+/* ---- counts mode: the engine's view follows the GPUs Slurm gave ---- */
+
+#define MAX_MOVES 1024
+
+/* The moves that turn d's decided placement into d->bk_actual: their
+ * number, or -1 when it names a node the decision does not (Slurm is told
+ * the nodes; only the indices inside a node can differ). */
+static int job_moves(struct gsd_loop *lp, const struct djob *d, struct gs_gpu_move *mv, int cap)
+{
+    static char dn[MAX_PARTS][GS_NAME_MAX + 1], gn[MAX_PARTS][GS_NAME_MAX + 1];
+    uint64_t dm[MAX_PARTS], gm[MAX_PARTS];
+    int nd = gsd_slurm_placement_nodes(d->placement, dn, dm, MAX_PARTS);
+    int ng = gsd_slurm_placement_nodes(d->bk_actual, gn, gm, MAX_PARTS), n = 0;
+    if (nd < 0 || ng < 0)
+        return -1;
+    for (int i = 0; i < ng; i++) {
+        int k = 0;
+        while (k < nd && strcmp(dn[k], gn[i]) != 0)
+            k++;
+        if (k == nd || n == cap)
+            return -1;
+        if (dm[k] != gm[i])
+            mv[n++] = (struct gs_gpu_move){ d->handle,
+                                            gs_cluster_find_node(gs_engine_cluster(lp->eng), gn[i]),
+                                            gm[i] };
+    }
+    return n;
+}
+
+/* The engine took d's real GPUs: they are its placement from now on. */
+static void followed(struct gsd_loop *lp, struct djob *d, gs_time now)
+{
+    char detail[160];
+    snprintf(detail, sizeof detail, "Slurm gave %.60s, decided %.60s", d->bk_actual,
+             d->placement ? d->placement : "");
+    gsd_log("job %s: the engine follows Slurm's GPUs: %s", d->id, detail);
+    gs_store_event(lp->st, now, d->seq, "gpus_moved", detail, NULL);
+    free(d->placement);
+    d->placement = d->bk_actual;
+    d->bk_actual = NULL;
+    gsd_job_dirty(lp, d);
+}
+
+/* Hand every mismatch seen by the last poll to the engine: all in one call
+ * (jobs that swapped GPUs move together), else job by job; a job whose new
+ * GPUs another job still holds waits for that job's own report. */
+void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
+{
+    static struct gs_gpu_move mv[MAX_MOVES];
+    size_t n = 0;
+    int any = 0;
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (!d->bk_actual)
+            continue;
+        int k = gs_job_state_holds(d->ji.state) ? job_moves(lp, d, mv + n, (int)(MAX_MOVES - n))
+                                                : -2;
+        if (k < 0) {
+            if (k == -1)
+                gsd_log("job %s: Slurm's GPUs %s cannot be followed (decided %s)", d->id,
+                        d->bk_actual, d->placement ? d->placement : "");
+            free(d->bk_actual);
+            d->bk_actual = NULL;
+            continue;
+        }
+        n += (size_t)k;
+        any = 1;
+    }
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (!any)
+        return;
+    int all = gs_engine_move_gpus(lp->eng, now, mv, n, &err) == 0;
+    for (size_t i = 0; i < lp->nlive; i++) {
+        struct djob *d = lp->live[i];
+        if (!d->bk_actual)
+            continue;
+        int k = all ? 0 : job_moves(lp, d, mv, MAX_MOVES);
+        if (all || gs_engine_move_gpus(lp->eng, now, mv, (size_t)k, &err) == 0)
+            followed(lp, d, now);
+        else if (!d->bk_waits++)
+            gsd_log("job %s: the engine follows Slurm's GPUs once they are free in its view: %s",
+                    d->id, err.msg);
+    }
+}
