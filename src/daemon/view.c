@@ -323,7 +323,7 @@ static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
             out[(*n)++] = d;
         }
     }
-    for (size_t i = 0; i < *n; i++)
+    for (size_t i = 0; out && i < *n; i++)
         out[i]->inq = 0;
     free(q);
     return out;
