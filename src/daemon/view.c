@@ -303,7 +303,7 @@ static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
 {
     size_t cap = lp->nlive + 1; /* every pending job is live: one call fills it */
     int *q = malloc(cap * sizeof *q);
-    struct djob **out = q ? malloc(cap * sizeof(struct djob *)) : NULL;
+    struct djob **out = q ? calloc(cap, sizeof(struct djob *)) : NULL;
     int got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
     if (got < 0 || (size_t)got > cap) { /* cannot happen: ask again with room */
         free(q);
@@ -311,7 +311,7 @@ static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
         int k = gs_engine_queue_list(lp->eng, NULL, 0);
         cap = (size_t)(k > 0 ? k : 0) + 1;
         q = malloc(cap * sizeof *q);
-        out = q ? malloc(cap * sizeof(struct djob *)) : NULL;
+        out = q ? calloc(cap, sizeof(struct djob *)) : NULL;
         got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
         got = got < 0 ? 0 : (size_t)got > cap ? (int)cap : got;
     }
@@ -323,8 +323,11 @@ static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
             out[(*n)++] = d;
         }
     }
-    for (size_t i = 0; out && i < *n; i++)
-        out[i]->inq = 0;
+    for (int i = 0; out && i < got; i++) { /* the scratch marks go again */
+        struct djob *d = gsd_job_of_handle(lp, q[i]);
+        if (d)
+            d->inq = 0;
+    }
     free(q);
     return out;
 }
@@ -340,7 +343,7 @@ static int refresh(struct gsd_loop *lp, struct djob **q, size_t nq, int64_t t0,
         if (k > 0 && mono_us() - t0 > budget_us)
             break;
         size_t i = lp->rpos++ % nq;
-        if (render(lp, q[i]) < 0)
+        if (q[i] && render(lp, q[i]) < 0)
             return -1;
         lp->lap_left--;
     }
@@ -359,7 +362,8 @@ static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, int same, int64_t 
     struct djob **q = lp->qcache;
     size_t nq = q ? lp->nqcache : 0;
     for (size_t i = 0; i < nq; i++)
-        q[i]->inq = 1;
+        if (q[i]) /* always: queue_jobs fills [0, nq) */
+            q[i]->inq = 1;
     v->jobs = malloc((lp->nlive + 1) * sizeof(struct gsd_blob *));
     int bad = !q || !v->jobs, changed = 0;
     for (size_t i = 0; !bad && i < lp->nlive; i++) {
@@ -379,6 +383,8 @@ static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, int same, int64_t 
     if (!bad)
         qsort(v->jobs, v->npre, sizeof(struct gsd_blob *), by_seq);
     for (size_t i = 0; i < nq; i++) {
+        if (!q[i])
+            continue;
         if (!bad)
             v->jobs[v->njobs++] = blob_ref(q[i]->blob);
         q[i]->inq = 0;
