@@ -6,7 +6,9 @@
  * is reached), as for a machine that died.  With the local backend the
  * processes are still alive here: their supervisors are sent SIGKILL for
  * their groups and kept as orphans (no longer the job's attempt: the job
- * may start again elsewhere in the same turn) until they are gone.
+ * may start again elsewhere in the same turn) until they are gone.  Other
+ * backends refuse `down` (409): the execution system must end the runs
+ * itself, and its node state reaches the engine as a node event.
  *
  * Journal: meta node_state:NAME and gpu_state:NAME:G (enum gs_node_state;
  * gpu_states = 1 once any GPU was set alone), an event per command
@@ -122,6 +124,19 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
     }
     int st = c->kind == GSD_NODE_DRAIN ? GS_NODE_DRAIN
              : c->kind == GSD_NODE_DOWN ? GS_NODE_DOWN : GS_NODE_UP;
+    if (st == GS_NODE_DOWN && lp->be != &gsd_backend_local) {
+        /* Only the local backend can end a node's runs here; under Slurm
+         * the requeued jobs would run again while Slurm still runs them.
+         * Slurm's own down (scontrol) kills them and reaches the engine as
+         * a node event (backend_slurm.c). */
+        c->status = 409;
+        c->body = gsd_error_json(409, "conflict", "name",
+                                 "node '%.100s': with this backend set the node down in "
+                                 "the execution system (Slurm: scontrol update "
+                                 "nodename=%.100s state=down reason=...); gpuschedd follows it",
+                                 c->id, c->id);
+        return 0;
+    }
     int rc = c->gpu >= 0 ? gs_engine_gpu_set_state(lp->eng, now, node, c->gpu, st, &err)
                          : gs_engine_node_set_state(lp->eng, now, node, st, &err);
     if (rc < 0) {

@@ -43,7 +43,7 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
-plan 29
+plan 31
 SEED=$ROOT/examples/seed-cluster.yaml
 
 GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN" --gpu-types >"$TMP/up.log" 2>&1
@@ -96,6 +96,13 @@ seq_of() { sqlite3 "$2/journal.db" "select seq from jobs where id = '$1'"; }
 
 sstart "$TMP/s1" --backend slurm --slurm-poll 0.2 --slurm-start-deadline 4
 ok $? "gpuschedd --backend slurm is ready"
+
+# 0. the admin API cannot set a node down under Slurm: gpuschedd could not
+# end the Slurm jobs there, and a requeued job would run twice; Slurm's
+# own down is the way (case 1 below shows gpuschedd following it)
+api POST "/v1/nodes/node-1/down" '{"reason":"test"}'
+is "$code" 409 "POST /v1/nodes/NAME/down under --backend slurm: 409"
+like "$body" "scontrol update nodename=node-1 state=down" "the error says to set it down in Slurm"
 
 # 1. node down between decision and release
 touch "$F/down"
