@@ -146,6 +146,9 @@ struct gsd_loop {
     size_t rpos;              /* refresh cursor into the queue */
     int64_t lap_left;         /* queued jobs to diagnose again since the last change */
     int refresh_only;         /* the loop's sleep ends for the view's refresh only */
+    int bodies_behind;        /* a change is not yet in /v1/cluster, the dashboard page
+                                 or /v1/nodes (their rebuild was held back by cost):
+                                 the loop wakes to publish them once due */
     int64_t fed;              /* loop_restore.c: completed jobs fed to the estimator */
     int view_force;           /* refresh everything at the next publish */
     int reads_on_engine;      /* GPUSCHEDD_READS=engine: no view, every read answered

@@ -455,14 +455,18 @@ static int64_t budget(const struct gsd_loop *lp, int64_t t0)
 
 /* A body that costs T to render is rendered again at most every 19 T
  * (under 5 % of the engine thread), at once when forced, and at every
- * turn (`turn`) while it is cheap. */
+ * turn (`turn`) while it is cheap.  When the kept body is returned although
+ * the state `changed`, *behind is set (the loop then publishes again once
+ * the body is due). */
 static struct gsd_blob *tuned(struct gsd_blob **keep, int64_t *next_us, int64_t *cost,
                               int force, int turn, char *(*make)(struct gsd_loop *, int),
-                              struct gsd_loop *lp)
+                              struct gsd_loop *lp, int changed, int *behind)
 {
     int64_t t0 = mono_us();
-    if (*keep && !force && t0 < *next_us && !(turn && *cost < CHEAP_US))
+    if (*keep && !force && t0 < *next_us && !(turn && *cost < CHEAP_US)) {
+        *behind |= changed; /* a change this body does not show yet */
         return blob_ref(*keep);
+    }
     struct gsd_blob *b = body_blob(make(lp, force));
     if (!b)
         return NULL;
@@ -499,12 +503,18 @@ void gsd_view_update(struct gsd_loop *lp, int same)
     if (!bad && full)
         full_bodies(lp, lp->qcache, lp->nqcache);
     int64_t t2 = mono_us();
+    /* bodies behind: a change not in the cluster/dashboard bodies or the
+     * node list yet; gsd_view_stale keeps the loop waking until they are */
+    int behind = !full && (!same || lp->bodies_behind);
     if (!bad) {
-        v->nodes = tuned(&lp->b_nodes, &lp->nodes_next_us, &lp->nodes_cost_us, force, !same,
-                         nodes_text, lp);
-        /* /metrics at its cadence only: scrapes are seconds apart */
+        int changed = !same || lp->bodies_behind, kept = 0;
+        v->nodes = tuned(&lp->b_nodes, &lp->nodes_next_us, &lp->nodes_cost_us, force,
+                         changed, nodes_text, lp, changed, &kept);
+        /* /metrics at its cadence only (scrapes are seconds apart), but
+         * published once due after a change even if the loop goes idle */
         v->metrics = tuned(&lp->b_metrics, &lp->metrics_next_us, &lp->metrics_cost_us, force,
-                           0, metrics_text, lp);
+                           0, metrics_text, lp, changed, &kept);
+        behind |= kept;
         v->cluster = blob_ref(lp->b_cluster);
         v->dash = blob_ref(lp->b_dash);
         bad = !v->nodes || !v->metrics;
@@ -515,6 +525,7 @@ void gsd_view_update(struct gsd_loop *lp, int same)
         return;
     }
     publish(lp, v);
+    lp->bodies_behind = behind;
     int64_t t3 = mono_us();
     lp->last_pub_us = t3;
     gsd_hist_add(&lp->publish_ms, (double)(t3 - t0) / 1e3);
@@ -527,7 +538,7 @@ void gsd_view_update(struct gsd_loop *lp, int same)
 
 int gsd_view_stale(const struct gsd_loop *lp)
 {
-    return !lp->reads_on_engine && lp->lap_left > 0;
+    return !lp->reads_on_engine && (lp->lap_left > 0 || lp->bodies_behind);
 }
 
 void gsd_view_fini(struct gsd_loop *lp)

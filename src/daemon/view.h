@@ -50,9 +50,11 @@ struct gsd_blob;
  * complete rebuild next time. */
 void gsd_view_update(struct gsd_loop *lp, int same);
 
-/* Whether some queued job's reason was not refreshed since the last
- * change (the loop then wakes within 50 ms to refresh more, without a
- * turn). */
+/* Whether the published view is behind the engine: some queued job's
+ * reason was not refreshed since the last change, or a body held back by
+ * its cost (/v1/cluster, the dashboard page, /v1/nodes, /metrics) does not show a
+ * change yet.  The loop then wakes within 50 ms to publish again, without
+ * a turn, so an idle daemon's reads catch up in about 20x a body's cost. */
 int gsd_view_stale(const struct gsd_loop *lp);
 
 /* Drop a reference to a published job object; NULL is a no-op. */
