@@ -24,25 +24,8 @@
 # never ran has an empty NodeList) and from each job's own output.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-sstart() {
-    daemon_start "$@"
-    _k=0
-    while [ $_k -lt 4 ] && ! wait_ready; do _k=$((_k + 1)); done
-    [ $_k -lt 4 ]
-}
-if [ "${GS_VARIANT:-debug}" = san ]; then
-    echo "1..0 # SKIP the Slurm-cluster tests run in the debug variant"; exit 0
-fi
-if [ ! -x /usr/sbin/slurmctld-wlm ] || ! command -v sbatch >/dev/null; then
-    echo "1..0 # SKIP Slurm 22.05 (slurmctld slurmd slurm-client) not installed"; exit 0
-fi
-RUN=$TMP/slurm
-cleanup() {
-    [ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
-    GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/slurm_lib.sh"
+slurm_require
 plan 31
 SEED=$ROOT/examples/seed-cluster.yaml
 
