@@ -8,17 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The engine's strategies come from the one list, GS_PLACE_STRATEGIES
+ * (core/policy/policy.h), so a new strategy is a fill policy too; the rows
+ * after them are fill's own scorers. */
+#define ENGINE_ROW(id, name) { #name, GS_FILL_ENGINE, GS_PLACE_##id },
 static const struct {
     const char *name;
     int policy, strategy;
 } policies[] = {
-    { "pack", GS_FILL_ENGINE, GS_PLACE_PACK },     { "spread", GS_FILL_ENGINE, GS_PLACE_SPREAD },
-    { "topo", GS_FILL_ENGINE, GS_PLACE_TOPO },     { "frag", GS_FILL_ENGINE, GS_PLACE_FRAG },
-    { "first_fit", GS_FILL_ENGINE, GS_PLACE_FIRST_FIT },
+    GS_PLACE_STRATEGIES(ENGINE_ROW)
     { "random", GS_FILL_RANDOM, 0 },               { "dotprod", GS_FILL_DOTPROD, 0 },
     { "clustering", GS_FILL_CLUSTERING, 0 },       { "packing", GS_FILL_PACKING, 0 },
     { "bestfit", GS_FILL_BESTFIT, 0 },             { "fgd", GS_FILL_FGD, 0 },
 };
+#undef ENGINE_ROW
 
 #define NPOLICIES (sizeof policies / sizeof policies[0])
 
