@@ -293,6 +293,12 @@ static void check_order(const struct gs_engine *eng, gs_time now, int64_t rate_m
         if (q->visited[i] != v[i].job)
             fail_msg("at %lld ms position %zu: pass visited %d, sort says %d", (long long)now,
                      i, q->visited[i], v[i].job);
+    /* the order's ahead hook (the diagnosis's rank) agrees with the pass */
+    for (size_t i = 1; i < n; i++) {
+        const struct job *a = &eng->jobs[q->visited[i - 1]], *b = &eng->jobs[q->visited[i]];
+        assert_true(gs_queue_ahead(eng, a, b, now));
+        assert_false(gs_queue_ahead(eng, b, a, now));
+    }
     free(v);
 }
 
@@ -360,6 +366,7 @@ static void test_order_registry(void **state)
         assert_non_null(all[i]->list);
         assert_non_null(all[i]->eff_prio);
         assert_non_null(all[i]->head_kept);
+        assert_non_null(all[i]->ahead);
     }
     assert_string_equal(gs_queue_fifo_ops.name, gs_policy_queue_name(GS_QUEUE_FIFO));
     assert_string_equal(gs_queue_priority_ops.name, gs_policy_queue_name(GS_QUEUE_PRIORITY));

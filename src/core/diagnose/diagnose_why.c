@@ -80,18 +80,11 @@ static int partition_figures(struct gs_engine *eng, const struct gs_request *req
     return gs_diag_decide(eng->cl, &all, &f, &eng->diag->scratch) == GS_REASON_NONE;
 }
 
-/* Rank key of a pending job in the queue pass's order. */
+/* Whether pending slot `a` is ahead of `b` in the queue pass's order (the
+ * order's own rule, queue_private.h). */
 static int ahead_of(const struct gs_engine *eng, int a, int b, gs_time now)
 {
-    const struct job *x = &eng->jobs[a], *y = &eng->jobs[b];
-    if (eng->pol.queue_policy == GS_QUEUE_FIFO)
-        return x->handle < y->handle;
-    int64_t px = gs_queue_eff_prio(eng, x, now), py = gs_queue_eff_prio(eng, y, now);
-    if (px != py)
-        return px > py;
-    if (x->submit != y->submit)
-        return x->submit < y->submit;
-    return x->handle < y->handle;
+    return gs_queue_ahead(eng, &eng->jobs[a], &eng->jobs[b], now);
 }
 
 static void priority_figures(const struct gs_engine *eng, int job, struct gs_diag *d)

@@ -50,6 +50,15 @@ static int fifo_head_kept(const struct gs_engine *eng)
     return 1;
 }
 
+/* Submission order: the earlier handle.  Priorities do not count. */
+static int fifo_ahead(const struct gs_engine *eng, const struct job *a, const struct job *b,
+                      gs_time now)
+{
+    (void)eng;
+    (void)now;
+    return a->handle < b->handle;
+}
+
 const struct gs_queue_order_ops gs_queue_fifo_ops = {
     .name = "fifo",
     .begin = fifo_begin,
@@ -58,4 +67,5 @@ const struct gs_queue_order_ops gs_queue_fifo_ops = {
     .list = fifo_list,
     .eff_prio = fifo_eff_prio,
     .head_kept = fifo_head_kept,
+    .ahead = fifo_ahead,
 };

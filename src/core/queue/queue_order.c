@@ -448,6 +448,18 @@ static int priority_head_kept(const struct gs_engine *eng)
     return eng->pol.aging_rate <= 0 && eng->arrivals_ahead == 0;
 }
 
+/* Effective priority at `now`, then submit time, then submission order. */
+static int priority_ahead(const struct gs_engine *eng, const struct job *a, const struct job *b,
+                          gs_time now)
+{
+    int64_t pa = priority_eff_prio(eng, a, now), pb = priority_eff_prio(eng, b, now);
+    if (pa != pb)
+        return pa > pb;
+    if (a->submit != b->submit)
+        return a->submit < b->submit;
+    return a->handle < b->handle;
+}
+
 const struct gs_queue_order_ops gs_queue_priority_ops = {
     .name = "priority",
     .begin = priority_begin,
@@ -456,6 +468,7 @@ const struct gs_queue_order_ops gs_queue_priority_ops = {
     .list = priority_list,
     .eff_prio = priority_eff_prio,
     .head_kept = priority_head_kept,
+    .ahead = priority_ahead,
 };
 
 /* The registry: queue.policy -> order.  priority_with_backfill differs from
@@ -510,6 +523,12 @@ int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size
 int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now)
 {
     return order_of(eng)->eff_prio(eng, j, now);
+}
+
+int gs_queue_ahead(const struct gs_engine *eng, const struct job *a, const struct job *b,
+                   gs_time now)
+{
+    return order_of(eng)->ahead(eng, a, b, now);
 }
 
 int gs_engine_queue_list(const struct gs_engine *eng, int *out, size_t cap)

@@ -97,6 +97,10 @@ struct gs_queue_order_ops {
      * alone does not reorder.  Lets a pass with no GPUs released since be
      * skipped (queue.c, nothing_can_change). */
     int (*head_kept)(const struct gs_engine *eng);
+    /* Whether pending `a` sorts ahead of pending `b` in a pass at `now` (as
+     * gs_queue_ahead): the diagnosis counts the jobs ahead of one. */
+    int (*ahead)(const struct gs_engine *eng, const struct job *a, const struct job *b,
+                 gs_time now);
 };
 
 /* The order of `queue_policy` (enum gs_queue_policy); fifo for an unknown
@@ -138,6 +142,12 @@ void gs_queue_unlist(struct gs_engine *eng, int job);
 /* Effective priority of pending `j` at `now`, x GS_PRIO_SCALE: the key the
  * pass orders it by (saturates instead of overflowing). */
 int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now);
+
+/* Whether pending `a` sorts ahead of pending `b` in a pass at `now`, by the
+ * order's own rule (fifo: submission order; priority: effective priority,
+ * then submit time, then submission order).  Reads only. */
+int gs_queue_ahead(const struct gs_engine *eng, const struct job *a, const struct job *b,
+                   gs_time now);
 
 /* The pending jobs in the order a pass at `now` visits them, computed from
  * the queue array without touching the kept lists: writes up to `cap`
