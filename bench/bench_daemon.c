@@ -16,7 +16,8 @@
  * Usage: bench_daemon [--size small] [--case N] [--gpuschedd PATH]; the daemon defaults
  * to build/release/bin/gpuschedd.  A submit is counted when its 201 has
  * arrived, i.e. after the turn that holds it committed (fsync'd WAL).  Every
- * daemon and job started here is stopped by pid before exit.
+ * daemon and job started here is stopped by pid before exit: a normal one,
+ * an exit(1) on a failed step, or SIGINT/SIGTERM/SIGHUP (see "Teardown").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -44,6 +47,22 @@ struct daemon {
     int port;
     char state[128];
 };
+
+/* Teardown.  Every daemon started is listed in `running` from its fork
+ * until stop() has stopped it and the job supervisors it left.  An exit()
+ * (a failed step: atexit) and SIGINT, SIGTERM or SIGHUP stop every listed
+ * one and remove the temporary directory.  The signals are blocked in every
+ * thread but one, which waits for them (sigwait), so the teardown runs in a
+ * plain thread, not in a handler.  The supervisors cannot be reached as a
+ * process group of ours: gpuschedd puts each in a session of its own
+ * (setsid, src/daemon/backend.c) so that it outlives the daemon for a
+ * restart; stop() finds them by the pids the daemon recorded in
+ * STATE/run/<job>/sup, checked against their start time, and a supervisor
+ * takes its job's process group with it (SIGUSR2: SIGKILL to the group). */
+#define MAX_RUNNING 4
+static pthread_mutex_t running_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct daemon running[MAX_RUNNING]; /* pid 0 = free slot */
+static sigset_t quit_sigs;
 
 /* Start gpuschedd on port 0; returns 0 once its listening line is read
  * (and, with wait_ready, once /readyz answers).  *ms = time to ready. */
@@ -112,8 +131,19 @@ static int start(struct daemon *d, const char *cluster, const char *policy, cons
     if (pipe(p) < 0)
         return -1;
     double t0 = bench_now_ms();
+    snprintf(d->state, sizeof d->state, "%s", state);
+    pthread_mutex_lock(&running_mu);
+    pid_t parent = getpid();
     d->pid = fork();
     if (d->pid == 0) {
+        /* the daemon must not inherit the blocked quit signals; and if this
+           process dies without its teardown, the daemon gets a SIGTERM */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(127);
         dup2(p[1], 1);
         close(p[0]);
         const char *err = getenv("BENCH_DAEMON_STDERR"); /* a file, to look at its log */
@@ -124,7 +154,15 @@ static int start(struct daemon *d, const char *cluster, const char *policy, cons
         execv(gsd, (char *const *)argv);
         _exit(127);
     }
+    for (int i = 0; d->pid > 0 && i < MAX_RUNNING; i++)
+        if (running[i].pid == 0) {
+            running[i] = *d;
+            break;
+        }
+    pthread_mutex_unlock(&running_mu);
     close(p[1]);
+    if (d->pid < 0)
+        return -1;
     char line[256];
     size_t got = 0;
     while (got < sizeof line - 1) {
@@ -139,7 +177,6 @@ static int start(struct daemon *d, const char *cluster, const char *policy, cons
     if (strncmp(line, "listening on ", 13) || !colon)
         return -1;
     d->port = atoi(colon + 1);
-    snprintf(d->state, sizeof d->state, "%s", state);
     for (int i = 0; i < 20000; i++) {
         int fd = connect_to(d->port);
         int st = fd >= 0 ? request(fd, "GET", "/readyz", NULL, NULL, 0) : -1;
@@ -154,20 +191,159 @@ static int start(struct daemon *d, const char *cluster, const char *policy, cons
     return -1;
 }
 
-/* Stop the daemon, then every job supervisor it left (by recorded pid). */
-static void stop(struct daemon *d)
+/* Start time (clock ticks since boot) of a live process `pid`, or -1 when
+ * there is none or only its zombie. */
+static long long proc_start(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *f = strrchr(buf, ')'); /* then " STATE ..."; starttime is field 22 */
+    if (!f || f[1] != ' ' || f[2] == 'Z')
+        return -1;
+    for (int field = 2; field < 22 && f; field++)
+        f = strchr(f + 1, ' ');
+    return f ? strtoll(f + 1, NULL, 10) : -1;
+}
+
+struct sup {
+    pid_t pid;
+    long long start; /* as recorded: a reused pid has another */
+};
+
+/* The supervisors recorded under `state`/run that are alive, into a
+ * growing *sups; returns the count. */
+static int recorded_supervisors(const char *state, struct sup **sups)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/run", state);
+    DIR *dir = opendir(path);
+    int n = 0, cap = 0;
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+        snprintf(path, sizeof path, "%s/run/%s/sup", state, e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        long long pid = 0, t = -2;
+        if (f && fscanf(f, "%lld %lld", &pid, &t) == 2 && pid > 0)
+            waitpid((pid_t)pid, NULL, WNOHANG); /* an orphan of ours that has ended */
+        if (pid > 0 && proc_start((pid_t)pid) == t) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 256;
+                struct sup *ns = realloc(*sups, (size_t)cap * sizeof *ns);
+                if (!ns) {
+                    fclose(f);
+                    break;
+                }
+                *sups = ns;
+            }
+            (*sups)[n++] = (struct sup){ (pid_t)pid, t };
+        }
+        if (f)
+            fclose(f);
+    }
+    if (dir)
+        closedir(dir);
+    return n;
+}
+
+/* Keep the still-alive entries of sups[0..n); returns how many. */
+static int still_alive(struct sup *sups, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        waitpid(sups[i].pid, NULL, WNOHANG); /* ours once orphaned (teardown_init) */
+        if (proc_start(sups[i].pid) == sups[i].start)
+            sups[k++] = sups[i];
+    }
+    return k;
+}
+
+/* Stop the daemon, then every job supervisor it left (by recorded pid):
+ * SIGUSR2 (the supervisor kills its job's group and exits once the group
+ * is gone), up to 10 s for them to go, SIGKILL to any left.  With
+ * running_mu held. */
+static void stop_locked(const struct daemon *d)
 {
     kill(d->pid, SIGTERM);
     waitpid(d->pid, NULL, 0);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd,
-             "for f in %s/run/*/sup; do [ -f \"$f\" ] || continue; p=$(cut -d' ' -f1 \"$f\");"
-             " kill -USR2 $p 2>/dev/null; done; sleep 0.3; for f in %s/run/*/sup; do"
-             " [ -f \"$f\" ] || continue; kill -KILL $(cut -d' ' -f1 \"$f\") 2>/dev/null; done",
-             d->state, d->state);
-    if (system(cmd) != 0) {
-        /* nothing left to stop */
+    struct sup *sup = NULL;
+    int n = recorded_supervisors(d->state, &sup);
+    for (int i = 0; i < n; i++)
+        kill(sup[i].pid, SIGUSR2);
+    for (int w = 0; w < 1000 && n > 0; w++) {
+        usleep(10000);
+        n = still_alive(sup, n);
     }
+    for (int i = 0; i < n; i++)
+        kill(sup[i].pid, SIGKILL);
+    if (n > 0)
+        fprintf(stderr, "bench_daemon: %d supervisor(s) killed after 10 s\n", n);
+    free(sup);
+}
+
+/* stop_locked, and `d` leaves the running list. */
+static void stop(struct daemon *d)
+{
+    pthread_mutex_lock(&running_mu);
+    stop_locked(d);
+    for (int i = 0; i < MAX_RUNNING; i++)
+        if (running[i].pid == d->pid)
+            running[i].pid = 0;
+    pthread_mutex_unlock(&running_mu);
+}
+
+/* Stop every daemon still running and remove the temporary directory
+ * (atexit, and the quit-signal thread). */
+static void teardown(void)
+{
+    pthread_mutex_lock(&running_mu);
+    for (int i = 0; i < MAX_RUNNING; i++)
+        if (running[i].pid > 0) {
+            stop_locked(&running[i]);
+            running[i].pid = 0;
+        }
+    if (tmp[0] && access(tmp, F_OK) == 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+        if (system(cmd) != 0)
+            fprintf(stderr, "bench_daemon: cannot remove %s\n", tmp);
+    }
+    pthread_mutex_unlock(&running_mu);
+}
+
+static void *quit_thread(void *arg)
+{
+    (void)arg;
+    int sig = 0;
+    if (sigwait(&quit_sigs, &sig) != 0)
+        return NULL;
+    fprintf(stderr, "bench_daemon: signal %d: stopping what it started\n", sig);
+    teardown();
+    _exit(128 + sig);
+}
+
+/* Before any thread or daemon: block the quit signals here (every thread
+ * created later inherits that), wait for them in one thread, and tear down
+ * at exit.  As a child subreaper, this process adopts the supervisors a
+ * stopped daemon leaves and reaps them itself (init here is slow to). */
+static void teardown_init(void)
+{
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    sigemptyset(&quit_sigs);
+    sigaddset(&quit_sigs, SIGINT);
+    sigaddset(&quit_sigs, SIGTERM);
+    sigaddset(&quit_sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &quit_sigs, NULL);
+    pthread_t th;
+    if (pthread_create(&th, NULL, quit_thread, NULL) == 0)
+        pthread_detach(th);
+    atexit(teardown);
 }
 
 static void write_file(const char *path, const char *text)
@@ -627,6 +803,7 @@ int main(int argc, char **argv)
     snprintf(tmp, sizeof tmp, "/tmp/gsbenchXXXXXX");
     if (!mkdtemp(tmp))
         return 1;
+    teardown_init();
     char path[160];
     snprintf(path, sizeof path, "%s/seed.yaml", tmp);
     write_file(path, "cluster:\n  gpu_types:\n    H100-80G: { memory_gb: 80 }\n  nodes:\n"
