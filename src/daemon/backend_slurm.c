@@ -42,6 +42,7 @@ struct gsd_slurm {
     struct sjob *jobs;
     size_t njobs, cap;
     int ok;                   /* the last read succeeded */
+    int64_t read_ms;          /* wall time when the last read had returned */
 };
 
 static int64_t wall_ms(void)
@@ -76,6 +77,7 @@ static int load_jobs(struct gsd_slurm *s)
     }
     free(s->text);
     s->text = out;
+    s->read_ms = wall_ms();
     for (char *line = out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
         nl = strchr(line, '\n');
         if (nl)
@@ -448,11 +450,27 @@ static void lost_end(struct gsd_loop *lp, struct djob *d, int *code, int64_t *en
     *ran = 1;
 }
 
+/* When the attempt ended, on the clock its start was taken from.  The start
+ * is when a read first saw it RUNNING (sub-second, a little after Slurm's
+ * start), so an end this daemon watched is when a read first saw it ended
+ * (the same lag), but never later than the end of Slurm's whole second
+ * EndTime.  Taking Slurm's EndTime alone (truncated to its second) with the
+ * read's start recorded runs up to 1 s too short.  An end that no read of
+ * this daemon saw coming (ended while it was down) has only Slurm's
+ * EndTime. */
+static int64_t end_seen(const struct gsd_slurm *s, const struct djob *d, const struct sjob *j)
+{
+    if (!d->bk_running)
+        return j->end_ms;
+    int64_t last = j->end_ms + 999;
+    return s->read_ms < last ? s->read_ms : last;
+}
+
 static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
     int ran = d->bk_running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
     int code = j ? j->code : 137;
-    int64_t end = j ? j->end_ms : wall_ms();
+    int64_t end = j ? end_seen(lp->slurm, d, j) : wall_ms();
     if (!j)
         lost_end(lp, d, &code, &end, &ran);
     d->bk_code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */

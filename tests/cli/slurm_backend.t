@@ -3,7 +3,9 @@
 # Slurm 22.05 cluster (scripts/slurm-local.sh, the seed's 4 x 8 nodes with
 # per-GPU GRES types g0..g7): gpuschedd decides, Slurm runs.
 #   1. a mix of 1, 2, 4, 8 and 16-GPU jobs runs on exactly the nodes and GPU
-#      indices the engine chose (each job writes what Slurm gave it);
+#      indices the engine chose (each job writes what Slurm gave it), and
+#      each records the run time the job itself measured (within the reads'
+#      lag: start and end are both when a read saw them);
 #   2. cancel of a running job: Slurm's job is gone;
 #   3. checkpoint preemption with a 2 s grace (tests/data/daemon/grace.yaml):
 #      SIGUSR1 through Slurm at once, cancelled when the 1 s checkpoint is
@@ -20,7 +22,7 @@
 . "$(dirname "$0")/daemon_lib.sh"
 . "$(dirname "$0")/slurm_lib.sh"
 slurm_require
-plan 33
+plan 38
 SEED=$ROOT/examples/seed-cluster.yaml
 D=$ROOT/tests/data/daemon
 
@@ -28,11 +30,14 @@ GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$SEED" "$RUN" --gpu-types 
 ok $? "private Slurm cluster up (4 x 8 GPUs, one GRES type per GPU)"
 . "$RUN/env.sh"
 
-# jobs: what Slurm gave them (batch host, CUDA_VISIBLE_DEVICES, all nodes)
+# jobs: what Slurm gave them (batch host, CUDA_VISIBLE_DEVICES, all nodes),
+# and when they began and ended by their own clock (sub-second)
 cat >"$TMP/where.sh" <<JOB
+date +%s.%N >"$TMP/t0.\$GPUSCHED_JOB_ID"
 echo "\$SLURMD_NODENAME \$CUDA_VISIBLE_DEVICES" >"$TMP/out.\$GPUSCHED_JOB_ID"
 scontrol show hostnames "\$SLURM_JOB_NODELIST" | tr '\n' ' ' >"$TMP/nodes.\$GPUSCHED_JOB_ID"
 sleep 2
+date +%s.%N >"$TMP/t1.\$GPUSCHED_JOB_ID"
 JOB
 sstart "$TMP/s1" --backend slurm --slurm-poll 0.2
 ok $? "gpuschedd --backend slurm is ready"
@@ -54,6 +59,31 @@ for g in 1 2 4 8 16; do
     api GET "/v1/jobs/j$g"
     is "$(cat "$TMP/out.j$g")" "$(field "$body" "$first")" \
         "j$g: Slurm's node and CUDA_VISIBLE_DEVICES are the engine's ($(field "$body" .placement | cut -c1-40))"
+done
+# Run time: the recorded end - start against the job's own t1 - t0.  Both
+# recorded times are when a read (--slurm-poll 0.2) saw the change, so
+# each lags the job's by one read (<= 0.2 s + the scontrol call), the start
+# by the confirming turn as well: recorded - own is the end's lag minus the
+# start's, within -0.5..+1 s (measured -0.16..+0.05 and +0.24..+0.28 in two
+# runs on this 2-core machine; a slow read widens it).  Slurm's own
+# StartTime/EndTime (read independently, whole seconds) bracket them:
+# StartTime <= start, EndTime < end < EndTime + 1.  The old rule took the
+# end from EndTime itself (truncated), so end > EndTime always failed, and
+# runs were short by the end's fraction of a second less the start's lag
+# (measured -1.01..+0.01: the -0.5 bound failed for 2 of the 5 jobs).
+for g in 1 2 4 8 16; do
+    api GET "/v1/jobs/j$g"
+    rec=$(field "$body" '(.start_epoch|tostring) + " " + (.end_epoch|tostring)')
+    seq=$(sqlite3 "$TMP/s1/journal.db" "select seq from jobs where id = 'j$g'")
+    sl=$(scontrol -o show job | grep " JobName=gs:$seq:1 ")
+    ss=$(date -d "$(echo "$sl" | sed -n 's/.* StartTime=\([^ ]*\).*/\1/p')" +%s)
+    se=$(date -d "$(echo "$sl" | sed -n 's/.* EndTime=\([^ ]*\).*/\1/p')" +%s)
+    is "$(awk -v r="$rec" -v a="$(cat "$TMP/t0.j$g")" -v b="$(cat "$TMP/t1.j$g")" \
+           -v ss="$ss" -v se="$se" 'BEGIN { split(r, t, " "); d = (t[2] - t[1]) - (b - a)
+           printf "# j'"$g"': recorded run %.3f s, own %.3f s, diff %+.3f; Slurm %d..%d\n",
+                  t[2] - t[1], b - a, d, ss, se > "/dev/stderr"
+           print (d >= -0.5 && d <= 1 && t[1] >= ss && t[2] > se && t[2] < se + 1) ? "ok" : d }')" ok \
+        "j$g: recorded run time = its own (-0.5..+1 s); Slurm's Start/End bracket it"
 done
 api GET /v1/jobs/j16
 is "$(cat "$TMP/nodes.j16")" "$(field "$body" "$nodes")" "j16 runs on both decided nodes"
