@@ -229,8 +229,13 @@ static int recorded_supervisors(const char *state, struct sup **sups)
     while (dir && (e = readdir(dir))) {
         snprintf(path, sizeof path, "%s/run/%s/sup", state, e->d_name);
         FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        char line[64], *end = line;
         long long pid = 0, t = -2;
-        if (f && fscanf(f, "%lld %lld", &pid, &t) == 2 && pid > 0)
+        if (f && fgets(line, sizeof line, f)) {
+            pid = strtoll(line, &end, 10); /* "PID START" */
+            t = end != line ? strtoll(end, NULL, 10) : -2;
+        }
+        if (pid > 0)
             waitpid((pid_t)pid, NULL, WNOHANG); /* an orphan of ours that has ended */
         if (pid > 0 && proc_start((pid_t)pid) == t) {
             if (n == cap) {
