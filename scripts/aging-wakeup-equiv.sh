@@ -3,7 +3,7 @@
 # default) gives the schedule that a pass every queue.pass_interval gives,
 # bit for bit, over a grid of policies with aging.
 #
-# usage: scripts/aging-wakeup-equiv.sh [--quick] [OLD_GPUSCHED]
+# usage: scripts/aging-wakeup-equiv.sh [--quick] [--fuzz N] [OLD_GPUSCHED]
 #
 # Every run of the grid is simulated three ways and compared:
 #   new  $GPUSCHED (default bin/gpusched), the default wakeup;
@@ -18,11 +18,14 @@
 # Workloads: a generated trace with priorities on examples/seed-cluster.yaml,
 # one with inference jobs (priority 10) for preemption, the 30-job
 # start_latency case, and (unless --quick) a slice of the AAIC trace
-# (../shared/traces/aaic, skipped if absent).  Prints one line per run and
-# "N runs, M differ"; exits 1 if any differs.
+# (../shared/traces/aaic, skipped if absent).  --fuzz N adds N random
+# policies (seeded: the same N, the same runs) on random contended traces.
+# Prints one line per run and "N runs, M differ"; exits 1 if any differs.
 set -eu
 QUICK=0
+FUZZ=0
 if [ "${1:-}" = "--quick" ]; then QUICK=1; shift; fi
+if [ "${1:-}" = "--fuzz" ]; then FUZZ=$2; shift 2; fi
 NEW=${GPUSCHED:-bin/gpusched}
 OLD=${1:-}
 T=$(mktemp -d "${TMPDIR:-/tmp}/aging-equiv.XXXXXX")
@@ -47,9 +50,12 @@ AAIC=../shared/traces/aaic/aaicwl-2017Q3.csv.gz
 HAVE_AAIC=0
 if [ $QUICK -eq 0 ] && [ -r "$AAIC" ]; then
     "$NEW" import --format aaic --in "$AAIC" --trace-out "$T/aaic.full" >/dev/null 2>&1
-    "$NEW" import --format aaic --in "$AAIC" --cluster-out "$T/c32.yaml" --nodes 32 \
+    "$NEW" import --format aaic --in "$AAIC" --cluster-out "$T/c12.yaml" --nodes 12 \
         >/dev/null 2>&1
-    head -n 2001 "$T/aaic.full" > "$T/aaic.csv" # the first 2000 jobs
+    # the first 2000 jobs, with priorities -2..4 (by line) so that they age past each other
+    head -n 2001 "$T/aaic.full" |
+        awk 'NR == 1 { print $0 ",priority"; next } { print $0 "," (NR * 7919) % 7 - 2 }' \
+            > "$T/aaic.csv"
     HAVE_AAIC=1
 fi
 
@@ -156,8 +162,29 @@ for n in f1-lat f2-lat-easy f3-lat-fast; do
 done
 if [ $HAVE_AAIC -eq 1 ]; then
     for n in a1-none a2-easy a3-cons a6-slow-cons a8-mjt3-easy b2-quota-easy d2-ckpt-easy; do
-        check "$n" "$T/c32.yaml" "$T/aaic.csv"
+        check "$n" "$T/c12.yaml" "$T/aaic.csv"
     done
 fi
+# fuzz: random policy, random contended trace (one 8-GPU node or the seed cluster)
+i=0
+while [ $i -lt "$FUZZ" ]; do
+    set -- $(awk -v s=$i 'BEGIN { srand(s + 1); r = rand()
+        split("0.01 0.5 1 3 20 400", rate); split("0 1m 30m 2h", wait)
+        split("1m 5m 13m", iv); split("none easy conservative", bf)
+        split("none none checkpoint immediate", pm); split("no yes", qu)
+        split("0 0 1 2 5", mj); split("0 0 0 0 0 0 0 1m", mp)
+        printf "%s %s %s %s %s %s %s %s %d %d\n", rate[int(rand() * 6) + 1],
+            wait[int(rand() * 4) + 1], iv[int(rand() * 3) + 1], bf[int(rand() * 3) + 1],
+            pm[int(rand() * 4) + 1], qu[int(rand() * 2) + 1], mj[int(rand() * 5) + 1],
+            mp[int(rand() * 8) + 1], int(rand() * 1000), int(rand() * 2) }')
+    pol "z$i" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8"
+    if [ "${10}" -eq 1 ]; then fc=tests/data/cli/one-node.yaml; else fc=$C; fi
+    "$NEW" gen --jobs 120 --seed "$9" --cluster "$fc" --load 2 --infer-share 0.2 \
+        --out "$T/z.raw" 2>/dev/null
+    awk -F, -v s="$9" 'BEGIN{OFS=","} NR==1{print;next} $9=="train"{$8=(NR*s)%6-1} {print}' \
+        "$T/z.raw" > "$T/z$i.csv"
+    check "z$i" "$fc" "$T/z$i.csv"
+    i=$((i + 1))
+done
 echo "$runs runs, $bad differ"
 [ $bad -eq 0 ]
