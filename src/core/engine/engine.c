@@ -128,6 +128,8 @@ void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev)
 {
     if (ev->kind == GS_EV_RESERVE)
         gs_eng_note_reserve(eng, ev->job, ev->until);
+    else
+        eng->decisions++;
     if (eng->observer) {
         struct gs_event pub = *ev;
         pub.job = gs_eng_handle(eng, ev->job);

@@ -129,6 +129,7 @@ struct gs_engine {
     int8_t possible[GS_TOPO_ANY + 1][GS_MAX_NODE_GPUS + 1]; /* job_possible memo:
                                    0 unknown, 1 fits an empty cluster, -1 never */
     uint64_t releases;          /* GPU releases so far (stop_running) */
+    uint64_t decisions;         /* events emitted so far but RESERVE (gs_eng_emit) */
     uint64_t pass_releases;     /* `releases` at the end of the last pass */
     int pass_blocked;           /* the last pass ended at a blocked job */
     int pass_head_prio;         /* priority of the last pass's blocked head */

@@ -481,6 +481,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         return GS_ENOMEM;
     struct pass ps; /* not zero-initialised as a whole: res_start is large */
     pass_init(&ps, eng, now);
+    uint64_t decided = eng->decisions;
     gs_profile_clear(eng->profile);
     int started = walk(&ps, q, &cur);
     gs_queue_order_end(eng, &cur);
@@ -490,11 +491,12 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     eng->pass_releases = eng->releases;
     eng->pass_head_prio = ps.blocked ? eng->jobs[ps.head].priority : INT_MAX;
     eng->arrivals_ahead = 0;
-    q->quiet = !ps.changed && started == 0;
+    q->quiet = !ps.changed && started == 0 && eng->decisions == decided;
     q->res_min = ps.res_min;
     q->quiet_npending = eng->npending;
     q->quiet_handles = eng->nhandles;
     q->quiet_releases = eng->releases;
+    q->quiet_decisions = eng->decisions;
     int rc = gs_eng_account_waits(eng, now, 1);
     return rc < 0 ? rc : started;
 }
@@ -523,7 +525,7 @@ gs_time gs_queue_aging_change(const struct gs_engine *eng, gs_time now)
     const struct gs_qstate *q = eng->q;
     if (!q || !q->quiet || q->last_pass != now || eng->pol.min_pass_interval > 0 ||
         q->quiet_npending != eng->npending || q->quiet_handles != eng->nhandles ||
-        q->quiet_releases != eng->releases ||
+        q->quiet_releases != eng->releases || q->quiet_decisions != eng->decisions ||
         gs_queue_order_of(eng->pol.queue_policy) != &gs_queue_priority_ops)
         return now;
     gs_time t = gs_queue_order_change(eng, now);

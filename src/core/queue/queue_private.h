@@ -56,9 +56,9 @@ struct gs_qstate {
     /* what gs_queue_aging_change reads of the last pass (queue.c) */
     int quiet;                  /* it ran in full and started, stopped, requeued nothing */
     gs_time res_min;            /* earliest reservation start it made, GS_TIME_INF = none */
-    size_t quiet_npending;      /* eng->npending, nhandles, releases after it */
+    size_t quiet_npending;      /* eng->npending, nhandles, releases, decisions after it */
     int quiet_handles;
-    uint64_t quiet_releases;
+    uint64_t quiet_releases, quiet_decisions;
     /* storage a pass lends to the calls it makes (one part / mask per node);
      * results come back in the call's out-parameters, never read later */
     struct gs_alloc alloc;      /* placements and reservations */
