@@ -121,7 +121,9 @@ check() {
     sim "$NEW" "$T/$1.tick.yaml" "$2" "$3" "$T/$name.tick"
     verdict=same
     if [ -e "$T/$name.new.timeout" ] || [ -e "$T/$name.tick.timeout" ]; then
-        printf '%-28s over %s s (not compared)\n' "$name" "$CAP"
+        over=""
+        for m in new tick; do [ -e "$T/$name.$m.timeout" ] && over="$over $m"; done
+        printf '%-28s over %s s:%s (not compared)\n' "$name" "$CAP" "$over"
         slow=$((slow + 1))
         return 0
     fi
@@ -182,7 +184,7 @@ fi
 # fuzz: random policy, random contended trace (one 8-GPU node or the seed
 # cluster); every other one also with estimates from history or the oracle,
 # a runtime cap (kill or preempt past it) and random node failures
-i=0
+i=${FUZZ_FROM:-0}
 while [ $i -lt "$FUZZ" ]; do
     set -- $(awk -v s=$i 'BEGIN { srand(s + 1); r = rand()
         split("0.01 0.5 1 3 20 400", rate); split("0 1m 30m 2h", wait)
