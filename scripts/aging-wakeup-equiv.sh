@@ -186,6 +186,7 @@ fi
 # a runtime cap (kill or preempt past it) and random node failures
 i=${FUZZ_FROM:-0}
 while [ $i -lt "$FUZZ" ]; do
+    # shellcheck disable=SC2046 # the fields are split on purpose
     set -- $(awk -v s=$i 'BEGIN { srand(s + 1); r = rand()
         split("0.01 0.5 1 3 20 400", rate); split("0 1m 30m 2h", wait)
         split("1m 5m 13m", iv); split("none easy conservative", bf)
