@@ -50,6 +50,7 @@ static double cpu_now_ms(void)
 }
 
 static uint64_t hash_state;
+static uint64_t start_hash; /* start decisions only (reservations are made again at every pass) */
 static int nstarts, nres;
 
 static void on_event(void *arg, const struct gs_event *ev)
@@ -65,6 +66,12 @@ static void on_event(void *arg, const struct gs_event *ev)
         hash_state = bench_hash(hash_state, (uint64_t)ev->time);
         if (ev->alloc && ev->alloc->nparts > 0)
             hash_state = bench_hash(hash_state, (uint64_t)ev->alloc->parts[0].node);
+    }
+    if (ev->kind == GS_EV_START) {
+        start_hash = bench_hash(start_hash, (uint64_t)ev->job);
+        start_hash = bench_hash(start_hash, (uint64_t)ev->time);
+        if (ev->alloc && ev->alloc->nparts > 0)
+            start_hash = bench_hash(start_hash, (uint64_t)ev->alloc->parts[0].node);
     }
 }
 
@@ -145,7 +152,7 @@ static int pass_case(int id, int pending)
 
 struct result {
     double sim_ms, cpu_ms;
-    uint64_t hash;
+    uint64_t hash, starts;
     int64_t steps;
 };
 
@@ -171,7 +178,7 @@ static int deep_case(size_t jobs, struct result *out)
     prio_policy(&pol);
     struct gs_sim_opts o = { .on_event = on_event };
     struct gs_sim_result res;
-    hash_state = 1469598103934665603ULL;
+    hash_state = start_hash = 1469598103934665603ULL;
     double t0 = bench_now_ms(), c0 = cpu_now_ms();
     if (gs_sim_run(cl, &pol, tr, &o, &res, &err) < 0) {
         fprintf(stderr, "sim: %s\n", err.msg);
@@ -180,6 +187,7 @@ static int deep_case(size_t jobs, struct result *out)
     out->cpu_ms = cpu_now_ms() - c0;
     out->sim_ms = bench_now_ms() - t0;
     out->hash = hash_state;
+    out->starts = start_hash;
     out->steps = res.steps;
     gs_sim_result_fini(&res);
     gs_policy_fini(&pol);
@@ -226,9 +234,10 @@ static void fork_deep(int id, size_t jobs, int cap, double *base)
         *base = r.cpu_ms / nlogn;
     printf("%3d  deep  %8zu jobs at t=0, 512 GPUs  sim %9.1f ms (cpu %9.1f ms)  "
            "%6.2f us/job  (cpu / n log n) / first %5.2f  peak %6.1f MiB  steps %8lld  "
-           "hash %016llx\n",
+           "hash %016llx  starts %016llx\n",
            id, jobs, r.sim_ms, r.cpu_ms, r.sim_ms * 1e3 / (double)jobs, r.cpu_ms / nlogn / *base,
-           ru.ru_maxrss / 1024.0, (long long)r.steps, (unsigned long long)r.hash);
+           ru.ru_maxrss / 1024.0, (long long)r.steps, (unsigned long long)r.hash,
+           (unsigned long long)r.starts);
 }
 
 int main(int argc, char **argv)

@@ -325,31 +325,41 @@ static void test_aging_prevents_starvation(void **state)
     }
 }
 
-/* pass_interval: priority policies with aging run a pass at least this
- * often while jobs wait (policy.h), so gs_engine_next_wakeup is now +
- * pass_interval then; fifo passes only at events; with nothing waiting, or
- * without aging, no pass is needed.  One [8] node: `run` (8 GPUs) starts at 0; `wait` (8 GPUs),
- * submitted at 100s, cannot start.  No runtime cap, so no other wakeup:
- * the next one is 100s + pass_interval, or never. */
+/* pass_interval: priority policies with aging run a pass on the grid now +
+ * k x pass_interval while jobs wait (policy.h), at the first point at or
+ * after the earliest time a pass could decide otherwise (engine.c
+ * aging_tick; test_aging_wakeup.c has the detail); with queue.aging_wakeup:
+ * tick, at every point (now + pass_interval).  fifo passes only at events;
+ * with nothing waiting, or without aging, no pass is needed.  One [8]
+ * node: `run` (8 GPUs, no time limit) starts at 0; `wait` (8 GPUs,
+ * submitted at 0, queued at 100s) cannot start.  No runtime cap, so no
+ * other wakeup.  The only change ahead is `wait`'s aging, from 0 + 30m +
+ * 1 ms = 1800.001 s (max_wait_before_aging's default 30m): from 100 s the
+ * 60 s grid reaches it at 100 + 29 x 60 = 1840 s, the 5 min grid at 100 +
+ * 6 x 300 = 1900 s (backfill: `run` has no estimate, so no reservation or
+ * free time comes sooner). */
 static void test_pass_interval_wakeup(void **state)
 {
     (void)state;
     static const struct {
-        const char *policy, *rate, *interval;
+        const char *policy, *rate, *interval, *wakeup;
         int waiting;
         gs_time want; /* after `now` = 100s */
     } rows[] = {
-        { "priority", "1", "60s", 1, SEC(160) },
-        { "priority_with_backfill", "1", "5m", 1, SEC(400) },
-        { "priority", "1", "60s", 0, GS_TIME_INF },
-        { "fifo", "1", "60s", 1, GS_TIME_INF },
+        { "priority", "1", "60s", "changes", 1, SEC(1840) },
+        { "priority_with_backfill", "1", "5m", "changes", 1, SEC(1900) },
+        { "priority", "1", "60s", "tick", 1, SEC(160) },
+        { "priority_with_backfill", "1", "5m", "tick", 1, SEC(400) },
+        { "priority", "1", "60s", "changes", 0, GS_TIME_INF },
+        { "fifo", "1", "60s", "tick", 1, GS_TIME_INF },
         /* pass_interval serves aging (policy.h): with aging_rate 0 priorities
          * do not move between events, so no periodic pass is needed */
-        { "priority", "0", "60s", 1, GS_TIME_INF },
+        { "priority", "0", "60s", "tick", 1, GS_TIME_INF },
     };
     for (size_t r = 0; r < NROWS(rows); r++) {
         const char *kv[] = { "queue.policy", rows[r].policy, "queue.aging_rate", rows[r].rate,
-                             "queue.pass_interval", rows[r].interval, NULL };
+                             "queue.pass_interval", rows[r].interval, "queue.aging_wakeup",
+                             rows[r].wakeup, NULL };
         struct gs_policy *pol = qpolicy(kv);
         struct qeng *q = qeng_new("n1:8", pol);
         const struct qjob run = { .id = "run", .gpus = 8 };
@@ -361,9 +371,9 @@ static void test_pass_interval_wakeup(void **state)
         qstep(q, SEC(100));
         gs_time got = gs_engine_next_wakeup(q->eng, SEC(100));
         if (got != rows[r].want)
-            fail_msg("row %zu (%s rate %s every %s): next wakeup %lld, want %lld", r,
-                     rows[r].policy, rows[r].rate, rows[r].interval, (long long)got,
-                     (long long)rows[r].want);
+            fail_msg("row %zu (%s rate %s every %s, %s): next wakeup %lld, want %lld", r,
+                     rows[r].policy, rows[r].rate, rows[r].interval, rows[r].wakeup,
+                     (long long)got, (long long)rows[r].want);
     }
 }
 

@@ -131,3 +131,8 @@ gs_time gs_eng_next_deadline(const struct gs_engine *eng)
 {
     return eng->ndl > 0 ? eng->dl[0].at : GS_TIME_INF;
 }
+
+gs_time gs_eng_next_expect(const struct gs_engine *eng)
+{
+    return eng->nexpect > 0 ? eng->expect[0].at : GS_TIME_INF;
+}

@@ -5,6 +5,7 @@
 #include "core/place/frag.h"
 #include "core/base/alloc.h"
 #include "core/base/rng.h"
+#include "core/base/satmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -127,6 +128,8 @@ void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev)
 {
     if (ev->kind == GS_EV_RESERVE)
         gs_eng_note_reserve(eng, ev->job, ev->until);
+    else
+        eng->decisions++;
     if (eng->observer) {
         struct gs_event pub = *ev;
         pub.job = gs_eng_handle(eng, ev->job);
@@ -644,6 +647,25 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
     return rc;
 }
 
+/* The aging pass: on the grid now + k x pass_interval that the old rule
+ * (a pass every interval while jobs wait) walks, at the first point at or
+ * after the earliest time a pass could decide otherwise
+ * (gs_queue_aging_change).  The passes skipped would have started and
+ * stopped nothing and left every reason as it was, so the schedule is the
+ * one the old rule gives, bit for bit; queue.aging_wakeup: tick keeps the
+ * old rule (tests compare the two). */
+static gs_time aging_tick(const struct gs_engine *eng, gs_time now)
+{
+    gs_time p = eng->pol.pass_interval;
+    gs_time c = eng->pol.aging_wakeup ? now : gs_queue_aging_change(eng, now);
+    if (c == GS_TIME_INF)
+        return GS_TIME_INF;
+    if (c <= gs_time_add(now, p))
+        return gs_time_add(now, p);
+    int64_t k = (c - now - 1) / p + 1; /* smallest k with now + k p >= c */
+    return gs_time_add(now, gs_sat_mul(k, p));
+}
+
 gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
 {
     gs_time t = gs_eng_next_deadline(eng);
@@ -655,7 +677,7 @@ gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
         t = q;
     int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;
     if (aging && eng->npending > 0 && eng->pol.pass_interval > 0) {
-        gs_time tick = gs_time_add(now, eng->pol.pass_interval);
+        gs_time tick = aging_tick(eng, now);
         if (tick < t)
             t = tick;
     }

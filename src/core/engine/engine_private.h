@@ -129,6 +129,7 @@ struct gs_engine {
     int8_t possible[GS_TOPO_ANY + 1][GS_MAX_NODE_GPUS + 1]; /* job_possible memo:
                                    0 unknown, 1 fits an empty cluster, -1 never */
     uint64_t releases;          /* GPU releases so far (stop_running) */
+    uint64_t decisions;         /* events emitted so far but RESERVE (gs_eng_emit) */
     uint64_t pass_releases;     /* `releases` at the end of the last pass */
     int pass_blocked;           /* the last pass ended at a blocked job */
     int pass_head_prio;         /* priority of the last pass's blocked head */
@@ -309,6 +310,10 @@ void gs_eng_plan_overruns(struct gs_engine *eng, gs_time now);
 /* Earliest pending runtime-cap deadline, GS_TIME_INF if none. (caps.c) */
 gs_time gs_eng_next_deadline(const struct gs_engine *eng);
 
+/* The earliest estimated end the engine will replan at (gs_eng_plan_overruns;
+ * some may be stale), GS_TIME_INF if none.  (caps.c) */
+gs_time gs_eng_next_expect(const struct gs_engine *eng);
+
 /* Speed of `job` on its current GPUs, per mille of full speed (slow-downs
  * from cross-domain placement and GPU sharing).  (rate.c) */
 int gs_eng_rate(const struct gs_engine *eng, int job);
@@ -425,5 +430,12 @@ void gs_queue_state_free(struct gs_qstate *q);
 /* Earliest time a pass held back by queue.min_pass_interval is due,
  * GS_TIME_INF if none.  (queue.c) */
 gs_time gs_queue_wakeup(const struct gs_engine *eng);
+
+/* Under priority with aging: the earliest time after `now` at which a
+ * pass could decide otherwise than the one just run at `now`, with no
+ * event in between; `now` when that is not known (the caller then ticks
+ * every queue.pass_interval as before).  GS_TIME_INF: never by time
+ * alone.  Read-only.  (queue.c) */
+gs_time gs_queue_aging_change(const struct gs_engine *eng, gs_time now);
 
 #endif

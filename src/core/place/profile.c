@@ -426,3 +426,18 @@ gs_time gs_profile_free_at(const struct gs_profile *p, int node, int gpu)
 {
     return p->free_at[p->first[node] + gpu];
 }
+
+gs_time gs_profile_next_free(const struct gs_profile *p, gs_time now)
+{
+    gs_time t = GS_TIME_INF;
+    for (int64_t g = 0; g < p->ngpus; g++) {
+        gs_time f = p->free_at[g];
+        if (f == IDLE)
+            continue;
+        if (f <= now)
+            return now;
+        if (f < t)
+            t = f;
+    }
+    return t;
+}

@@ -67,6 +67,12 @@ uint64_t gs_profile_reserved_in(const struct gs_profile *p, int node, gs_time no
  * idle, GS_TIME_INF when unknown (gs_engine_check). */
 gs_time gs_profile_free_at(const struct gs_profile *p, int node, int gpu);
 
+/* The earliest expected free time after `now` of a busy GPU (GS_TIME_INF
+ * when none is busy), or `now` when some busy GPU's expected free time is
+ * `now` or earlier (it is then taken as free at now + 1, which moves with
+ * the clock).  O(GPUs); the engine's aging wakeup (queue.c). */
+gs_time gs_profile_next_free(const struct gs_profile *p, gs_time now);
+
 /* GPUs of `node` held by any reservation. */
 uint64_t gs_profile_reserved_mask(const struct gs_profile *p, int node);
 

@@ -44,6 +44,7 @@ static const int pmode_class_values[] = { GS_PREEMPT_INHERIT, GS_PREEMPT_NONE,
                                           GS_PREEMPT_CHECKPOINT, GS_PREEMPT_IMMEDIATE };
 static const char *const bool_names[] = { "false", "true", NULL };
 static const char *const over_cap_names[] = { "kill", "preempt", NULL };
+static const char *const aging_wakeup_names[] = { "changes", "tick", NULL };
 static const char *const retry_on_names[] = { "none", "node_failure", "launch_failure", NULL };
 static const int retry_on_values[] = { 0, GS_RETRY_NODE_FAILURE, GS_RETRY_LAUNCH_FAILURE };
 
@@ -73,6 +74,7 @@ static const struct key keys[] = {
     KEY_PLAIN("queue.pass_interval", K_DURATION, pass_interval),
     KEY_RANGE("queue.max_job_test", K_INT, max_job_test, 0, 1e9),
     KEY_PLAIN("queue.min_pass_interval", K_DURATION, min_pass_interval),
+    KEY_ENUM("queue.aging_wakeup", aging_wakeup, aging_wakeup_names, NULL),
     KEY_ENUM("placement.strategy", strategy, strategy_names, NULL),
     KEY_ENUM("placement.sharing", sharing, sharing_names, NULL),
     KEY_ENUM("placement.topology", topology, topo_names, NULL),

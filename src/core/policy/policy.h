@@ -90,6 +90,9 @@ struct gs_policy {
                                      least this often while jobs wait */
     int max_job_test;             /* a pass tries at most this many pending jobs, 0 = all */
     gs_time min_pass_interval;    /* no pass sooner than this after the last, 0 = none */
+    int aging_wakeup;             /* 0 changes: wake on the pass_interval grid only when
+                                     a pass could decide differently (engine.c); 1 tick:
+                                     every pass_interval (the old rule, for tests) */
     /* placement */
     int strategy;                 /* enum gs_strategy */
     int sharing;                  /* enum gs_sharing */

@@ -128,6 +128,8 @@ struct pass {
     gs_time fail_live[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* does not fit idle GPUs */
     gs_time fail_view[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* min estimate failing the view */
     int view_k;                 /* reservations folded into view, -1 = none */
+    int changed;                /* a job started, or preemption stopped or drained one */
+    gs_time res_min;            /* earliest reservation start made */
     gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
     int nres;
 };
@@ -196,6 +198,8 @@ static int reserve(struct pass *ps, int job)
         return rc;
     if (gs_profile_reserve(eng->profile, ps->a, start, gs_time_add(start, dur)) < 0)
         return GS_ENOMEM;
+    if (start < ps->res_min)
+        ps->res_min = start;
     if (ps->nres < (int)(sizeof ps->res_start / sizeof ps->res_start[0])) {
         int i = ps->nres++;
         while (i > 0 && ps->res_start[i - 1] > start) {
@@ -317,14 +321,18 @@ static int try_job(struct pass *ps, int job)
                          : gs_eng_try_start(eng, job, ps->now, NULL, 0, ps->a);
     if (rc == GS_ENOSPC) {
         rc = gs_eng_try_preempt(eng, job, ps->now);
-        if (rc >= 0)
+        if (rc >= 0) {
             forget(ps); /* victims stopped: what failed before may fit now */
+            ps->changed = 1;
+        }
         if (rc == 1)
             rc = GS_ENOSPC; /* it waits for victims that are checkpointing */
     }
     if (rc != GS_ENOSPC) {
-        if (rc == 0)
+        if (rc == 0) {
             ps->view_k = -1; /* GPUs changed hands: cached view is stale */
+            ps->changed = 1;
+        }
         return rc;
     }
     if (!(ps->blocked_in & grp)) {
@@ -396,6 +404,8 @@ static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
     ps->blocked_in = ps->failed_in = 0;
     ps->view_k = -1;
     ps->nres = 0;
+    ps->changed = 0;
+    ps->res_min = GS_TIME_INF;
     forget(ps);
     /* The backfill modes are not an ops table: they differ only in how
      * many reservations a pass keeps (none 0, easy 1, conservative
@@ -459,6 +469,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     struct gs_qstate *q = gs_queue_state(eng);
     if (!q)
         return GS_ENOMEM;
+    q->quiet = 0;
     if (held_back(eng, q, now))
         return 0;
     if (nothing_can_change(eng)) {
@@ -470,6 +481,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         return GS_ENOMEM;
     struct pass ps; /* not zero-initialised as a whole: res_start is large */
     pass_init(&ps, eng, now);
+    uint64_t decided = eng->decisions;
     gs_profile_clear(eng->profile);
     int started = walk(&ps, q, &cur);
     gs_queue_order_end(eng, &cur);
@@ -479,6 +491,57 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     eng->pass_releases = eng->releases;
     eng->pass_head_prio = ps.blocked ? eng->jobs[ps.head].priority : INT_MAX;
     eng->arrivals_ahead = 0;
+    q->quiet = !ps.changed && started == 0 && eng->decisions == decided;
+    q->res_min = ps.res_min;
+    q->quiet_npending = eng->npending;
+    q->quiet_handles = eng->nhandles;
+    q->quiet_releases = eng->releases;
+    q->quiet_decisions = eng->decisions;
     int rc = gs_eng_account_waits(eng, now, 1);
     return rc < 0 ? rc : started;
+}
+
+/* Why waking at this time keeps every decision (docs/policy.md,
+ * queue.pass_interval).  The last pass ran at `now`, started nothing and
+ * stopped nothing, and nothing has happened since.  A pass at a later t
+ * with no event in between sees the same queue, cluster, quotas and
+ * victims' rights; only these read the clock:
+ *   - the order (aged keys): gs_queue_order_change;
+ *   - preemption: a victim's min_runtime and runtime cap are engine
+ *     wakeups already; its cost only ranks victims of a plan, and no plan
+ *     was found;
+ *   - backfill: a reservation starts at the earliest instant its GPUs are
+ *     free by the profile (fixed free times > now, idle GPUs from now on),
+ *     so it stays where it is while t is before it, before every busy
+ *     GPU's expected end and before the next estimated end the engine
+ *     replans at (plan_overruns); and a job behind the reservations that
+ *     could not start at now cannot at t: a window [t, t + estimate)
+ *     overlaps every reservation [now, now + estimate) did.
+ * A reservation at now or now + 1, or a busy GPU already past its expected
+ * end, moves with the clock: then the answer is now (tick as before).
+ * min_pass_interval > 0 also answers now: a pass moves last_pass. */
+gs_time gs_queue_aging_change(const struct gs_engine *eng, gs_time now)
+{
+    const struct gs_qstate *q = eng->q;
+    if (!q || !q->quiet || q->last_pass != now || eng->pol.min_pass_interval > 0 ||
+        q->quiet_npending != eng->npending || q->quiet_handles != eng->nhandles ||
+        q->quiet_releases != eng->releases || q->quiet_decisions != eng->decisions ||
+        gs_queue_order_of(eng->pol.queue_policy) != &gs_queue_priority_ops)
+        return now;
+    gs_time t = gs_queue_order_change(eng, now);
+    if (eng->backfill != GS_BACKFILL_NONE) {
+        if (q->res_min <= gs_time_add(now, 1))
+            return now;
+        gs_time f = gs_profile_next_free(eng->profile, now);
+        if (f <= now)
+            return now;
+        if (q->res_min < t)
+            t = q->res_min;
+        if (f < t)
+            t = f;
+        gs_time e = gs_eng_next_expect(eng);
+        if (e < t)
+            t = e;
+    }
+    return t;
 }

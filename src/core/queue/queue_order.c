@@ -408,6 +408,141 @@ static void priority_end(struct gs_engine *eng, const struct qcursor *cur)
     compact_range(eng, &q->aged, LIST_AGED, q->aged.head, cur->a);
 }
 
+/* Whether aged entry `a` (list key) sorts ahead of young entry `y` at `t`:
+ * the pass's own comparison (saturation and tie-breaks included). */
+static int aged_ahead(const struct gs_engine *eng, const struct order_key *a,
+                      const struct order_key *y, gs_time t)
+{
+    struct order_key k = *a;
+    k.prio = aged_at(eng, a->prio, t);
+    return cmp_order(&k, y) < 0;
+}
+
+/* Whether aged entry `a`'s key has reached the saturation bound at `t`
+ * (from then on it ties with every other saturated aged job). */
+static int aged_saturated(const struct gs_engine *eng, const struct order_key *a, gs_time t)
+{
+    return aged_at(eng, a->prio, t) == INT64_MAX;
+}
+
+/* The first t in (now, GS_TIME_INF) at which pred(eng, a, y, t) holds, for a
+ * predicate that once true stays true (an aged key only grows with t);
+ * GS_TIME_INF if never.  `guess` (any value) only narrows the bisection. */
+static gs_time first_true(const struct gs_engine *eng, const struct order_key *a,
+                          const struct order_key *y, gs_time now, double guess,
+                          int (*pred)(const struct gs_engine *, const struct order_key *,
+                                      const struct order_key *, gs_time))
+{
+    gs_time lo = now, hi = GS_TIME_INF - 1; /* invariant: !pred(lo), pred(hi) */
+    if (!pred(eng, a, y, hi))
+        return GS_TIME_INF;
+    if (pred(eng, a, y, now + 1))
+        return now + 1;
+    lo = now + 1;
+    if (guess > (double)lo + 2 && guess < (double)hi - 2) {
+        gs_time g = (gs_time)guess;
+        if (!pred(eng, a, y, g - 2))
+            lo = g - 2;
+        if (pred(eng, a, y, g + 2))
+            hi = g + 2;
+    }
+    while ((uint64_t)hi - (uint64_t)lo > 1) {
+        gs_time mid = lo + (gs_time)(((uint64_t)hi - (uint64_t)lo) / 2);
+        if (pred(eng, a, y, mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+static int sat_pred(const struct gs_engine *eng, const struct order_key *a,
+                    const struct order_key *y, gs_time t)
+{
+    (void)y;
+    return aged_saturated(eng, a, t);
+}
+
+/* When aged `a` passes young `y` (which sorts ahead of it at now). */
+static gs_time passes_at(const struct gs_engine *eng, const struct order_key *a,
+                         const struct order_key *y, gs_time now)
+{
+    int64_t r = rate_of(eng);
+    if (r <= 0)
+        return GS_TIME_INF; /* aged keys do not move */
+    /* c + r (t - max_wait) = y's key at t = max_wait + (y - c) / r */
+    double g = (double)eng->pol.max_wait_before_aging +
+               ((double)y->prio - (double)a->prio) / (double)r;
+    return first_true(eng, a, y, now, g, aged_ahead);
+}
+
+static gs_time min_time(gs_time a, gs_time b)
+{
+    return a < b ? a : b;
+}
+
+/* The next live entry of `l` from *i (read-only walk). */
+static const struct order_key *peek_live(const struct gs_engine *eng, const struct qlist *l,
+                                         int list, size_t *i)
+{
+    while (*i < l->n && !live(eng, &l->k[*i], list))
+        (*i)++;
+    return *i < l->n ? &l->k[*i] : NULL;
+}
+
+/* Changes among the aged jobs walked: two aged jobs keep their order until
+ * the higher one's key saturates and ties (then the tie-breaks decide).
+ * The first aged entry not saturated at `now` is the next to saturate. */
+static gs_time next_saturation(const struct gs_engine *eng, const struct order_key *a,
+                               gs_time now)
+{
+    return a ? first_true(eng, a, NULL, now, 0, sat_pred) : GS_TIME_INF;
+}
+
+/* Why this is every change of the walked prefix: young jobs keep their
+ * keys and aged ones all gain the same amount, so (saturation aside) the
+ * order changes only when an aged job passes a young one.  The first such
+ * pass is between neighbours in the order (a young job directly ahead of
+ * an aged one); and the prefix of the first max_job_test jobs gains a job
+ * only when the first aged job behind the prefix passes the last young
+ * job in it (the aged jobs behind that one sort behind it for ever). */
+gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
+{
+    const struct gs_qstate *q = eng->q;
+    if (!q)
+        return now;
+    gs_time t = GS_TIME_INF;
+    if (q->nheap > 0) /* a young job's aging begins (stale entries: sooner) */
+        t = gs_time_add(gs_time_add(q->heap[0].submit, eng->pol.max_wait_before_aging), 1);
+    size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
+    size_t yi = q->young.head, ai = q->aged.head, n = 0;
+    const struct order_key *last_young = NULL, *unsat = NULL;
+    int prev_young = 0;
+    for (;;) {
+        const struct order_key *y = peek_live(eng, &q->young, LIST_YOUNG, &yi);
+        const struct order_key *a = peek_live(eng, &q->aged, LIST_AGED, &ai);
+        if (a && !unsat && !aged_saturated(eng, a, now))
+            unsat = a;
+        if (n == limit || (!y && !a)) {
+            if (n == limit && a && last_young) /* the first aged job behind the prefix */
+                t = min_time(t, passes_at(eng, a, last_young, now));
+            break;
+        }
+        if (y && (!a || !aged_ahead(eng, a, y, now))) {
+            last_young = y;
+            prev_young = 1;
+            yi++;
+        } else {
+            if (prev_young)
+                t = min_time(t, passes_at(eng, a, last_young, now));
+            prev_young = 0;
+            ai++;
+        }
+        n++;
+    }
+    return min_time(t, next_saturation(eng, unsat, now));
+}
+
 void gs_queue_unlist(struct gs_engine *eng, int job)
 {
     eng->jobs[job].in_order = LIST_NONE;

@@ -53,6 +53,12 @@ struct gs_qstate {
     uint64_t deferred;          /* passes held back by min_pass_interval */
     gs_time last_pass;          /* time of the last pass, GS_TIME_NONE = none yet */
     int waiting;                /* a pass was held back and is due at last + interval */
+    /* what gs_queue_aging_change reads of the last pass (queue.c) */
+    int quiet;                  /* it ran in full and started, stopped, requeued nothing */
+    gs_time res_min;            /* earliest reservation start it made, GS_TIME_INF = none */
+    size_t quiet_npending;      /* eng->npending, nhandles, releases, decisions after it */
+    int quiet_handles;
+    uint64_t quiet_releases, quiet_decisions;
     /* storage a pass lends to the calls it makes (one part / mask per node);
      * results come back in the call's out-parameters, never read later */
     struct gs_alloc alloc;      /* placements and reservations */
@@ -138,6 +144,14 @@ void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur);
 /* `job` (a preemption victim requeued during a pass) is no longer listed:
  * its old entries stay dead; the next pass adds it anew. */
 void gs_queue_unlist(struct gs_engine *eng, int job);
+
+/* Earliest time after `now` at which the priority order's first
+ * queue.max_job_test + 1 jobs (all, when unbounded) can be other than at
+ * `now`: a young job's aging begins, or an aging job passes the young job
+ * just ahead of it.  Read-only; valid right after a pass at `now` (its
+ * lists are up to date); GS_TIME_INF when time alone never reorders them.
+ * (queue_order.c) */
+gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now);
 
 /* Effective priority of pending `j` at `now`, x GS_PRIO_SCALE: the key the
  * pass orders it by (saturates instead of overflowing). */
