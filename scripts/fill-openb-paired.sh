@@ -44,7 +44,7 @@ run() {
                 [ -s "$out" ] && continue
                 # shellcheck disable=SC2086
                 "$G" fill --cluster "$T/openb.yaml" --trace "$T/$f.csv" $opts --seeds "$s" \
-                    --json > "$out.tmp" && mv "$out.tmp" "$out"
+                    --json > "$out.$$.tmp" && mv "$out.$$.tmp" "$out"
                 n=$((n + 1))
             done
             echo "$f $name $n seeds $(( $(date +%s) - s0 )) s" >&2
