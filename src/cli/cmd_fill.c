@@ -14,8 +14,7 @@ static const char *const fill_help =
     "usage: gpusched fill --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
     "                     [--strategy NAME] [--inflate 1.3] [--seeds 42-51]\n"
     "                     [--ties random|file] [--typical original|inflated]\n"
-    "                     [--frag-score quantum|sigmoid|sigmoid_fit|quantum_fit]\n"
-    "                     [--step 5] [--json]\n"
+    "                     [--frag-score quantum|sigmoid] [--step 5] [--json]\n"
     "\n"
     "FGD's experiment (USENIX ATC'23): sample jobs of the trace with replacement\n"
     "until their GPU request reaches INFLATE x the cluster's GPUs, shuffle, place\n"
@@ -38,10 +37,8 @@ static const char *const fill_help =
     "  --typical SET    typical shapes from the original trace (default, as the\n"
     "                   artifact) or from the inflated job list\n"
     "  --frag-score S   frag's score shape: quantum (uniform steps) or sigmoid\n"
-    "                   (FGD's integer score, for every pod, CPU-only ones too);\n"
-    "                   sigmoid_fit, quantum_fit: equal scores to the best fit\n"
-    "                   (least CPU and GPU left) before the node order\n"
-    "                   (overrides --policy)\n"
+    "                   (FGD's integer score, for every pod, CPU-only ones too;\n"
+    "                   overrides --policy)\n"
     "  --step N         text output: every N percent (default 5)\n"
     "  --json           print JSON: {policy, ties, typical, seeds, jobs, placed,\n"
     "                   failed, k,\n"
@@ -57,10 +54,6 @@ struct fill_args {
     long long step;
     int json;
 };
-
-/* --frag-score values, in enum gs_frag_score order (place.h). */
-static const char *const score_names[] = { "quantum", "sigmoid", "sigmoid_fit", "quantum_fit",
-                                           "sigmoid_round", "quantum_ceil" };
 
 static int fill_opt(int c, const char *val, void *arg)
 {
@@ -85,13 +78,9 @@ static int fill_opt(int c, const char *val, void *arg)
         a->typical = strcmp(val, "original") != 0 ? GS_FILL_TYPICAL_INFLATED : GS_FILL_TYPICAL_ORIGINAL;
         break;
     case 'F':
-        a->score_shape = -1;
-        for (int i = 0; i < (int)(sizeof score_names / sizeof score_names[0]); i++)
-            if (strcmp(val, score_names[i]) == 0)
-                a->score_shape = i; /* enum gs_frag_score order */
-        if (a->score_shape < 0)
-            return cli_failf("fill", -1, "--frag-score: '%s' is not quantum, sigmoid, "
-                                         "sigmoid_fit or quantum_fit", val);
+        if (strcmp(val, "quantum") != 0 && strcmp(val, "sigmoid") != 0)
+            return cli_failf("fill", -1, "--frag-score: '%s' is not quantum or sigmoid", val);
+        a->score_shape = strcmp(val, "quantum") != 0 ? GS_FRAG_SCORE_SIGMOID : GS_FRAG_SCORE_QUANTUM;
         break;
     }
     return 0;

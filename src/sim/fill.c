@@ -172,51 +172,27 @@ static void refresh_node(struct fill *f, int n)
 static double frag_step(const struct fill *f, int n, const struct fjob *j)
 {
     double d = gs_fill_frag_after(f, n, j, 0, -1) - f->fc.f[n];
-    if (f->o->score_shape == GS_FRAG_SCORE_SIGMOID || f->o->score_shape == GS_FRAG_SCORE_SIGMOID_FIT)
+    if (f->o->score_shape == GS_FRAG_SCORE_SIGMOID)
         return -trunc(100.0 / (1.0 + exp(d / 1000.0)));
-    if (f->o->score_shape == GS_FRAG_SCORE_SIGMOID_ROUND)
-        return -floor(100.0 / (1.0 + exp(d / 1000.0)) + 0.5);
-    if (f->o->score_shape == GS_FRAG_SCORE_QUANTUM_CEIL && f->o->quantum > 0)
-        return ceil(d / f->o->quantum);
     return f->o->quantum > 0 ? floor(d / f->o->quantum + 0.5) : d;
-}
-
-/* frag's tie key for a job without GPUs under the *_FIT score shapes
- * (place.h): what node n has left, weighted as the artifact's BestFit
- * (half free host CPU / 128 cores, half free GPU share / 8 GPUs; a node
- * without a CPU count as 128 free cores), in millionths, as place_frag.c
- * ranks a GPU job; 0 otherwise (the node order decides). */
-static double frag_fit_key(const struct fill *f, int n, const struct fjob *j)
-{
-    if (f->o->score_shape != GS_FRAG_SCORE_SIGMOID_FIT &&
-        f->o->score_shape != GS_FRAG_SCORE_QUANTUM_FIT)
-        return 0;
-    int64_t gpu = 0, cap = gs_cluster_node_cpu(f->cl, n);
-    for (int g = 0; g < gs_cluster_node_gpus(f->cl, n); g++)
-        if (!(gs_cluster_mig_mask(f->cl, n) >> g & 1))
-            gpu += GS_MILLI_GPU - gs_cluster_gpu_used_milli(f->cl, n, g);
-    double cpu = cap ? (double)(cap - gs_cluster_node_cpu_used(f->cl, n) - j->cpu) : 128000.0;
-    return (double)llround(1e6 * (0.5 * cpu / 128000.0 + 0.5 * (double)gpu / 8000.0));
 }
 
 /* A job without GPUs under an engine strategy: the node whose free CPU
  * fits best (spread: the most free CPU; frag: the least fragmentation
- * added, then frag_fit_key). */
+ * added). */
 static int host_only(struct fill *f, const struct fjob *j)
 {
-    double best = 0, best_key = 0;
+    double best = 0;
     f->host_node = -1;
     for (int n = 0; n < gs_cluster_node_count(f->cl); n++) {
         if (!gs_fill_feasible(f, n, j))
             continue;
         int64_t cap = gs_cluster_node_cpu(f->cl, n);
         double left = cap ? (double)(cap - gs_cluster_node_cpu_used(f->cl, n) - j->cpu) : 1e18;
-        int frag = f->o->strategy == GS_PLACE_FRAG;
-        double s = f->o->strategy == GS_PLACE_SPREAD ? -left : frag ? frag_step(f, n, j) : left;
-        double key = frag ? frag_fit_key(f, n, j) : 0;
-        if (f->host_node < 0 || s < best || (s == best && key < best_key)) {
+        double s = f->o->strategy == GS_PLACE_SPREAD ? -left
+                   : f->o->strategy == GS_PLACE_FRAG ? frag_step(f, n, j) : left;
+        if (f->host_node < 0 || s < best) {
             best = s;
-            best_key = key;
             f->host_node = n;
         }
     }

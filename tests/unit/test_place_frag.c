@@ -238,56 +238,6 @@ static void test_frag_quantum(void **state)
     gs_cluster_destroy(cl);
 }
 
-/* The *_fit shapes break equal scores by best fit before the node order.
- * n1 and n2 have 4 GPUs each and no CPU count (128 free cores for the
- * key); n2's GPUs 0-1 are busy.  Shapes {1 GPU: 1}.  A 1-GPU job: every
- * idle GPU serves the shape, so F = 0 before and after on both nodes:
- * change 0 -> quantum round(0) = 0, sigmoid -trunc(100 / (1 + e^0)) = -50
- * on both: a tie.  quantum and sigmoid: node order -> n1 GPU0.
- * Best-fit key, millionths: 1e6 x (0.5 x 128000 / 128000 + 0.5 x GPUs left
- * / 8000): n1 leaves 3000 -> 687500, n2 leaves 1000 -> 562500 -> n2, its
- * lowest idle GPU, GPU2 (mask 0x04), under quantum_fit and sigmoid_fit.
- * A shared 0.5 job with n1 GPU0 at 300 used (700 free) and n2 as above:
- * shapes {0.5: 1}; F before n1 = 0 (every GPU fits 500), n2 = 0.  n1 GPU0
- * -> 200 free, below 500: +200 -> sigmoid -trunc(100 / (1 + e^0.2)) = -45;
- * n1 GPU1 (idle -> 500) 0 -> -50; n2 GPU2 -> 0 -> -50: a tie of n1 GPU1
- * and n2 GPU2.  sigmoid: n1 GPU1; sigmoid_fit: n1 leaves 3700 - 500 =
- * 3200, n2 2000 - 500 = 1500 -> n2 GPU2. */
-static void test_frag_fit_ties(void **state)
-{
-    (void)state;
-    struct gs_cluster *cl = cluster_of("n1:4 n2:4");
-    take(cl, "n2", 0x03);
-    struct gs_shape_dist d = { 1, { shape(1, 1000, 1) } };
-    struct gs_place_ctx ctx = { &d, 1.0, 100, GS_MIG_NEVER, NULL, GS_FRAG_SCORE_QUANTUM };
-    struct gs_request one = req_whole(1, GS_TOPO_AUTO);
-    one.ctx = &ctx;
-    const int shapes[] = { GS_FRAG_SCORE_QUANTUM, GS_FRAG_SCORE_SIGMOID,
-                           GS_FRAG_SCORE_QUANTUM_FIT, GS_FRAG_SCORE_SIGMOID_FIT };
-    for (int i = 0; i < 4; i++) {
-        ctx.score_shape = shapes[i];
-        struct placed p = place_ok(cl, &one, FRAG);
-        if (i < 2)
-            expect_one(&p, cl, "n1", 0x01);
-        else
-            expect_one(&p, cl, "n2", 0x04);
-    }
-    take_share(cl, "n1", 0, 300, 0);
-    struct gs_shape_dist h = { 1, { shape(1, 500, 1) } };
-    h.s[0].mem_mib = 0;
-    ctx.shapes = &h;
-    struct gs_request half = req_share(500);
-    half.mem_mib = 0;
-    half.ctx = &ctx;
-    ctx.score_shape = GS_FRAG_SCORE_SIGMOID;
-    struct placed p = place_ok(cl, &half, FRAG);
-    expect_one(&p, cl, "n1", 0x02);
-    ctx.score_shape = GS_FRAG_SCORE_SIGMOID_FIT;
-    p = place_ok(cl, &half, FRAG);
-    expect_one(&p, cl, "n2", 0x04);
-    gs_cluster_destroy(cl);
-}
-
 /* Memory fragmentation: n1 GPU0 0.5 used with 60 of 80 GB (20 free); GPU1
  * 0.25 used with 10 GB (70 free).  Waiting shape 0.25 share, 40 GB:
  * GPU0 has share 500 >= 250 but 20 GB < 40 -> 20/80 = 0.25 counts; GPU1
@@ -433,7 +383,6 @@ int main(void)
         cmocka_unit_test(test_frag_own_shape),
         cmocka_unit_test(test_frag_sched_term),
         cmocka_unit_test(test_frag_quantum),
-        cmocka_unit_test(test_frag_fit_ties),
         cmocka_unit_test(test_memory_fragmentation),
         cmocka_unit_test(test_shape_window),
         cmocka_unit_test(test_shape_dist_build),

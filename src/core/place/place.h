@@ -28,14 +28,8 @@ enum gs_mig_reconf { GS_MIG_NEVER, GS_MIG_WHEN_IDLE };
  * QUANTUM: uniform steps of ctx->quantum milli-GPU.  SIGMOID: the FGD
  * artifact's integer score, trunc(100 x sigmoid(decrease / 1000 milli-GPU))
  * (fgd_score.go): steps of about 40 milli-GPU near no change, flat for
- * large changes (docs/placement.md).  SIGMOID_FIT: the sigmoid, equal
- * scores broken by best fit (the artifact's BestFit: least host CPU / 128
- * cores + GPU share / 8 GPUs left on the node, then the least share left
- * on the GPU) before the node order.  QUANTUM_FIT: the quantum, ties the
- * same way. */
-enum gs_frag_score { GS_FRAG_SCORE_QUANTUM, GS_FRAG_SCORE_SIGMOID, GS_FRAG_SCORE_SIGMOID_FIT,
-                     GS_FRAG_SCORE_QUANTUM_FIT, GS_FRAG_SCORE_SIGMOID_ROUND,
-                     GS_FRAG_SCORE_QUANTUM_CEIL };
+ * large changes (docs/placement.md). */
+enum gs_frag_score { GS_FRAG_SCORE_QUANTUM, GS_FRAG_SCORE_SIGMOID };
 
 /* Optional context for the strategies that look beyond the request; the
  * caller owns it (the engine keeps one per engine).  Borrowed for the call. */

@@ -98,38 +98,9 @@ static void load_node(struct gs_pctx *c, int node)
  * is non-decreasing in v, which keeps frag_prune's bound valid. */
 static double quantise(const struct gs_pctx *c, double v)
 {
-    if (c->score_shape == GS_FRAG_SCORE_SIGMOID || c->score_shape == GS_FRAG_SCORE_SIGMOID_FIT)
+    if (c->score_shape == GS_FRAG_SCORE_SIGMOID)
         return -trunc(100.0 / (1.0 + exp(v / 1000.0)));
-    if (c->score_shape == GS_FRAG_SCORE_SIGMOID_ROUND)
-        return -floor(100.0 / (1.0 + exp(v / 1000.0)) + 0.5);
-    if (c->score_shape == GS_FRAG_SCORE_QUANTUM_CEIL && c->quantum > 0)
-        return ceil(v / c->quantum);
     return c->quantum > 0 ? floor(v / c->quantum + 0.5) : v;
-}
-
-/* Whether equal scores go to the best fit before the node order. */
-static int fit_ties(const struct gs_pctx *c)
-{
-    return c->score_shape == GS_FRAG_SCORE_SIGMOID_FIT ||
-           c->score_shape == GS_FRAG_SCORE_QUANTUM_FIT;
-}
-
-/* The tie key of the *_FIT shapes (lower wins): what the loaded node has
- * left after the placement, weighted as the artifact's BestFit (half its
- * free host CPU / 128 cores, half its free GPU share / 8 GPUs; a node
- * without a CPU count as 128 free cores), in millionths, then the free
- * share `gpu_left` left on the GPU a shared job takes (0 for whole GPUs).
- * 0 when the shape breaks ties by node order alone. */
-static int64_t fit_key(const struct gs_pctx *c, int64_t taken_milli, int gpu_left)
-{
-    if (!fit_ties(c))
-        return 0;
-    int64_t gpu = -taken_milli;
-    for (int g = 0; g < c->st.ngpus; g++)
-        gpu += c->st.free_milli[g];
-    double cpu = c->st.cpu_free == INT64_MAX ? 128000.0
-                                             : (double)(c->st.cpu_free - c->req->cpu_milli);
-    return llround(1e6 * (0.5 * cpu / 128000.0 + 0.5 * (double)gpu / 8000.0)) * 1024 + gpu_left;
 }
 
 static double sched_term(const struct gs_pctx *c, int node, uint64_t idle_after)
@@ -159,8 +130,7 @@ static int frag_prune(const struct gs_pctx *c, int n, struct gs_pscore best)
                     : -(double)GS_MILLI_GPU * r->gpus * (c->pmass - c->node_simple[n]);
     if (lb < -c->node_frag[n])
         lb = -c->node_frag[n];
-    double q = quantise(c, lb - 1e-6);
-    return fit_ties(c) ? q > best.a : q >= best.a; /* best fit may break a tie */
+    return quantise(c, lb - 1e-6) >= best.a;
 }
 
 static struct gs_pscore frag_whole(struct gs_pctx *c, int node, uint64_t take, int unit_free,
@@ -192,7 +162,7 @@ static struct gs_pscore frag_whole(struct gs_pctx *c, int node, uint64_t take, i
     st->cpu_free = cpu;
     (void)unit_free;
     (void)node_free;
-    struct gs_pscore s = { 0, fit_key(c, (int64_t)GS_MILLI_GPU * __builtin_popcountll(take), 0) };
+    struct gs_pscore s = { 0, 0 };
     s.a = quantise(c, after - c->f_before + sched_term(c, node, gs_pl_idle(c, node) & ~take));
     return s;
 }
@@ -214,7 +184,8 @@ static struct gs_pscore frag_shared(struct gs_pctx *c, int node, int gpu, int fm
     st->free_mem[gpu] += need;
     st->whole = whole;
     st->cpu_free = cpu;
-    struct gs_pscore s = { 0, fit_key(c, c->req->milli, fm - c->req->milli) };
+    (void)fm;
+    struct gs_pscore s = { 0, 0 };
     s.a = quantise(c, after - c->f_before + sched_term(c, node, gs_pl_idle(c, node) & ~bit));
     return s;
 }

@@ -32,8 +32,7 @@ static const int quantile_values[] = { 50, 90 };
 #define NAME_ROW(id, name) #name,
 static const char *const strategy_names[] = { GS_PLACE_STRATEGIES(NAME_ROW) NULL };
 #undef NAME_ROW
-static const char *const frag_score_names[] = { "quantum", "sigmoid", "sigmoid_fit", "quantum_fit",
-                                                 "sigmoid_round", "quantum_ceil", NULL };
+static const char *const frag_score_names[] = { "quantum", "sigmoid", NULL };
 static const char *const sharing_names[] = { "exclusive", "shared", NULL };
 static const char *const quota_mode_names[] = { "strict", "borrow", NULL };
 static const char *const topo_names[] = { "auto", "domain", "node", "any", NULL };
