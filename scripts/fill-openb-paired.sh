@@ -26,6 +26,7 @@ SEEDS=${SEEDS:-42-71}
 AT=${AT:-100}
 REF=${REF:-fgd}
 SAME=${SAME:-fgd sig0}
+# shellcheck disable=SC2012
 FILES=${FILES:-$(cd "$OB" && ls openb_pod_list_*.csv | sed 's/openb_pod_list_//; s/\.csv$//')}
 RUNS=${RUNS:-"fgd=--strategy%fgd quantum=--strategy%frag sig=--strategy%frag%--frag-score%sigmoid"}
 mkdir -p "$T"
@@ -52,6 +53,7 @@ run() {
     done
 }
 table() {
+    # shellcheck disable=SC2086
     python3 - "$T" "$OB/fgd_expected_results/analysis_allo_discrete.csv" "$AT" "$REF" $FILES <<'PY'
 import csv, json, math, os, statistics, sys
 t, exp_path, at, ref = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -95,12 +97,13 @@ for w in files:
 PY
 }
 same() {
+    # shellcheck disable=SC2086
     set -- $SAME
     for f in $FILES; do
         eq=0; ne=0
         for p in "$T/$f/$1"/*.json; do
             q="$T/$f/$2/${p##*/}"
-            [ -s "$p" ] && [ -s "$q" ] || continue
+            if [ ! -s "$p" ] || [ ! -s "$q" ]; then continue; fi
             if [ "$(sed -n '/"jobs"/,$p' "$p")" = "$(sed -n '/"jobs"/,$p' "$q")" ]; then
                 eq=$((eq + 1)); else ne=$((ne + 1)); fi
         done
