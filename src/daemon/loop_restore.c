@@ -56,7 +56,8 @@ static int parse_placement(const struct gs_cluster *cl, const char *text,
 }
 
 /* The engine record's numbers, in a fixed order (the journal's "engine"
- * column: "v1 N N ..."). */
+ * column: "v1 N N ..."), then `capped`, which records written before it
+ * existed lack (read as 0). */
 #define INFO_FIELDS(X)                                                                     \
     X(state) X(submit) X(first_start) X(start) X(end) X(time_limit) X(estimate)            \
     X(backfilled) X(runs) X(work) X(lost) X(ckpt_wall) X(restore_wall) X(preemptions)      \
@@ -69,6 +70,8 @@ int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n)
 #define X(f) if (w < n) w += (size_t)snprintf(buf + w, n - w, " %lld", (long long)ji->f);
     INFO_FIELDS(X)
 #undef X
+    if (w < n)
+        w += (size_t)snprintf(buf + w, n - w, " %d", ji->capped);
     return w < n ? 0 : -1;
 }
 
@@ -88,6 +91,8 @@ int gsd_info_parse(const char *text, struct gs_job_info *ji)
     }
     INFO_FIELDS(X)
 #undef X
+    long long capped = strtoll(p, &end, 10);
+    ji->capped = end != p && capped != 0;
     return 0;
 }
 

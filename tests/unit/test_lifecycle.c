@@ -273,13 +273,13 @@ static void assert_info_equal(const struct gs_job_info *a, const struct gs_job_i
                           a->runs, a->work, a->lost, a->ckpt_wall, a->restore_wall,
                           a->preemptions, a->exit_code, a->attempts, a->failures,
                           a->last_ckpt, a->stop_reason, a->stop_at, a->saved, a->run_base,
-                          a->past_ckpt_wall, a->past_restore_wall, a->front };
+                          a->past_ckpt_wall, a->past_restore_wall, a->front, a->capped };
     const int64_t y[] = { b->state, b->gpus, b->milli, b->priority, b->submit, b->first_start,
                           b->start, b->end, b->time_limit, b->estimate, b->backfilled,
                           b->runs, b->work, b->lost, b->ckpt_wall, b->restore_wall,
                           b->preemptions, b->exit_code, b->attempts, b->failures,
                           b->last_ckpt, b->stop_reason, b->stop_at, b->saved, b->run_base,
-                          b->past_ckpt_wall, b->past_restore_wall, b->front };
+                          b->past_ckpt_wall, b->past_restore_wall, b->front, b->capped };
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
         if (x[i] != y[i])
             fail_msg("job %s: field %zu: %lld != %lld", a->id, i, (long long)x[i],

@@ -373,6 +373,38 @@ static void test_over_cap_preemptible(void **state)
     pdone(&r);
 }
 
+/* Two jobs that both outrun the cap must not preempt each other in turn.
+ * Cap 100 s, immediate.  A (8 GPUs, 1000 s) from 0; B (8 GPUs, 1000 s) at
+ * 10.  A passes the cap at 100 and B preempts it (A loses 100 s and is now
+ * capped).  B runs from 100 and passes its own cap at 200 with A waiting,
+ * but A, preempted past its cap, holds no over-cap right: B runs on and
+ * ends at 1100.  A restarts at 1100 with nobody waiting and ends at 2100.
+ * Before the rule A preempted B at 200, B preempted A at 300, and so on:
+ * neither ever finished. */
+static void test_over_cap_no_cycle(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "A", .gpus = 8, .dur_s = 1000 },
+        { .id = "B", .submit_s = 10, .gpus = 8, .dur_s = 1000 },
+    };
+    const char *kv[] = { "queue.runtime_cap", "100s", "preemption.over_cap", "preempt",
+                         "preemption.mode", "immediate", NULL };
+    struct prun r;
+    prun(&r, "n1:8", kv, jobs, 2);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "A", SEC(100));
+    passert_at(&r.rec, r.res.engine, GS_EV_START, "B", SEC(100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "B", SEC(1100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "A", SEC(2100));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, NULL), 1);
+    struct gs_job_info a = job_named(r.res.engine, "A"), b = job_named(r.res.engine, "B");
+    assert_int_equal(a.capped, 1);
+    assert_int_equal(b.capped, 0);
+    assert_int_equal(a.lost, SEC(100));
+    assert_int_equal(b.preemptions, 0);
+    pdone(&r);
+}
+
 /* The report on the issue's example (class train; B cannot checkpoint).
  *  lost 30 s x 8 = 240 GPU-s; checkpoints 9 x 10 s x 8 = 720 GPU-s.
  *  MTBP = run time / preemptions = (A 250 + 870, B 100) / 1 = 1220 s.
@@ -430,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_min_runtime),
         cmocka_unit_test(test_rights),
         cmocka_unit_test(test_over_cap_preemptible),
+        cmocka_unit_test(test_over_cap_no_cycle),
         cmocka_unit_test(test_report_and_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -106,6 +106,8 @@ struct gs_job_info {
     gs_time past_ckpt_wall;   /* ckpt_wall and restore_wall of the runs before the */
     gs_time past_restore_wall; /* current one (= the totals when not holding GPUs) */
     int front;                /* pending after a failed launch: ahead of its peers */
+    int capped;               /* was preempted while past its runtime cap: it may
+                                 no longer preempt by the over-cap right */
 };
 
 /* The job's GPU share in milli-GPUs: gpus x milli.  Its GPU-time figures

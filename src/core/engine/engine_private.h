@@ -60,6 +60,8 @@ struct job {
     int16_t stop_reason;        /* STOPPING: state once confirmed, -1 = none */
     uint8_t front;              /* requeued after a failed launch: sorts ahead of
                                    its peers until it starts (queue_order.c) */
+    uint8_t capped;             /* preempted while past its runtime cap: it loses
+                                   the over-cap right to preempt (preempt.c) */
     int handle;                 /* the public handle of the job in this slot,
                                    -1 = free slot (its job was retired) */
 };

@@ -84,6 +84,7 @@ int gs_engine_job_info(const struct gs_engine *eng, int handle, struct gs_job_in
     out->stop_at = j->state == GS_JOB_STOPPING ? j->stop_at : GS_TIME_NONE;
     out->saved = j->saved;
     out->front = j->front;
+    out->capped = j->capped;
     out->run_base = j->saved;
     out->past_ckpt_wall = j->ckpt_wall;
     out->past_restore_wall = j->restore_wall;

@@ -133,6 +133,8 @@ static void requeue(struct gs_engine *eng, int job, gs_time now, int front)
 static void carry_out(struct gs_engine *eng, int job, gs_time now, int target)
 {
     if (target == GS_JOB_PENDING) {
+        if (eng->jobs[job].deadline <= now)
+            eng->jobs[job].capped = 1;
         requeue(eng, job, now, 0);
         eng->jobs[job].preemptions++;
     } else {

@@ -10,7 +10,10 @@
  *              more than its quota (borrowed GPUs; preemption.quota_reclaim);
  *   partition  W's quota partition stays within its quota and V's quota
  *              partition is over its own (it borrowed; the owner reclaims);
- *   over cap   preemption.over_cap: preempt and V has run past the cap.
+ *   over cap   preemption.over_cap: preempt, V has run past the cap, and W
+ *              was never preempted past its own cap (else two jobs that
+ *              both outrun their caps would preempt each other in turn,
+ *              for ever, under `immediate`).
  *
  * Cost.  A victim costs the GPU time it loses: GPUs x (work since its last
  * completed checkpoint + its restore cost).  Under `checkpoint` with a
@@ -155,7 +158,7 @@ static int has_right(const struct gs_engine *eng, int w, int v, const struct rig
 {
     const struct job *jw = &eng->jobs[w], *jv = &eng->jobs[v];
     int gap = eng->pol.priority_gap;
-    if (eng->pol.over_cap == GS_OVER_CAP_PREEMPT && jv->deadline <= now)
+    if (eng->pol.over_cap == GS_OVER_CAP_PREEMPT && jv->deadline <= now && !jw->capped)
         return 1;
     if (gap > 0 && (int64_t)jw->priority >= (int64_t)jv->priority + gap)
         return 1;
