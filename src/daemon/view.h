@@ -42,6 +42,7 @@
 
 struct gsd_loop;
 struct gsd_blob;
+struct djob;
 
 /* Engine thread: build and publish a new view, after a turn's commit
  * (`same` = 0) or between turns to refresh more reasons (`same` = 1: the
@@ -49,6 +50,17 @@ struct gsd_blob;
  * shared).  Out of memory leaves the previous view published and forces a
  * complete rebuild next time. */
 void gsd_view_update(struct gsd_loop *lp, int same);
+
+/* Engine thread: live job d's row changed in this turn (its object is
+ * rendered again at the next publish).  Publishing costs the jobs touched
+ * this way, not every live job: the table of job objects is kept from one
+ * view to the next (vtab.h).  Out of memory is remembered: the next
+ * publish rebuilds the table from every live job. */
+void gsd_view_touch(struct gsd_loop *lp, struct djob *d);
+
+/* Engine thread: live job d is freed (retired): it leaves the table, so
+ * the next view no longer holds it. */
+void gsd_view_drop(struct gsd_loop *lp, struct djob *d);
 
 /* Whether the published view is behind the engine: some queued job's
  * reason was not refreshed since the last change, or a body held back by
