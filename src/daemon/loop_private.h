@@ -62,6 +62,8 @@ struct djob {
     int vslot;                /* its slot in the view's table (vtab.h), -1 = none */
     int vpre;                 /* in the view's list of not-pending jobs */
     size_t vchg;              /* 1 + its place in the view's changed list, 0 = none */
+    int vq;                   /* in the view's kept queue order, under key vqk */
+    struct gs_queue_key vqk;
 };
 
 /* A decision copied out of the observer (alloc borrowed only there). */

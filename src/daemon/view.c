@@ -172,40 +172,6 @@ static char *nodes_text(struct gsd_loop *lp, int force)
     return out.s;
 }
 
-/* The pending jobs in the next pass's order (live djobs; *n of them). */
-static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
-{
-    size_t cap = lp->nlive + 1; /* every pending job is live: one call fills it */
-    int *q = malloc(cap * sizeof *q);
-    struct djob **out = q ? calloc(cap, sizeof(struct djob *)) : NULL;
-    int got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
-    if (got < 0 || (size_t)got > cap) { /* cannot happen: ask again with room */
-        free(q);
-        free(out);
-        int k = gs_engine_queue_list(lp->eng, NULL, 0);
-        cap = (size_t)(k > 0 ? k : 0) + 1;
-        q = malloc(cap * sizeof *q);
-        out = q ? calloc(cap, sizeof(struct djob *)) : NULL;
-        got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
-        got = got < 0 ? 0 : (size_t)got > cap ? (int)cap : got;
-    }
-    *n = 0;
-    for (int i = 0; out && i < got; i++) {
-        struct djob *d = gsd_job_of_handle(lp, q[i]);
-        if (d && d->state == D_PENDING && !d->inq) {
-            d->inq = 1;
-            out[(*n)++] = d;
-        }
-    }
-    for (int i = 0; out && i < got; i++) { /* the scratch marks go again */
-        struct djob *d = gsd_job_of_handle(lp, q[i]);
-        if (d)
-            d->inq = 0;
-    }
-    free(q);
-    return out;
-}
-
 /* Diagnose the queued jobs again from the refresh cursor on, for at most
  * `budget_us`: reasons and estimated starts move with every pass, so the
  * cursor goes round the queue for ever; with a short queue every job is
@@ -233,12 +199,8 @@ static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, int same, int64_t 
     int changed = 0;
     if (gsd_vjobs_sync(lp, lp->view_force || !lp->view, &changed) < 0)
         return -1;
-    if (!same || !lp->qcache) { /* a turn ran: the queue's order may have changed */
-        free(lp->qcache);
-        lp->qcache = queue_jobs(lp, &lp->nqcache);
-        if (!lp->qcache || gsd_vjobs_set_queue(lp, lp->qcache, lp->nqcache) < 0)
-            return -1;
-    }
+    if ((!same || !lp->qcache) && gsd_vjobs_order(lp, lp->view_force || !lp->view) < 0)
+        return -1; /* a turn ran: the queue's order may have changed */
     size_t nq = lp->nqcache;
     if (changed || lp->view_force)
         lp->lap_left = (int64_t)nq; /* a whole lap after the last change */

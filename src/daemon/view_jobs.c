@@ -15,6 +15,12 @@ struct pre_ent {
     uint32_t slot;
 };
 
+/* A queued job in the kept order, under its key. */
+struct qent {
+    struct gs_queue_key k;
+    struct djob *d;
+};
+
 struct gsd_vbuild {
     struct gsd_vtab *t;
     struct djob **chg;        /* touched since the last publish (NULL: dropped) */
@@ -22,6 +28,11 @@ struct gsd_vbuild {
     struct pre_ent *pre;      /* the not-pending jobs by seq */
     size_t npre, cappre;
     struct gsd_slots *pre_pub, *q_pub;  /* as last taken; pre_pub NULL = changed */
+    struct qent *q;           /* the queue in pass order */
+    size_t nq, capq;
+    int q_full;               /* list it in full at the next order */
+    int q_changed;            /* since lp->qcache and q_pub were made */
+    gs_time q_until;          /* every key holds until then */
     int rebuild;              /* a failure: rebuild from every live job */
     int64_t checks, diffs;    /* GPUSCHEDD_VIEW_CHECK */
 };
@@ -110,6 +121,59 @@ static void pre_remove(struct gsd_vbuild *vb, struct djob *d)
     vb->pre_pub = NULL;
 }
 
+/* The first entry of the order not before key k. */
+static size_t q_find(const struct gsd_vbuild *vb, const struct gs_queue_key *k)
+{
+    size_t lo = 0, hi = vb->nq;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (gs_queue_key_cmp(&vb->q[mid].k, k) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void q_remove(struct gsd_vbuild *vb, struct djob *d)
+{
+    size_t i = q_find(vb, &d->vqk);
+    if (i >= vb->nq || vb->q[i].d != d) /* cannot happen: keys are unique */
+        for (i = 0; i < vb->nq && vb->q[i].d != d; i++)
+            ;
+    if (i < vb->nq) {
+        memmove(vb->q + i, vb->q + i + 1, (vb->nq - i - 1) * sizeof *vb->q);
+        vb->nq--;
+    }
+    d->vq = 0;
+    vb->q_changed = 1;
+}
+
+/* Pending d into the order at its key's place (nothing while the order is
+ * to be listed in full anyway). */
+static void q_insert(struct gsd_loop *lp, struct gsd_vbuild *vb, struct djob *d)
+{
+    struct gs_queue_key k;
+    if (vb->q_full || d->state != D_PENDING || d->handle < 0)
+        return;
+    int rc = gs_engine_queue_key(lp->eng, d->handle, &k);
+    if (rc == GS_ENOENT)
+        return; /* not queued in the engine: not listed */
+    if (rc < 0 || grow((void **)&vb->q, &vb->capq, vb->nq + 1, sizeof *vb->q) < 0) {
+        vb->q_full = 1;
+        return;
+    }
+    size_t i = q_find(vb, &k);
+    memmove(vb->q + i + 1, vb->q + i, (vb->nq - i) * sizeof *vb->q);
+    vb->q[i] = (struct qent){ k, d };
+    vb->nq++;
+    d->vq = 1;
+    d->vqk = k;
+    vb->q_changed = 1;
+    if (k.until < vb->q_until)
+        vb->q_until = k.until;
+}
+
 void gsd_view_drop(struct gsd_loop *lp, struct djob *d)
 {
     struct gsd_vbuild *vb = lp->vb;
@@ -120,6 +184,8 @@ void gsd_view_drop(struct gsd_loop *lp, struct djob *d)
     d->vchg = 0;
     if (d->vpre)
         pre_remove(vb, d);
+    if (d->vq)
+        q_remove(vb, d);
     if (vb->t && d->vslot >= 0)
         gsd_vtab_del(vb->t, d->vslot);
     d->vslot = -1;
@@ -189,9 +255,11 @@ static int reset(struct gsd_loop *lp, struct gsd_vbuild *vb)
     vb->pre_pub = NULL;
     for (size_t i = 0; i < lp->nlive; i++) {
         lp->live[i]->vslot = -1;
-        lp->live[i]->vpre = 0;
+        lp->live[i]->vpre = lp->live[i]->vq = 0;
         lp->live[i]->vchg = 0;
     }
+    vb->nq = 0;
+    vb->q_full = 1;
     if (!vb->t || grow((void **)&vb->chg, &vb->capchg, lp->nlive + 1, sizeof *vb->chg) < 0)
         return -1;
     for (size_t i = 0; i < lp->nlive; i++) {
@@ -224,6 +292,9 @@ int gsd_vjobs_sync(struct gsd_loop *lp, int all, int *changed)
             bad = render(lp, d) < 0;
         }
         bad = bad || put(vb, d) < 0;
+        if (d->vq)
+            q_remove(vb, d);
+        q_insert(lp, vb, d);
     }
     vb->nchg = 0;
     if (bad)
@@ -231,23 +302,74 @@ int gsd_vjobs_sync(struct gsd_loop *lp, int all, int *changed)
     return bad ? -1 : 0;
 }
 
-int gsd_vjobs_set_queue(struct gsd_loop *lp, struct djob *const *q, size_t nq)
+/* The order listed afresh by the engine, with the keys of its jobs. */
+static int q_list_full(struct gsd_loop *lp, struct gsd_vbuild *vb)
+{
+    for (size_t i = 0; i < vb->nq; i++)
+        vb->q[i].d->vq = 0;
+    vb->nq = 0;
+    vb->q_full = 0;
+    vb->q_until = GS_TIME_INF;
+    vb->q_changed = 1;
+    int k = gs_engine_queue_list(lp->eng, NULL, 0);
+    size_t cap = (size_t)(k > 0 ? k : 0) + 1;
+    int *h = malloc(cap * sizeof *h);
+    int got = h ? gs_engine_queue_list(lp->eng, h, cap) : GS_ENOMEM;
+    if (got < 0 || grow((void **)&vb->q, &vb->capq, cap, sizeof *vb->q) < 0) {
+        free(h);
+        vb->q_full = 1;
+        return -1;
+    }
+    for (int i = 0; i < got && (size_t)i < cap; i++) {
+        struct djob *d = gsd_job_of_handle(lp, h[i]);
+        if (!d || d->state != D_PENDING || d->vq)
+            continue; /* not a live pending job, or listed twice */
+        struct qent *e = &vb->q[vb->nq++];
+        *e = (struct qent){ .d = d };
+        d->vq = 1; /* in the order (a drop takes it out) */
+        if (gs_engine_queue_key(lp->eng, h[i], &e->k) == 0) {
+            d->vqk = e->k;
+            vb->q_until = e->k.until < vb->q_until ? e->k.until : vb->q_until;
+        } else { /* no keys (fifo): listed in full every turn */
+            d->vqk = e->k;
+            vb->q_full = 1;
+        }
+    }
+    free(h);
+    return 0;
+}
+
+int gsd_vjobs_order(struct gsd_loop *lp, int all)
 {
     struct gsd_vbuild *vb = lp->vb;
-    struct gsd_slots *l = vb ? slots_new(nq) : NULL;
-    if (!l)
+    if (!vb)
         return -1;
-    size_t n = 0;
-    for (size_t i = 0; i < nq; i++) {
-        if (q[i]->vslot < 0 && gsd_vjobs_render(lp, q[i]) < 0) {
+    if ((all || vb->q_full || gs_engine_now(lp->eng) > vb->q_until) && q_list_full(lp, vb) < 0)
+        return -1;
+    if (!vb->q_changed && lp->qcache && vb->q_pub)
+        return 0;
+    struct djob **q = malloc((vb->nq + 1) * sizeof *q);
+    struct gsd_slots *l = q ? slots_new(vb->nq) : NULL;
+    if (!l) {
+        free(q);
+        return -1;
+    }
+    for (size_t i = 0; i < vb->nq; i++) {
+        struct djob *d = vb->q[i].d;
+        if (d->vslot < 0 && gsd_vjobs_render(lp, d) < 0) {
+            free(q);
             gsd_slots_unref(l);
             return -1;
         }
-        l->s[n++] = (uint32_t)q[i]->vslot;
+        q[i] = d;
+        l->s[i] = (uint32_t)d->vslot;
     }
-    l->n = n;
+    free(lp->qcache);
+    lp->qcache = q;
+    lp->nqcache = vb->nq;
     gsd_slots_unref(vb->q_pub);
     vb->q_pub = l;
+    vb->q_changed = 0;
     return 0;
 }
 
@@ -285,6 +407,7 @@ void gsd_vjobs_fini(struct gsd_loop *lp)
     gsd_slots_unref(vb->q_pub);
     free(vb->chg);
     free(vb->pre);
+    free(vb->q);
     free(vb);
     lp->vb = NULL;
 }
@@ -296,13 +419,34 @@ void gsd_vjobs_fini(struct gsd_loop *lp)
  * them round the queue). */
 static int same_object(struct gsd_loop *lp, const struct djob *d, const char *have)
 {
-    json_t *now = gsd_djob_json(lp, d, NULL);
-    json_t *was = json_loads(have, 0, NULL);
+    char *text = gsd_json_text(gsd_djob_json(lp, d, NULL)); /* as the view writes it */
+    json_t *now = text ? json_loads(text, 0, NULL) : NULL;
+    json_error_t je;
+    json_t *was = json_loads(have, 0, &je);
+    if (!was)
+        gsd_log("view check: job %s: the view's object is not JSON (%s at %d): ...%.80s",
+                d->id, je.text, je.position,
+                have + (je.position > 40 && (size_t)je.position < strlen(have) ? je.position - 40 : 0));
+    free(text);
     if (now)
         json_object_del(now, "reason");
     if (was)
         json_object_del(was, "reason");
     int eq = now && was && json_equal(now, was);
+    const char *key;
+    json_t *val;
+    if (!eq && now && was)
+        json_object_foreach(now, key, val) {
+            json_t *o = json_object_get(was, key);
+            if (o && json_equal(o, val))
+                continue;
+            char *x = o ? json_dumps(o, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)) : NULL;
+            char *y = json_dumps(val, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+            gsd_log("view check: job %s: \"%s\" is %.200s in the view, %.200s rendered now",
+                    d->id, key, x ? x : "missing", y ? y : "?");
+            free(x);
+            free(y);
+        }
     json_decref(now);
     json_decref(was);
     return eq;
@@ -346,10 +490,12 @@ static int table_diffs(struct gsd_loop *lp, const struct gsd_vsnap *snap)
         const struct djob *d = lp->live[i];
         int s = gsd_vsnap_find(snap, d->id);
         const struct gsd_blob *b = s >= 0 ? gsd_vsnap_at(snap, (uint32_t)s) : NULL;
-        if (!b || s != d->vslot || d->vdirty || !same_object(lp, d, b->data)) {
+        if (!b || s != d->vslot || d->vdirty || b != d->blob || !same_object(lp, d, b->data)) {
             if (diffs++ < 5)
-                gsd_log("view check: job %s (slot %d, found %d, dirty %d): its object "
-                        "differs from a fresh render", d->id, d->vslot, s, d->vdirty);
+                gsd_log("view check: job %s (slot %d, found %d, dirty %d, %s, refs %d, len %zu): "
+                        "its object differs from a fresh render", d->id, d->vslot, s, d->vdirty,
+                        b == d->blob ? "its blob" : "another blob",
+                        b ? atomic_load(&b->refs) : -1, b ? b->len : 0);
         }
     }
     return diffs;

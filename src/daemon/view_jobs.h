@@ -5,8 +5,8 @@
  * (gsd_view_touch, gsd_view_drop in view.h).  A publish costs the touched
  * jobs: their objects are rendered again and put in the table, and the
  * lists are shared with the previous view while they do not change.  The
- * queue's order itself still comes from the engine once per turn
- * (gs_engine_queue_list).
+ * queue's order is kept likewise: the touched jobs are re-keyed
+ * (gsd_vjobs_order).
  *
  * GPUSCHEDD_VIEW_CHECK=1 checks every publish against a full rebuild
  * (every live job rendered again, the lists made afresh) and logs each
@@ -44,9 +44,15 @@ int gsd_vjobs_render(struct gsd_loop *lp, struct djob *d);
  * *changed = some job was rendered again.  Returns 0 or -1. */
 int gsd_vjobs_sync(struct gsd_loop *lp, int all, int *changed);
 
-/* Set the queue (pending jobs in pass order, q[0..nq)) the next views
- * list; their slots are taken now.  Returns 0 or -1. */
-int gsd_vjobs_set_queue(struct gsd_loop *lp, struct djob *const *q, size_t nq);
+/* After a turn: the queue in the next pass's order, for the next views
+ * and in lp->qcache (its pending jobs; lp->nqcache of them).  The order is
+ * kept between turns by the engine's keys (gs_engine_queue_key): the jobs
+ * touched in the turn leave it and join it again at their key's place,
+ * and it is listed again in full (gs_engine_queue_list) only when `all`,
+ * when some key no longer holds (a job reached its aging time; while aged
+ * jobs wait, every turn) or when the order has no keys (fifo).  Returns 0
+ * or -1 out of memory. */
+int gsd_vjobs_order(struct gsd_loop *lp, int all);
 
 /* For a new view: a snapshot of the table and references to the two
  * lists; 0, or -1 out of memory (nothing is held then). */
