@@ -87,7 +87,7 @@ void gsd_view_touch(struct gsd_loop *lp, struct djob *d)
     struct gsd_vbuild *vb = vb_get(lp);
     if (!vb || d->vchg)
         return; /* no table yet: the first publish takes every live job */
-    if (grow((void **)&vb->chg, &vb->capchg, vb->nchg + 1, sizeof *vb->chg) < 0) {
+    if (grow((void **)&vb->chg, &vb->capchg, vb->nchg + 1, sizeof(struct djob *)) < 0) {
         vb->rebuild = 1;
         return;
     }
@@ -260,7 +260,7 @@ static int reset(struct gsd_loop *lp, struct gsd_vbuild *vb)
     }
     vb->nq = 0;
     vb->q_full = 1;
-    if (!vb->t || grow((void **)&vb->chg, &vb->capchg, lp->nlive + 1, sizeof *vb->chg) < 0)
+    if (!vb->t || grow((void **)&vb->chg, &vb->capchg, lp->nlive + 1, sizeof(struct djob *)) < 0)
         return -1;
     for (size_t i = 0; i < lp->nlive; i++) {
         vb->chg[vb->nchg++] = lp->live[i];
@@ -348,7 +348,7 @@ int gsd_vjobs_order(struct gsd_loop *lp, int all)
         return -1;
     if (!vb->q_changed && lp->qcache && vb->q_pub)
         return 0;
-    struct djob **q = malloc((vb->nq + 1) * sizeof *q);
+    struct djob **q = malloc((vb->nq + 1) * sizeof(struct djob *));
     struct gsd_slots *l = q ? slots_new(vb->nq) : NULL;
     if (!l) {
         free(q);
@@ -507,7 +507,7 @@ static struct djob **queue_now(struct gsd_loop *lp, size_t *n)
     int k = gs_engine_queue_list(lp->eng, NULL, 0);
     size_t cap = (size_t)(k > 0 ? k : 0) + 1;
     int *h = malloc(cap * sizeof *h);
-    struct djob **out = malloc(cap * sizeof *out);
+    struct djob **out = malloc(cap * sizeof(struct djob *));
     int got = h && out ? gs_engine_queue_list(lp->eng, h, cap) : 0;
     *n = 0;
     for (int i = 0; i < got && (size_t)i < cap; i++) {
@@ -522,7 +522,7 @@ static struct djob **queue_now(struct gsd_loop *lp, size_t *n)
 int gsd_vjobs_check(struct gsd_loop *lp, const struct gsd_vsnap *snap,
                     const struct gsd_slots *pre, const struct gsd_slots *queue)
 {
-    struct djob **np = malloc((lp->nlive + 1) * sizeof *np);
+    struct djob **np = malloc((lp->nlive + 1) * sizeof(struct djob *));
     size_t nnp = 0, nq = 0;
     struct djob **q = queue_now(lp, &nq);
     if (!np || !q) {
@@ -533,7 +533,7 @@ int gsd_vjobs_check(struct gsd_loop *lp, const struct gsd_vsnap *snap,
     for (size_t i = 0; i < lp->nlive; i++)
         if (lp->live[i]->state != D_PENDING)
             np[nnp++] = lp->live[i];
-    qsort(np, nnp, sizeof *np, by_seq_job);
+    qsort(np, nnp, sizeof(struct djob *), by_seq_job);
     int diffs = table_diffs(lp, snap) + list_diffs(snap, pre, np, nnp, "not-pending") +
                 list_diffs(snap, queue, q, nq, "queue");
     if (nnp + nq != lp->nlive) {

@@ -12,7 +12,10 @@
 struct chunk {
     atomic_int refs;
     int blobs;
-    uintptr_t e[VCH];
+    union {
+        struct gsd_blob *b[VCH];
+        uintptr_t x[VCH];
+    } u;
 };
 
 /* A chunked array; a NULL chunk reads as zeros. */
@@ -86,14 +89,20 @@ static void chunk_unref(struct chunk *c)
     if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
         return;
     for (int i = 0; c->blobs && i < VCH; i++)
-        gsd_blob_unref((struct gsd_blob *)c->e[i]);
+        gsd_blob_unref(c->u.b[i]);
     free(c);
 }
 
 static uintptr_t chunks_get(struct chunk *const *c, size_t nc, size_t i)
 {
     const struct chunk *k = i / VCH < nc ? c[i / VCH] : NULL;
-    return k ? k->e[i % VCH] : 0;
+    return k ? k->u.x[i % VCH] : 0;
+}
+
+static struct gsd_blob *chunks_blob(struct chunk *const *c, size_t nc, size_t i)
+{
+    const struct chunk *k = i / VCH < nc ? c[i / VCH] : NULL;
+    return k ? k->u.b[i % VCH] : NULL;
 }
 
 /* The chunk of entry i, ours alone (grown, allocated or copied), or NULL
@@ -105,10 +114,10 @@ static struct chunk *writable(struct carr *a, size_t i)
         size_t nc = a->nc ? a->nc : 4;
         while (nc <= k)
             nc *= 2;
-        struct chunk **p = realloc(a->c, nc * sizeof *p);
+        struct chunk **p = realloc(a->c, nc * sizeof(struct chunk *));
         if (!p)
             return NULL;
-        memset(p + a->nc, 0, (nc - a->nc) * sizeof *p);
+        memset(p + a->nc, 0, (nc - a->nc) * sizeof(struct chunk *));
         a->c = p;
         a->nc = nc;
     }
@@ -119,9 +128,9 @@ static struct chunk *writable(struct carr *a, size_t i)
     if (!n)
         return NULL;
     if (c) { /* a snapshot holds c: copy it */
-        memcpy(n->e, c->e, sizeof n->e);
+        n->u = c->u;
         for (int j = 0; a->blobs && j < VCH; j++)
-            gsd_blob_ref((struct gsd_blob *)n->e[j]);
+            gsd_blob_ref(n->u.b[j]);
         chunk_unref(c);
     }
     atomic_init(&n->refs, 1);
@@ -130,15 +139,26 @@ static struct chunk *writable(struct carr *a, size_t i)
     return n;
 }
 
-/* Set entry i to v; *old gets the former value (a blob reference the
- * caller now holds). */
+/* Set index entry i to v; *old gets the former value. */
 static int carr_set(struct carr *a, size_t i, uintptr_t v, uintptr_t *old)
 {
     struct chunk *c = writable(a, i);
     if (!c)
         return -1;
-    *old = c->e[i % VCH];
-    c->e[i % VCH] = v;
+    *old = c->u.x[i % VCH];
+    c->u.x[i % VCH] = v;
+    return 0;
+}
+
+/* Set slot i to blob b; *old gets the former blob (a reference the caller
+ * now holds). */
+static int carr_set_blob(struct carr *a, size_t i, struct gsd_blob *b, struct gsd_blob **old)
+{
+    struct chunk *c = writable(a, i);
+    if (!c)
+        return -1;
+    *old = c->u.b[i % VCH];
+    c->u.b[i % VCH] = b;
     return 0;
 }
 
@@ -173,7 +193,7 @@ void gsd_vtab_free(struct gsd_vtab *t)
 
 static const struct gsd_blob *job_at(const struct gsd_vtab *t, size_t slot)
 {
-    return (const struct gsd_blob *)chunks_get(t->jobs.c, t->jobs.nc, slot);
+    return chunks_blob(t->jobs.c, t->jobs.nc, slot);
 }
 
 const struct gsd_blob *gsd_vtab_at(const struct gsd_vtab *t, int slot)
@@ -246,13 +266,13 @@ static void free_slot(struct gsd_vtab *t, int slot)
 
 int gsd_vtab_put(struct gsd_vtab *t, int *slot, struct gsd_blob *b)
 {
-    uintptr_t old = 0;
+    struct gsd_blob *old = NULL;
     if (*slot >= 0) {
-        if (carr_set(&t->jobs, (size_t)*slot, (uintptr_t)b, &old) < 0) {
+        if (carr_set_blob(&t->jobs, (size_t)*slot, b, &old) < 0) {
             gsd_blob_unref(b);
             return -1;
         }
-        gsd_blob_unref((struct gsd_blob *)old);
+        gsd_blob_unref(old);
         return 0;
     }
     if (2 * (t->iused + t->itomb + 1) > t->icap && idx_rebuild(t, t->iused + 1) < 0) {
@@ -260,7 +280,7 @@ int gsd_vtab_put(struct gsd_vtab *t, int *slot, struct gsd_blob *b)
         return -1;
     }
     int s = new_slot(t);
-    if (carr_set(&t->jobs, (size_t)s, (uintptr_t)b, &old) < 0) {
+    if (carr_set_blob(&t->jobs, (size_t)s, b, &old) < 0) {
         free_slot(t, s);
         gsd_blob_unref(b);
         return -1;
@@ -279,22 +299,23 @@ void gsd_vtab_del(struct gsd_vtab *t, int slot)
     const struct gsd_blob *b = gsd_vtab_at(t, slot);
     if (!b)
         return;
-    uintptr_t e, old;
+    uintptr_t e, x;
     for (size_t k = b->hash & (t->icap - 1), n = 0; n < t->icap;
          k = (k + 1) & (t->icap - 1), n++) {
         if ((e = chunks_get(t->idx.c, t->idx.nc, k)) == 0)
             break; /* not indexed (an insert that failed) */
         if (e == (uintptr_t)slot + 1) {
-            if (carr_set(&t->idx, k, TOMB, &old) == 0) {
+            if (carr_set(&t->idx, k, TOMB, &x) == 0) {
                 t->iused--;
                 t->itomb++;
             } /* else out of memory: the entry stays, its slot reads empty */
             break;
         }
     }
-    if (carr_set(&t->jobs, (size_t)slot, 0, &old) < 0)
+    struct gsd_blob *old;
+    if (carr_set_blob(&t->jobs, (size_t)slot, NULL, &old) < 0)
         return;
-    gsd_blob_unref((struct gsd_blob *)old);
+    gsd_blob_unref(old);
     t->count--;
     free_slot(t, slot);
 }
@@ -334,7 +355,7 @@ void gsd_vsnap_free(struct gsd_vsnap *s)
 
 const struct gsd_blob *gsd_vsnap_at(const struct gsd_vsnap *s, uint32_t slot)
 {
-    return (const struct gsd_blob *)chunks_get(s->jc, s->njc, slot);
+    return chunks_blob(s->jc, s->njc, slot);
 }
 
 int gsd_vsnap_find(const struct gsd_vsnap *s, const char *id)
