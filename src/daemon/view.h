@@ -11,11 +11,13 @@
  * for the engine thread.  Read-your-writes: a request is answered only
  * after the view holding its effect is published.
  *
- * What each publish costs the engine thread: the objects of the jobs whose
- * row changed in the turn are rendered again (a pending one with the
- * engine's diagnosis), the rest are shared with the previous view by
- * reference; a node's object is rendered again when its GPUs or states
- * changed.  Reasons and estimated starts of
+ * What each publish costs the engine thread: the objects of the jobs
+ * touched in the turn (gsd_view_touch, gsd_view_drop) are rendered again
+ * (a pending one with the engine's diagnosis) into a job table kept
+ * between publishes and shared with the views by chunks (vtab.h), and the
+ * not-pending list and the queue's order are patched with them
+ * (view_jobs.h); nothing walks every live job.  A node's object is
+ * rendered again when its GPUs or states changed.  Reasons and estimated starts of
  * the queued jobs move with every pass: a cursor goes round the queue
  * diagnosing jobs again for at most 10 % of the time since the last
  * publish (0.5 to 10 ms a turn; with a short queue, all of it every turn),
