@@ -43,7 +43,7 @@ static void test_listing_is_sorted_by_keys(void **state)
     int hold = lf_submit(f, 0, "hold", 8); /* takes the node: the rest queues */
     lf_step(f, 0);
     assert_int_equal(lf_state(f, hold), GS_JOB_RUNNING);
-    char ids[NQ][8];
+    char ids[NQ][16];
     for (int i = 0; i < NQ; i++) { /* priorities 0-4 in a mixed order, 10 s apart */
         snprintf(ids[i], sizeof ids[i], "q%d", i);
         struct gs_job_spec s = spec_of(ids[i], SEC(10) * (i / 3), 1 + i % 8);
