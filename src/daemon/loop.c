@@ -178,6 +178,8 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
     lp->trace = trace && !strcmp(trace, "1");
     const char *reads = getenv("GPUSCHEDD_READS");
     lp->reads_on_engine = reads && !strcmp(reads, "engine");
+    const char *check = getenv("GPUSCHEDD_VIEW_CHECK");
+    lp->view_check = check && !strcmp(check, "1");
     lp->be = opts->backend && !strcmp(opts->backend, "slurm") ? &gsd_backend_slurm
                                                               : &gsd_backend_local;
     pthread_mutex_init(&lp->mu, NULL);

@@ -72,6 +72,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->ji.exit_code = -1;
     d->ji.stop_reason = -1;
     d->proc.pidfd = -1;
+    d->vslot = -1;
     d->li = lp->nlive;
     lp->live[lp->nlive++] = d;
     return d;
@@ -428,6 +429,7 @@ static void free_job(struct gsd_loop *lp, size_t i)
     last->li = i;
     if (last != d && last->handle >= 0)
         gs_intmap_put(lp->byh, last->handle, (int)i); /* replaces: never allocates */
+    gsd_view_drop(lp, d);
     gsd_blob_unref(d->blob);
     free(d->diag);
     free(d->id);
@@ -467,6 +469,7 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
         }
         d->dirty = 0;
         d->vdirty = 1;
+        gsd_view_touch(lp, d);
         char info[512];
         struct gs_store_job r;
         gsd_job_row(d, &r, info, sizeof info);

@@ -59,6 +59,11 @@ struct djob {
     struct gsd_blob *blob;    /* its job object as last published (view.h) */
     char *diag;               /* pending: its diagnosis JSON as last rendered */
     int inq;                  /* view.c scratch: in the queue list */
+    int vslot;                /* its slot in the view's table (vtab.h), -1 = none */
+    int vpre;                 /* in the view's list of not-pending jobs */
+    size_t vchg;              /* 1 + its place in the view's changed list, 0 = none */
+    int vq;                   /* in the view's kept queue order, under key vqk */
+    struct gs_queue_key vqk;
 };
 
 /* A decision copied out of the observer (alloc borrowed only there). */
@@ -161,6 +166,8 @@ struct gsd_loop {
     size_t nqcache;
     struct gsd_hist publish_ms;
     struct gsd_node_text *ntext;  /* per node: its object as last rendered (view.c) */
+    struct gsd_vbuild *vb;    /* view.c: the job table kept between publishes */
+    int view_check;           /* GPUSCHEDD_VIEW_CHECK=1: check each publish (view.c) */
     pthread_mutex_t rmu;      /* the HTTP threads' read-only journal handles */
     struct gs_store *readers[8];
     int nreaders;
@@ -173,6 +180,7 @@ struct gsd_loop {
 struct gsd_blob;
 struct gsd_view;
 struct gsd_node_text;
+struct gsd_vbuild;
 
 /* loop.c */
 gs_time gsd_now(struct gsd_loop *lp);

@@ -4,39 +4,21 @@
 #include "daemon/view.h"
 #include "daemon/dash_route.h"
 #include "daemon/loop_private.h"
+#include "daemon/view_jobs.h"
+#include "daemon/vtab.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* One immutable text shared by views: a job object (seq, state, outcome,
- * id and team for filters) or a whole body (seq 0). */
-struct gsd_blob {
-    atomic_int refs;
-    int64_t seq;
-    uint64_t hash;            /* of id (the index's key) */
-    int state, outcome;
-    size_t len;               /* of text */
-    const char *id, *team;    /* into data */
-    char data[];              /* text NUL id NUL team NUL */
-};
-
-/* Open addressing by id: position + 1, 0 = empty. */
-struct gsd_index {
-    atomic_int refs;
-    size_t cap;
-    uint32_t slot[];
-};
-
 struct gsd_view {
     atomic_int refs;
     int64_t gen;
     gs_time now;
-    struct gsd_blob **jobs;   /* [0, npre): not pending (by seq); then the queue */
-    size_t njobs, npre;
-    struct gsd_index *index;  /* by id; shared with the previous view when the list's
-                                 layout did not change (a publish between turns) */
+    struct gsd_vsnap *jobs;   /* the job table (vtab.h), shared by chunks */
+    struct gsd_slots *pre;    /* the not-pending jobs by seq (slots) */
+    struct gsd_slots *q;      /* the queue in pass order (slots) */
     struct gsd_blob *nodes, *cluster, *metrics, *dash;
     pthread_mutex_t qmu;      /* guards queue, rendered by its first reader */
     struct gsd_blob *queue;
@@ -49,75 +31,27 @@ static int64_t mono_us(void)
     return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
-static uint64_t hash_id(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-static struct gsd_blob *blob_new(int64_t seq, int state, int outcome, const char *id,
-                                 const char *team, const char *text)
-{
-    if (!text)
-        return NULL;
-    size_t lt = strlen(text), li = id ? strlen(id) : 0, lm = team ? strlen(team) : 0;
-    struct gsd_blob *b = malloc(sizeof *b + lt + li + lm + 3);
-    if (!b)
-        return NULL;
-    atomic_init(&b->refs, 1);
-    b->seq = seq;
-    b->hash = hash_id(id ? id : "");
-    b->state = state;
-    b->outcome = outcome;
-    b->len = lt;
-    memcpy(b->data, text, lt + 1);
-    char *p = b->data + lt + 1;
-    memcpy(p, id ? id : "", li + 1);
-    b->id = p;
-    p += li + 1;
-    memcpy(p, team ? team : "", lm + 1);
-    b->team = p;
-    return b;
-}
-
 /* A body blob from a malloc'd text (freed here). */
 static struct gsd_blob *body_blob(char *text)
 {
-    struct gsd_blob *b = blob_new(0, 0, 0, NULL, NULL, text);
+    struct gsd_blob *b = gsd_blob_new(0, 0, 0, NULL, NULL, text);
     free(text);
     return b;
-}
-
-static struct gsd_blob *blob_ref(struct gsd_blob *b)
-{
-    if (b)
-        atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-    return b;
-}
-
-void gsd_blob_unref(struct gsd_blob *b)
-{
-    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
-        free(b);
 }
 
 static void view_unref(struct gsd_view *v)
 {
     if (!v || atomic_fetch_sub_explicit(&v->refs, 1, memory_order_acq_rel) != 1)
         return;
-    for (size_t i = 0; i < v->njobs; i++)
-        gsd_blob_unref(v->jobs[i]);
+    gsd_vsnap_free(v->jobs);
+    gsd_slots_unref(v->pre);
+    gsd_slots_unref(v->q);
     gsd_blob_unref(v->nodes);
     gsd_blob_unref(v->cluster);
     gsd_blob_unref(v->metrics);
     gsd_blob_unref(v->dash);
     gsd_blob_unref(v->queue);
     pthread_mutex_destroy(&v->qmu);
-    free(v->jobs);
-    if (v->index && atomic_fetch_sub_explicit(&v->index->refs, 1, memory_order_acq_rel) == 1)
-        free(v->index);
     free(v);
 }
 
@@ -131,48 +65,15 @@ static struct gsd_view *view_get(struct gsd_loop *lp)
     return v;
 }
 
-static int index_build(struct gsd_view *v)
+static const struct gsd_blob *view_at(const struct gsd_view *v, uint32_t slot)
 {
-    size_t cap = 16;
-    while (cap < 2 * v->njobs + 2)
-        cap *= 2;
-    struct gsd_index *x = calloc(1, sizeof *x + cap * sizeof x->slot[0]);
-    if (!x)
-        return -1;
-    atomic_init(&x->refs, 1);
-    x->cap = cap;
-    for (size_t i = 0; i < v->njobs; i++) {
-        size_t k = v->jobs[i]->hash & (cap - 1);
-        while (x->slot[k])
-            k = (k + 1) & (cap - 1);
-        x->slot[k] = (uint32_t)(i + 1);
-    }
-    v->index = x;
-    return 0;
-}
-
-/* The previous view's index, for a list of the same layout. */
-static int index_share(struct gsd_view *v, const struct gsd_view *old)
-{
-    if (!old || !old->index || old->njobs != v->njobs)
-        return index_build(v);
-    atomic_fetch_add_explicit(&old->index->refs, 1, memory_order_relaxed);
-    v->index = old->index;
-    return 0;
+    return gsd_vsnap_at(v->jobs, slot);
 }
 
 static const struct gsd_blob *view_find(const struct gsd_view *v, const char *id)
 {
-    const struct gsd_index *x = v->index;
-    if (!x)
-        return NULL;
-    uint64_t h = hash_id(id);
-    for (size_t k = h & (x->cap - 1); x->slot[k]; k = (k + 1) & (x->cap - 1)) {
-        const struct gsd_blob *b = v->jobs[x->slot[k] - 1];
-        if (b->hash == h && !strcmp(b->id, id))
-            return b;
-    }
-    return NULL;
+    int s = v->jobs ? gsd_vsnap_find(v->jobs, id) : -1;
+    return s >= 0 ? view_at(v, (uint32_t)s) : NULL;
 }
 
 struct sb {
@@ -271,67 +172,6 @@ static char *nodes_text(struct gsd_loop *lp, int force)
     return out.s;
 }
 
-/* Render live job d again; a pending one's diagnosis text is kept in
- * d->diag for the cluster document. */
-static int render(struct gsd_loop *lp, struct djob *d)
-{
-    json_t *diag = NULL;
-    char *text = gsd_json_text(gsd_djob_json(lp, d, &diag));
-    char *dtext = diag ? gsd_json_text(diag) : NULL;
-    struct gsd_blob *b = blob_new(d->seq, d->state, d->outcome, d->id, d->team, text);
-    free(text);
-    if (!b) {
-        free(dtext);
-        return -1;
-    }
-    gsd_blob_unref(d->blob);
-    d->blob = b;
-    free(d->diag);
-    d->diag = dtext;
-    d->vdirty = 0;
-    return 0;
-}
-
-static int by_seq(const void *a, const void *b)
-{
-    const struct gsd_blob *x = *(struct gsd_blob *const *)a, *y = *(struct gsd_blob *const *)b;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/* The pending jobs in the next pass's order (live djobs; *n of them). */
-static struct djob **queue_jobs(struct gsd_loop *lp, size_t *n)
-{
-    size_t cap = lp->nlive + 1; /* every pending job is live: one call fills it */
-    int *q = malloc(cap * sizeof *q);
-    struct djob **out = q ? calloc(cap, sizeof(struct djob *)) : NULL;
-    int got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
-    if (got < 0 || (size_t)got > cap) { /* cannot happen: ask again with room */
-        free(q);
-        free(out);
-        int k = gs_engine_queue_list(lp->eng, NULL, 0);
-        cap = (size_t)(k > 0 ? k : 0) + 1;
-        q = malloc(cap * sizeof *q);
-        out = q ? calloc(cap, sizeof(struct djob *)) : NULL;
-        got = out ? gs_engine_queue_list(lp->eng, q, cap) : 0;
-        got = got < 0 ? 0 : (size_t)got > cap ? (int)cap : got;
-    }
-    *n = 0;
-    for (int i = 0; out && i < got; i++) {
-        struct djob *d = gsd_job_of_handle(lp, q[i]);
-        if (d && d->state == D_PENDING && !d->inq) {
-            d->inq = 1;
-            out[(*n)++] = d;
-        }
-    }
-    for (int i = 0; out && i < got; i++) { /* the scratch marks go again */
-        struct djob *d = gsd_job_of_handle(lp, q[i]);
-        if (d)
-            d->inq = 0;
-    }
-    free(q);
-    return out;
-}
-
 /* Diagnose the queued jobs again from the refresh cursor on, for at most
  * `budget_us`: reasons and estimated starts move with every pass, so the
  * cursor goes round the queue for ever; with a short queue every job is
@@ -343,55 +183,34 @@ static int refresh(struct gsd_loop *lp, struct djob **q, size_t nq, int64_t t0,
         if (k > 0 && mono_us() - t0 > budget_us)
             break;
         size_t i = lp->rpos++ % nq;
-        if (q[i] && render(lp, q[i]) < 0)
+        if (q[i] && gsd_vjobs_render(lp, q[i]) < 0)
             return -1;
         lp->lap_left--;
     }
     return 0;
 }
 
-/* Re-render what changed, refresh part of the queue and fill v->jobs in
- * list order. */
+/* Bring the job table up to date (the jobs touched since the last
+ * publish), take the queue's order after a turn, refresh part of the queue
+ * and give the view its snapshot of the table and lists. */
 static int fill_jobs(struct gsd_loop *lp, struct gsd_view *v, int same, int64_t t0,
                      int64_t budget_us)
 {
-    if (!same || !lp->qcache) { /* a turn ran: the queue's order may have changed */
-        free(lp->qcache);
-        lp->qcache = queue_jobs(lp, &lp->nqcache);
-    }
-    struct djob **q = lp->qcache;
-    size_t nq = q ? lp->nqcache : 0;
-    for (size_t i = 0; i < nq; i++)
-        if (q[i]) /* always: queue_jobs fills [0, nq) */
-            q[i]->inq = 1;
-    v->jobs = malloc((lp->nlive + 1) * sizeof(struct gsd_blob *));
-    int bad = !q || !v->jobs, changed = 0;
-    for (size_t i = 0; !bad && i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (d->vdirty || !d->blob) {
-            changed = 1;
-            bad = render(lp, d) < 0;
-        }
-        if (!d->inq && !bad)
-            v->jobs[v->npre++] = blob_ref(d->blob);
-    }
+    int changed = 0;
+    if (gsd_vjobs_sync(lp, lp->view_force || !lp->view, &changed) < 0)
+        return -1;
+    if ((!same || !lp->qcache) && gsd_vjobs_order(lp, lp->view_force || !lp->view) < 0)
+        return -1; /* a turn ran: the queue's order may have changed */
+    size_t nq = lp->nqcache;
     if (changed || lp->view_force)
         lp->lap_left = (int64_t)nq; /* a whole lap after the last change */
-    if (!bad)
-        bad = refresh(lp, q, nq, t0, budget_us) < 0;
-    v->njobs = v->npre;
-    if (!bad)
-        qsort(v->jobs, v->npre, sizeof(struct gsd_blob *), by_seq);
-    for (size_t i = 0; i < nq; i++) {
-        if (!q[i])
-            continue;
-        if (!bad)
-            v->jobs[v->njobs++] = blob_ref(q[i]->blob);
-        q[i]->inq = 0;
-    }
-    if (bad)
+    if (refresh(lp, lp->qcache, nq, t0, budget_us) < 0)
         return -1;
-    return same ? index_share(v, lp->view) : index_build(v);
+    if (gsd_vjobs_take(lp, &v->jobs, &v->pre, &v->q) < 0)
+        return -1;
+    if (lp->view_check)
+        gsd_vjobs_check(lp, v->jobs, v->pre, v->q);
+    return 0;
 }
 
 /* The cluster document with the queue's kept diagnoses spliced in as its
@@ -465,7 +284,7 @@ static struct gsd_blob *tuned(struct gsd_blob **keep, int64_t *next_us, int64_t 
     int64_t t0 = mono_us();
     if (*keep && !force && t0 < *next_us && !(turn && *cost < CHEAP_US)) {
         *behind |= changed; /* a change this body does not show yet */
-        return blob_ref(*keep);
+        return gsd_blob_ref(*keep);
     }
     struct gsd_blob *b = body_blob(make(lp, force));
     if (!b)
@@ -474,7 +293,7 @@ static struct gsd_blob *tuned(struct gsd_blob **keep, int64_t *next_us, int64_t 
     *keep = b;
     *cost = mono_us() - t0;
     *next_us = t0 + 20 * *cost;
-    return blob_ref(b);
+    return gsd_blob_ref(b);
 }
 
 static char *metrics_text(struct gsd_loop *lp, int force)
@@ -515,8 +334,8 @@ void gsd_view_update(struct gsd_loop *lp, int same)
         v->metrics = tuned(&lp->b_metrics, &lp->metrics_next_us, &lp->metrics_cost_us, force,
                            0, metrics_text, lp, changed, &kept);
         behind |= kept;
-        v->cluster = blob_ref(lp->b_cluster);
-        v->dash = blob_ref(lp->b_dash);
+        v->cluster = gsd_blob_ref(lp->b_cluster);
+        v->dash = gsd_blob_ref(lp->b_dash);
         bad = !v->nodes || !v->metrics;
     }
     if (bad) {
@@ -553,6 +372,7 @@ void gsd_view_fini(struct gsd_loop *lp)
     lp->b_nodes = lp->b_metrics = NULL;
     free(lp->qcache);
     lp->qcache = NULL;
+    gsd_vjobs_fini(lp);
     for (int n = 0; lp->ntext && lp->cl && n < gs_cluster_node_count(lp->cl); n++)
         free(lp->ntext[n].text);
     free(lp->ntext);
@@ -680,8 +500,9 @@ struct list_ctx {
 /* Live not-pending jobs before journal seq `seq` (all for INT64_MAX). */
 static void merge_live(struct list_ctx *x, int64_t seq)
 {
-    for (; x->pre < x->v->npre && x->v->jobs[x->pre]->seq < seq; x->pre++) {
-        const struct gsd_blob *b = x->v->jobs[x->pre];
+    const struct gsd_slots *pre = x->v->pre;
+    for (; x->pre < pre->n && view_at(x->v, pre->s[x->pre])->seq < seq; x->pre++) {
+        const struct gsd_blob *b = view_at(x->v, pre->s[x->pre]);
         if (matches(b, x->state, x->team))
             sb_job(&x->out, &x->first, b->data, b->len);
     }
@@ -717,9 +538,11 @@ static void answer_list(struct gsd_loop *lp, const struct gsd_view *v, struct gs
             reader_give(lp, st);
     }
     merge_live(&x, INT64_MAX);
-    for (size_t i = v->npre; i < v->njobs; i++)
-        if (matches(v->jobs[i], c->state, c->team))
-            sb_job(&x.out, &x.first, v->jobs[i]->data, v->jobs[i]->len);
+    for (size_t i = 0; i < v->q->n; i++) {
+        const struct gsd_blob *b = view_at(v, v->q->s[i]);
+        if (matches(b, c->state, c->team))
+            sb_job(&x.out, &x.first, b->data, b->len);
+    }
     sb_end(&x.out, v->now);
     if (rc < 0 || x.out.bad) {
         free(x.out.s);
@@ -739,14 +562,20 @@ static void answer_queue(struct gsd_view *v, struct gsd_cmd *c)
         struct sb out = { 0 };
         int first = 1;
         sb_add(&out, "{\"jobs\":[", 9);
-        for (size_t i = 0; i < v->njobs; i++)
-            sb_job(&out, &first, v->jobs[i]->data, v->jobs[i]->len);
+        for (size_t i = 0; i < v->pre->n; i++) {
+            const struct gsd_blob *b = view_at(v, v->pre->s[i]);
+            sb_job(&out, &first, b->data, b->len);
+        }
+        for (size_t i = 0; i < v->q->n; i++) {
+            const struct gsd_blob *b = view_at(v, v->q->s[i]);
+            sb_job(&out, &first, b->data, b->len);
+        }
         sb_end(&out, v->now);
         v->queue = out.bad ? NULL : body_blob(out.s);
         if (out.bad)
             free(out.s);
     }
-    struct gsd_blob *q = blob_ref(v->queue);
+    struct gsd_blob *q = gsd_blob_ref(v->queue);
     pthread_mutex_unlock(&v->qmu);
     c->status = q ? 200 : 500;
     c->body = q ? strndup(q->data, q->len)

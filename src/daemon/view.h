@@ -11,11 +11,13 @@
  * for the engine thread.  Read-your-writes: a request is answered only
  * after the view holding its effect is published.
  *
- * What each publish costs the engine thread: the objects of the jobs whose
- * row changed in the turn are rendered again (a pending one with the
- * engine's diagnosis), the rest are shared with the previous view by
- * reference; a node's object is rendered again when its GPUs or states
- * changed.  Reasons and estimated starts of
+ * What each publish costs the engine thread: the objects of the jobs
+ * touched in the turn (gsd_view_touch, gsd_view_drop) are rendered again
+ * (a pending one with the engine's diagnosis) into a job table kept
+ * between publishes and shared with the views by chunks (vtab.h), and the
+ * not-pending list and the queue's order are patched with them
+ * (view_jobs.h); nothing walks every live job.  A node's object is
+ * rendered again when its GPUs or states changed.  Reasons and estimated starts of
  * the queued jobs move with every pass: a cursor goes round the queue
  * diagnosing jobs again for at most 10 % of the time since the last
  * publish (0.5 to 10 ms a turn; with a short queue, all of it every turn),
@@ -42,6 +44,7 @@
 
 struct gsd_loop;
 struct gsd_blob;
+struct djob;
 
 /* Engine thread: build and publish a new view, after a turn's commit
  * (`same` = 0) or between turns to refresh more reasons (`same` = 1: the
@@ -49,6 +52,17 @@ struct gsd_blob;
  * shared).  Out of memory leaves the previous view published and forces a
  * complete rebuild next time. */
 void gsd_view_update(struct gsd_loop *lp, int same);
+
+/* Engine thread: live job d's row changed in this turn (its object is
+ * rendered again at the next publish).  Publishing costs the jobs touched
+ * this way, not every live job: the table of job objects is kept from one
+ * view to the next (vtab.h).  Out of memory is remembered: the next
+ * publish rebuilds the table from every live job. */
+void gsd_view_touch(struct gsd_loop *lp, struct djob *d);
+
+/* Engine thread: live job d is freed (retired): it leaves the table, so
+ * the next view no longer holds it. */
+void gsd_view_drop(struct gsd_loop *lp, struct djob *d);
 
 /* Whether the published view is behind the engine: some queued job's
  * reason was not refreshed since the last change, or a body held back by

@@ -371,4 +371,25 @@ int gs_engine_retire(struct gs_engine *eng, int job, struct gs_error *err);
  * comes from the diagnose calls. */
 int gs_engine_queue_list(const struct gs_engine *eng, int *out, size_t cap);
 
+/* A pending job's place in gs_engine_queue_list, as a key: the listing is
+ * the pending jobs sorted by gs_queue_key_cmp of their keys.  A key holds
+ * (the same job keeps its place against every other job whose key holds)
+ * while the engine's time is at most `until`: GS_TIME_INF without aging,
+ * the moment the job starts aging while it is young, the engine's time now
+ * once it ages (its key then moves against the young jobs' with time).
+ * Lets a caller keep the listing between passes and re-key only the jobs
+ * that joined or left the queue.  Returns 0, GS_ENOENT (no such handle, or
+ * not pending), GS_ENOTSUP (an order without keys: fifo, whose listing is
+ * the queue array itself). */
+struct gs_queue_key {
+    int64_t prio;             /* effective priority x GS_PRIO_SCALE (higher first) */
+    gs_time submit;           /* GS_TIME_NONE for a job requeued to the front */
+    int handle;               /* ties: the earlier handle first */
+    gs_time until;
+};
+int gs_engine_queue_key(const struct gs_engine *eng, int handle, struct gs_queue_key *k);
+
+/* <0, 0, >0 as a sorts before, with, after b in the listing. */
+int gs_queue_key_cmp(const struct gs_queue_key *a, const struct gs_queue_key *b);
+
 #endif

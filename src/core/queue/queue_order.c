@@ -670,3 +670,29 @@ int gs_engine_queue_list(const struct gs_engine *eng, int *out, size_t cap)
 {
     return gs_queue_order_list(eng, eng->now == GS_TIME_NONE ? 0 : eng->now, out, cap);
 }
+
+int gs_engine_queue_key(const struct gs_engine *eng, int handle, struct gs_queue_key *k)
+{
+    if (order_of(eng) != &gs_queue_priority_ops)
+        return GS_ENOTSUP;
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0 || eng->jobs[job].state != GS_JOB_PENDING)
+        return GS_ENOENT;
+    const struct job *j = &eng->jobs[job];
+    gs_time now = eng->now == GS_TIME_NONE ? 0 : eng->now;
+    k->prio = priority_eff_prio(eng, j, now); /* as priority_list keys it */
+    k->submit = j->front ? GS_TIME_NONE : j->submit;
+    k->handle = j->handle;
+    if (eng->pol.aging_rate <= 0)
+        k->until = GS_TIME_INF;
+    else /* aging starts once now - submit - max_wait > 0 */
+        k->until = aging(eng, j, now) ? now : gs_sat_add(j->submit, eng->pol.max_wait_before_aging);
+    return 0;
+}
+
+int gs_queue_key_cmp(const struct gs_queue_key *a, const struct gs_queue_key *b)
+{
+    struct order_key x = { a->prio, a->submit, 0, 0, a->handle };
+    struct order_key y = { b->prio, b->submit, 0, 0, b->handle };
+    return cmp_order(&x, &y);
+}
