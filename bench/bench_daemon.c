@@ -495,6 +495,27 @@ static void hist_of(const char *text, const char *name, double *sum, double *cou
     *count = p ? strtod(p + strlen(key), NULL) : 0;
 }
 
+/* Cases 4 and 6: 10 jobs of 800 GPUs take 8,000 of big.yaml's 8,192 GPUs
+ * (on connection `fd`), then 16 threads submit `pending` mixed jobs that
+ * mostly wait. */
+static void fill_deep_queue(int fd, int port, int pending)
+{
+    char body[256];
+    for (int i = 0; i < 10; i++) {
+        snprintf(body, sizeof body, "{\"id\":\"big%d\",\"gpus\":800,\"command\":[\"sleep\","
+                                    "\"3600\"]}", i);
+        request(fd, "POST", "/v1/jobs", body, NULL, 0);
+    }
+    struct submitter sub[16];
+    pthread_t th[16];
+    for (int i = 0; i < 16; i++) {
+        sub[i] = (struct submitter){ port, pending / 16, i * (pending / 16), 0, 1 };
+        pthread_create(&th[i], NULL, submit_loop, &sub[i]);
+    }
+    for (int i = 0; i < 16; i++)
+        pthread_join(th[i], NULL);
+}
+
 /* Case 4: 1,024 nodes x 8 GPUs; 10 jobs of 800 GPUs hold 8,000, 10,000
  * jobs of 1-64 GPUs wait (a few fit the 192 left), then 200 more submits,
  * each a turn with a pass over them all. */
@@ -511,19 +532,7 @@ static void bench_pass(int pending)
     int fd = connect_to(d.port);
     char body[256];
     static char out[1 << 20];
-    for (int i = 0; i < 10; i++) {
-        snprintf(body, sizeof body, "{\"id\":\"big%d\",\"gpus\":800,\"command\":[\"sleep\","
-                                    "\"3600\"]}", i);
-        request(fd, "POST", "/v1/jobs", body, NULL, 0);
-    }
-    struct submitter sub[16];
-    pthread_t th[16];
-    for (int i = 0; i < 16; i++) {
-        sub[i] = (struct submitter){ d.port, pending / 16, i * (pending / 16), 0, 1 };
-        pthread_create(&th[i], NULL, submit_loop, &sub[i]);
-    }
-    for (int i = 0; i < 16; i++)
-        pthread_join(th[i], NULL);
+    fill_deep_queue(fd, d.port, pending);
     double s0, c0, s1, c1;
     request(fd, "GET", "/metrics", NULL, out, sizeof out);
     hist_of(out, "gpusched_pass_duration_seconds", &s0, &c0);
@@ -746,20 +755,7 @@ static void bench_reads_mode(int pending, const char *mode)
     if (rc < 0)
         exit(1);
     int fd = connect_to(d.port);
-    char body[256];
-    for (int i = 0; i < 10; i++) {
-        snprintf(body, sizeof body, "{\"id\":\"big%d\",\"gpus\":800,\"command\":[\"sleep\","
-                                    "\"3600\"]}", i);
-        request(fd, "POST", "/v1/jobs", body, NULL, 0);
-    }
-    struct submitter sub[16];
-    pthread_t th[16];
-    for (int i = 0; i < 16; i++) {
-        sub[i] = (struct submitter){ d.port, pending / 16, i * (pending / 16), 0, 1 };
-        pthread_create(&th[i], NULL, submit_loop, &sub[i]);
-    }
-    for (int i = 0; i < 16; i++)
-        pthread_join(th[i], NULL);
+    fill_deep_queue(fd, d.port, pending);
     close(fd); /* idle through the fill: the daemon may have closed it (30 s) */
     fd = connect_to(d.port);
     double lat0[100], lat1[100], pass0, pass1, pub0, pub1;

@@ -36,7 +36,7 @@ const char *gsd_outcome_name(int o)
     return o > 0 && o <= O_REJECTED ? n[o] : NULL;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+int gsd_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -54,7 +54,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,
                          const char *user, int gpus)
 {
-    if (grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof(struct djob *)) < 0)
+    if (gsd_grow((void **)&lp->live, &lp->caplive, lp->nlive + 1, sizeof(struct djob *)) < 0)
         return NULL;
     struct djob *d = calloc(1, sizeof *d);
     if (!d)
@@ -146,7 +146,7 @@ void gsd_observer(void *arg, const struct gs_event *ev)
                 (long long)ev->until);
     if (ev->kind == GS_EV_RESERVE || ev->kind == GS_EV_RATE)
         return;
-    if (grow((void **)&lp->evs, &lp->capev, lp->nev + 1, sizeof *lp->evs) < 0) {
+    if (gsd_grow((void **)&lp->evs, &lp->capev, lp->nev + 1, sizeof *lp->evs) < 0) {
         lp->oom = 1;
         return;
     }
@@ -412,7 +412,7 @@ void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t 
             lp->done[i].n += n;
             return;
         }
-    if (grow((void **)&lp->done, &lp->capdone, lp->ndone + 1, sizeof *lp->done) < 0)
+    if (gsd_grow((void **)&lp->done, &lp->capdone, lp->ndone + 1, sizeof *lp->done) < 0)
         return;
     char *t = strdup(team);
     if (t)

@@ -198,6 +198,11 @@ void gsd_latency_add(struct gsd_loop *lp, double seconds);
 void gsd_latency_get(const struct gsd_latency *l, double *median, double *sigma);
 
 /* loop_jobs.c */
+/* Grow `*arr` (element size `elem`, from malloc: free it with free())
+ * to hold at least `need` elements, doubling `*cap` from 64.  Returns 0,
+ * or -1 when out of memory (arr left unchanged). */
+int gsd_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
 struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const char *team,
                          const char *user, int gpus);
 int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle);

@@ -37,21 +37,6 @@ struct gsd_vbuild {
     int64_t checks, diffs;    /* GPUSCHEDD_VIEW_CHECK */
 };
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*arr, c * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
-
 static struct gsd_slots *slots_new(size_t n)
 {
     struct gsd_slots *l = malloc(sizeof *l + (n + 1) * sizeof l->s[0]);
@@ -87,7 +72,7 @@ void gsd_view_touch(struct gsd_loop *lp, struct djob *d)
     struct gsd_vbuild *vb = vb_get(lp);
     if (!vb || d->vchg)
         return; /* no table yet: the first publish takes every live job */
-    if (grow((void **)&vb->chg, &vb->capchg, vb->nchg + 1, sizeof(struct djob *)) < 0) {
+    if (gsd_grow((void **)&vb->chg, &vb->capchg, vb->nchg + 1, sizeof(struct djob *)) < 0) {
         vb->rebuild = 1;
         return;
     }
@@ -159,7 +144,7 @@ static void q_insert(struct gsd_loop *lp, struct gsd_vbuild *vb, struct djob *d)
     int rc = gs_engine_queue_key(lp->eng, d->handle, &k);
     if (rc == GS_ENOENT)
         return; /* not queued in the engine: not listed */
-    if (rc < 0 || grow((void **)&vb->q, &vb->capq, vb->nq + 1, sizeof *vb->q) < 0) {
+    if (rc < 0 || gsd_grow((void **)&vb->q, &vb->capq, vb->nq + 1, sizeof *vb->q) < 0) {
         vb->q_full = 1;
         return;
     }
@@ -198,7 +183,7 @@ static int put(struct gsd_vbuild *vb, struct djob *d)
         return -1;
     int want = d->state != D_PENDING;
     if (want && !d->vpre) {
-        if (grow((void **)&vb->pre, &vb->cappre, vb->npre + 1, sizeof *vb->pre) < 0)
+        if (gsd_grow((void **)&vb->pre, &vb->cappre, vb->npre + 1, sizeof *vb->pre) < 0)
             return -1;
         size_t i = pre_find(vb, d->seq);
         memmove(vb->pre + i + 1, vb->pre + i, (vb->npre - i) * sizeof *vb->pre);
@@ -260,7 +245,8 @@ static int reset(struct gsd_loop *lp, struct gsd_vbuild *vb)
     }
     vb->nq = 0;
     vb->q_full = 1;
-    if (!vb->t || grow((void **)&vb->chg, &vb->capchg, lp->nlive + 1, sizeof(struct djob *)) < 0)
+    if (!vb->t ||
+        gsd_grow((void **)&vb->chg, &vb->capchg, lp->nlive + 1, sizeof(struct djob *)) < 0)
         return -1;
     for (size_t i = 0; i < lp->nlive; i++) {
         vb->chg[vb->nchg++] = lp->live[i];
@@ -315,7 +301,7 @@ static int q_list_full(struct gsd_loop *lp, struct gsd_vbuild *vb)
     size_t cap = (size_t)(k > 0 ? k : 0) + 1;
     int *h = malloc(cap * sizeof *h);
     int got = h ? gs_engine_queue_list(lp->eng, h, cap) : GS_ENOMEM;
-    if (got < 0 || grow((void **)&vb->q, &vb->capq, cap, sizeof *vb->q) < 0) {
+    if (got < 0 || gsd_grow((void **)&vb->q, &vb->capq, cap, sizeof *vb->q) < 0) {
         free(h);
         vb->q_full = 1;
         return -1;
