@@ -32,13 +32,13 @@ printf 'cluster:\n  gpu_types: { H100: { memory_gb: 80 } }\n  nodes:\n    - { na
     "$NODES" >"$TMP/c.yaml"
 GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" up "$TMP/c.yaml" "$RUN" --gpu-types >/dev/null
 . "$RUN/env.sh"
-"$GPUSCHEDD" --cluster "$TMP/c.yaml" --state "$TMP/st" --listen 127.0.0.1:0 --backend slurm \
+"$GPUSCHEDD" --cluster "$TMP/c.yaml" --state "$TMP/st" --listen 127.0.0.1:0 --trust-loopback --backend slurm \
     --slurm-poll 0.1 >"$TMP/d.out" 2>"$TMP/d.err" &
 DPID=$!
 for _ in $(seq 100); do URL=$(sed -n 's/^listening on //p' "$TMP/d.out"); [ -n "$URL" ] && break; sleep 0.1; done
 until [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz")" = 200 ]; do sleep 0.1; done
 job() { # job ID: a 1-GPU job that writes its Slurm start time, then sleeps
-    curl -s -X POST "$URL/v1/jobs" -d "{\"id\":\"$1\",\"gpus\":1,\"command\":[\"sh\",\"-c\",
+    curl -s -X POST -H "Content-Type: application/json" "$URL/v1/jobs" -d "{\"id\":\"$1\",\"gpus\":1,\"command\":[\"sh\",\"-c\",
         \"date +%s.%N > $TMP/t.$1; sleep 900\"]}" >/dev/null
 }
 for i in $(seq 1 "$LAT"); do

@@ -103,7 +103,7 @@ wait_empty "run (a)"
 say "run (a) done in $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s"
 
 say "run (b): the same trace through gpuschedd --backend slurm --clock-scale $X"
-"$GPUSCHEDD" --cluster "$CLUSTER" --policy "$POLICY" --state "$OUT/b-state" \
+"$GPUSCHEDD" --cluster "$CLUSTER" --policy "$POLICY" --state "$OUT/b-state" --trust-loopback \
     --listen 127.0.0.1:0 --backend slurm --clock-scale "$X" --slurm-poll 0.2 \
     >"$RUN/d.out" 2>"$OUT/b-daemon.err" &
 DPID=$!

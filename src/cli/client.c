@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define DEFAULT_SERVER "http://127.0.0.1:8642"
+#define DEFAULT_SOCKET "/run/gpusched/gpuschedd.sock" /* docs/security.md */
 #define MAX_BODY (256u << 20)   /* answers above 256 MiB are refused */
 #define CONNECT_TIMEOUT_S 5L
 #define TIMEOUT_S 60L
@@ -30,7 +32,10 @@ void gs_client_opts_init(struct gs_client_opts *o)
 {
     const char *s = getenv("GPUSCHED_SERVER");
     const char *t = getenv("GPUSCHED_TOKEN");
-    o->server = s && *s ? s : DEFAULT_SERVER;
+    struct stat st;
+    o->server = s && *s ? s
+                : stat(DEFAULT_SOCKET, &st) == 0 && S_ISSOCK(st.st_mode) ? "unix:" DEFAULT_SOCKET
+                                                                          : DEFAULT_SERVER;
     o->token = t && *t ? t : NULL;
     o->json = 0;
 }
@@ -134,6 +139,7 @@ static size_t on_data(char *data, size_t size, size_t n, void *arg)
 
 /* The request headers; NULL on allocation failure. */
 static struct curl_slist *headers(const struct gs_client *c, int has_body, const char *idem)
+/* has_body: any request but a GET (the daemon wants the type on every write) */
 {
     char line[1024];
     struct curl_slist *h = curl_slist_append(NULL, "Accept: application/json");
@@ -156,7 +162,7 @@ static struct curl_slist *prepare(struct gs_client *c, const char *method, const
 {
     CURL *h = c->h;
     curl_easy_reset(h);
-    struct curl_slist *hdr = headers(c, body != NULL, idem);
+    struct curl_slist *hdr = headers(c, body != NULL || strcmp(method, "GET") != 0, idem);
     if (!hdr)
         return NULL;
     curl_easy_setopt(h, CURLOPT_URL, url);
@@ -168,6 +174,8 @@ static struct curl_slist *prepare(struct gs_client *c, const char *method, const
     curl_easy_setopt(h, CURLOPT_TIMEOUT, TIMEOUT_S);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (!strncmp(c->server, "unix:", 5))
+        curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->server + 5);
     if (strcmp(method, "POST") == 0) {
         curl_easy_setopt(h, CURLOPT_POST, 1L);
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
@@ -187,7 +195,10 @@ int gs_client_call(struct gs_client *c, const char *method, const char *path,
     size_t slen = strlen(c->server);
     while (slen && c->server[slen - 1] == '/')
         slen--;
-    char *url = malloc(slen + strlen(path) + 1);
+    int unx = !strncmp(c->server, "unix:", 5); /* the socket path goes to curl (prepare) */
+    const char *base = unx ? "http://localhost" : c->server;
+    size_t blen = unx ? strlen(base) : slen;
+    char *url = malloc(blen + strlen(path) + 1);
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     struct buf b = { 0 };
     struct curl_slist *hdr = NULL;
@@ -196,8 +207,8 @@ int gs_client_call(struct gs_client *c, const char *method, const char *path,
         fprintf(stderr, "gpusched: out of memory\n");
         goto out;
     }
-    memcpy(url, c->server, slen);
-    memcpy(url + slen, path, strlen(path) + 1);
+    memcpy(url, base, blen);
+    memcpy(url + blen, path, strlen(path) + 1);
     c->errbuf[0] = '\0';
     if (!(hdr = prepare(c, method, url, text, idem_key, &b))) {
         fprintf(stderr, "gpusched: out of memory\n");

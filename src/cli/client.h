@@ -15,7 +15,9 @@
 
 /* Option values shared by the client commands, from gs_client_opt. */
 struct gs_client_opts {
-    const char *server; /* --server, else $GPUSCHED_SERVER, else the default */
+    const char *server; /* --server, else $GPUSCHED_SERVER, else the default socket
+                           when it exists, else http://127.0.0.1:8642; "unix:PATH" = a
+                           Unix socket */
     const char *token;  /* --token, else $GPUSCHED_TOKEN, else NULL */
     int json;           /* --json: print the API's JSON */
 };
@@ -34,8 +36,9 @@ struct gs_client_opts {
 /* Help text for the common options, to append to a command's help. */
 #define GS_CLIENT_COMMON_HELP                                                       \
     "\nCommon options:\n"                                                           \
-    "  --server URL   gpuschedd's address (env GPUSCHED_SERVER,\n"                  \
-    "                 default http://127.0.0.1:8642)\n"                             \
+    "  --server URL   gpuschedd's address: http://HOST:PORT or unix:PATH (env\n"    \
+    "                 GPUSCHED_SERVER; default unix:/run/gpusched/gpuschedd.sock\n" \
+    "                 when it exists, else http://127.0.0.1:8642)\n"                \
     "  --token S      bearer token (env GPUSCHED_TOKEN)\n"                          \
     "  --json         print the API's JSON instead of text\n"                       \
     "  --help         this text\n"

@@ -23,6 +23,10 @@
 
 struct gsd_opts {
     const char *cluster, *policy, *state, *listen, *backend, *tokens;
+    const char *socket;       /* --socket PATH; "" = none (docs/security.md) */
+    int trust_loopback;       /* --trust-loopback: token-less loopback TCP = admin */
+    const char *allow_origin[8], *server_name[8]; /* --allow-origin, --server-name */
+    int n_allow_origin, n_server_name;
     double clock_scale;
     int sync_full;            /* 1 = synchronous=FULL (default) */
     gs_time kill_wait;        /* ms between SIGTERM and SIGKILL */
@@ -59,6 +63,7 @@ struct gsd_cmd {
     int kind;
     struct gs_api_submit *sub;    /* SUBMIT */
     const char *idem;             /* SUBMIT: Idempotency-Key or NULL */
+    const char *idem_owner;       /* SUBMIT: "user/team" the key belongs to */
     const char *id;               /* job id / node name */
     const char *team_only;        /* act only on this team's jobs (submit token) */
     const char *state, *team;     /* LIST filters, NULL = any */
@@ -100,9 +105,13 @@ void gsd_loop_close(struct gsd_loop *lp);
 /* Free everything; NULL is a no-op. */
 void gsd_loop_destroy(struct gsd_loop *lp);
 
-/* Start the HTTP server on the bound socket `fd`.  NULL on failure. */
+/* Start the HTTP servers: on the bound TCP socket `tcp_fd` (whose address
+ * is listen_host:port) and on the listening Unix socket `unix_fd` (-1 =
+ * none); identity and door settings from `o` (tokens, trust_loopback,
+ * allow_origin, server_name).  NULL after printing why. */
 struct gsd_http;
-struct gsd_http *gsd_http_start(int fd, struct gsd_loop *lp, const char *tokens_path);
+struct gsd_http *gsd_http_start(int tcp_fd, int unix_fd, const char *listen_host, int port,
+                                struct gsd_loop *lp, const struct gsd_opts *o);
 void gsd_http_stop(struct gsd_http *h);
 
 /* Supervisor mode (`gpuschedd --supervise ...`); see supervise.c. */

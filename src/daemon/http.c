@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "daemon/auth.h"
+#include "daemon/ident.h"
 #include "daemon/dash_route.h"
 #include "daemon/view.h"
 
@@ -24,11 +25,20 @@ typedef int MHD_Result_t;
 typedef enum MHD_Result MHD_Result_t;
 #endif
 
-struct gsd_http {
+struct gsd_http;
+
+/* One listening socket's MHD daemon. */
+struct listener {
     struct MHD_Daemon *d;
+    struct gsd_http *h;
+    int is_unix;
+};
+
+struct gsd_http {
+    struct listener tcp, unx;
     struct gsd_loop *lp;
     struct gsd_tokens tokens;
-    int have_tokens;
+    struct gsd_door door;
 };
 
 struct conn {
@@ -62,50 +72,22 @@ static MHD_Result_t send_error(struct MHD_Connection *con, int status, const cha
     return send_body(con, status, gsd_error_json(status, code, field, "%s", msg), NULL);
 }
 
-static int is_loopback(struct MHD_Connection *con)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!ci || !ci->client_addr)
-        return 0;
-    const struct sockaddr *sa = ci->client_addr;
-    if (sa->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) ==
-               127;
-    if (sa->sa_family == AF_INET6) {
-        const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-        static const unsigned char v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-        return IN6_IS_ADDR_LOOPBACK(a) || (!memcmp(a->s6_addr, v4map, 12) && a->s6_addr[12] == 127);
-    }
-    return 0;
-}
-
-/* Check the caller for `need`; sets *team_only for submit tokens.  Returns
- * 0, or an HTTP status with *why set. */
-static int authorize(struct gsd_http *h, struct MHD_Connection *con, int need,
-                     const char **team_only, const char **why)
+/* Who the caller is and whether it may do `need` (enum gsd_role); fills
+ * *id and sets *team_only for a submit role.  Returns 0, or an HTTP status
+ * with *why set. */
+static int authorize(struct listener *l, struct MHD_Connection *con, int need,
+                     struct gsd_ident *id, const char **team_only, const char **why)
 {
     *team_only = NULL;
-    if (!h->have_tokens) {
-        *why = "without --tokens only loopback clients are served";
-        return is_loopback(con) ? 0 : 403;
-    }
-    const char *a = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
-    if (!a || strncmp(a, "Bearer ", 7) != 0) {
-        *why = "missing 'Authorization: Bearer TOKEN'";
-        return 401;
-    }
-    const struct gsd_token *t = gsd_tokens_find(&h->tokens, a + 7, strlen(a + 7));
-    if (!t) {
-        *why = "unknown token";
-        return 401;
-    }
-    if (t->role < need) {
-        *why = need == 3 ? "needs an admin token" : "needs a submit token";
+    int st = gsd_ident_of(&l->h->door, con, l->is_unix, id, why);
+    if (st)
+        return st;
+    if (id->role < need) {
+        *why = need == GSD_ROLE_ADMIN ? "needs the admin role" : "needs the submit role";
         return 403;
     }
-    if (t->role == 2)
-        *team_only = t->team;
+    if (id->role == GSD_ROLE_SUBMIT)
+        *team_only = id->team;
     return 0;
 }
 
@@ -116,31 +98,74 @@ static MHD_Result_t run_cmd(struct gsd_http *h, struct MHD_Connection *con, stru
     return send_body(con, c->status, c->body, c->content_type);
 }
 
+/* Set string field `key` of the submit body to `v` and point *dst at it. */
+static int set_spec_string(struct gs_api_submit *s, const char *key, const char *v,
+                           const char **dst)
+{
+    if (json_object_set_new(s->json, key, json_string(v)) < 0)
+        return -1;
+    *dst = json_string_value(json_object_get(s->json, key));
+    return 0;
+}
+
+/* The job's team and user from the caller's identity: a submit role acts
+ * for its own team and as its own user only; an admin may name any team
+ * and any user (a trace replay's; the job runs as that account).  Returns 0 or sends the refusal (*rc). */
+static int owner_fields(struct MHD_Connection *con, const struct gsd_ident *id,
+                        struct gs_api_submit *s, MHD_Result_t *rc)
+{
+    struct gs_job_spec *sp = &s->row.spec;
+    int admin = id->role == GSD_ROLE_ADMIN;
+    if (!admin && sp->team && strcmp(sp->team, id->team) != 0) {
+        *rc = send_error(con, 403, "forbidden", "team", "you submit for your own team only");
+        return -1;
+    }
+    if (sp->user && strcmp(sp->user, id->user) != 0 && !admin) {
+        *rc = send_error(con, 403, "forbidden", "user",
+                         "a job runs as its submitter; only an admin may name another user");
+        return -1;
+    }
+    if ((!sp->team && id->team[0] && set_spec_string(s, "team", id->team, &sp->team) < 0) ||
+        (!sp->user && set_spec_string(s, "user", id->user, &sp->user) < 0)) {
+        *rc = send_error(con, 500, "internal", NULL, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* An Idempotency-Key: 1 to 200 printable ASCII characters. */
+static int idem_ok(const char *k)
+{
+    size_t n = strlen(k);
+    for (const char *c = k; *c; c++)
+        if (*c < 0x20 || *c > 0x7e)
+            return 0;
+    return n > 0 && n <= 200;
+}
+
 /* POST /v1/jobs */
 static MHD_Result_t submit(struct gsd_http *h, struct MHD_Connection *con, struct conn *cn,
-                           const char *team_only)
+                           const struct gsd_ident *id)
 {
     struct gs_api_submit s;
     struct gs_api_error e;
     if (gs_api_submit_decode(cn->body ? cn->body : "", cn->len, &s, &e) < 0)
         return send_body(con, e.status, gs_api_error_body(&e), NULL);
-    const char *team = s.row.spec.team;
-    if (team_only && team && strcmp(team, team_only) != 0) {
+    MHD_Result_t rc;
+    if (owner_fields(con, id, &s, &rc) < 0) {
         gs_api_submit_fini(&s);
-        return send_error(con, 403, "forbidden", "team",
-                          "this token submits for its own team only");
-    }
-    if (team_only && !team) {
-        json_object_set_new(s.json, "team", json_string(team_only));
-        s.row.spec.team = json_string_value(json_object_get(s.json, "team"));
+        return rc;
     }
     const char *idem = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Idempotency-Key");
-    if (idem && (strlen(idem) == 0 || strlen(idem) > 200)) {
+    if (idem && !idem_ok(idem)) {
         gs_api_submit_fini(&s);
-        return send_error(con, 400, "invalid", "Idempotency-Key", "1 to 200 characters");
+        return send_error(con, 400, "invalid", "Idempotency-Key",
+                          "1 to 200 printable ASCII characters");
     }
-    struct gsd_cmd c = { .kind = GSD_SUBMIT, .sub = &s, .idem = idem };
-    MHD_Result_t rc = run_cmd(h, con, &c);
+    char owner[2 * GS_NAME_ACCOUNT_MAX + 2];
+    snprintf(owner, sizeof owner, "%s/%s", id->user, id->team);
+    struct gsd_cmd c = { .kind = GSD_SUBMIT, .sub = &s, .idem = idem, .idem_owner = owner };
+    rc = run_cmd(h, con, &c);
     gs_api_submit_fini(&s);
     return rc;
 }
@@ -268,24 +293,38 @@ static int route(const char *url, const char *method, char *id, size_t n, int *n
     return kind >= 0 && !get ? -2 : kind;
 }
 
-static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, const char *url,
+/* The dashboard's page and the health routes, which need no identity;
+ * 0 when `url` is none of them. */
+static int open_route(struct gsd_http *h, struct MHD_Connection *con, const char *url,
+                      const char *method, MHD_Result_t *rc)
+{
+    if (!strcmp(url, "/healthz")) {
+        *rc = send_body(con, 200, strdup("ok\n"), "text/plain");
+    } else if (!strcmp(url, "/readyz")) {
+        int ok = gsd_loop_ready(h->lp);
+        *rc = send_body(con, ok ? 200 : 503, strdup(ok ? "ready\n" : "not ready\n"),
+                        "text/plain");
+    } else if (!strcmp(url, "/") && !strcmp(method, "GET")) {
+        /* the page holds no data: its polls are authorized as reads */
+        *rc = send_body(con, 200, gsd_dash_page(), "text/html; charset=utf-8");
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static MHD_Result_t dispatch(struct listener *l, struct MHD_Connection *con, const char *url,
                              const char *method, struct conn *cn)
 {
-    if (!strcmp(url, "/healthz"))
-        return send_body(con, 200, strdup("ok\n"), "text/plain");
-    if (!strcmp(url, "/readyz")) {
-        int ok = gsd_loop_ready(h->lp);
-        return send_body(con, ok ? 200 : 503, strdup(ok ? "ready\n" : "not ready\n"),
-                         "text/plain");
-    }
-    if (!strcmp(url, "/") && !strcmp(method, "GET")) {
-        /* the dashboard's page holds no data (its polls are authorized as
-         * reads); without --tokens it stays on loopback like the API */
-        if (!h->have_tokens && !is_loopback(con))
-            return send_error(con, 403, "forbidden", NULL,
-                              "without --tokens only loopback clients are served");
-        return send_body(con, 200, gsd_dash_page(), "text/html; charset=utf-8");
-    }
+    struct gsd_http *h = l->h;
+    MHD_Result_t rc;
+    const char *code, *field, *why = "";
+    int mutating = strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
+    int st = gsd_door_check(&h->door, con, l->is_unix, 0, &code, &field, &why);
+    if (st)
+        return send_error(con, st, code, field, why);
+    if (open_route(h, con, url, method, &rc))
+        return rc;
     char id[512];
     int need, gpu = -1;
     int kind = route(url, method, id, sizeof id, &need, &gpu);
@@ -293,14 +332,19 @@ static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, con
         return send_error(con, 404, "not_found", NULL, "no such route");
     if (kind == -2)
         return send_error(con, 405, "method_not_allowed", NULL, "method not allowed here");
-    const char *team_only, *why = "";
-    int st = authorize(h, con, need, &team_only, &why);
+    if (mutating && (st = gsd_door_check(&h->door, con, l->is_unix, 1, &code, &field, &why)))
+        return send_error(con, st, code, field, why);
+    const char *team_only;
+    struct gsd_ident who;
+    st = authorize(l, con, need, &who, &team_only, &why);
     if (st)
-        return send_error(con, st, st == 401 ? "unauthorized" : "forbidden", NULL, why);
+        return send_error(con, st, st == 401 ? "unauthorized" : st == 403 ? "forbidden"
+                                                                           : "internal",
+                          NULL, why);
     if (cn->too_big)
         return send_error(con, 413, "too_large", NULL, "request body over 1 MiB");
     if (kind == GSD_SUBMIT)
-        return submit(h, con, cn, team_only);
+        return submit(h, con, cn, &who);
     struct gsd_cmd c = { .kind = kind, .id = id, .team_only = team_only, .gpu = gpu };
     if (kind == GSD_NODE_DOWN)
         return node_down(h, con, cn, &c);
@@ -322,7 +366,7 @@ static MHD_Result_t handler(void *cls, struct MHD_Connection *con, const char *u
                             size_t *upload_size, void **ptr)
 {
     (void)version;
-    struct gsd_http *h = cls;
+    struct listener *l = cls;
     struct conn *cn = *ptr;
     if (!cn) {
         cn = calloc(1, sizeof *cn);
@@ -353,7 +397,7 @@ static MHD_Result_t handler(void *cls, struct MHD_Connection *con, const char *u
         *upload_size = 0;
         return MHD_YES;
     }
-    return dispatch(h, con, url, method, cn);
+    return dispatch(l, con, url, method, cn);
 }
 
 static void completed(void *cls, struct MHD_Connection *con, void **ptr,
@@ -370,32 +414,47 @@ static void completed(void *cls, struct MHD_Connection *con, void **ptr,
     *ptr = NULL;
 }
 
-struct gsd_http *gsd_http_start(int fd, struct gsd_loop *lp, const char *tokens_path)
+/* Serve listening socket `fd` through `l`; 0 or -1 after printing why. */
+static int start_listener(struct gsd_http *h, struct listener *l, int fd, int is_unix)
+{
+    l->h = h;
+    l->is_unix = is_unix;
+    l->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                                MHD_USE_ERROR_LOG,
+                            0, NULL, NULL, handler, l, MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_END);
+    if (!l->d) {
+        fprintf(stderr, "gpuschedd: cannot start the HTTP server (%s)\n",
+                is_unix ? "Unix socket" : "TCP");
+        return -1;
+    }
+    return 0;
+}
+
+struct gsd_http *gsd_http_start(int tcp_fd, int unix_fd, const char *listen_host, int port,
+                                struct gsd_loop *lp, const struct gsd_opts *o)
 {
     struct gsd_http *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
     h->lp = lp;
-    if (tokens_path) {
+    if (o->tokens) {
         struct gs_error err;
         gs_error_clear(&err);
-        if (gsd_tokens_load(tokens_path, &h->tokens, &err) < 0) {
+        if (gsd_tokens_load(o->tokens, &h->tokens, &err) < 0) {
             fprintf(stderr, "gpuschedd: %s\n", err.msg);
             free(h);
             return NULL;
         }
-        h->have_tokens = 1;
     }
-    h->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                                MHD_USE_ERROR_LOG,
-                            0, NULL, NULL, handler, h, MHD_OPTION_LISTEN_SOCKET, fd,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_END);
-    if (!h->d) {
-        fprintf(stderr, "gpuschedd: cannot start the HTTP server\n");
-        gsd_tokens_fini(&h->tokens);
-        free(h);
+    if (gsd_door_init(&h->door, &h->tokens, o->tokens != NULL, o->trust_loopback, listen_host,
+                      port, o->server_name, (size_t)o->n_server_name, o->allow_origin,
+                      (size_t)o->n_allow_origin) < 0 ||
+        start_listener(h, &h->tcp, tcp_fd, 0) < 0 ||
+        (unix_fd >= 0 && start_listener(h, &h->unx, unix_fd, 1) < 0)) {
+        gsd_http_stop(h);
         return NULL;
     }
     return h;
@@ -405,7 +464,11 @@ void gsd_http_stop(struct gsd_http *h)
 {
     if (!h)
         return;
-    MHD_stop_daemon(h->d);
+    if (h->tcp.d)
+        MHD_stop_daemon(h->tcp.d);
+    if (h->unx.d)
+        MHD_stop_daemon(h->unx.d);
+    gsd_door_fini(&h->door);
     gsd_tokens_fini(&h->tokens);
     free(h);
 }

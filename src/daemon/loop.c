@@ -291,14 +291,72 @@ static void engine_refusal(struct gsd_cmd *c, const struct gs_error *err)
                              status == 409 ? "id" : field, "%s", err->msg);
 }
 
+/* What an Idempotency-Key lookup found: the row's seq, and whether its
+ * request is the one now submitted (and, for a key journaled before keys
+ * had owners, whether the row's team and user are the submitter's). */
+struct idem_hit {
+    int64_t seq;
+    int same;
+    const struct gs_api_submit *sub;
+    int legacy;
+};
+
+static int idem_found(void *arg, const struct gs_store_job *j)
+{
+    struct idem_hit *h = arg;
+    const struct gs_job_spec *sp = &h->sub->row.spec;
+    json_t *old = j->request ? json_loads(j->request, 0, NULL) : NULL;
+    h->seq = j->seq;
+    h->same = old && json_equal(old, h->sub->json);
+    json_decref(old);
+    if (h->legacy && (strcmp(j->team, sp->team ? sp->team : "default") != 0 ||
+                      strcmp(j->user, sp->user ? sp->user : "-") != 0))
+        return 0; /* an old key of someone else's: not this submitter's */
+    return 1;
+}
+
+/* Whether c's Idempotency-Key was used before by the same owner: 0 no
+ * (*scoped = the key to journal, "OWNER\x1fKEY", or NULL without a key),
+ * 1 yes with the same request (c answered 200, *seq = the job), 1 with c
+ * answered 422 when the request differs, -1 out of memory.  Keys
+ * journaled before keys had owners (no \x1f) belong to their row's team
+ * and user. */
+static int idem_seen(struct gsd_loop *lp, struct gsd_cmd *c, char **scoped, int64_t *seq)
+{
+    *scoped = NULL;
+    if (!c->idem)
+        return 0;
+    const char *owner = c->idem_owner ? c->idem_owner : "";
+    size_t n = strlen(owner) + strlen(c->idem) + 2;
+    if (!(*scoped = malloc(n)))
+        return -1;
+    snprintf(*scoped, n, "%s\x1f%s", owner, c->idem);
+    struct idem_hit h = { .sub = c->sub };
+    int found = gs_store_job_by_idem(lp->st, *scoped, idem_found, &h) == 1;
+    if (!found) {
+        h.legacy = 1;
+        found = gs_store_job_by_idem(lp->st, c->idem, idem_found, &h) == 1;
+    }
+    if (!found)
+        return 0;
+    *seq = h.seq;
+    c->status = h.same ? 200 : 422;
+    if (!h.same)
+        c->body = gsd_error_json(422, "idempotency_conflict", "Idempotency-Key",
+                                 "this Idempotency-Key was used for a different request");
+    return 1;
+}
+
 static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
 {
     struct gs_api_submit *s = c->sub;
     struct gs_error err;
     gs_error_clear(&err);
-    if (c->idem && gs_store_job_by_idem(lp->st, c->idem, found_seq, seq) == 1) {
-        c->status = 200;
-        return 1;
+    char *idem = NULL;
+    int seen = idem_seen(lp, c, &idem, seq);
+    if (seen != 0) {
+        free(idem);
+        return seen < 0 ? -1 : 1; /* 200 the same job, or 422 answered */
     }
     char idbuf[32];
     if (!s->has_id && (fresh_id(lp, idbuf, sizeof idbuf) < 0 ||
@@ -318,12 +376,13 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
     }
     const struct gs_job_spec *sp = &s->row.spec;
     char *req = json_dumps(s->json, JSON_COMPACT);
-    struct gs_store_job row = { .id = sp->id, .idem = c->idem,
+    struct gs_store_job row = { .id = sp->id, .idem = idem,
                                 .team = sp->team ? sp->team : "default",
                                 .user = sp->user ? sp->user : "-", .gpus = sp->gpus,
                                 .request = req, .state = "pending", .submit = now };
     int rc = req ? gs_store_job_insert(lp->st, &row, seq, &err) : GS_ENOMEM;
     free(req);
+    free(idem);
     if (rc < 0)
         return -1; /* the engine has it but the journal does not: fatal */
     struct djob *d = gsd_job_new(lp, *seq, sp->id, row.team, row.user, sp->gpus);

@@ -17,13 +17,25 @@
 
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
+#include "daemon/listen.h"
 
 static const char usage[] =
     "usage: gpuschedd --cluster C.yaml [--policy P.yaml] --state DIR\n"
     "                 [--listen HOST:PORT] [--backend local|slurm] [--tokens T.yaml]\n"
     "                 [--clock-scale X] [--sync full|normal] [--kill-wait SECONDS]\n"
+    "                 [--socket PATH] [--trust-loopback] [--allow-origin ORIGIN]\n"
+    "                 [--server-name HOST[:PORT]]\n"
     "  --listen        default 127.0.0.1:8642; port 0 picks a free port; the first\n"
-    "                  stdout line is 'listening on http://HOST:PORT'\n"
+    "                  stdout line is 'listening on http://HOST:PORT'; TCP clients\n"
+    "                  need a bearer token (--tokens)\n"
+    "  --socket        Unix socket where local users are known by their uid\n"
+    "                  (default STATE/gpuschedd.sock; '' = none); the second stdout\n"
+    "                  line is 'socket unix:PATH' (docs/security.md)\n"
+    "  --trust-loopback  serve token-less loopback TCP clients as admin acting as\n"
+    "                  the daemon's user: for tests and demos only\n"
+    "  --allow-origin  a browser Origin allowed besides the daemon's own (repeatable)\n"
+    "  --server-name   a Host the daemon answers to besides its listen address and\n"
+    "                  localhost (repeatable; a proxy's name)\n"
     "  --sync          journal durability: full (default; survives power loss) or\n"
     "                  normal (survives a daemon crash; may lose the last commits\n"
     "                  on power loss)\n"
@@ -92,6 +104,20 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
     return 0;
 }
 
+/* --allow-origin / --server-name: up to 8 of each. */
+static int door_opt(struct gsd_opts *o, int c, const char *arg)
+{
+    int *n = c == 'o' ? &o->n_allow_origin : &o->n_server_name;
+    const char **v = c == 'o' ? o->allow_origin : o->server_name;
+    if (*n == 8 || !*arg) {
+        fprintf(stderr, "gpuschedd: --%s: %s\n", c == 'o' ? "allow-origin" : "server-name",
+                *arg ? "at most 8" : "empty");
+        return 2;
+    }
+    v[(*n)++] = arg;
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct gsd_opts *o)
 {
     static const struct option opts[] = {
@@ -107,6 +133,10 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "slurm-gpus", required_argument, NULL, 'G' },
         { "slurm-poll", required_argument, NULL, 'O' },
         { "slurm-start-deadline", required_argument, NULL, 'D' },
+        { "socket", required_argument, NULL, 'S' },
+        { "trust-loopback", no_argument, NULL, 'T' },
+        { "allow-origin", required_argument, NULL, 'o' },
+        { "server-name", required_argument, NULL, 'n' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
     };
     *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
@@ -121,6 +151,12 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         case 'l': o->listen = optarg; break;
         case 'b': o->backend = optarg; break;
         case 't': o->tokens = optarg; break;
+        case 'S': o->socket = optarg; break;
+        case 'T': o->trust_loopback = 1; break;
+        case 'o': case 'n':
+            if (door_opt(o, c, optarg) != 0)
+                return 2;
+            break;
         case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
             if (opt_value(o, c, optarg) != 0)
                 return 2;
@@ -181,6 +217,44 @@ static int bind_listen(const char *spec, char *url, size_t n)
     return fd;
 }
 
+/* The host and port of "http://HOST:PORT" or "http://[HOST]:PORT". */
+static int url_host_port(const char *url, char *host, size_t n)
+{
+    const char *h = url + strlen("http://"), *colon = strrchr(h, ':');
+    size_t len = colon ? (size_t)(colon - h) : 0;
+    if (len >= 2 && h[0] == '[') {
+        h++;
+        len -= 2;
+    }
+    snprintf(host, n, "%.*s", (int)len, h);
+    return colon ? atoi(colon + 1) : 0;
+}
+
+/* The Unix socket (--socket, default STATE/gpuschedd.sock); -1 = none
+ * (*path = NULL) or failed (*path kept: the caller stops). */
+static int open_socket(const struct gsd_opts *o, char *buf, size_t n, const char **path,
+                       ino_t *ino)
+{
+    *path = o->socket;
+    if (!*path) {
+        snprintf(buf, n, "%s/gpuschedd.sock", o->state);
+        *path = buf;
+    }
+    if (!**path) {
+        *path = NULL;
+        return -1;
+    }
+    return gsd_listen_unix(*path, ino);
+}
+
+static void say_trust(const struct gsd_opts *o)
+{
+    if (o->trust_loopback)
+        fprintf(stderr, "gpuschedd: WARNING: --trust-loopback: every local user who can reach "
+                        "%s without a token is ADMIN and runs jobs as this daemon's user; for "
+                        "tests and demos only (docs/security.md)\n", o->listen);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--supervise"))
@@ -214,19 +288,32 @@ int main(int argc, char **argv)
     if (fd < 0)
         return 1;
     o.server_url = url;
-    struct gsd_loop *lp = gsd_loop_create(&o);
-    if (!lp)
-        return 1;
-    struct gsd_http *h = gsd_http_start(fd, lp, o.tokens);
+    static char sockbuf[PATH_MAX], host[256];
+    const char *sock = NULL;
+    ino_t ino = 0;
+    int ufd = -1;
+    struct gsd_loop *lp = gsd_loop_create(&o); /* makes the state directory */
+    if (lp)
+        ufd = open_socket(&o, sockbuf, sizeof sockbuf, &sock, &ino);
+    int port = url_host_port(url, host, sizeof host);
+    struct gsd_http *h =
+        lp && (ufd >= 0 || !sock) ? gsd_http_start(fd, ufd, host, port, lp, &o) : NULL;
     if (!h) {
         gsd_loop_destroy(lp);
+        if (ufd >= 0)
+            gsd_listen_unix_remove(sock, ino);
         return 1;
     }
+    say_trust(&o);
     printf("listening on %s\n", url);
+    if (sock)
+        printf("socket unix:%s\n", sock);
     fflush(stdout);
     int rc = gsd_loop_restore(lp) < 0 ? 1 : gsd_loop_run(lp);
     gsd_loop_close(lp);
     gsd_http_stop(h);
     gsd_loop_destroy(lp);
+    if (sock)
+        gsd_listen_unix_remove(sock, ino);
     return rc;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "io/names.h"
+
 /* Replace bytes outside printable ASCII: messages quote (and truncate)
  * client input, which may be any UTF-8, cut mid-sequence. */
 static void ascii_only(char *s)
@@ -178,6 +180,12 @@ static int set_env(struct gs_api_submit *r, json_t *v, struct gs_api_error *e)
         if (!env_name_ok(k))
             return gs_api_errorf(e, 400, "invalid", "env", "env: '%.40s' is not a variable name",
                                  k);
+        if (gs_name_env_reserved(k)) {
+            char field[64];
+            snprintf(field, sizeof field, "env.%.40s", k);
+            return gs_api_errorf(e, 400, "reserved", field,
+                                 "%s: set by the scheduler, a request may not set it", field);
+        }
         if (!json_is_string(val))
             return gs_api_errorf(e, 400, "invalid", "env", "env.%.40s: expected a string", k);
         size_t kl = strlen(k), vl = strlen(json_string_value(val));
@@ -224,6 +232,42 @@ static int set_key(struct gs_api_submit *r, const char *k, json_t *v, struct gs_
     return set_column(r, col, k, v, e);
 }
 
+/* One name of the request against names.h; NULL = absent. */
+static int check_one(const char *field, const char *v, int kind, size_t max,
+                     struct gs_api_error *e)
+{
+    char why[96];
+    if (!v || gs_name_check(v, strlen(v), kind, max, why, sizeof why) == 0)
+        return 0;
+    return gs_api_errorf(e, 400, "invalid", field, "%s: %s", field, why);
+}
+
+/* The names and labels a job is logged and displayed under (names.h). */
+static int check_names(const struct gs_api_submit *r, struct gs_api_error *e)
+{
+    const struct gs_job_spec *sp = &r->row.spec;
+    int rc = r->has_id ? check_one("id", sp->id, GS_NAME_ID, 0, e) : 0;
+    if (rc == 0)
+        rc = check_one("team", sp->team, GS_NAME_ACCOUNT, 0, e);
+    if (rc == 0)
+        rc = check_one("user", sp->user, GS_NAME_ACCOUNT, 0, e);
+    if (rc == 0)
+        rc = check_one("queue", sp->queue, GS_NAME_ACCOUNT, 0, e);
+    if (rc == 0)
+        rc = check_one("name", sp->name, GS_NAME_TEXT, GS_NAME_JOBNAME_MAX, e);
+    if (rc == 0)
+        rc = check_one("gpu_model", sp->gpu_model, GS_NAME_TEXT, GS_NAME_ACCOUNT_MAX, e);
+    if (rc == 0)
+        rc = check_one("mig", sp->mig, GS_NAME_TEXT, GS_NAME_ACCOUNT_MAX, e);
+    if (rc == 0)
+        rc = check_one("cwd", r->cwd, GS_NAME_TEXT, GS_NAME_PATH_MAX, e);
+    if (rc == 0)
+        rc = check_one("stdout", r->out, GS_NAME_TEXT, GS_NAME_PATH_MAX, e);
+    if (rc == 0)
+        rc = check_one("stderr", r->err, GS_NAME_TEXT, GS_NAME_PATH_MAX, e);
+    return rc;
+}
+
 int gs_api_submit_decode(const char *body, size_t len, struct gs_api_submit *out,
                          struct gs_api_error *e)
 {
@@ -252,6 +296,8 @@ int gs_api_submit_decode(const char *body, size_t len, struct gs_api_submit *out
     if (rc == 0 && !out->argv)
         rc = gs_api_errorf(e, 400, "missing", "command",
                            "command: required (an array: program and arguments)");
+    if (rc == 0)
+        rc = check_names(out, e);
     if (rc < 0)
         gs_api_submit_fini(out);
     return rc;

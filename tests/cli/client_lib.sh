@@ -23,7 +23,9 @@ job_prelude="ps -o pgid= \$\$ | tr -d ' ' >>'$JOB_PGIDS';"
 # GPUSCHED_SERVER.
 start_daemon() {
     _log=$TMP/daemon.$(date +%s%N).log
-    $LAUNCH "$GPUSCHEDD" --state "$STATE" --listen "${LISTEN:-127.0.0.1:0}" "$@" \
+    _trust=--trust-loopback # token tests set NO_TRUST=1 (docs/security.md)
+    [ "${NO_TRUST:-}" = 1 ] && _trust=
+    $LAUNCH "$GPUSCHEDD" --state "$STATE" --listen "${LISTEN:-127.0.0.1:0}" $_trust "$@" \
         >"$_log.out" 2>>"$TMP/daemon.err" &
     DPID=$!
     _i=0

@@ -5,10 +5,10 @@
 # prints the API's error body on stdout while the message goes to stderr.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 11
+plan 13
 G=$GPUSCHED
 
-start_daemon --cluster "$ROOT/examples/seed-cluster.yaml" --tokens "$DATA/client-tokens.yaml"
+NO_TRUST=1 start_daemon --cluster "$ROOT/examples/seed-cluster.yaml" --tokens "$DATA/client-tokens.yaml"
 ok $? "daemon with a tokens file starts"
 
 run "$G" queue
@@ -22,6 +22,10 @@ run "$G" submit --token cli-reader-0001 --team a -- true
 like "$out" "^gpusched: .*HTTP 403" "a read token cannot submit (403)"
 run "$G" submit --token cli-teama-0001 --id ta --team a --gpus 0 -- sh -c "$job_prelude exec sleep 30"
 is "$out" ta "a submit token submits for its team"
+is "$("$G" show --json --token cli-reader-0001 ta | jq -r .user)" nobody \
+    "... as the token's user (nobody)"
+run "$G" submit --token cli-teama-0001 --id tu --team a --user root --gpus 0 -- true
+like "$out" "^gpusched: .*field user.*HTTP 403" "... and cannot claim another user (403, field user)"
 run "$G" submit --token cli-teama-0001 --id tb --team b --gpus 0 -- true
 like "$out" "^gpusched: .*HTTP 403" "... and not for another team (403)"
 run "$G" cancel --token cli-teamb-0001 ta

@@ -60,7 +60,8 @@ print("healthz_while_stalled", ok, round(time.time() - t0, 3) < 2)
 codes = []
 def sub(i):
     req = urllib.request.Request(url + "/v1/jobs", method="POST",
-        data=json.dumps({"id": "c%d" % i, "command": ["true"], "gpus": 0}).encode())
+        data=json.dumps({"id": "c%d" % i, "command": ["true"], "gpus": 0}).encode(),
+        headers={"Content-Type": "application/json"})
     try:
         codes.append(urllib.request.urlopen(req, timeout=20).status)
     except Exception as e:

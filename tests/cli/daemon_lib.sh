@@ -16,7 +16,11 @@ daemon_start() {
     # truncates the file only once it runs)
     rm -f "$TMP/daemon.out"
     # shellcheck disable=SC2086
-    "$GPUSCHEDD" $_cl --state "$_st" --listen 127.0.0.1:0 "$@" \
+    # token-less loopback TCP is refused unless --trust-loopback; a test of
+    # tokens or of the socket sets NO_TRUST=1
+    _trust=--trust-loopback
+    [ "${NO_TRUST:-}" = 1 ] && _trust=
+    "$GPUSCHEDD" $_cl --state "$_st" --listen 127.0.0.1:0 $_trust "$@" \
         >"$TMP/daemon.out" 2>>"$TMP/daemon.err" &
     DPID=$!
     echo "$DPID" >>"$TMP/daemon.pids"
@@ -71,7 +75,10 @@ api() {
         body=$(curl -s -X "$_m" -H 'Content-Type: application/json' --data-binary "$_d" \
             -w '\n%{http_code}' "$@" "$URL$_p")
     else
-        body=$(curl -s -X "$_m" -w '\n%{http_code}' "$URL$_p")
+        # every write says Content-Type: application/json (docs/security.md)
+        _ct=
+        [ "$_m" = GET ] || _ct='Content-Type: application/json'
+        body=$(curl -s -X "$_m" ${_ct:+-H "$_ct"} -w '\n%{http_code}' "$URL$_p")
     fi
     code=$(printf '%s' "$body" | tail -n 1)
     body=$(printf '%s' "$body" | sed '$d')

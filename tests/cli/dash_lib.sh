@@ -42,7 +42,7 @@ dash_daemon_start() {
     dir=$1 cl=$2 pol=$3
     shift 3
     "$GPUSCHEDD" --cluster "$cl" --policy "$pol" --state "$dir/state" --listen 127.0.0.1:0 \
-        "$@" >"$dir/out" 2>"$dir/err" &
+        ${DASH_TRUST---trust-loopback} "$@" >"$dir/out" 2>"$dir/err" &
     DPID=$!
     URL=
     i=0
@@ -70,7 +70,7 @@ dash_daemon_stop() {
               done)
         [ -z "$ids" ] && break
         for id in $ids; do
-            curl -s "$@" -XPOST "$URL/v1/jobs/$id/cancel" >/dev/null
+            curl -s "$@" -XPOST -H "Content-Type: application/json" "$URL/v1/jobs/$id/cancel" >/dev/null
         done
         sleep 0.2
         i=$((i + 1))
@@ -85,7 +85,7 @@ dash_daemon_stop() {
 dash_submit() {
     id=$1 g=$2 team=$3
     shift 3
-    curl -s -o /dev/null -w '%{http_code}' "$@" -XPOST "$URL/v1/jobs" \
+    curl -s -o /dev/null -w '%{http_code}' "$@" -XPOST -H "Content-Type: application/json" "$URL/v1/jobs" \
         -d "{\"id\":\"$id\",\"gpus\":$g,\"team\":\"$team\",\"time_limit\":\"1h\",\"command\":[\"sleep\",\"900\"]}"
 }
 

@@ -10,7 +10,7 @@
 # node with 8 free); cancelling x leaves free 2, 3, 8, 7.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/dash_lib.sh"
-plan 31
+plan 32
 C=$ROOT/examples/seed-cluster.yaml
 ART=$ROOT/build/test-artifacts
 mkdir -p "$ART"
@@ -31,7 +31,7 @@ for j in "j1 6" "j2 5" "x 8" "j4 1"; do
     st="$st $(dash_submit "$1" "$2" a)"
 done
 is "$st" " 201 201 201 201" "the seed's four jobs accepted"
-curl -s -XPOST "$URL/v1/jobs/x/cancel" >/dev/null
+curl -s -XPOST -H "Content-Type: application/json" "$URL/v1/jobs/x/cancel" >/dev/null
 i=0
 until [ "$(curl -s "$URL/v1/cluster" | jq .free_gpus)" = 20 ] || [ $i -ge 100 ]; do
     sleep 0.1
@@ -47,7 +47,7 @@ run $CDP --size 1400x900 --timeout 40 "$URL/" 'wait:document.body.dataset.ready'
     'eval:document.querySelector(".node[data-node=node-1] .c.b").title' \
     'eval:[...document.querySelectorAll("#running-table tbody tr")].map(r => r.dataset.job).join(" ")' \
     'eval:+document.body.dataset.renders' \
-    "sh:curl -s -XPOST $URL/v1/jobs -d '{\"id\":\"w1\",\"gpus\":24,\"team\":\"b\",\"command\":[\"sleep\",\"900\"]}' >/dev/null" \
+    "sh:curl -s -XPOST -H 'Content-Type: application/json' $URL/v1/jobs -d '{\"id\":\"w1\",\"gpus\":24,\"team\":\"b\",\"command\":[\"sleep\",\"900\"]}' >/dev/null" \
     "wait:$Q" \
     'eval:+document.body.dataset.renders' \
     "eval:$Q.dataset.reason + \" | \" + $Q.textContent" \
@@ -87,11 +87,11 @@ echo '#!/bin/sh
 trap "" TERM
 sleep 60' >"$TMP/stubborn.sh"
 chmod +x "$TMP/stubborn.sh"
-curl -s -XPOST "$URL/v1/jobs/w1/cancel" >/dev/null # fifo: w1 at the head would hold h1 back
-curl -s -XPOST "$URL/v1/jobs" -d "{\"id\":\"h1\",\"gpus\":1,\"team\":\"a\",\"command\":[\"$TMP/stubborn.sh\"]}" >/dev/null
+curl -s -XPOST -H "Content-Type: application/json" "$URL/v1/jobs/w1/cancel" >/dev/null # fifo: w1 at the head would hold h1 back
+curl -s -XPOST -H "Content-Type: application/json" "$URL/v1/jobs" -d "{\"id\":\"h1\",\"gpus\":1,\"team\":\"a\",\"command\":[\"$TMP/stubborn.sh\"]}" >/dev/null
 i=0
 until [ "$(curl -s "$URL/v1/jobs/h1" | jq -r .state)" = running ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-curl -s -XPOST "$URL/v1/jobs/h1/cancel" >/dev/null
+curl -s -XPOST -H "Content-Type: application/json" "$URL/v1/jobs/h1/cancel" >/dev/null
 # The page is a polled view: a body that costs more than 2 ms to render
 # (the sanitizer build) is published again within about 20x its cost, so
 # read until it shows the change (h1 stays held for the 10 s kill-wait).
@@ -103,26 +103,26 @@ done
 is "$(printf '%s' "$out" | jq -r '.nodes[2].cells')" hfffffff "a stopping job's GPU is held (h) on node-3"
 is "$(printf '%s' "$out" | jq -r '[.jobs[] | select(.id == "h1") | .state][0]')" stopping "h1 is stopping"
 # node-3 drained: its free GPUs are shown as n and it is no unit any more
-curl -s -XPOST "$URL/v1/nodes/node-3/drain" >/dev/null
+curl -s -XPOST -H "Content-Type: application/json" "$URL/v1/nodes/node-3/drain" >/dev/null
 run curl -s "$URL/v1/dashboard"
 is "$(printf '%s' "$out" | jq -c '[.nodes[2].state, (.nodes[2].units | length), .nodes[2].free]')" \
     '["drain",0,0]' "drained node-3: state drain, no unit, nothing free"
 like "$(printf '%s' "$out" | jq -r '.nodes[2].cells')" '^[hn]nnnnnnn$' "drained node-3: free GPUs drawn as n"
-curl -s -XPOST "$URL/v1/nodes/node-3/resume" >/dev/null
+curl -s -XPOST -H "Content-Type: application/json" "$URL/v1/nodes/node-3/resume" >/dev/null
 dash_daemon_stop
 
 # With --tokens: the page's data needs a read token; the page takes it from
 # its URL fragment and sends it as a bearer token.
 printf 'tokens:\n  - { token: readtoken1, team: ops, role: read }\n' >"$TMP/tokens.yaml"
 mkdir "$TMP/d2"
-dash_daemon_start "$TMP/d2" "$C" "$TMP/spread.yaml" --tokens "$TMP/tokens.yaml"
+DASH_TRUST= dash_daemon_start "$TMP/d2" "$C" "$TMP/spread.yaml" --tokens "$TMP/tokens.yaml"
 [ -n "$URL" ] || sed "s/^/# /" "$TMP/d2/err"
 is "$(curl -s -o /dev/null -w '%{http_code}' "$URL/v1/dashboard")" 401 "no token: 401"
 is "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer nope' "$URL/v1/dashboard")" 401 \
     "unknown token: 401"
 is "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer readtoken1' "$URL/v1/dashboard")" 200 \
     "read token: 200"
-is "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer readtoken1' -XPOST "$URL/v1/jobs" -d '{}')" 403 \
+is "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer readtoken1' -XPOST -H "Content-Type: application/json" "$URL/v1/jobs" -d '{}')" 403 \
     "read token cannot submit"
 run $CDP --size 1400x900 --timeout 30 "$URL/#token=readtoken1" 'wait:document.body.dataset.ready' \
     'eval:document.querySelectorAll(".node").length'
@@ -130,8 +130,9 @@ is "$(ev 1)" 4 "page with #token=readtoken1 renders the map"
 is "$(printf '%s\n' "$out" | sed -n 's/^console-errors: //p')" 0 "page with the token: no console errors"
 dash_daemon_stop -H "Authorization: Bearer readtoken1"
 
-# Without --tokens a non-loopback client is refused (when this host has a
-# non-loopback address to connect from)
+# Without --tokens and --trust-loopback, a client from this host's own
+# address (when it has one) is refused: 421 when its Host is not a name of
+# the daemon, 401 for the data when it is
 IP=$(hostname -I 2>/dev/null | awk '{ print $1 }')
 mkdir "$TMP/d3"
 "$GPUSCHEDD" --cluster "$C" --state "$TMP/d3/state" --listen 0.0.0.0:0 >"$TMP/d3/out" 2>"$TMP/d3/err" &
@@ -140,8 +141,12 @@ i=0
 until grep -q listening "$TMP/d3/out" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
 PORT=$(sed -n 's/^listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$TMP/d3/out")
 if [ -n "$IP" ] && [ -n "$PORT" ]; then
-    is "$(curl -s -o /dev/null -w '%{http_code}' "http://$IP:$PORT/")" 403 "no tokens: GET / from $IP refused"
+    is "$(curl -s -o /dev/null -w '%{http_code}' "http://$IP:$PORT/")" 421 \
+        "no tokens: GET / from $IP with Host $IP refused (421)"
+    is "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: localhost:$PORT" "http://$IP:$PORT/v1/dashboard")" 401 \
+        "no tokens: the dashboard's data from $IP needs a token (401)"
 else
+    echo "ok $((_n = _n + 1)) # skip no non-loopback address"
     echo "ok $((_n = _n + 1)) # skip no non-loopback address"
 fi
 URL= dash_daemon_stop

@@ -26,7 +26,7 @@ ok "$([ -n "$URL" ]; echo $?)" "gpuschedd is up with 1,024 nodes"
 st=""
 for j in "fill-1 3000" "fill-2 1500" "fill-3 700"; do
     set -- $j
-    st="$st $(curl -s -o /dev/null -w '%{http_code}' -XPOST "$URL/v1/jobs" \
+    st="$st $(curl -s -o /dev/null -w '%{http_code}' -XPOST -H "Content-Type: application/json" "$URL/v1/jobs" \
         -d "{\"id\":\"$1\",\"gpus\":$2,\"team\":\"infra\",\"topology\":\"any\",\"command\":[\"sleep\",\"900\"]}")"
 done
 is "$st" " 201 201 201" "three multi-node fill jobs accepted"
