@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "io/names.h"
+
 #define DEFAULT_SERVER "http://127.0.0.1:8642"
 #define DEFAULT_SOCKET "/run/gpusched/gpuschedd.sock" /* docs/security.md */
 #define MAX_BODY (256u << 20)   /* answers above 256 MiB are refused */
@@ -239,7 +241,10 @@ int gs_client_print_error(long status, const json_t *body)
     const char *msg = json_string_value(json_object_get(e, "message"));
     const char *field = json_string_value(json_object_get(e, "field"));
     const char *code = json_string_value(json_object_get(e, "code"));
-    fprintf(stderr, "gpusched: %s", msg ? msg : body ? "request failed" : "answer is not JSON");
+    char esc[600];
+    fprintf(stderr, "gpusched: %s",
+            msg ? gs_name_escape(msg, esc, sizeof esc)
+                : body ? "request failed" : "answer is not JSON");
     fprintf(stderr, " (");
     if (field && *field)
         fprintf(stderr, "field %s, ", field);
@@ -314,8 +319,13 @@ const char *gs_client_field(const json_t *o, const char *key, const char *dflt, 
                             size_t size)
 {
     const json_t *v = json_object_get(o, key);
-    if (json_is_string(v))
-        return json_string_value(v);
+    if (json_is_string(v)) { /* control bytes reach no terminal: \xNN */
+        const char *s = json_string_value(v);
+        for (const char *c = s; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                return gs_name_escape(s, buf, size);
+        return s;
+    }
     if (json_is_integer(v))
         snprintf(buf, size, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))

@@ -125,8 +125,10 @@ char *gs_client_escape(const char *s);
 /* Print `j` as indented JSON on stdout (does not decref). */
 void gs_client_print_json(const json_t *j);
 
-/* A field of object `o` as text for tables: strings as they are, integers
- * and reals as numbers, null/missing as `dflt`.  Returns a pointer to `buf`
+/* A field of object `o` as text for tables: strings as they are (one with
+ * a control byte escaped into `buf` as \xNN: nothing from the server
+ * reaches the terminal raw), integers and reals as numbers, null/missing as
+ * `dflt`.  Returns a pointer to `buf`
  * or into `o` (borrowed while `o` lives). */
 const char *gs_client_field(const json_t *o, const char *key, const char *dflt, char *buf,
                             size_t size);
