@@ -101,7 +101,7 @@ dash_queue_cfg() {
             sz = j % 10 == 0 ? 8 : j % 3 == 0 ? 4 : j % 2 == 0 ? 2 : 1
             if (j > 1) print "next"
             printf "url = \"%s\"\ndata = \"{%sid%s:%sjob-%05d%s,%sgpus%s:%d,%steam%s:%steam-%c%s,", u, q, q, q, j, q, q, q, sz, q, q, q, 97 + j % 6, q
-            printf "%scommand%s:[%ssleep%s,%s900%s]}\"\noutput = \"/dev/null\"\nwrite-out = \"%%{http_code} %%{errormsg}\\n\"\n", q, q, q, q, q, q
+            printf "%scommand%s:[%ssleep%s,%s900%s]}\"\nheader = \"Content-Type: application/json\"\noutput = \"/dev/null\"\nwrite-out = \"%%{http_code} %%{errormsg}\\n\"\n", q, q, q, q, q, q
         } }' >"$1"
 }
 
