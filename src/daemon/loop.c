@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "io/cluster_yaml.h"
+#include "io/names.h"
 #include "io/policy_yaml.h"
 
 void gsd_log(const char *fmt, ...)
@@ -36,10 +37,11 @@ void gsd_log(const char *fmt, ...)
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s gpuschedd: ", ts);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char line[4096], esc[4 * sizeof line];
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* one line per event whatever a name holds (io/names.h: \xNN) */
+    fprintf(stderr, "%s gpuschedd: %s\n", ts, gs_name_escape(line, esc, sizeof esc));
 }
 
 static int64_t clock_ms(clockid_t id)

@@ -287,7 +287,11 @@ int main(int argc, char **argv)
     int fd = bind_listen(o.listen, url, sizeof url);
     if (fd < 0)
         return 1;
-    o.server_url = url;
+    /* what jobs get as GPUSCHED_SERVER: the socket once it is up (a job
+       is its user there), the TCP address under --trust-loopback */
+    static char job_url[PATH_MAX + 8];
+    snprintf(job_url, sizeof job_url, "%s", url);
+    o.server_url = job_url;
     static char sockbuf[PATH_MAX], host[256];
     const char *sock = NULL;
     ino_t ino = 0;
@@ -295,6 +299,8 @@ int main(int argc, char **argv)
     struct gsd_loop *lp = gsd_loop_create(&o); /* makes the state directory */
     if (lp)
         ufd = open_socket(&o, sockbuf, sizeof sockbuf, &sock, &ino);
+    if (ufd >= 0 && !o.trust_loopback)
+        snprintf(job_url, sizeof job_url, "unix:%s", sock);
     int port = url_host_port(url, host, sizeof host);
     struct gsd_http *h =
         lp && (ufd >= 0 || !sock) ? gsd_http_start(fd, ufd, host, port, lp, &o) : NULL;

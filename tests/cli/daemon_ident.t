@@ -8,7 +8,7 @@
 # changed body 422, a key journaled before owners existed still answers).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 52
+plan 54
 
 chmod 711 "$TMP" # nobody reaches the socket's directory, nothing else
 mkdir -m 755 "$TMP/pub"
@@ -82,6 +82,11 @@ is "$(field "$body" .user)" nobody "... is recorded as nobody"
 GPUSCHED_SERVER=unix:$SOCK run setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUSCHED" queue
 is "$rc" 0 "GPUSCHED_SERVER=unix:PATH works too"
 
+sapi root POST /v1/jobs "{\"id\":\"env1\",\"gpus\":0,\"command\":[\"sh\",\"-c\",\"echo \$GPUSCHED_SERVER > $TMP/srv\"]}"
+i=0
+until [ -s "$TMP/srv" ] || [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
+is "$(cat "$TMP/srv" 2>/dev/null)" "unix:$SOCK" "a job's GPUSCHED_SERVER is the socket (where it is its user)"
+
 # --- TCP: tokens
 api POST /v1/jobs '{"id":"t0","gpus":0,"command":["true"]}'
 is "$code $(field "$body" .error.code)" "401 unauthorized" "token-less TCP POST: 401 with a JSON error"
@@ -92,6 +97,8 @@ is "$code $(field "$body" .user) $(field "$body" .team)" "201 nobody a" \
 # --- the door: Host, Origin, Content-Type
 api POST /v1/jobs '{"id":"h1","gpus":0,"command":["true"]}' -H "$A" -H "Host: evil.example:$PORT"
 is "$code $(field "$body" .error.field)" "421 Host" "Host naming another site: 421 (DNS rebinding)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: evil.example" "$URL/healthz")
+is "$code" 200 "/healthz answers any Host (probes)"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "$A" -H "Host: gs.example" "$URL/v1/jobs/t1")
 is "$code" 200 "Host = a --server-name: served"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "$A" -H "Host: localhost:$PORT" "$URL/v1/jobs/t1")
