@@ -209,8 +209,7 @@ int gs_client_call(struct gs_client *c, const char *method, const char *path,
         fprintf(stderr, "gpusched: out of memory\n");
         goto out;
     }
-    memcpy(url, base, blen);
-    memcpy(url + blen, path, strlen(path) + 1);
+    snprintf(url, blen + strlen(path) + 1, "%.*s%s", (int)blen, base, path);
     c->errbuf[0] = '\0';
     if (!(hdr = prepare(c, method, url, text, idem_key, &b))) {
         fprintf(stderr, "gpusched: out of memory\n");

@@ -227,7 +227,7 @@ static int url_host_port(const char *url, char *host, size_t n)
         len -= 2;
     }
     snprintf(host, n, "%.*s", (int)len, h);
-    return colon ? atoi(colon + 1) : 0;
+    return colon ? (int)strtol(colon + 1, NULL, 10) : 0;
 }
 
 /* The Unix socket (--socket, default STATE/gpuschedd.sock); -1 = none
