@@ -150,8 +150,8 @@ static int start(struct daemon *d, const char *cluster, const char *policy, cons
         int null = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(null, 2);
         const char *argv[] = { gsd, "--cluster", cluster, "--state", state, "--listen",
-                               "127.0.0.1:0", "--trust-loopback", policy ? "--policy" : NULL, policy,
-                               NULL };
+                               "127.0.0.1:0", "--trust-loopback", "--server-name", "b", /* its Host */
+                               policy ? "--policy" : NULL, policy, NULL };
         execv(gsd, (char *const *)argv);
         _exit(127);
     }

@@ -8,7 +8,7 @@
 # changed body 422, a key journaled before owners existed still answers).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 54
+plan 55
 
 chmod 711 "$TMP" # nobody reaches the socket's directory, nothing else
 mkdir -m 755 "$TMP/pub"
@@ -20,6 +20,7 @@ tokens:
   - { token: tok-admin-00001, user: root, role: admin }
 users:
   - { user: daemon, team: ops, role: read }
+  - { user: bin, team: night }
 Y
 chmod 600 "$TMP/tokens.yaml"
 A='Authorization: Bearer tok-team-a-0001'
@@ -38,6 +39,7 @@ sapi() {
     root) _pre= ;;
     nobody) _pre="setpriv --reuid=65534 --regid=65534 --clear-groups" ;;
     daemon) _pre="setpriv --reuid=1 --regid=1 --clear-groups" ;;
+    bin) _pre="setpriv --reuid=2 --regid=2 --clear-groups" ;;
     esac
     body=$($_pre curl -s --unix-socket "$SOCK" -X "$_m" -H 'Content-Type: application/json' \
         ${1:+--data-binary "$1"} -w '\n%{http_code}' "http://localhost$_p")
@@ -74,6 +76,9 @@ sapi daemon POST /v1/jobs '{"id":"d1","gpus":0,"command":["true"]}'
 is "$code" 403 "daemon (users: role read) cannot submit"
 sapi daemon GET /v1/jobs/n1
 is "$code $(field "$body" .id)" "200 n1" "but reads"
+sapi bin POST /v1/jobs '{"id":"b1","gpus":0,"command":["true"]}'
+is "$code $(field "$body" .user) $(field "$body" .team)" "201 bin night" \
+    "bin (users: team night, role defaults to submit): its team is the table's"
 run setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUSCHED" submit --server "unix:$SOCK" \
     --id c1 --gpus 0 -- true
 is "$rc $out" "0 c1" "gpusched submit --server unix:PATH as nobody"
