@@ -191,11 +191,14 @@ static MHD_Result_t node_down(struct gsd_http *h, struct MHD_Connection *con, st
                 return send_error(con, 400, "unknown_field", "reason",
                                   "unknown field (only 'reason' is known)");
             }
-            if (!json_is_string(v) || json_string_length(v) > 200 ||
-                strlen(json_string_value(v)) != json_string_length(v)) {
+            char why[96];
+            if (!json_is_string(v) ||
+                gs_name_check(json_string_value(v), json_string_length(v), GS_NAME_TEXT, 200,
+                              why, sizeof why) < 0) {
                 json_decref(b);
                 return send_error(con, 400, "invalid", "reason",
-                                  "reason: a string of 0 to 200 characters");
+                                  "reason: a string of 0 to 200 characters, no control "
+                                  "character");
             }
         }
         c->reason = json_string_value(json_object_get(b, "reason"));

@@ -8,7 +8,7 @@
 # changed body 422, a key journaled before owners existed still answers).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 55
+plan 56
 
 chmod 711 "$TMP" # nobody reaches the socket's directory, nothing else
 mkdir -m 755 "$TMP/pub"
@@ -66,6 +66,8 @@ sapi nobody POST /v1/nodes/node-1/down '{"reason":"x"}'
 is "$code" 403 "nor take one down (403)"
 sapi nobody POST /v1/jobs/r1/cancel
 is "$code" 403 "nor cancel root's job (403)"
+sapi root POST /v1/nodes/node-1/down '{"reason":"disk\nforged log line"}'
+is "$code $(field "$body" .error.field)" "400 reason" "a node-down reason with a newline: 400"
 sapi root POST /v1/nodes/node-1/drain
 is "$code" 200 "root (admin) drains node-1"
 sapi root POST /v1/nodes/node-1/resume
