@@ -52,6 +52,7 @@ int gsd_door_init(struct gsd_door *d, const struct gsd_tokens *tokens, int have_
                   const char *const *server_names, size_t nserver,
                   const char *const *allow, size_t nallow);
 
+/* Free what gsd_door_init allocated (not the tokens); `d` is zeroed. */
 void gsd_door_fini(struct gsd_door *d);
 
 /* The identity of the request on `con` (is_unix: it came in on the Unix

@@ -5,7 +5,7 @@
 # token-less loopback client is refused too; tokens files are checked.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 25
+plan 26
 
 NO_TRUST=1 daemon_start "$TMP/s" --tokens "$ROOT/tests/data/daemon/tokens.yaml"
 A='Authorization: Bearer teama-submit-0001'
@@ -58,6 +58,9 @@ api POST /v1/jobs '{"id":"x","command":["true"]}'
 is "$code $(field "$body" '.error.code')" "401 unauthorized" "no tokens, no --trust-loopback: token-less POST is 401"
 api GET /v1/jobs
 is "$code" 401 "... and a GET too"
+daemon_stop
+NO_TRUST=1 daemon_start "$TMP/s4" --tokens "$ROOT/examples/tokens.yaml"
+ok $? "examples/tokens.yaml (tokens and users) loads"
 daemon_stop
 bad=$TMP/bad.yaml
 printf 'tokens:\n  - { token: short, role: admin }\n' >"$bad"
