@@ -135,6 +135,19 @@ $(B)/fuzz/%: fuzz/%.c fuzz/replay_main.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< fuzz/replay_main.c $(LIB) $(LDSAN) $(LIBS)
 
+# --version names the commit: `git describe --always --dirty` (GS_COMMIT=...
+# overrides it, e.g. for a tarball; outside a git checkout "unknown") as
+# -DGS_COMMIT for version.o alone, rebuilt when the stamp file changes.
+ifeq ($(origin GS_COMMIT),undefined)
+GS_COMMIT := $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null | tr -cd 'A-Za-z0-9._-' || true)
+endif
+GS_COMMIT := $(or $(GS_COMMIT),unknown)
+VERSION_STAMP := $(B)/gen/commit.txt
+$(shell mkdir -p $(B)/gen && { [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(GS_COMMIT)' ] || \
+    echo '$(GS_COMMIT)' >$(VERSION_STAMP); })
+$(B)/src/io/version.o: $(VERSION_STAMP)
+$(B)/src/io/version.o: CFLAGS_ALL += -DGS_COMMIT='"$(GS_COMMIT)"'
+
 # The dashboard page (src/io/dash/page.html) as a C string in the library
 # (io/dash.h): edit the HTML, the build regenerates the C file.
 DASH_PAGE_OBJ := $(B)/gen/dash_page_html.o
