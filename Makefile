@@ -100,11 +100,17 @@ release:
 san:
 	$(MAKE) SAN=1 build/san/bin/gpusched
 
-$(B)/src/core/%.o: src/core/%.c
+# Before the first compile: the compiler and the library headers, else one
+# line saying that `make deps` installs them (scripts/check-deps.sh).
+.PHONY: check-deps
+check-deps:
+	@CC="$(CC)" scripts/check-deps.sh
+
+$(B)/src/core/%.o: src/core/%.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(B)/%.o: %.c
+$(B)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -c $< -o $@
 
