@@ -208,23 +208,41 @@ lint:
 	@scripts/lint.sh
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: a portable release build
-# (STRICT=0), man pages generated from every command's --help, and bash
-# completion.
+# (STRICT=0) of gpusched and gpuschedd, man pages (gpusched's generated from
+# every command's --help, gpuschedd(8) from docs/man), bash completion, the
+# systemd unit (UNITDIR; it reads SYSCONFDIR/gpusched/*.yaml) and the
+# example configuration (DOCDIR/examples).
 PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/gpusched
+RP := build/release-portable
 install:
-	$(MAKE) --no-print-directory RELEASE=1 STRICT=0 build/release-portable/bin/gpusched
-	scripts/gen-man.sh build/release-portable/bin/gpusched build/man
+	$(MAKE) --no-print-directory RELEASE=1 STRICT=0 $(RP)/bin/gpusched $(RP)/bin/gpuschedd
+	scripts/gen-man.sh $(RP)/bin/gpusched build/man
+	sed -e "s|@VERSION@|$$($(RP)/bin/gpuschedd --version | cut -d' ' -f2)|" \
+	    -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@UNITDIR@|$(UNITDIR)|g' docs/man/gpuschedd.8 >build/man/gpuschedd.8
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    scripts/gpuschedd.service >build/gpuschedd.service
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	install -m 755 build/release-portable/bin/gpusched $(DESTDIR)$(PREFIX)/bin/gpusched
+	    $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples
+	install -m 755 $(RP)/bin/gpusched $(RP)/bin/gpuschedd $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 build/man/gpuschedd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 scripts/gpusched.bash-completion \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpusched
+	install -m 644 build/gpuschedd.service $(DESTDIR)$(UNITDIR)/gpuschedd.service
+	install -m 644 examples/service/cluster.yaml examples/service/policy.yaml \
+	    examples/service/tokens.yaml $(DESTDIR)$(DOCDIR)/examples/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/gpusched $(DESTDIR)$(PREFIX)/share/man/man1/gpusched.1 \
-	    $(DESTDIR)$(PREFIX)/share/man/man1/gpusched-*.1 \
-	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpusched
+	rm -f $(DESTDIR)$(PREFIX)/bin/gpusched $(DESTDIR)$(PREFIX)/bin/gpuschedd \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/gpusched.1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/gpusched-*.1 $(DESTDIR)$(PREFIX)/share/man/man8/gpuschedd.8 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpusched \
+	    $(DESTDIR)$(UNITDIR)/gpuschedd.service
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf build bin
