@@ -100,11 +100,17 @@ release:
 san:
 	$(MAKE) SAN=1 build/san/bin/gpusched
 
-$(B)/src/core/%.o: src/core/%.c
+# Before the first compile: the compiler and the library headers, else one
+# line saying that `make deps` installs them (scripts/check-deps.sh).
+.PHONY: check-deps
+check-deps:
+	@CC="$(CC)" scripts/check-deps.sh
+
+$(B)/src/core/%.o: src/core/%.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(B)/%.o: %.c
+$(B)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -c $< -o $@
 
@@ -134,6 +140,19 @@ $(B)/bench/%: bench/%.c bench/bench_util.h $(LIB)
 $(B)/fuzz/%: fuzz/%.c fuzz/replay_main.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< fuzz/replay_main.c $(LIB) $(LDSAN) $(LIBS)
+
+# --version names the commit: `git describe --always --dirty` (GS_COMMIT=...
+# overrides it, e.g. for a tarball; outside a git checkout "unknown") as
+# -DGS_COMMIT for version.o alone, rebuilt when the stamp file changes.
+ifeq ($(origin GS_COMMIT),undefined)
+GS_COMMIT := $(shell [ -e .git ] && git describe --always --dirty 2>/dev/null | tr -cd 'A-Za-z0-9._-' || true)
+endif
+GS_COMMIT := $(or $(GS_COMMIT),unknown)
+VERSION_STAMP := $(B)/gen/commit.txt
+$(shell mkdir -p $(B)/gen && { [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(GS_COMMIT)' ] || \
+    echo '$(GS_COMMIT)' >$(VERSION_STAMP); })
+$(B)/src/io/version.o: $(VERSION_STAMP)
+$(B)/src/io/version.o: CFLAGS_ALL += -DGS_COMMIT='"$(GS_COMMIT)"'
 
 # The dashboard page (src/io/dash/page.html) as a C string in the library
 # (io/dash.h): edit the HTML, the build regenerates the C file.
@@ -189,23 +208,41 @@ lint:
 	@scripts/lint.sh
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: a portable release build
-# (STRICT=0), man pages generated from every command's --help, and bash
-# completion.
+# (STRICT=0) of gpusched and gpuschedd, man pages (gpusched's generated from
+# every command's --help, gpuschedd(8) from docs/man), bash completion, the
+# systemd unit (UNITDIR; it reads SYSCONFDIR/gpusched/*.yaml) and the
+# example configuration (DOCDIR/examples).
 PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/gpusched
+RP := build/release-portable
 install:
-	$(MAKE) --no-print-directory RELEASE=1 STRICT=0 build/release-portable/bin/gpusched
-	scripts/gen-man.sh build/release-portable/bin/gpusched build/man
+	$(MAKE) --no-print-directory RELEASE=1 STRICT=0 $(RP)/bin/gpusched $(RP)/bin/gpuschedd
+	scripts/gen-man.sh $(RP)/bin/gpusched build/man
+	sed -e "s|@VERSION@|$$($(RP)/bin/gpuschedd --version | cut -d' ' -f2)|" \
+	    -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@UNITDIR@|$(UNITDIR)|g' docs/man/gpuschedd.8 >build/man/gpuschedd.8
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    scripts/gpuschedd.service >build/gpuschedd.service
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	install -m 755 build/release-portable/bin/gpusched $(DESTDIR)$(PREFIX)/bin/gpusched
+	    $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples
+	install -m 755 $(RP)/bin/gpusched $(RP)/bin/gpuschedd $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 build/man/gpuschedd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 scripts/gpusched.bash-completion \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpusched
+	install -m 644 build/gpuschedd.service $(DESTDIR)$(UNITDIR)/gpuschedd.service
+	install -m 644 examples/service/cluster.yaml examples/service/policy.yaml \
+	    examples/service/tokens.yaml $(DESTDIR)$(DOCDIR)/examples/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/gpusched $(DESTDIR)$(PREFIX)/share/man/man1/gpusched.1 \
-	    $(DESTDIR)$(PREFIX)/share/man/man1/gpusched-*.1 \
-	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpusched
+	rm -f $(DESTDIR)$(PREFIX)/bin/gpusched $(DESTDIR)$(PREFIX)/bin/gpuschedd \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/gpusched.1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/gpusched-*.1 $(DESTDIR)$(PREFIX)/share/man/man8/gpuschedd.8 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpusched \
+	    $(DESTDIR)$(UNITDIR)/gpuschedd.service
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf build bin

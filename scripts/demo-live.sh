@@ -15,14 +15,40 @@ G=bin/gpusched
 D=bin/gpuschedd
 STATE=$(mktemp -d "${TMPDIR:-/tmp}/gpusched-demo.XXXXXX")
 DPID=
+# gone PID...: until none of the processes is left (up to about 10 s)
+gone() {
+    i=0
+    for p in "$@"; do
+        while kill -0 "$p" 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+    done
+}
 cleanup() {
     if [ -n "$DPID" ]; then
         kill -TERM "$DPID" 2>/dev/null || true
         wait "$DPID" 2>/dev/null || true
     fi
-    # the jobs outlive the daemon on purpose; end them by their process groups
-    for g in $(cat "$STATE/pgids" 2>/dev/null); do kill -TERM "-$g" 2>/dev/null || true; done
-    rm -rf "$STATE"
+    # The jobs outlive the daemon on purpose.  Each job's supervisor
+    # (gpuschedd --supervise; the daemon records "PID START" in
+    # run/SEQ-N/sup) writes its exit file under the state directory once the
+    # job's group is gone: stop the supervisors by pid (they pass SIGTERM to
+    # their job's group) and wait for them before removing the directory, or
+    # rm races their last write ("run/3-1: Directory not empty").
+    sups=
+    for f in "$STATE"/s/run/*/sup; do
+        [ -s "$f" ] && read -r pid start <"$f" || continue
+        # the same process (its /proc start time, field 22), not a reused pid
+        [ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f20)" = "$start" ] &&
+            sups="$sups $pid"
+    done
+    for p in $sups; do kill -TERM "$p" 2>/dev/null || true; done
+    # shellcheck disable=SC2086
+    gone $sups
+    # what did not end in 10 s: the jobs' groups, then the supervisors
+    for g in $(cat "$STATE/pgids" 2>/dev/null); do kill -KILL "-$g" 2>/dev/null || true; done
+    for p in $sups; do kill -KILL "$p" 2>/dev/null || true; done
+    # shellcheck disable=SC2086
+    gone $sups
+    rm -rf "$STATE" 2>/dev/null || { sleep 0.5; rm -rf "$STATE"; }
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM

@@ -4,6 +4,7 @@
 #
 #   scripts/slurm-local.sh up CLUSTER.yaml RUNDIR [--gpu-types] [--accounting]
 #   . RUNDIR/env.sh        # SLURM_CONF and PATH for sinfo/squeue/sbatch/sacct
+#   scripts/slurm-local.sh acct-wait RUNDIR COUNT [ERE]
 #   scripts/slurm-local.sh down RUNDIR
 #
 # `up` renders the conf files from the cluster file (`gpusched slurm-conf`),
@@ -12,6 +13,7 @@
 # slurmdbd, and waits until every node is idle.  `down` stops every daemon
 # by its pid file (never by name).  Nothing in /etc/slurm or /run/munge is
 # touched.  GPUSCHED (default bin/gpusched next to this script) renders.
+# `acct-wait` waits until Slurm's accounting has caught up (see acct_wait).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -127,6 +129,52 @@ stop_pid() { # stop_pid PIDFILE: TERM, then KILL after 5 s
     rm -f "$1"
 }
 
+# acct_wait RUNDIR COUNT [ERE]: wait until Slurm's accounting has caught up
+# with the jobs that ended: slurmctld's queue of messages to slurmdbd
+# (sdiag's "DBD Agent queue size") is 0, sacct has at least COUNT ended
+# allocation records whose "JobID|JobName|State" line matches ERE (default:
+# every record; -D: every run of a requeued job is a record of its own) and
+# none of them is still RUNNING, PENDING, REQUEUED or COMPLETING there.
+# slurmdbd takes job records asynchronously and, on a loaded machine,
+# minutes late, so this waits by what Slurm reports, not by a fixed time:
+# up to SLURM_ACCT_TIMEOUT s (default 600), with a progress line on stderr
+# every SLURM_ACCT_EVERY s (default 10).  0 when caught up; 1 after the
+# deadline, with the counts and the last lines of slurmctld's and slurmdbd's
+# logs on stderr.  sacct and sdiag block while slurmdbd or slurmctld does
+# not answer, so each call has its own limit (30 s, or the deadline if less).
+acct_wait() {
+    [ $# -ge 2 ] || die "usage: acct-wait RUNDIR COUNT [ERE]"
+    RUN=$1; want=$2; re=${3:-.}
+    [ -f "$RUN/etc/slurm.conf" ] || die "$RUN: not a slurm-local runtime directory"
+    export SLURM_CONF=$RUN/etc/slurm.conf
+    limit=${SLURM_ACCT_TIMEOUT:-600}; every=${SLURM_ACCT_EVERY:-10}
+    call=30; [ "$limit" -ge 30 ] || call=$limit
+    t0=$(date +%s); next=$((t0 + every))
+    while :; do
+        q=$(timeout "$call" sdiag 2>/dev/null | sed -n 's/^DBD Agent queue size: *//p')
+        recs=$(timeout "$call" sacct -a -X -D -n -P -S 1970-01-01T00:00:00 -o JobID,JobName,State \
+               2>/dev/null | grep -E -- "$re" || true)
+        open=$(printf '%s\n' "$recs" | grep -cE '\|(RUNNING|PENDING|REQUEUED|COMPLETING)$' || true)
+        ended=$(printf '%s\n' "$recs" | grep -v '^$' | grep -cvE '\|(RUNNING|PENDING|REQUEUED|COMPLETING)$' || true)
+        now=$(date +%s)
+        msg="accounting: $ended/$want records, ${open} not ended, DBD agent queue ${q:-?}"
+        if [ "${q:-x}" = 0 ] && [ "$ended" -ge "$want" ] && [ "$open" = 0 ]; then
+            echo "$msg: caught up after $((now - t0)) s" >&2
+            return 0
+        fi
+        if [ "$now" -ge $((t0 + limit)) ]; then
+            echo "slurm-local.sh: $msg after $limit s: accounting did not catch up" >&2
+            for l in slurmctld slurmdbd; do
+                echo "--- last lines of $RUN/log/$l.log" >&2
+                tail -n 15 "$RUN/log/$l.log" >&2 2>/dev/null || true
+            done
+            return 1
+        fi
+        [ "$now" -lt "$next" ] || { echo "$msg ($((now - t0)) s)" >&2; next=$((now + every)); }
+        sleep 0.5
+    done
+}
+
 down() {
     [ $# -eq 1 ] || die "usage: down RUNDIR"
     RUN=$1
@@ -157,5 +205,6 @@ cmd=${1:-}; [ $# -gt 0 ] && shift
 case $cmd in
     up) up "$@" ;;
     down) down "$@" ;;
-    *) die "usage: slurm-local.sh up CLUSTER.yaml RUNDIR [--gpu-types] [--accounting] | down RUNDIR" ;;
+    acct-wait) acct_wait "$@" ;;
+    *) die "usage: slurm-local.sh up CLUSTER.yaml RUNDIR [--gpu-types] [--accounting] | acct-wait RUNDIR COUNT [ERE] | down RUNDIR" ;;
 esac

@@ -29,7 +29,8 @@
 # build/slurm-vs-gpusched): trace.csv, acct.txt (Slurm's records),
 # a-submit.csv, b-live.csv, sim/, schedules.csv, s8.csv, report.json,
 # report.txt.  Exit status 0 only when every job ran exactly once under each
-# scheduler.  Slurm and gpuschedd are stopped by pid on every exit.
+# scheduler.  Slurm and gpuschedd are stopped by pid on every exit; when the
+# run fails, Slurm's and gpuschedd's logs are kept in DIR/logs first.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${GPUSCHED:=$ROOT/bin/gpusched}"
@@ -55,12 +56,28 @@ if [ ! -x /usr/sbin/slurmctld-wlm ] || [ ! -x /usr/sbin/slurmdbd ] || ! command 
 fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-rm -rf "$OUT/sim" "$OUT/b-state"
+rm -rf "$OUT/sim" "$OUT/b-state" "$OUT/logs"
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/gs-slurm-vs.XXXXXX")
 DPID=
+# shellcheck disable=SC2317 # called by cleanup
+# keep_logs: on a failed run, the logs of Slurm's daemons and gpuschedd into
+# OUT/logs (the run directory itself, with MariaDB's data, is removed)
+keep_logs() {
+    mkdir -p "$OUT/logs"
+    cp -r "$RUN/slurm/log/." "$OUT/logs/" 2>/dev/null || true
+    cp "$RUN/slurm/etc/"*.conf "$RUN/d.out" "$OUT/logs/" 2>/dev/null || true
+    echo "slurm-vs-gpusched.sh: failed; the logs are in $OUT/logs" >&2
+    for l in slurmctld slurmdbd; do
+        [ -f "$OUT/logs/$l.log" ] || continue
+        echo "--- last lines of $OUT/logs/$l.log" >&2
+        tail -n 10 "$OUT/logs/$l.log" >&2
+    done
+}
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
+    rc=$?
     [ -z "$DPID" ] || kill -KILL "$DPID" 2>/dev/null || true
+    [ "$rc" = 0 ] || keep_logs
     GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN/slurm" >/dev/null 2>&1 || true
     rm -rf "$RUN"
 }
@@ -133,16 +150,16 @@ for seq, jid in db.execute("select seq, id from jobs order by seq"):
     print("%d,%s" % (seq, jid))
 EOF
 
-# slurmdbd learns of ends asynchronously: wait until it has 2N ended records
-i=0
-while :; do
-    sacct -a -X -D -n -P -o JobName,State >"$RUN/acct.now"
-    done_n=$(grep -E '^(sl|gs):' "$RUN/acct.now" | grep -cvE 'RUNNING|PENDING|REQUEUED|COMPLETING' || true)
-    [ "$done_n" -ge $((2 * N)) ] && break
-    i=$((i + 1)); [ $i -lt 120 ] || die "accounting has $done_n of $((2 * N)) ended jobs after 60 s"
-    sleep 0.5
-done
-sacct -a -X -D -P --format=JobID,JobName,State,Submit,Start,End,NNodes,NodeList,AllocTRES,Timelimit \
+# slurmdbd learns of ends asynchronously (minutes late on a loaded machine):
+# wait until slurmctld's queue to slurmdbd is drained and sacct has all 2N
+# ended records (scripts/slurm-local.sh acct-wait; progress every 10 s)
+t=$(now)
+say "waiting for Slurm's accounting: $((2 * N)) records"
+"$ROOT/scripts/slurm-local.sh" acct-wait "$RUN/slurm" $((2 * N)) '^[^|]*[|](sl|gs):' ||
+    die "accounting did not catch up with the $((2 * N)) ended jobs"
+ACCT_WAIT=$(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+say "accounting caught up in $ACCT_WAIT s"
+sacct -a -X -D -P -S 1970-01-01T00:00:00 --format=JobID,JobName,State,Submit,Start,End,NNodes,NodeList,AllocTRES,Timelimit \
     >"$OUT/acct.txt"
 
 "$GPUSCHED" sim --cluster "$CLUSTER" --policy "$POLICY" --trace "$OUT/trace.csv" \

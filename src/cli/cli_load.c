@@ -26,7 +26,7 @@ static int common_opt(const struct gs_cli_cmd *cmd, int c)
     else if (c == OPT_PROGRESS)
         common.progress = 1;
     else if (c == OPT_VERSION)
-        printf("gpusched %s %s\n", cmd->name, GS_VERSION);
+        printf("gpusched %s %s\n", cmd->name, gs_version_string());
     return c == OPT_VERSION;
 }
 

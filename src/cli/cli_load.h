@@ -39,9 +39,7 @@ typedef int (*gs_cli_opt_fn)(int c, const char *val, void *arg);
 int gs_cli_parse(const struct gs_cli_cmd *cmd, int argc, char **argv, gs_cli_opt_fn on_opt,
                  void *arg);
 
-#ifndef GS_VERSION
-#define GS_VERSION "0.1"
-#endif
+#include "io/version.h"
 
 /* Options that gs_cli_parse accepts for every command (besides -h/--help):
  * --strict, --progress, --version. */

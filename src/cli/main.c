@@ -46,6 +46,24 @@ static void usage(FILE *f)
                "'gpusched --version' prints the version.\n");
 }
 
+/* -h, --help and --version for every command, whatever its own parser
+ * takes: --version (before a `--`) prints the version and returns 0; -h
+ * becomes --help, which every command's parser answers with its help on
+ * stdout.  Returns -1 when the command should run. */
+static int common_flags(const char *name, int argc, char **argv)
+{
+    static char help[] = "--help";
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("gpusched %s %s\n", name, gs_version_string());
+            return cli_close_stdout(name);
+        }
+        if (strcmp(argv[i], "-h") == 0)
+            argv[i] = help;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     cli_guard_std_fds();
@@ -59,11 +77,14 @@ int main(int argc, char **argv)
         return cli_close_stdout("help");
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-        printf("gpusched %s\n", GS_VERSION);
+        printf("gpusched %s\n", gs_version_string());
         return cli_close_stdout("version");
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
+            int early = common_flags(commands[i].name, argc - 1, argv + 1);
+            if (early >= 0)
+                return early;
             int st = commands[i].run(argc - 1, argv + 1);
             return cli_close_stdout(commands[i].name) && st == 0 ? 1 : st;
         }

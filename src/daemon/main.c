@@ -18,6 +18,7 @@
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
 #include "daemon/listen.h"
+#include "io/version.h"
 
 static const char usage[] =
     "usage: gpuschedd --cluster C.yaml [--policy P.yaml] --state DIR\n"
@@ -255,10 +256,32 @@ static void say_trust(const struct gsd_opts *o)
                         "tests and demos only (docs/security.md)\n", o->listen);
 }
 
+/* -h, --help and --version anywhere on the command line: the usage or the
+ * version on stdout and 0 (1 when stdout cannot be written); -1 when the
+ * daemon should go on. */
+static int info_flags(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        int version = !strcmp(argv[i], "--version");
+        if (version || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            if (version)
+                printf("gpuschedd %s\n", gs_version_string());
+            else
+                printf("%s  -h, --help      this text; --version: the version and commit\n",
+                       usage);
+            return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+        }
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--supervise"))
         return gsd_supervise_main(argc, argv);
+    int info = info_flags(argc, argv);
+    if (info >= 0)
+        return info;
     struct gsd_opts o;
     int st = parse_opts(argc, argv, &o);
     if (st >= 0)

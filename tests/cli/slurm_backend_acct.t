@@ -11,7 +11,7 @@
 . "$(dirname "$0")/daemon_lib.sh"
 . "$(dirname "$0")/slurm_lib.sh"
 slurm_require acct
-plan 8
+plan 9
 SEED=$ROOT/examples/seed-cluster.yaml
 T0=$(date +%s)
 
@@ -41,6 +41,10 @@ while scontrol -o show job "$L" >/dev/null 2>&1 && [ $i -lt 400 ]; do sleep 0.1;
 echo "# Slurm job $L purged by slurmctld after $((i / 10)) s"
 scontrol -o show job "$L" >/dev/null 2>&1
 ok $((! $?)) "slurmctld forgot L's Slurm job $L (ended, older than MinJobAge)"
+# slurmdbd takes the end asynchronously: wait for it before reading sacct
+# (and before the restart, whose recovery reads sacct)
+slurm_acct_wait 1 "^$L[|]" 2>"$TMP/acct-wait.err"
+ok $? "accounting caught up with L ($(tail -1 "$TMP/acct-wait.err"))"
 is "$(sacct -n -P -X -j "$L" -o State,ExitCode)" "FAILED|4:0" "accounting has it: FAILED, exit 4"
 sstart "$TMP/s1" --backend slurm --slurm-poll 0.2
 wait_state L failed 15

@@ -37,3 +37,12 @@ slurm_cleanup() {
     GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1
     rm -rf "$TMP"
 }
+
+# slurm_acct_wait COUNT [ERE]: until the private cluster in RUN has its
+# accounting caught up (slurmctld's DBD agent queue empty, at least COUNT
+# ended sacct records matching ERE, none still open): scripts/slurm-local.sh
+# acct-wait, the same wait `make demo-slurm` uses; up to SLURM_ACCT_TIMEOUT
+# s (default 600).  Read sacct after jobs end only after this.
+slurm_acct_wait() {
+    "$ROOT/scripts/slurm-local.sh" acct-wait "$RUN" "$@"
+}

@@ -14,9 +14,10 @@ fi
 if [ ! -x /usr/sbin/slurmdbd ] || ! command -v mariadbd >/dev/null || ! command -v sacct >/dev/null; then
     echo "1..0 # SKIP slurmdbd / mariadb-server / sacct not installed"; exit 0
 fi
+. "$(dirname "$0")/slurm_lib.sh"
 RUN=$TMP/slurm
 trap 'GPUSCHED=$GPUSCHED "$ROOT/scripts/slurm-local.sh" down "$RUN" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-plan 22
+plan 23
 SEED=$ROOT/examples/seed-cluster.yaml
 T0=$(date +%s)
 
@@ -44,10 +45,11 @@ echo "# jobs done after $(( $(date +%s) - T0 )) s"
 is "$(squeue -h | wc -l)" 0 "every job ended (low was preempted, requeued and ran again)"
 
 # slurmdbd learns of job ends asynchronously: wait until accounting has
-# every job ended, or the -P and --json reads may see different states
-i=0
-while [ -n "$(sacct -a -X -n -P -o State | grep -E 'RUNNING|PENDING|REQUEUED|COMPLETING')" ] &&
-      [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
+# every job ended, or the -P and --json reads may see different states.
+# 5 allocation records with -D: low twice (its preempted run and its last),
+# multi, cancelme, urgent (slurm_lib.sh slurm_acct_wait)
+slurm_acct_wait 5 2>"$TMP/acct-wait.err"
+ok $? "accounting caught up ($(tail -1 "$TMP/acct-wait.err"))"
 FMT=Priority,NodeList,State,JobName,User,Account,Partition,NNodes,ReqTRES,AllocTRES,Timelimit,Elapsed,End,Start,Submit,JobID
 sacct -a -D -X -P --format=$FMT >"$TMP/acct.txt"
 sacct -a -D -P --format=$FMT >"$TMP/acct-steps.txt"
