@@ -183,7 +183,8 @@ static MHD_Result_t node_down(struct gsd_http *h, struct MHD_Connection *con, st
 static int valid_state(const char *s)
 {
     static const char *const ok[] = { "pending", "starting", "running", "stopping", "done",
-                                      "completed", "failed", "cancelled", "killed", "rejected" };
+                                      "completed", "failed", "cancelled", "killed", "rejected",
+                                      "timeout" };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (!strcmp(s, ok[i]))
             return 1;
