@@ -1,8 +1,10 @@
-/* http.c - the HTTP/JSON API on libmicrohttpd (one thread per connection).
- * A connection thread reads the body (at most GS_API_BODY_MAX, else 413),
- * routes, authenticates, decodes a submit body (api_codec.h, 400 naming the
- * field), then hands a command to the engine thread and waits for the
- * answer, which comes once the turn that applied it is committed.
+/* http.c - the HTTP/JSON API on libmicrohttpd (epoll, a bounded thread
+ * pool: http_guard.h).  When a request's headers are in, its framing,
+ * route, method and caller are checked before any body byte is read
+ * (precheck); then a pool thread reads the body (at most GS_API_BODY_MAX,
+ * else 413), routes, authenticates, decodes a submit body (api_codec.h, 400
+ * naming the field), then hands a command to the engine thread and waits
+ * for the answer, which comes once the turn that applied it is committed.
  */
 #define _GNU_SOURCE
 #include "daemon/daemon.h"
@@ -16,6 +18,7 @@
 
 #include "daemon/auth.h"
 #include "daemon/dash_route.h"
+#include "daemon/http_guard.h"
 #include "daemon/view.h"
 
 #if MHD_VERSION < 0x00097002
@@ -29,12 +32,14 @@ struct gsd_http {
     struct gsd_loop *lp;
     struct gsd_tokens tokens;
     int have_tokens;
+    struct gsd_guard *guard;
 };
 
 struct conn {
     char *body;
     size_t len, cap;
     int too_big;
+    int answered;             /* precheck answered it */
 };
 
 static MHD_Result_t send_body(struct MHD_Connection *con, int status, char *body,
@@ -201,16 +206,17 @@ static int job_route(const char *rest, const char *method, char *id, size_t n, i
     memcpy(id, rest, len);
     id[len] = '\0';
     int post = !strcmp(method, "POST");
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     *need = post ? 2 : 1;
-    if (!slash)
-        return post ? -2 : GSD_GET;
-    if (!strcmp(slash, "/cancel"))
-        return post ? GSD_CANCEL : -2;
-    if (!strcmp(slash, "/checkpoint"))
-        return post ? GSD_CHECKPOINT : -2;
-    if (!strcmp(slash, "/explain"))
-        return post ? -2 : GSD_EXPLAIN;
-    return -1;
+    int kind = !slash                        ? GSD_GET
+               : !strcmp(slash, "/cancel")     ? GSD_CANCEL
+               : !strcmp(slash, "/checkpoint") ? GSD_CHECKPOINT
+               : !strcmp(slash, "/explain")    ? GSD_EXPLAIN
+                                               : -1;
+    if (kind < 0)
+        return -1;
+    int wants_post = kind == GSD_CANCEL || kind == GSD_CHECKPOINT;
+    return (wants_post ? post : get) ? kind : -2; /* e.g. DELETE /v1/jobs/ID: 405 */
 }
 
 static int node_action(const char *a)
@@ -251,7 +257,7 @@ static int node_route(const char *rest, const char *method, char *id, size_t n, 
 /* Route `url`: the command kind (or GSD_SUBMIT), -1 = 404, -2 = 405. */
 static int route(const char *url, const char *method, char *id, size_t n, int *need, int *gpu)
 {
-    int get = !strcmp(method, "GET"), post = !strcmp(method, "POST");
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
     *need = 1;
     if (!strcmp(url, "/v1/jobs")) {
         *need = post ? 2 : 1;
@@ -267,6 +273,59 @@ static int route(const char *url, const char *method, char *id, size_t n, int *n
                                                  : !strcmp(url, "/v1/queue")     ? GSD_QUEUE
                                                                                  : -1;
     return kind >= 0 && !get ? -2 : kind;
+}
+
+/* 405 with the Allow header of `url` (a route some method has). */
+static MHD_Result_t send_405(struct MHD_Connection *con, const char *url)
+{
+    char id[512];
+    int need, gpu;
+    int get = route(url, "GET", id, sizeof id, &need, &gpu) >= 0;
+    int post = route(url, "POST", id, sizeof id, &need, &gpu) >= 0;
+    const char *allow = get && post ? "GET, HEAD, POST" : get ? "GET, HEAD" : "POST";
+    char msg[64];
+    snprintf(msg, sizeof msg, "method not allowed here (allowed: %s)", allow);
+    char *body = gsd_error_json(405, "method_not_allowed", NULL, "%s", msg);
+    struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body,
+                                                                    MHD_RESPMEM_MUST_FREE)
+                                  : NULL;
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    MHD_add_response_header(r, "Allow", allow);
+    MHD_Result_t rc = MHD_queue_response(con, 405, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* The checks made as soon as a request's headers are in, before any body
+ * byte is read: framing (400), route and method (404, 405), the caller
+ * (401, 403: the same authorize as dispatch's), the declared size (413).
+ * Returns 1 when it answered (*rc set), 0 to go on reading. */
+static int precheck(struct gsd_http *h, struct MHD_Connection *con, const char *url,
+                    const char *method, MHD_Result_t *rc)
+{
+    const char *why = "", *team_only;
+    char id[512];
+    int need, gpu, st;
+    if (gsd_guard_framing(con, &why)) {
+        *rc = send_error(con, 400, "bad_framing", NULL, why);
+        return 1;
+    }
+    const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Length");
+    if (!strcmp(url, "/healthz") || !strcmp(url, "/readyz") || !strcmp(url, "/"))
+        st = 0;
+    else if ((st = route(url, method, id, sizeof id, &need, &gpu)) == -1)
+        *rc = send_error(con, 404, "not_found", NULL, "no such route");
+    else if (st == -2)
+        *rc = send_405(con, url);
+    else if ((st = authorize(h, con, need, &team_only, &why)) != 0)
+        *rc = send_error(con, st, st == 401 ? "unauthorized" : "forbidden", NULL, why);
+    else if (cl && strtoull(cl, NULL, 10) > GS_API_BODY_MAX)
+        *rc = send_error(con, (st = 413), "too_large", NULL, "request body over 1 MiB");
+    return st != 0;
 }
 
 static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, const char *url,
@@ -293,7 +352,7 @@ static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, con
     if (kind == -1)
         return send_error(con, 404, "not_found", NULL, "no such route");
     if (kind == -2)
-        return send_error(con, 405, "method_not_allowed", NULL, "method not allowed here");
+        return send_405(con, url);
     const char *team_only, *why = "";
     int st = authorize(h, con, need, &team_only, &why);
     if (st)
@@ -330,9 +389,12 @@ static MHD_Result_t handler(void *cls, struct MHD_Connection *con, const char *u
         if (!cn)
             return MHD_NO;
         *ptr = cn;
-        const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoull(cl, NULL, 10) > GS_API_BODY_MAX)
-            return send_error(con, 413, "too_large", NULL, "request body over 1 MiB");
+        MHD_Result_t rc = MHD_YES;
+        cn->answered = precheck(h, con, url, method, &rc);
+        return rc;
+    }
+    if (cn->answered) { /* answered before its body: drop what still comes */
+        *upload_size = 0;
         return MHD_YES;
     }
     if (*upload_size) {
@@ -354,6 +416,7 @@ static MHD_Result_t handler(void *cls, struct MHD_Connection *con, const char *u
         *upload_size = 0;
         return MHD_YES;
     }
+    gsd_guard_request_busy(con); /* the whole request is in: no deadline now */
     return dispatch(h, con, url, method, cn);
 }
 
@@ -361,8 +424,8 @@ static void completed(void *cls, struct MHD_Connection *con, void **ptr,
                       enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)con;
     (void)toe;
+    gsd_guard_request_end(con);
     struct conn *cn = *ptr;
     if (cn) {
         free(cn->body);
@@ -387,14 +450,11 @@ struct gsd_http *gsd_http_start(int fd, struct gsd_loop *lp, const char *tokens_
         }
         h->have_tokens = 1;
     }
-    h->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                                MHD_USE_ERROR_LOG,
-                            0, NULL, NULL, handler, h, MHD_OPTION_LISTEN_SOCKET, fd,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_END);
+    h->guard = gsd_guard_start(0);
+    h->d = h->guard ? gsd_guard_start_mhd(h->guard, fd, handler, h, completed, h) : NULL;
     if (!h->d) {
         fprintf(stderr, "gpuschedd: cannot start the HTTP server\n");
+        gsd_guard_stop(h->guard);
         gsd_tokens_fini(&h->tokens);
         free(h);
         return NULL;
@@ -407,6 +467,7 @@ void gsd_http_stop(struct gsd_http *h)
     if (!h)
         return;
     MHD_stop_daemon(h->d);
+    gsd_guard_stop(h->guard);
     gsd_tokens_fini(&h->tokens);
     free(h);
 }

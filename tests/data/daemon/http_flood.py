@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""http_flood.py - hostile HTTP clients for tests/cli/daemon_http.t.
+
+  http_flood.py slow PORT N HOLD_S TOKEN
+      Open N connections that each send a request line and then one more
+      header line every second, never ending their headers, for HOLD_S
+      seconds.  Meanwhile a probe client makes 50 requests (GET /v1/cluster
+      with TOKEN, a new connection each, 50 ms apart, 10 s timeout each).
+      Prints one JSON line: opened, probes, answered (status 200), p50/p99/
+      max latency in ms, and closed_by_server (slow connections the daemon
+      had closed by the end).
+  http_flood.py bodies PORT K ROUNDS
+      ROUNDS rounds of K concurrent POST /v1/jobs declaring a 1 MiB body,
+      with no Authorization header: each writes all of the body but its
+      last byte without waiting for an answer, holds the connection 2 s,
+      then reads the answer.  Prints one JSON line: sent, status counts
+      ("reset": the server closed the connection under the unread body).
+  http_flood.py raw PORT
+      Send stdin as one request; print the answer's status code, its Allow
+      and Content-Type headers and its body, one per line.
+"""
+import json
+import selectors
+import socket
+import sys
+import threading
+import time
+
+
+def probe(port, token, out):
+    for _ in range(50):
+        t0 = time.monotonic()
+        status = 0
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s.sendall(("GET /v1/cluster HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                       "Connection: close\r\n\r\n" % token).encode())
+            data = b""
+            while b"\r\n" not in data:
+                c = s.recv(4096)
+                if not c:
+                    break
+                data += c
+            s.close()
+            if data.startswith(b"HTTP/1.1 "):
+                status = int(data[9:12])
+        except OSError:
+            status = -1
+        out.append((status, (time.monotonic() - t0) * 1000))
+        time.sleep(0.05)
+
+
+def slow(port, n, hold, token):
+    sel = selectors.DefaultSelector()
+    socks = []
+    for i in range(n):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"GET /v1/cluster HTTP/1.1\r\nHost: x\r\n")
+            s.setblocking(False)
+            sel.register(s, selectors.EVENT_READ, i)
+            socks.append(s)
+        except OSError:
+            pass
+    opened = len(socks)
+    results = []
+    th = threading.Thread(target=probe, args=(port, token, results))
+    th.start()
+    closed = set()
+    end = time.monotonic() + hold
+    line = 0
+    while time.monotonic() < end:
+        for key, _ in sel.select(timeout=1.0):
+            try:
+                if not key.fileobj.recv(4096):
+                    closed.add(key.data)
+                    sel.unregister(key.fileobj)
+            except OSError:
+                closed.add(key.data)
+                sel.unregister(key.fileobj)
+        line += 1
+        for i, s in enumerate(socks):
+            if i in closed:
+                continue
+            try:
+                s.send(b"X-Slow-%d: %d\r\n" % (line, i))
+            except OSError:
+                pass
+    th.join()
+    for s in socks:
+        s.close()
+    lat = sorted(ms for st, ms in results)
+    ok = sum(1 for st, _ in results if st == 200)
+
+    def q(p):
+        return round(lat[min(len(lat) - 1, int(p * len(lat)))], 1) if lat else None
+
+    print(json.dumps({"opened": opened, "probes": len(results), "answered": ok,
+                      "p50_ms": q(0.5), "p99_ms": q(0.99), "max_ms": q(1.0),
+                      "closed_by_server": len(closed)}))
+
+
+def one_body(port, out, lock):
+    body = b"x" * (1 << 20)
+    head = ("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body)).encode()
+    status = "reset"
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        try:
+            s.sendall(head + body[:-1])  # all but the last byte: the server
+        except OSError:                  # would hold it, waiting for the rest
+            pass
+        time.sleep(2)
+        data = s.recv(4096)
+        if data.startswith(b"HTTP/1.1 "):
+            status = data[9:12].decode()
+        s.close()
+    except OSError:
+        pass
+    with lock:
+        out[status] = out.get(status, 0) + 1
+
+
+def bodies(port, k, rounds):
+    out, lock = {}, threading.Lock()
+    for _ in range(rounds):
+        ths = [threading.Thread(target=one_body, args=(port, out, lock)) for _ in range(k)]
+        for t in ths:
+            t.start()
+        for t in ths:
+            t.join()
+    print(json.dumps({"sent": k * rounds, "status": out}))
+
+
+def raw(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(sys.stdin.buffer.read())
+    data = b""
+    while True:
+        try:
+            c = s.recv(65536)
+        except OSError:
+            break
+        if not c:
+            break
+        data += c
+    s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    hdr = {k.lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:])}
+    print(lines[0][9:12] if lines[0].startswith("HTTP/1.1 ") else "none")
+    print(hdr.get("allow", "-"))
+    print(hdr.get("content-type", "-"))
+    print(body.decode("utf-8", "replace"))
+
+
+def main():
+    if sys.argv[1] == "raw":
+        raw(int(sys.argv[2]))
+    elif sys.argv[1] == "slow":
+        slow(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
+    else:
+        bodies(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+
+
+if __name__ == "__main__":
+    main()
