@@ -196,6 +196,28 @@ static int valid_state(const char *s)
     return 0;
 }
 
+/* GET /v1/jobs paging: ?limit=N (1..GSD_LIST_LIMIT_MAX) and ?after=CURSOR
+ * (a previous page's `next`: a job's seq).  NULL, or the bad parameter. */
+static const char *list_page(struct MHD_Connection *con, struct gsd_cmd *c)
+{
+    const char *l = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "limit");
+    const char *a = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "after");
+    char *end;
+    if (l) {
+        long v = strtol(l, &end, 10);
+        if (end == l || *end || v < 1 || v > GSD_LIST_LIMIT_MAX)
+            return "limit";
+        c->limit = (int)v;
+    }
+    if (a) {
+        long long v = strtoll(a, &end, 10);
+        if (end == a || *end || v < 0 || *a == '-' || *a == '+')
+            return "after";
+        c->after = (int64_t)v;
+    }
+    return NULL;
+}
+
 /* /v1/jobs... : returns the command kind and sets *id, or -1 (404). */
 static int job_route(const char *rest, const char *method, char *id, size_t n, int *need)
 {
@@ -373,6 +395,11 @@ static MHD_Result_t dispatch(struct gsd_http *h, struct MHD_Connection *con, con
             return send_error(con, 400, "invalid", "state",
                               "state: expected pending, starting, running, stopping, done or "
                               "an outcome");
+        const char *bad = list_page(con, &c);
+        if (bad)
+            return send_error(con, 400, "invalid", bad,
+                              !strcmp(bad, "limit") ? "limit: an integer from 1 to 10000"
+                                                    : "after: the `next` of a previous page");
     }
     return run_cmd(h, con, &c);
 }

@@ -15,6 +15,13 @@
       last byte without waiting for an answer, holds the connection 2 s,
       then reads the answer.  Prints one JSON line: sent, status counts
       ("reset": the server closed the connection under the unread body).
+  http_flood.py submit PORT N PREFIX GPUS TOKEN
+      Submit jobs PREFIX0 .. PREFIX(N-1) of GPUS GPUs running `sleep 600`
+      from 16 threads (keep-alive connections).  Prints the number of 201s.
+  http_flood.py pages PORT CLIENTS LIMIT TOKEN
+      CLIENTS threads at once each page through GET /v1/jobs?limit=LIMIT.
+      Prints one JSON line: per client the jobs and pages it got, and
+      whether its ids were all distinct.
   http_flood.py raw PORT
       Send stdin as one request; print the answer's status code, its Allow
       and Content-Type headers and its body, one per line.
@@ -155,9 +162,65 @@ def raw(port):
     print(body.decode("utf-8", "replace"))
 
 
+def submit(port, n, prefix, gpus, token):
+    import http.client
+    count, lock = [0], threading.Lock()
+
+    def worker(k):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        for i in range(k, n, 16):
+            body = json.dumps({"id": "%s%d" % (prefix, i), "gpus": gpus,
+                               "command": ["sleep", "600"]})
+            c.request("POST", "/v1/jobs", body, {"Content-Type": "application/json",
+                                                  "Authorization": "Bearer " + token})
+            r = c.getresponse()
+            r.read()
+            if r.status == 201:
+                with lock:
+                    count[0] += 1
+        c.close()
+    ths = [threading.Thread(target=worker, args=(k,)) for k in range(16)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    print(count[0])
+
+
+def pages(port, clients, limit, token):
+    import http.client
+    out = [None] * clients
+
+    def worker(k):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        ids, npages, after = [], 0, None
+        while True:
+            path = "/v1/jobs?limit=%d" % limit + ("&after=" + after if after else "")
+            c.request("GET", path, headers={"Authorization": "Bearer " + token})
+            r = c.getresponse()
+            a = json.loads(r.read())
+            npages += 1
+            ids += [j["id"] for j in a["jobs"]]
+            after = a.get("next")
+            if not after:
+                break
+        c.close()
+        out[k] = {"jobs": len(ids), "pages": npages, "distinct": len(set(ids)) == len(ids)}
+    ths = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    print(json.dumps(out))
+
+
 def main():
     if sys.argv[1] == "raw":
         raw(int(sys.argv[2]))
+    elif sys.argv[1] == "submit":
+        submit(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6])
+    elif sys.argv[1] == "pages":
+        pages(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif sys.argv[1] == "slow":
         slow(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
     else:
