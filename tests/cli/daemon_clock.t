@@ -29,6 +29,8 @@ S=$TMP/s
 # only the daemon (and what it starts) runs under the fake wall clock
 cat >"$TMP/gpuschedd-ft" <<EOF
 #!/bin/sh
+# (ASan wants to be first in the library list: libfaketime is preloaded)
+export ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0"
 LD_PRELOAD=$FT FAKETIME_TIMESTAMP_FILE=$OFF FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \\
     exec "$GPUSCHEDD" "\$@"
 EOF
