@@ -53,7 +53,8 @@ static int order_pending(json_t *list)
         it[i] = (struct item){ json_incref(j), i, st && !strcmp(st, "pending") && pos,
                                json_integer_value(pos) };
     }
-    qsort(it, n, sizeof *it, item_cmp);
+    if (n > 1)
+        qsort(it, n, sizeof *it, item_cmp);
     json_array_clear(list);
     int rc = 0;
     for (size_t i = 0; i < n; i++)
