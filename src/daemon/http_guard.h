@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 /* Limits (documented in docs/daemon.md). */
-#define GSD_HTTP_THREADS 32            /* thread pool: connections never get a thread each */
+#define GSD_HTTP_THREADS 128           /* thread pool: connections never get a thread each */
 #define GSD_HTTP_CONN_LIMIT 16384      /* open connections in all */
 #define GSD_HTTP_PER_IP_LIMIT 4096     /* ... from one IP address */
 #define GSD_HTTP_IDLE_S 15             /* inactivity timeout */
