@@ -41,8 +41,9 @@ struct gsd_guard {
     struct gentry *head;
     int stop;
     int deadline_ms;
-    atomic_llong reaped;
 };
+
+static atomic_llong reaped_total; /* gsd_guard_reaped_total */
 
 static long long mono_ms(void)
 {
@@ -74,7 +75,7 @@ static void sweep(struct gsd_guard *g)
             continue;
         shutdown(e->fd, SHUT_RDWR);
         e->shut = 1;
-        atomic_fetch_add(&g->reaped, 1);
+        atomic_fetch_add(&reaped_total, 1);
     }
 }
 
@@ -203,9 +204,9 @@ void gsd_guard_request_end(struct MHD_Connection *con)
     atomic_store(&e->busy, 0);
 }
 
-int64_t gsd_guard_reaped(const struct gsd_guard *g)
+int64_t gsd_guard_reaped_total(void)
 {
-    return g ? (int64_t)atomic_load(&((struct gsd_guard *)g)->reaped) : 0;
+    return (int64_t)atomic_load(&reaped_total);
 }
 
 struct MHD_Daemon *gsd_guard_start_mhd(struct gsd_guard *g, int fd,

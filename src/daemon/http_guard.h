@@ -50,8 +50,9 @@ void gsd_guard_request_busy(struct MHD_Connection *con);
  * connection gets a full deadline from now. */
 void gsd_guard_request_end(struct MHD_Connection *con);
 
-/* Connections shut down by the deadline since start. */
-int64_t gsd_guard_reaped(const struct gsd_guard *g);
+/* Connections shut down by the deadline since the process started (all
+ * guards; any thread: /metrics). */
+int64_t gsd_guard_reaped_total(void);
 
 /* The request's framing, checked when its headers are in (before any body
  * byte is read): 0 if unambiguous, else 400 with *why set (two

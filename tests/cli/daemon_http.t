@@ -10,7 +10,7 @@
 # and every 1 MiB body was buffered before the token was checked.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 23
+plan 24
 
 FLOOD="python3 $ROOT/tests/data/daemon/http_flood.py"
 TOK=reader-token-0001
@@ -71,6 +71,12 @@ ok "$(printf '%s' "$out" | jq '.max_ms < 5000 | not | if . then 1 else 0 end')" 
 ok "$(printf '%s' "$out" | jq '.closed_by_server >= 990 | not | if . then 1 else 0 end')" \
     "the 4 s request deadline closed the slow connections (>= 990 of 1,000 within 8 s)"
 is "$(aget /v1/cluster)" 200 "the daemon answers after the slow flood"
+# a submit makes a turn, which publishes /metrics again
+curl -s -o /dev/null -H 'Authorization: Bearer admin-token-0001' -H 'Content-Type: application/json' \
+    --data-binary '{"id":"m1","gpus":1,"command":["true"]}' "$URL/v1/jobs"
+m=$(curl -s -H "Authorization: Bearer $TOK" "$URL/metrics" |
+    awk '$1 == "gpusched_http_deadline_closed_total" { print $2 }')
+ok "$([ "${m:-0}" -ge 990 ]; echo $?)" "/metrics counts the connections the deadline closed ($m)"
 
 # unauthenticated 1 MiB bodies: memory does not grow with them
 hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$DPID/status"; }
