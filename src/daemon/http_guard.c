@@ -213,6 +213,10 @@ struct MHD_Daemon *gsd_guard_start_mhd(struct gsd_guard *g, int fd,
                                        MHD_AccessHandlerCallback handler, void *hcls,
                                        MHD_RequestCompletedCallback completed, void *ccls)
 {
+    const char *env = getenv("GPUSCHEDD_HTTP_PER_IP"); /* tests */
+    long per_ip = env ? strtol(env, NULL, 10) : 0;
+    if (per_ip <= 0 || per_ip > GSD_HTTP_PER_IP_LIMIT)
+        per_ip = GSD_HTTP_PER_IP_LIMIT;
     long nofile = gsd_guard_raise_nofile();
     unsigned limit = GSD_HTTP_CONN_LIMIT;
     if (nofile > 0 && nofile - 256 < (long)limit) /* room for the journal, jobs, pidfds */
@@ -221,7 +225,7 @@ struct MHD_Daemon *gsd_guard_start_mhd(struct gsd_guard *g, int fd,
                             handler, hcls, MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_THREAD_POOL_SIZE, (unsigned)GSD_HTTP_THREADS,
                             MHD_OPTION_CONNECTION_LIMIT, limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GSD_HTTP_PER_IP_LIMIT,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)per_ip,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GSD_HTTP_IDLE_S,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, ccls,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, g, MHD_OPTION_END);

@@ -22,6 +22,10 @@
       CLIENTS threads at once each page through GET /v1/jobs?limit=LIMIT.
       Prints one JSON line: per client the jobs and pages it got, and
       whether its ids were all distinct.
+  http_flood.py perip PORT N TOKEN
+      Hold N idle connections from 127.0.0.1, then make one request from
+      127.0.0.1 and one from 127.0.0.2 (both loopback).  Prints one JSON
+      line: opened, and the status of each request (0 = no answer).
   http_flood.py raw PORT
       Send stdin as one request; print the answer's status code, its Allow
       and Content-Type headers and its body, one per line.
@@ -214,9 +218,38 @@ def pages(port, clients, limit, token):
     print(json.dumps(out))
 
 
+def one_get(port, src, token):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(src, 0))
+        s.sendall(("GET /v1/cluster HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                   "Connection: close\r\n\r\n" % token).encode())
+        data = s.recv(4096)
+        s.close()
+        return int(data[9:12]) if data.startswith(b"HTTP/1.1 ") else 0
+    except OSError:
+        return 0
+
+
+def perip(port, n, token):
+    socks = []
+    for _ in range(n):
+        try:
+            socks.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        except OSError:
+            break
+    time.sleep(0.5)
+    same = one_get(port, "127.0.0.1", token)
+    other = one_get(port, "127.0.0.2", token)
+    for s in socks:
+        s.close()
+    print(json.dumps({"opened": len(socks), "same_ip": same, "other_ip": other}))
+
+
 def main():
     if sys.argv[1] == "raw":
         raw(int(sys.argv[2]))
+    elif sys.argv[1] == "perip":
+        perip(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
     elif sys.argv[1] == "submit":
         submit(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6])
     elif sys.argv[1] == "pages":
