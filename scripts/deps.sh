@@ -19,6 +19,8 @@ sqlite3 python3 python3-prometheus-client curl
 slurmctld slurmd slurm-client libslurm-dev munge slurmdbd mariadb-server"
     # client tests: gdb stops gpuschedd at a launch, curl polls /readyz
     PKGS="$PKGS gdb curl"
+    # daemon_clock.t: libfaketime steps gpuschedd's wall clock
+    PKGS="$PKGS faketime"
 fi
 [ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""

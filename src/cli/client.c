@@ -392,7 +392,7 @@ int gs_client_get_list(const struct gs_client_opts *o, const char *path, const c
                        const char *what, gs_client_list_fn print, void *arg)
 {
     json_t *ans = NULL;
-    int status = gs_client_once(o, "GET", path, NULL, &ans);
+    int status = gs_client_get_pages(o, path, key, &ans);
     if (status)
         return status;
     const json_t *list = gs_client_list(ans, key);

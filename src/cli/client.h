@@ -149,7 +149,14 @@ const json_t *gs_client_list(const json_t *j, const char *key);
  * gs_client_get_list. */
 typedef void (*gs_client_list_fn)(const json_t *ans, const json_t *list, void *arg);
 
-/* The list commands' tail: GET `path` once (gs_client_once); with --json
+/* GET `path` and every further page (`next` -> `&after=`; client_page.c)
+ * into one answer (*out, owned by the caller; no `next`); a `jobs` list
+ * is put back in the unpaged order (pending last, by `queue_pos`).
+ * Returns 0, or 1 (reported on stderr) with *out NULL. */
+int gs_client_get_pages(const struct gs_client_opts *o, const char *path, const char *key,
+                        json_t **out);
+
+/* The list commands' tail: GET `path` page by page (gs_client_get_pages); with --json
  * print the whole answer, else hand its list under `key` (gs_client_list)
  * to `print`, or say "gpusched: the answer has no WHAT list" on stderr
  * when it has none.  Returns the exit status: 0, or 1 (the request failed,

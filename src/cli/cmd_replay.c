@@ -135,11 +135,13 @@ static int submit_all(struct gs_client *c, const struct gs_trace *tr, const size
     return failed;
 }
 
-/* GET /v1/jobs; NULL after printing the error. */
+/* GET /v1/jobs, every page (gs_client_get_pages); NULL after printing the
+ * error. */
 static json_t *get_jobs(struct gs_client *c, const struct gs_client_opts *o)
 {
+    (void)c;
     json_t *ans = NULL;
-    if (gs_client_request(c, o, "GET", "/v1/jobs", NULL, &ans) != 0)
+    if (gs_client_get_pages(o, "/v1/jobs", "jobs", &ans) != 0)
         return NULL;
     return ans;
 }

@@ -70,12 +70,18 @@ struct gsd_cmd {
     const char *reason;           /* NODE_DOWN: why (from the body), may be NULL */
     int gpu;                      /* NODE_*: one GPU of the node, -1 = the node */
     int page[4];                  /* DASHBOARD: q_offset, q_limit, r_offset, r_limit */
+    int limit;                    /* LIST: at most this many jobs (0 = GSD_LIST_LIMIT) */
+    int64_t after;                /* LIST: after this seq (the `next` cursor), 0 = all */
     int status;
     char *body;
     const char *content_type;     /* NULL = application/json */
     int done;
     struct gsd_cmd *next;
 };
+
+/* GET /v1/jobs paging: `limit` by default and at most (docs/daemon.md). */
+#define GSD_LIST_LIMIT 1000
+#define GSD_LIST_LIMIT_MAX 10000
 
 struct gsd_loop;
 

@@ -1,8 +1,10 @@
-/* http.c - the HTTP/JSON API on libmicrohttpd (one thread per connection).
- * A connection thread reads the body (at most GS_API_BODY_MAX, else 413),
- * routes, authenticates, decodes a submit body (api_codec.h, 400 naming the
- * field), then hands a command to the engine thread and waits for the
- * answer, which comes once the turn that applied it is committed.
+/* http.c - the HTTP/JSON API on libmicrohttpd (epoll, a bounded thread
+ * pool: http_guard.h).  When a request's headers are in, its framing,
+ * route, method and caller are checked before any body byte is read
+ * (precheck); then a pool thread reads the body (at most GS_API_BODY_MAX,
+ * else 413), routes, authenticates, decodes a submit body (api_codec.h, 400
+ * naming the field), then hands a command to the engine thread and waits
+ * for the answer, which comes once the turn that applied it is committed.
  */
 #define _GNU_SOURCE
 #include "daemon/daemon.h"
@@ -17,6 +19,7 @@
 #include "daemon/auth.h"
 #include "daemon/ident.h"
 #include "daemon/dash_route.h"
+#include "daemon/http_guard.h"
 #include "daemon/view.h"
 
 #if MHD_VERSION < 0x00097002
@@ -39,12 +42,14 @@ struct gsd_http {
     struct gsd_loop *lp;
     struct gsd_tokens tokens;
     struct gsd_door door;
+    struct gsd_guard *guard;
 };
 
 struct conn {
     char *body;
     size_t len, cap;
     int too_big;
+    int answered;             /* precheck answered it */
 };
 
 static MHD_Result_t send_body(struct MHD_Connection *con, int status, char *body,
@@ -211,11 +216,34 @@ static MHD_Result_t node_down(struct gsd_http *h, struct MHD_Connection *con, st
 static int valid_state(const char *s)
 {
     static const char *const ok[] = { "pending", "starting", "running", "stopping", "done",
-                                      "completed", "failed", "cancelled", "killed", "rejected" };
+                                      "completed", "failed", "cancelled", "killed", "rejected",
+                                      "timeout" };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (!strcmp(s, ok[i]))
             return 1;
     return 0;
+}
+
+/* GET /v1/jobs paging: ?limit=N (1..GSD_LIST_LIMIT_MAX) and ?after=CURSOR
+ * (a previous page's `next`: a job's seq).  NULL, or the bad parameter. */
+static const char *list_page(struct MHD_Connection *con, struct gsd_cmd *c)
+{
+    const char *l = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "limit");
+    const char *a = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "after");
+    char *end;
+    if (l) {
+        long v = strtol(l, &end, 10);
+        if (end == l || *end || v < 1 || v > GSD_LIST_LIMIT_MAX)
+            return "limit";
+        c->limit = (int)v;
+    }
+    if (a) {
+        long long v = strtoll(a, &end, 10);
+        if (end == a || *end || v < 0 || *a == '-' || *a == '+')
+            return "after";
+        c->after = (int64_t)v;
+    }
+    return NULL;
 }
 
 /* /v1/jobs... : returns the command kind and sets *id, or -1 (404). */
@@ -228,16 +256,17 @@ static int job_route(const char *rest, const char *method, char *id, size_t n, i
     memcpy(id, rest, len);
     id[len] = '\0';
     int post = !strcmp(method, "POST");
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     *need = post ? 2 : 1;
-    if (!slash)
-        return post ? -2 : GSD_GET;
-    if (!strcmp(slash, "/cancel"))
-        return post ? GSD_CANCEL : -2;
-    if (!strcmp(slash, "/checkpoint"))
-        return post ? GSD_CHECKPOINT : -2;
-    if (!strcmp(slash, "/explain"))
-        return post ? -2 : GSD_EXPLAIN;
-    return -1;
+    int kind = !slash                        ? GSD_GET
+               : !strcmp(slash, "/cancel")     ? GSD_CANCEL
+               : !strcmp(slash, "/checkpoint") ? GSD_CHECKPOINT
+               : !strcmp(slash, "/explain")    ? GSD_EXPLAIN
+                                               : -1;
+    if (kind < 0)
+        return -1;
+    int wants_post = kind == GSD_CANCEL || kind == GSD_CHECKPOINT;
+    return (wants_post ? post : get) ? kind : -2; /* e.g. DELETE /v1/jobs/ID: 405 */
 }
 
 static int node_action(const char *a)
@@ -278,7 +307,7 @@ static int node_route(const char *rest, const char *method, char *id, size_t n, 
 /* Route `url`: the command kind (or GSD_SUBMIT), -1 = 404, -2 = 405. */
 static int route(const char *url, const char *method, char *id, size_t n, int *need, int *gpu)
 {
-    int get = !strcmp(method, "GET"), post = !strcmp(method, "POST");
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
     *need = 1;
     if (!strcmp(url, "/v1/jobs")) {
         *need = post ? 2 : 1;
@@ -316,6 +345,83 @@ static int open_route(struct gsd_http *h, struct MHD_Connection *con, const char
     return 1;
 }
 
+/* 405 with the Allow header of `url` (a route some method has). */
+static MHD_Result_t send_405(struct MHD_Connection *con, const char *url)
+{
+    char id[512];
+    int need, gpu;
+    int get = route(url, "GET", id, sizeof id, &need, &gpu) >= 0;
+    int post = route(url, "POST", id, sizeof id, &need, &gpu) >= 0;
+    const char *allow = get && post ? "GET, HEAD, POST" : get ? "GET, HEAD" : "POST";
+    char msg[64];
+    snprintf(msg, sizeof msg, "method not allowed here (allowed: %s)", allow);
+    char *body = gsd_error_json(405, "method_not_allowed", NULL, "%s", msg);
+    struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body,
+                                                                    MHD_RESPMEM_MUST_FREE)
+                                  : NULL;
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    MHD_add_response_header(r, "Allow", allow);
+    MHD_Result_t rc = MHD_queue_response(con, 405, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* The door (Host, Origin; Content-Type for a write) and the caller, on the
+ * headers alone.  Returns 0, or the HTTP status of the refusal sent (*rc). */
+static int door_and_caller(struct listener *l, struct MHD_Connection *con, const char *method,
+                           int need, const char **team_only, const char **why,
+                           MHD_Result_t *rc)
+{
+    const char *code, *field;
+    int mutating = strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
+    struct gsd_ident who;
+    int st = gsd_door_check(&l->h->door, con, l->is_unix, 0, &code, &field, why);
+    if (!st && mutating)
+        st = gsd_door_check(&l->h->door, con, l->is_unix, 1, &code, &field, why);
+    if (st) {
+        *rc = send_error(con, st, code, field, *why);
+        return st;
+    }
+    st = authorize(l, con, need, &who, team_only, why);
+    if (st)
+        *rc = send_error(con, st, st == 401 ? "unauthorized" : st == 403 ? "forbidden"
+                                                                         : "internal",
+                         NULL, *why);
+    return st;
+}
+
+/* The checks made as soon as a request's headers are in, before any body
+ * byte is read: framing (400), route and method (404, 405), the caller
+ * (401, 403: the same authorize as dispatch's), the declared size (413).
+ * Returns 1 when it answered (*rc set), 0 to go on reading. */
+static int precheck(struct listener *l, struct MHD_Connection *con, const char *url,
+                    const char *method, MHD_Result_t *rc)
+{
+    const char *why = "", *team_only;
+    char id[512];
+    int need, gpu, st;
+    if (gsd_guard_framing(con, &why)) {
+        *rc = send_error(con, 400, "bad_framing", NULL, why);
+        return 1;
+    }
+    const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Length");
+    if (!strcmp(url, "/healthz") || !strcmp(url, "/readyz") || !strcmp(url, "/"))
+        st = 0;
+    else if ((st = route(url, method, id, sizeof id, &need, &gpu)) == -1)
+        *rc = send_error(con, 404, "not_found", NULL, "no such route");
+    else if (st == -2)
+        *rc = send_405(con, url);
+    else
+        st = door_and_caller(l, con, method, need, &team_only, &why, rc);
+    if (!st && cl && strtoull(cl, NULL, 10) > GS_API_BODY_MAX)
+        *rc = send_error(con, (st = 413), "too_large", NULL, "request body over 1 MiB");
+    return st != 0;
+}
+
 static MHD_Result_t dispatch(struct listener *l, struct MHD_Connection *con, const char *url,
                              const char *method, struct conn *cn)
 {
@@ -335,7 +441,7 @@ static MHD_Result_t dispatch(struct listener *l, struct MHD_Connection *con, con
     if (kind == -1)
         return send_error(con, 404, "not_found", NULL, "no such route");
     if (kind == -2)
-        return send_error(con, 405, "method_not_allowed", NULL, "method not allowed here");
+        return send_405(con, url);
     if (mutating && (st = gsd_door_check(&h->door, con, l->is_unix, 1, &code, &field, &why)))
         return send_error(con, st, code, field, why);
     const char *team_only;
@@ -361,6 +467,11 @@ static MHD_Result_t dispatch(struct listener *l, struct MHD_Connection *con, con
             return send_error(con, 400, "invalid", "state",
                               "state: expected pending, starting, running, stopping, done or "
                               "an outcome");
+        const char *bad = list_page(con, &c);
+        if (bad)
+            return send_error(con, 400, "invalid", bad,
+                              !strcmp(bad, "limit") ? "limit: an integer from 1 to 10000"
+                                                    : "after: the `next` of a previous page");
     }
     return run_cmd(h, con, &c);
 }
@@ -377,9 +488,12 @@ static MHD_Result_t handler(void *cls, struct MHD_Connection *con, const char *u
         if (!cn)
             return MHD_NO;
         *ptr = cn;
-        const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoull(cl, NULL, 10) > GS_API_BODY_MAX)
-            return send_error(con, 413, "too_large", NULL, "request body over 1 MiB");
+        MHD_Result_t rc = MHD_YES;
+        cn->answered = precheck(l, con, url, method, &rc);
+        return rc;
+    }
+    if (cn->answered) { /* answered before its body: drop what still comes */
+        *upload_size = 0;
         return MHD_YES;
     }
     if (*upload_size) {
@@ -401,6 +515,7 @@ static MHD_Result_t handler(void *cls, struct MHD_Connection *con, const char *u
         *upload_size = 0;
         return MHD_YES;
     }
+    gsd_guard_request_busy(con); /* the whole request is in: no deadline now */
     return dispatch(l, con, url, method, cn);
 }
 
@@ -408,8 +523,8 @@ static void completed(void *cls, struct MHD_Connection *con, void **ptr,
                       enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)con;
     (void)toe;
+    gsd_guard_request_end(con);
     struct conn *cn = *ptr;
     if (cn) {
         free(cn->body);
@@ -423,12 +538,7 @@ static int start_listener(struct gsd_http *h, struct listener *l, int fd, int is
 {
     l->h = h;
     l->is_unix = is_unix;
-    l->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                                MHD_USE_ERROR_LOG,
-                            0, NULL, NULL, handler, l, MHD_OPTION_LISTEN_SOCKET, fd,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_END);
+    l->d = gsd_guard_start_mhd(h->guard, fd, handler, l, completed, h);
     if (!l->d) {
         fprintf(stderr, "gpuschedd: cannot start the HTTP server (%s)\n",
                 is_unix ? "Unix socket" : "TCP");
@@ -453,7 +563,9 @@ struct gsd_http *gsd_http_start(int tcp_fd, int unix_fd, const char *listen_host
             return NULL;
         }
     }
-    if (gsd_door_init(&h->door, &h->tokens, o->tokens != NULL, o->trust_loopback, listen_host,
+    h->guard = gsd_guard_start(0);
+    if (!h->guard ||
+        gsd_door_init(&h->door, &h->tokens, o->tokens != NULL, o->trust_loopback, listen_host,
                       port, o->server_name, (size_t)o->n_server_name, o->allow_origin,
                       (size_t)o->n_allow_origin) < 0 ||
         start_listener(h, &h->tcp, tcp_fd, 0) < 0 ||
@@ -472,6 +584,7 @@ void gsd_http_stop(struct gsd_http *h)
         MHD_stop_daemon(h->tcp.d);
     if (h->unx.d)
         MHD_stop_daemon(h->unx.d);
+    gsd_guard_stop(h->guard);
     gsd_door_fini(&h->door);
     gsd_tokens_fini(&h->tokens);
     free(h);

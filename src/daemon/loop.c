@@ -56,36 +56,55 @@ int64_t gsd_mono_ms(void)
     return clock_ms(CLOCK_MONOTONIC);
 }
 
-gs_time gsd_wall_to_engine(const struct gsd_loop *lp, int64_t wall_ms)
+/* A wall-clock instant (e.g. a supervisor's end time) as engine time: how
+ * long ago it was by the wall clock now, back from the engine's now.  Only
+ * a step of the wall clock between that instant and now can skew it, and
+ * never past now. */
+gs_time gsd_wall_to_engine(struct gsd_loop *lp, int64_t wall_ms)
 {
-    return lp->e0 + (gs_time)llround((double)(wall_ms - lp->w0) * lp->opts.clock_scale);
+    gs_time now = gsd_now(lp);
+    int64_t ago = clock_ms(CLOCK_REALTIME) - wall_ms;
+    if (ago <= 0)
+        return now;
+    return now - (gs_time)llround((double)ago * lp->opts.clock_scale);
 }
 
+/* Engine time runs on CLOCK_MONOTONIC from the anchor set in clock_setup:
+ * a step of the wall clock neither lengthens nor shortens a run. */
 gs_time gsd_now(struct gsd_loop *lp)
 {
-    gs_time t = gsd_wall_to_engine(lp, clock_ms(CLOCK_REALTIME));
+    gs_time t = lp->e0 + (gs_time)llround((double)(gsd_mono_ms() - lp->m0) *
+                                          lp->opts.clock_scale);
     if (t < lp->last_now)
-        t = lp->last_now; /* the wall clock stepped back: engine time never does */
+        t = lp->last_now; /* never back (a restore anchored past the clock) */
     lp->last_now = t;
     return t;
 }
 
-/* Continue the engine clock of the journal at the new scale. */
+/* Anchor the engine clock (once per start): it continues the journal's
+ * from the last committed turn by the wall time since then (the one span
+ * no monotonic clock of ours saw; a step of the wall clock while the
+ * daemon was down is the only thing that can skew it, and engine time
+ * never goes back), then runs on CLOCK_MONOTONIC. */
 static int clock_setup(struct gsd_loop *lp, struct gs_error *err)
 {
-    int64_t e0, w0, scale_u, last = 0;
+    int64_t e0, w0, scale_u, last = 0, last_wall;
     int64_t wall = clock_ms(CLOCK_REALTIME);
-    if (gs_store_meta_get(lp->st, "clock_e0", &e0) == 0 &&
-        gs_store_meta_get(lp->st, "clock_w0", &w0) == 0 &&
-        gs_store_meta_get(lp->st, "clock_scale_micro", &scale_u) == 0) {
+    if (gs_store_meta_get(lp->st, "clock_scale_micro", &scale_u) < 0)
+        scale_u = (int64_t)llround(lp->opts.clock_scale * 1e6);
+    gs_store_meta_get(lp->st, "last_now", &last);
+    if (last > 0 && gs_store_meta_get(lp->st, "last_wall", &last_wall) == 0) {
+        lp->e0 = last + (int64_t)llround((double)(wall - last_wall) * (double)scale_u / 1e6);
+    } else if (gs_store_meta_get(lp->st, "clock_e0", &e0) == 0 &&
+               gs_store_meta_get(lp->st, "clock_w0", &w0) == 0) {
         lp->e0 = e0 + (int64_t)llround((double)(wall - w0) * (double)scale_u / 1e6);
     } else {
         lp->e0 = wall;
     }
-    gs_store_meta_get(lp->st, "last_now", &last);
     if (lp->e0 < last)
         lp->e0 = last;
     lp->w0 = wall;
+    lp->m0 = gsd_mono_ms();
     lp->last_now = lp->e0;
     if (gs_store_meta_get(lp->st, "next_id", &lp->next_id) < 0)
         lp->next_id = 1;
@@ -100,6 +119,14 @@ static int clock_setup(struct gsd_loop *lp, struct gs_error *err)
     if (rc == 0)
         rc = gs_store_commit(lp->st, err);
     return rc;
+}
+
+/* gpuschedd's defaults for the keys the policy file left unset: time
+ * limits are enforced (the simulator's engine leaves them advisory). */
+static void gsd_policy_defaults(struct gs_policy *p)
+{
+    if (p->time_limit_mode < 0)
+        p->time_limit_mode = 1;
 }
 
 static char *path_join(const char *a, const char *b)
@@ -145,7 +172,7 @@ static void metrics_init(struct gsd_loop *lp)
 static void on_done_count(void *arg, const char *team, const char *outcome, int64_t n)
 {
     struct gsd_loop *lp = arg;
-    for (int o = O_COMPLETED; o <= O_REJECTED; o++)
+    for (int o = O_COMPLETED; o <= O_TIMEOUT; o++)
         if (outcome && !strcmp(outcome, gsd_outcome_name(o)))
             gsd_count_done(lp, team, o, n);
 }
@@ -203,6 +230,7 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
         if (gs_policy_load_yaml(opts->policy, &lp->pol, &err) < 0)
             goto fail_msg;
     }
+    gsd_policy_defaults(&lp->pol);
     lp->st = gs_store_open(lp->db_path, opts->sync_full, 0, &err);
     if (!lp->st || clock_setup(lp, &err) < 0)
         goto fail_msg;
@@ -566,6 +594,7 @@ static int turn(struct gsd_loop *lp)
         pass(lp, now, &err) < 0 ||
         gsd_events_apply(lp, now) < 0 || gsd_flush_rows(lp, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
+        gs_store_meta_set(lp->st, "last_wall", clock_ms(CLOCK_REALTIME), &err) < 0 ||
         gs_store_meta_set(lp->st, "next_id", lp->next_id, &err) < 0)
         goto fatal_rollback;
     if (commit(lp, &err) < 0)
@@ -643,6 +672,7 @@ static void reload_policy(struct gsd_loop *lp)
         gsd_log("SIGHUP: policy refused, keeping the old one: %s", err.msg);
         return;
     }
+    gsd_policy_defaults(&pol);
     struct gs_engine *old = lp->eng;
     lp->eng = NULL;
     if (gsd_engine_create(lp, &pol) < 0 || gsd_restore_all(lp, 0) < 0) {

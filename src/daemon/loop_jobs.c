@@ -32,8 +32,8 @@ const char *gsd_state_name(int s)
 const char *gsd_outcome_name(int o)
 {
     static const char *const n[] = { NULL, "completed", "failed", "cancelled", "killed",
-                                     "rejected" };
-    return o > 0 && o <= O_REJECTED ? n[o] : NULL;
+                                     "rejected", "timeout" };
+    return o > 0 && o <= O_TIMEOUT ? n[o] : NULL;
 }
 
 int gsd_grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -162,7 +162,7 @@ void gsd_observer(void *arg, const struct gs_event *ev)
 }
 
 /* The daemon state and outcome of an engine job state. */
-static void map_state(int st, int *state, int *outcome)
+static void map_state(int st, int timed_out, int *state, int *outcome)
 {
     *outcome = O_NONE;
     switch (st) {
@@ -174,7 +174,7 @@ static void map_state(int st, int *state, int *outcome)
     }
     *state = D_DONE;
     *outcome = st == GS_JOB_DONE        ? O_COMPLETED
-               : st == GS_JOB_KILLED    ? O_KILLED
+               : st == GS_JOB_KILLED    ? (timed_out ? O_TIMEOUT : O_KILLED)
                : st == GS_JOB_CANCELLED ? O_CANCELLED
                : st == GS_JOB_REJECTED  ? O_REJECTED
                                         : O_FAILED;
@@ -187,7 +187,7 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
         return;
     double old = (double)d->ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
     d->ji = ji;
-    map_state(ji.state, &d->state, &d->outcome);
+    map_state(ji.state, ji.timed_out, &d->state, &d->outcome);
     double lost = (double)ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
     if (lost > old)
         lp->lost_gpu_s += lost - old;
@@ -340,8 +340,12 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     if (lp->be->read_exit(lp, d, &code, &end_ms) < 0) {
         code = 137; /* the supervisor died without a word: killed with its job */
         lp->backend_errors++;
-    } else if (gsd_wall_to_engine(lp, end_ms) < now) {
-        d->real_end = gsd_wall_to_engine(lp, end_ms); /* e.g. while the daemon was down */
+    } else {
+        gs_time end = gsd_wall_to_engine(lp, end_ms); /* e.g. while the daemon was down */
+        if (end < d->ji.start)
+            end = d->ji.start; /* a wall step back since: no end before its start */
+        if (end < now)
+            d->real_end = end;
     }
     lp->be->release(lp, d);
     d->proc = (struct gsd_proc){ 0, 0, -1 };

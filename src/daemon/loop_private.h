@@ -19,7 +19,7 @@
 #include "io/store.h"
 
 enum dstate { D_PENDING, D_STARTING, D_RUNNING, D_STOPPING, D_DONE };
-enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED };
+enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED, O_TIMEOUT };
 
 /* A live job: what the engine does not keep (the attempt's processes) plus
  * a copy of the engine's record, journalled with the row. */
@@ -129,8 +129,9 @@ struct gsd_loop {
     int efd, sfd, epfd;
     int again;                /* run another turn at once */
     int stop, reload;
-    /* clock: engine ms = e0 + (wall ms - w0) * scale */
-    int64_t e0, w0;
+    /* clock: engine ms = e0 + (monotonic ms - m0) * scale, anchored once at
+       start (and restore) with w0 = the wall clock then (loop.c clock_setup) */
+    int64_t e0, w0, m0;
     gs_time last_now;
     int64_t next_id;
     /* metrics */
@@ -185,7 +186,7 @@ struct gsd_vbuild;
 /* loop.c */
 gs_time gsd_now(struct gsd_loop *lp);
 int64_t gsd_mono_ms(void);
-gs_time gsd_wall_to_engine(const struct gsd_loop *lp, int64_t wall_ms);
+gs_time gsd_wall_to_engine(struct gsd_loop *lp, int64_t wall_ms);
 void gsd_log(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

@@ -57,7 +57,7 @@ static int parse_placement(const struct gs_cluster *cl, const char *text,
 
 /* The engine record's numbers, in a fixed order (the journal's "engine"
  * column: "v1 N N ..."), then `capped`, which records written before it
- * existed lack (read as 0). */
+ * existed lack (read as 0), then `timed_out` (likewise). */
 #define INFO_FIELDS(X)                                                                     \
     X(state) X(submit) X(first_start) X(start) X(end) X(time_limit) X(estimate)            \
     X(backfilled) X(runs) X(work) X(lost) X(ckpt_wall) X(restore_wall) X(preemptions)      \
@@ -71,7 +71,7 @@ int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n)
     INFO_FIELDS(X)
 #undef X
     if (w < n)
-        w += (size_t)snprintf(buf + w, n - w, " %d", ji->capped);
+        w += (size_t)snprintf(buf + w, n - w, " %d %d", ji->capped, ji->timed_out);
     return w < n ? 0 : -1;
 }
 
@@ -93,6 +93,9 @@ int gsd_info_parse(const char *text, struct gs_job_info *ji)
 #undef X
     long long capped = strtoll(p, &end, 10);
     ji->capped = end != p && capped != 0;
+    p = end;
+    long long timed_out = strtoll(p, &end, 10);
+    ji->timed_out = end != p && timed_out != 0;
     return 0;
 }
 

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/http_guard.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -189,6 +190,10 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     fprintf(f, "gpusched_submits_total %lld\n", (long long)lp->submits);
     head(f, "gpusched_loop_turns_total", "counter", "Engine loop turns (journal commits).");
     fprintf(f, "gpusched_loop_turns_total %lld\n", (long long)lp->turns);
+    head(f, "gpusched_http_deadline_closed_total", "counter",
+         "Connections shut down because a request missed the whole-request deadline.");
+    fprintf(f, "gpusched_http_deadline_closed_total %lld\n",
+            (long long)gsd_guard_reaped_total());
     fclose(f);
     return buf;
 }

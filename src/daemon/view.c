@@ -489,61 +489,179 @@ static int matches(const struct gsd_blob *b, const char *state, const char *team
     return !state || !strcmp(state, gsd_state_name(b->state)) || (o && !strcmp(state, o));
 }
 
+/* GET /v1/jobs, one page: every job in submission order (seq), the ended
+ * ones from the journal merged with the live ones of the view (not pending:
+ * `pre`, pending: the queue sorted by seq, each with its `queue_pos` in the
+ * next pass).  At most `limit` jobs after seq `after`; `next` = the seq of
+ * the last one written when more may follow.  A job keeps its seq for ever,
+ * so pages never repeat or skip a job whatever starts, ends or arrives
+ * between them (new jobs come last). */
+struct pend {
+    int64_t seq;
+    uint32_t slot, pos;
+};
+
 struct list_ctx {
     const struct gsd_view *v;
     const char *state, *team;
     struct sb out;
     int first;
-    size_t pre;               /* next not-pending live job to merge */
+    size_t pre, pi, npend;    /* next of `pre` and of `pend` to merge */
+    struct pend *pend;
+    int n, limit;             /* written, at most */
+    int rows;                 /* journal rows seen */
+    int64_t row_last;         /* seq of the last one */
+    int64_t last;             /* seq of the last one written (or passed) */
+    int more;                 /* the page is full and another job matched */
 };
 
-/* Live not-pending jobs before journal seq `seq` (all for INT64_MAX). */
+/* Write blob b (pending: `pos` >= 0, its queue position) if it matches. */
+static void list_put(struct list_ctx *x, const struct gsd_blob *b, int64_t pos)
+{
+    if (!matches(b, x->state, x->team))
+        return;
+    if (x->n >= x->limit) {
+        x->more = 1;
+        return;
+    }
+    if (pos < 0 || b->len == 0 || b->data[b->len - 1] != '}') {
+        sb_job(&x->out, &x->first, b->data, b->len);
+    } else {
+        char tail[48];
+        int w = snprintf(tail, sizeof tail, ",\"queue_pos\":%lld}", (long long)pos);
+        sb_job(&x->out, &x->first, b->data, b->len - 1);
+        sb_add(&x->out, tail, (size_t)w);
+    }
+    x->n++;
+    x->last = b->seq;
+}
+
+/* Live jobs (pending or not) before journal seq `seq`, in seq order. */
 static void merge_live(struct list_ctx *x, int64_t seq)
 {
     const struct gsd_slots *pre = x->v->pre;
-    for (; x->pre < pre->n && view_at(x->v, pre->s[x->pre])->seq < seq; x->pre++) {
-        const struct gsd_blob *b = view_at(x->v, pre->s[x->pre]);
-        if (matches(b, x->state, x->team))
-            sb_job(&x->out, &x->first, b->data, b->len);
+    while (!x->more) {
+        const struct gsd_blob *a = x->pre < pre->n ? view_at(x->v, pre->s[x->pre]) : NULL;
+        const struct pend *q = x->pi < x->npend ? &x->pend[x->pi] : NULL;
+        if (a && a->seq < seq && (!q || a->seq < q->seq)) {
+            x->pre++;
+            list_put(x, a, -1);
+        } else if (q && q->seq < seq) {
+            x->pi++;
+            list_put(x, view_at(x->v, q->slot), q->pos);
+        } else {
+            break;
+        }
     }
 }
 
 static int on_list_row(void *arg, const struct gs_store_job *r)
 {
     struct list_ctx *x = arg;
+    x->rows++;
+    x->row_last = r->seq;
     if (view_find(x->v, r->id))
         return 0; /* live in this view: written from it, as of it */
     merge_live(x, r->seq);
+    if (x->more)
+        return 1; /* stop: the page is full */
+    if (x->n >= x->limit) {
+        x->more = 1;
+        return 1;
+    }
     char *text = row_text(r);
     if (!text)
         return GS_ENOMEM;
     sb_job(&x->out, &x->first, text, strlen(text));
     free(text);
+    x->n++;
+    x->last = r->seq;
     return 0;
 }
 
-/* GET /v1/jobs: the ended jobs from the journal merged by seq with the live
- * ones of the view, then the queue in pass order. */
+static int pend_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const struct pend *)a)->seq, y = ((const struct pend *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+/* The view's pending jobs after seq `after`, by seq (NULL + 0 if none). */
+static struct pend *pending_by_seq(const struct gsd_view *v, int64_t after, size_t *n)
+{
+    *n = 0;
+    struct pend *p = v->q->n ? malloc(v->q->n * sizeof *p) : NULL;
+    if (!p)
+        return NULL;
+    for (size_t i = 0; i < v->q->n; i++) {
+        const struct gsd_blob *b = view_at(v, v->q->s[i]);
+        if (b->seq > after)
+            p[(*n)++] = (struct pend){ b->seq, v->q->s[i], (uint32_t)i };
+    }
+    qsort(p, *n, sizeof *p, pend_cmp);
+    return p;
+}
+
+/* Skip the view's not-pending live jobs up to seq `after`. */
+static size_t pre_after(const struct gsd_view *v, int64_t after)
+{
+    size_t lo = 0, hi = v->pre->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (view_at(v, v->pre->s[mid])->seq <= after)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* `],"next":"SEQ"` (when more follow) `,"now_epoch":N}`. */
+static void list_end(struct list_ctx *x)
+{
+    if (!x->more) {
+        sb_end(&x->out, x->v->now);
+        return;
+    }
+    struct sb tail = { 0 };
+    sb_end(&tail, x->v->now); /* `],"now_epoch":N}` */
+    char num[48];
+    int w = snprintf(num, sizeof num, "],\"next\":\"%lld\",", (long long)x->last);
+    sb_add(&x->out, num, (size_t)w);
+    if (tail.s && tail.n > 2)
+        sb_add(&x->out, tail.s + 2, tail.n - 2);
+    else
+        x->out.bad = 1;
+    free(tail.s);
+}
+
 static void answer_list(struct gsd_loop *lp, const struct gsd_view *v, struct gsd_cmd *c)
 {
-    struct list_ctx x = { .v = v, .state = c->state, .team = c->team, .first = 1 };
+    struct list_ctx x = { .v = v, .state = c->state, .team = c->team, .first = 1,
+                          .limit = c->limit > 0 ? c->limit : GSD_LIST_LIMIT, .last = c->after };
+    x.pre = pre_after(v, c->after);
+    x.pend = pending_by_seq(v, c->after, &x.npend);
     sb_add(&x.out, "{\"jobs\":[", 9);
-    int rc = 0;
-    if (!live_state(c->state)) {
+    int rc = v->q->n && !x.pend ? GS_ENOMEM : 0;
+    if (rc == 0 && !live_state(c->state)) {
         struct gs_store *st = reader_take(lp);
-        rc = st ? gs_store_jobs_list(st, c->state ? c->state : "done", c->team, 0, 100000,
-                                     on_list_row, &x)
+        rc = st ? gs_store_jobs_list(st, c->state ? c->state : "done", c->team, c->after,
+                                     x.limit + 1, on_list_row, &x)
                 : GS_EIO;
         if (st)
             reader_give(lp, st);
+        if (rc > 0)
+            rc = 0; /* stopped: the page is full */
+    }
+    if (rc == 0 && !x.more && x.rows == x.limit + 1) {
+        /* every row read, some of them live in the view: the journal may
+           hold more, so end this page at its last row */
+        merge_live(&x, x.row_last + 1);
+        x.more = 1;
+        x.last = x.row_last;
     }
     merge_live(&x, INT64_MAX);
-    for (size_t i = 0; i < v->q->n; i++) {
-        const struct gsd_blob *b = view_at(v, v->q->s[i]);
-        if (matches(b, c->state, c->team))
-            sb_job(&x.out, &x.first, b->data, b->len);
-    }
-    sb_end(&x.out, v->now);
+    list_end(&x);
+    free(x.pend);
     if (rc < 0 || x.out.bad) {
         free(x.out.s);
         c->status = 500;

@@ -58,7 +58,7 @@ static const char *const sql[Q_COUNT] = {
     [Q_LIVE] = "SELECT " JOB_COLS " FROM jobs WHERE state <> 'done' ORDER BY seq",
     [Q_LIST] = "SELECT " JOB_COLS " FROM jobs WHERE seq > ?1"
                " AND (?2 IS NULL OR state = ?2 OR (?2 IN ('completed','failed','cancelled',"
-               "'killed','rejected') AND outcome = ?2)) AND (?3 IS NULL OR team = ?3)"
+               "'killed','rejected','timeout') AND outcome = ?2)) AND (?3 IS NULL OR team = ?3)"
                " ORDER BY seq LIMIT ?4",
     [Q_DONE_COUNTS] = "SELECT team, outcome, count(*) FROM jobs WHERE state = 'done'"
                       " GROUP BY team, outcome",

@@ -140,6 +140,65 @@ static void test_estimate_cap(void **state)
     }
 }
 
+/* Time limits (queue.time_limit, queue.over_time_limit; caps.c): A runs 5h
+ * with a 3h limit, B 2h with a 3h limit, C 1h with none.
+ *   unset (the engine's default: advisory): A 0-5h, B 5h-7h, C 7h-8h.
+ *   enforce: A killed at its limit 3h (timed out); B 3h-5h (until 6h); C
+ *     5h-6h, no limit.
+ *   enforce, over_time_limit 1h: A until 4h, killed then; B 4h-6h (until
+ *     8h); C 6h-7h.
+ *   enforce with runtime_cap 2h and over_cap preempt: `until` is the
+ *     earlier of the two (A 2h); past its cap A runs on (nothing preempts
+ *     under preemption.mode none), and the limit still kills it at 3h;
+ *     B 3h until min(5h cap, 6h limit) = 5h, ends at 5h itself: completes;
+ *     C 5h-6h (cap 7h). */
+static void test_time_limit(void **state)
+{
+    (void)state;
+    static const struct qjob jobs[] = {
+        { .id = "A", .gpus = 8, .dur_s = 5 * 3600, .tl_s = 3 * 3600 },
+        { .id = "B", .gpus = 8, .dur_s = 2 * 3600, .tl_s = 3 * 3600 },
+        { .id = "C", .gpus = 8, .dur_s = 3600 },
+    };
+    static const char *const ids[] = { "A", "B", "C" };
+    static const struct {
+        const char *mode, *grace, *cap, *over_cap;
+        struct expect want[3];
+    } rows[] = {
+        { NULL, "0", "none", "kill",
+          { { 0, GS_TIME_INF, HRS(5), GS_JOB_DONE },
+            { HRS(5), GS_TIME_INF, HRS(7), GS_JOB_DONE },
+            { HRS(7), GS_TIME_INF, HRS(8), GS_JOB_DONE } } },
+        { "enforce", "0", "none", "kill",
+          { { 0, HRS(3), HRS(3), GS_JOB_KILLED },
+            { HRS(3), HRS(6), HRS(5), GS_JOB_DONE },
+            { HRS(5), GS_TIME_INF, HRS(6), GS_JOB_DONE } } },
+        { "enforce", "1h", "none", "kill",
+          { { 0, HRS(4), HRS(4), GS_JOB_KILLED },
+            { HRS(4), HRS(8), HRS(6), GS_JOB_DONE },
+            { HRS(6), GS_TIME_INF, HRS(7), GS_JOB_DONE } } },
+        { "enforce", "0", "2h", "preempt",
+          { { 0, HRS(2), HRS(3), GS_JOB_KILLED },
+            { HRS(3), HRS(5), HRS(5), GS_JOB_DONE },
+            { HRS(5), HRS(7), HRS(6), GS_JOB_DONE } } },
+    };
+    struct gs_cluster *cl = qcluster("n1:8");
+    struct gs_trace *tr = qtrace(jobs, NROWS(jobs));
+    for (size_t r = 0; r < NROWS(rows); r++) {
+        const char *kv[] = { "queue.policy", "fifo", "queue.over_time_limit", rows[r].grace,
+                             "queue.runtime_cap", rows[r].cap, "preemption.over_cap",
+                             rows[r].over_cap, rows[r].mode ? "queue.time_limit" : NULL,
+                             rows[r].mode, NULL };
+        struct gs_policy *pol = qpolicy(kv);
+        struct qlog *log = qlog_new();
+        struct gs_sim_result *res = qsim(cl, pol, tr, log);
+        check_jobs(cl, log, res, ids, rows[r].want, 3, rows[r].mode ? rows[r].mode : "unset");
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(job_named(res->engine, ids[i]).timed_out,
+                             rows[r].want[i].state == GS_JOB_KILLED);
+    }
+}
+
 /* The engine driven directly: the cap fires at the first step at or after
  * the deadline, reports GS_EV_KILL, frees the GPUs for the queue in the
  * same step, and a killed job can no longer be finished (GS_ESTATE).  One
@@ -177,6 +236,7 @@ int main(void)
         QTEST(test_fixed_cap),
         QTEST(test_estimate_cap),
         QTEST(test_cap_in_engine),
+        QTEST(test_time_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

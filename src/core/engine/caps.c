@@ -13,6 +13,13 @@
  * behind jobs whose history estimate ran short move at every pass and wide
  * jobs starve (seen on the AAIC quarters).
  *
+ * Time limits (queue.time_limit: enforce): a run is stopped (killed, with
+ * timed_out set) at start + time_limit + queue.over_time_limit, whatever
+ * preemption.over_cap says, as Slurm ends a job at its limit plus
+ * OverTimeLimit.  The engine's default (-1, unset) is advisory, so traces
+ * replayed by the simulator keep their recorded runs; gpuschedd's default
+ * is enforce (docs/policy.md).
+ *
  * Both kinds of deadline sit in min-heaps keyed by (time, job handle);
  * entries of runs that ended are skipped lazily.
  */
@@ -60,7 +67,13 @@ static void dl_pop(struct deadline *h, size_t *n)
 
 gs_time gs_eng_deadline(struct gs_engine *eng, int job)
 {
-    const struct job *j = &eng->jobs[job];
+    struct job *j = &eng->jobs[job];
+    gs_time limit_at = GS_TIME_INF;
+    j->timed_out = 0;
+    if (eng->pol.time_limit_mode == 1 && j->time_limit > 0) {
+        limit_at = gs_time_add(j->start, gs_time_add(j->time_limit, eng->pol.over_time_limit));
+        dl_push(eng->dl, &eng->ndl, (struct deadline){ limit_at, j->start, job, j->handle, 1 });
+    }
     gs_time cap = eng->pol.runtime_cap;
     if (eng->pol.runtime_cap_factor > 0) {
         /* estimate (<= 9.2e15 ms) x factor (<= 1000) can pass INT64_MAX, and
@@ -71,10 +84,10 @@ gs_time gs_eng_deadline(struct gs_engine *eng, int job)
         cap = c < 9.2e18 ? (gs_time)c : GS_TIME_INF;
     }
     if (cap == GS_TIME_INF)
-        return GS_TIME_INF;
-    struct deadline d = { gs_time_add(j->start, cap), j->start, job, j->handle };
+        return limit_at;
+    struct deadline d = { gs_time_add(j->start, cap), j->start, job, j->handle, 0 };
     dl_push(eng->dl, &eng->ndl, d);
-    return d.at;
+    return d.at < limit_at ? d.at : limit_at;
 }
 
 void gs_eng_watch_overrun(struct gs_engine *eng, int job)
@@ -82,7 +95,7 @@ void gs_eng_watch_overrun(struct gs_engine *eng, int job)
     const struct job *j = &eng->jobs[job];
     if (j->estimate == GS_TIME_NONE || j->time_limit <= j->estimate)
         return; /* nothing better to plan with once it overruns */
-    struct deadline d = { gs_time_add(j->start, j->estimate), j->start, job, j->handle };
+    struct deadline d = { gs_time_add(j->start, j->estimate), j->start, job, j->handle, 0 };
     dl_push(eng->expect, &eng->nexpect, d);
 }
 
@@ -117,6 +130,11 @@ void gs_eng_enforce_caps(struct gs_engine *eng, gs_time now)
         dl_pop(eng->dl, &eng->ndl);
         if (stale(eng, &d))
             continue;
+        if (d.limit) {
+            eng->jobs[d.job].timed_out = 1;
+            gs_eng_stop_job(eng, d.job, now, GS_JOB_KILLED, GS_EV_KILL);
+            continue;
+        }
         if (eng->pol.over_cap == GS_OVER_CAP_PREEMPT) {
             /* it runs on, and any waiting job may now preempt it: a pass
              * that ended blocked must look again */

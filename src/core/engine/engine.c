@@ -518,7 +518,7 @@ int gs_eng_reserve_pools(struct gs_engine *eng, int nparts)
         gs_grow((void **)&eng->running, &eng->running_cap, eng->nrunning + 1,
                 sizeof *eng->running) ||
         gs_grow((void **)&eng->prog, &eng->prog_cap, eng->nrunning + 1, sizeof *eng->prog) ||
-        gs_grow((void **)&eng->dl, &eng->dl_cap, eng->ndl + 1, sizeof *eng->dl) ||
+        gs_grow((void **)&eng->dl, &eng->dl_cap, eng->ndl + 2, sizeof *eng->dl) ||
         gs_grow((void **)&eng->expect, &eng->expect_cap, eng->nexpect + 1,
                 sizeof *eng->expect))
         return GS_ENOMEM;

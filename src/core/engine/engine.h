@@ -108,6 +108,8 @@ struct gs_job_info {
     int front;                /* pending after a failed launch: ahead of its peers */
     int capped;               /* was preempted while past its runtime cap: it may
                                  no longer preempt by the over-cap right */
+    int timed_out;            /* its last run was stopped (KILLED) at its enforced
+                                 time limit + queue.over_time_limit */
 };
 
 /* The job's GPU share in milli-GPUs: gpus x milli.  Its GPU-time figures

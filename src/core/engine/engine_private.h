@@ -20,7 +20,8 @@ struct job {
     gs_time first_start, start, end;
     gs_time time_limit, ckpt_interval, ckpt_cost, restore_cost;
     gs_time estimate;           /* at the current/last start */
-    gs_time deadline;           /* runtime-cap kill time, GS_TIME_INF = none */
+    gs_time deadline;           /* runtime-cap or enforced time-limit kill time,
+                                   GS_TIME_INF = none */
     int64_t mem_mib, cpu_milli, host_mem_mib;
     int64_t alloc_mem;          /* per-GPU memory actually taken */
     gs_time saved;              /* work (ms) protected by checkpoints, kept across runs */
@@ -62,6 +63,8 @@ struct job {
                                    its peers until it starts (queue_order.c) */
     uint8_t capped;             /* preempted while past its runtime cap: it loses
                                    the over-cap right to preempt (preempt.c) */
+    uint8_t timed_out;          /* its last run was stopped at its enforced time
+                                   limit (caps.c) */
     int handle;                 /* the public handle of the job in this slot,
                                    -1 = free slot (its job was retired) */
 };
@@ -82,6 +85,7 @@ struct deadline {
     gs_time start;              /* the run it belongs to (stale if different) */
     int job;                    /* slot */
     int handle;                 /* ... and handle: stale once the slot is reused */
+    int limit;                  /* dl: 1 = the enforced time limit, 0 = the runtime cap */
 };
 
 struct gs_engine {
@@ -295,7 +299,8 @@ void gs_eng_nodes_destroy(struct gs_eng_nodes *nd);
 void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct gs_alloc *a);
 
 /* Runtime-cap deadline for a job that has just started (GS_TIME_INF =
- * none), pushed on the deadline heap.  (caps.c) */
+ * none), pushed on the deadline heap, with its enforced time limit
+ * (queue.time_limit: enforce) beside it.  (caps.c) */
 gs_time gs_eng_deadline(struct gs_engine *eng, int job);
 
 /* Stop every running job whose runtime cap expired by `now` (GS_EV_KILL).

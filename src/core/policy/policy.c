@@ -44,6 +44,7 @@ static const int pmode_class_values[] = { GS_PREEMPT_INHERIT, GS_PREEMPT_NONE,
                                           GS_PREEMPT_CHECKPOINT, GS_PREEMPT_IMMEDIATE };
 static const char *const bool_names[] = { "false", "true", NULL };
 static const char *const over_cap_names[] = { "kill", "preempt", NULL };
+static const char *const time_limit_names[] = { "advisory", "enforce", NULL };
 static const char *const aging_wakeup_names[] = { "changes", "tick", NULL };
 static const char *const retry_on_names[] = { "none", "node_failure", "launch_failure", NULL };
 static const int retry_on_values[] = { 0, GS_RETRY_NODE_FAILURE, GS_RETRY_LAUNCH_FAILURE };
@@ -72,6 +73,8 @@ static const struct key keys[] = {
     KEY_ENUM("queue.estimate_quantile", estimate_quantile, quantile_names, quantile_values),
     KEY_PLAIN("queue.runtime_cap", K_RUNTIME_CAP, runtime_cap),
     KEY_PLAIN("queue.pass_interval", K_DURATION, pass_interval),
+    KEY_ENUM("queue.time_limit", time_limit_mode, time_limit_names, NULL),
+    KEY_PLAIN("queue.over_time_limit", K_DURATION, over_time_limit),
     KEY_RANGE("queue.max_job_test", K_INT, max_job_test, 0, 1e9),
     KEY_PLAIN("queue.min_pass_interval", K_DURATION, min_pass_interval),
     KEY_ENUM("queue.aging_wakeup", aging_wakeup, aging_wakeup_names, NULL),
@@ -127,6 +130,8 @@ void gs_policy_init(struct gs_policy *p)
     p->estimate_quantile = 90;
     p->runtime_cap = GS_TIME_INF;
     p->runtime_cap_factor = 0;
+    p->time_limit_mode = -1; /* unset: advisory in the engine, enforce in gpuschedd */
+    p->over_time_limit = 0;
     p->pass_interval = (gs_time)5 * 60 * GS_MS_PER_SEC;
     p->max_job_test = 100;
     p->min_pass_interval = 0;

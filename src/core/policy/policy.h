@@ -86,6 +86,10 @@ struct gs_policy {
     int estimate_quantile;        /* 50 or 90 */
     gs_time runtime_cap;          /* GS_TIME_INF = none */
     double runtime_cap_factor;    /* > 0: cap = factor x estimate */
+    int time_limit_mode;          /* 1 enforce: a run is stopped (killed, timed_out) at
+                                     its time_limit + over_time_limit; 0 advisory;
+                                     -1 unset = advisory (gpuschedd makes it enforce) */
+    gs_time over_time_limit;      /* grace past the time limit (Slurm's OverTimeLimit) */
     gs_time pass_interval;        /* priority policies with aging_rate > 0: pass at
                                      least this often while jobs wait */
     int max_job_test;             /* a pass tries at most this many pending jobs, 0 = all */
