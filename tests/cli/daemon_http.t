@@ -22,7 +22,7 @@ hard=$(ulimit -n)
 FLOOD="python3 $ROOT/tests/data/daemon/http_flood.py"
 TOK=reader-token-0001
 S=$TMP/s
-GPUSCHEDD_HTTP_DEADLINE_MS=4000 daemon_start "$S" --tokens "$ROOT/tests/data/daemon/tokens.yaml"
+NO_TRUST=1 GPUSCHEDD_HTTP_DEADLINE_MS=4000 daemon_start "$S" --tokens "$ROOT/tests/data/daemon/tokens.yaml"
 ok $? "gpuschedd starts with --tokens"
 PORT=${URL##*:}
 raw() { # REQUEST-TEXT (\r\n line ends): sets st, allow, ctype, rbody
@@ -31,7 +31,7 @@ raw() { # REQUEST-TEXT (\r\n line ends): sets st, allow, ctype, rbody
     ctype=$(printf '%s\n' "$_o" | sed -n 3p) rbody=$(printf '%s\n' "$_o" | sed -n '4,$p')
 }
 aget() { curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOK" "$URL$1"; }
-H="Host: x\r\nAuthorization: Bearer admin-token-0001\r\nConnection: close\r\n"
+H="Host: 127.0.0.1:$PORT\r\nAuthorization: Bearer admin-token-0001\r\nConnection: close\r\n"
 
 # methods: 405 + Allow + JSON (DELETE /v1/jobs/ID was answered as a GET)
 raw "DELETE /v1/jobs/j1 HTTP/1.1\r\n$H\r\n"
@@ -59,7 +59,7 @@ is "$(aget /v1/jobs/f1)" 404 "the rejected submits left no job"
 raw "POST /v1/jobs HTTP/1.1\r\n${H}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n$CH\r\n$B\r\n0\r\n\r\n"
 is "$st" 201 "chunked alone is accepted (201)"
 # the caller is checked before the body: a 1 MiB body without a token
-raw "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\nConnection: close\r\n\r\n"
+raw "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:$PORT\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\nConnection: close\r\n\r\n"
 is "$st $(printf '%s' "$rbody" | jq -r .error.code)" "401 unauthorized" \
     "a POST without a token is answered 401 on its headers (no body sent)"
 # what libmicrohttpd answers itself (docs/daemon.md lists it): a header
@@ -106,7 +106,7 @@ is $? 0 "the daemon stops cleanly"
 # the per-IP limit (4,096; GPUSCHEDD_HTTP_PER_IP=64 here, so that it needs
 # few descriptors): the next connection from that address is closed
 # unanswered, one from another address is served
-GPUSCHEDD_HTTP_PER_IP=64 daemon_start "$TMP/s2" --tokens "$ROOT/tests/data/daemon/tokens.yaml"
+NO_TRUST=1 GPUSCHEDD_HTTP_PER_IP=64 daemon_start "$TMP/s2" --tokens "$ROOT/tests/data/daemon/tokens.yaml"
 PORT=${URL##*:}
 out=$($FLOOD perip "$PORT" 64 "$TOK")
 echo "# per-IP limit: $out"

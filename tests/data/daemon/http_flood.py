@@ -38,14 +38,22 @@ import threading
 import time
 
 
+def auth_headers(token, h):
+    """h plus the bearer token; "none" = no token (a --trust-loopback daemon)."""
+    if token != "none":
+        h["Authorization"] = "Bearer " + token
+    return h
+
+
 def probe(port, token, out):
     for _ in range(50):
         t0 = time.monotonic()
         status = 0
         try:
             s = socket.create_connection(("127.0.0.1", port), timeout=10)
-            s.sendall(("GET /v1/cluster HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
-                       "Connection: close\r\n\r\n" % token).encode())
+            s.sendall(("GET /v1/cluster HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                       "Authorization: Bearer %s\r\nConnection: close\r\n\r\n"
+                       % (port, token)).encode())
             data = b""
             while b"\r\n" not in data:
                 c = s.recv(4096)
@@ -67,7 +75,7 @@ def slow(port, n, hold, token):
     for i in range(n):
         try:
             s = socket.create_connection(("127.0.0.1", port), timeout=5)
-            s.sendall(b"GET /v1/cluster HTTP/1.1\r\nHost: x\r\n")
+            s.sendall(b"GET /v1/cluster HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)
             s.setblocking(False)
             sel.register(s, selectors.EVENT_READ, i)
             socks.append(s)
@@ -113,8 +121,8 @@ def slow(port, n, hold, token):
 
 def one_body(port, out, lock):
     body = b"x" * (1 << 20)
-    head = ("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            "Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body)).encode()
+    head = ("POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+            "Content-Length: %d\r\nConnection: close\r\n\r\n" % (port, len(body))).encode()
     status = "reset"
     try:
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -175,8 +183,8 @@ def submit(port, n, prefix, gpus, token):
         for i in range(k, n, 16):
             body = json.dumps({"id": "%s%d" % (prefix, i), "gpus": gpus,
                                "command": ["sleep", "600"]})
-            c.request("POST", "/v1/jobs", body, {"Content-Type": "application/json",
-                                                  "Authorization": "Bearer " + token})
+            c.request("POST", "/v1/jobs", body, auth_headers(token, {"Content-Type":
+                                                                     "application/json"}))
             r = c.getresponse()
             r.read()
             if r.status == 201:
@@ -200,7 +208,7 @@ def pages(port, clients, limit, token):
         ids, npages, after = [], 0, None
         while True:
             path = "/v1/jobs?limit=%d" % limit + ("&after=" + after if after else "")
-            c.request("GET", path, headers={"Authorization": "Bearer " + token})
+            c.request("GET", path, headers=auth_headers(token, {}))
             r = c.getresponse()
             a = json.loads(r.read())
             npages += 1
@@ -221,8 +229,9 @@ def pages(port, clients, limit, token):
 def one_get(port, src, token):
     try:
         s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(src, 0))
-        s.sendall(("GET /v1/cluster HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
-                   "Connection: close\r\n\r\n" % token).encode())
+        s.sendall(("GET /v1/cluster HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                   "Authorization: Bearer %s\r\nConnection: close\r\n\r\n"
+                   % (port, token)).encode())
         data = s.recv(4096)
         s.close()
         return int(data[9:12]) if data.startswith(b"HTTP/1.1 ") else 0
