@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 #include "daemon/dash_route.h"
+#include "daemon/lockfile.h"
 #include "daemon/view.h"
 
 #include <errno.h>
@@ -113,7 +114,8 @@ static int make_dirs(struct gsd_loop *lp)
 {
     lp->db_path = path_join(lp->opts.state, "journal.db");
     lp->run_dir = path_join(lp->opts.state, "run");
-    lp->out_dir = path_join(lp->opts.state, "output");
+    lp->out_dir = lp->opts.output_dir ? strdup(lp->opts.output_dir)
+                                      : path_join(lp->opts.state, "output");
     if (!lp->db_path || !lp->run_dir || !lp->out_dir)
         return -1;
     const char *dirs[] = { lp->opts.state, lp->run_dir, lp->out_dir };
@@ -167,8 +169,9 @@ static int setup_fds(struct gsd_loop *lp)
     return epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->sfd, &e);
 }
 
-struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
+struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
 {
+    *status = GSD_EXIT_FATAL;
     struct gsd_loop *lp = calloc(1, sizeof *lp);
     if (!lp)
         return NULL;
@@ -191,8 +194,10 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
     gs_policy_init(&lp->pol);
     struct gs_error err;
     gs_error_clear(&err);
-    if (!lp->byh || make_dirs(lp) < 0 || setup_fds(lp) < 0)
+    if (!lp->byh || make_dirs(lp) < 0 || setup_fds(lp) < 0) {
+        fprintf(stderr, "gpuschedd: setup: %s\n", strerror(errno));
         goto fail;
+    }
     lp->cl = gs_cluster_load_yaml(opts->cluster, &err);
     if (!lp->cl)
         goto fail_msg;
@@ -201,11 +206,21 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
         if (gs_policy_load_yaml(opts->policy, &lp->pol, &err) < 0)
             goto fail_msg;
     }
-    lp->st = gs_store_open(lp->db_path, opts->sync_full, 0, &err);
-    if (!lp->st || clock_setup(lp, &err) < 0)
-        goto fail_msg;
-    if (gs_store_done_counts(lp->st, on_done_count, lp) < 0)
+    if (gsd_journal_open(lp, status) < 0)
         goto fail;
+    if (clock_setup(lp, &err) < 0) {
+        if (!gs_store_failure(lp->st))
+            goto fail_msg;
+        gs_store_rollback(lp->st); /* a full disk: start and serve reads anyway */
+        lp->clock_unsaved = 1;
+        gsd_outage_mark(lp, err.msg);
+    }
+    gsd_disk_setup(lp);
+    if (gs_store_done_counts(lp->st, on_done_count, lp) < 0) {
+        fprintf(stderr, "gpuschedd: journal %s: the done jobs cannot be counted\n",
+                lp->db_path);
+        goto fail;
+    }
     return lp;
 fail_msg:
     fprintf(stderr, "gpuschedd: %s\n", err.msg);
@@ -361,6 +376,9 @@ static struct djob *target(struct gsd_loop *lp, struct gsd_cmd *c)
 
 static int apply_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
 {
+    int held = lp->nconflicts ? gsd_conflict_cancel(lp, now, c, seq) : -2;
+    if (held != -2)
+        return held;
     struct djob *d = target(lp, c);
     if (!d)
         return 0;
@@ -493,11 +511,16 @@ static int turn(struct gsd_loop *lp)
     gs_time now = gsd_now(lp);
     lp->again = more;
     lp->turns++;
+    if (lp->outage && !gsd_outage_probe(lp)) { /* writes refused, reads served */
+        gsd_outage_answer(lp, cmds, is_write);
+        release_batch(lp, cmds);
+        return 0;
+    }
     if (gs_store_begin(lp->st, &err) < 0)
         goto fatal;
     for (c = cmds; c; c = c->next, i++) {
         seqs[i] = 0;
-        if (is_write(c->kind) && apply(lp, now, c, &seqs[i]) < 0)
+        if (is_write(c->kind) && !gsd_floor_refuse(lp, c) && apply(lp, now, c, &seqs[i]) < 0)
             goto fatal_rollback;
     }
     gsd_orphans_reap(lp);
@@ -524,6 +547,11 @@ static int turn(struct gsd_loop *lp)
 fatal_rollback:
     gs_store_rollback(lp->st);
 fatal:
+    if (gsd_outage_begin(lp, err.msg[0] ? err.msg : "a journal write failed")) {
+        gsd_outage_answer(lp, cmds, is_write);
+        release_batch(lp, cmds);
+        return 0;
+    }
     gsd_log("fatal: %s", err.msg[0] ? err.msg : "journal or engine failure");
     release_batch(lp, cmds);
     return -1;
@@ -535,6 +563,8 @@ static int timeout_ms(struct gsd_loop *lp)
     lp->refresh_only = 0;
     if (lp->again)
         return 0;
+    if (lp->outage) /* no passes in an outage: the next probe */
+        return gsd_outage_timeout(lp);
     int64_t best = -1;
     gs_time now = lp->last_now;
     gs_time wake = gs_engine_next_wakeup(lp->eng, now);
@@ -676,6 +706,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     }
     gsd_view_fini(lp);
     gsd_nodes_fini(lp);
+    gsd_conflicts_fini(lp);
     for (size_t i = 0; i < lp->nev; i++)
         free(lp->evs[i].placement);
     for (size_t i = 0; i < lp->ndone; i++)

@@ -75,11 +75,16 @@ static const char *const sql[Q_COUNT] = {
 struct gs_store {
     sqlite3 *db;
     sqlite3_stmt *q[Q_COUNT];
+    int failed;               /* since the last begin: 0, 1 = disk full, 2 = other error */
 };
 
+/* GS_EINVAL for a damaged file (the journal is refused), else GS_EIO. */
 static int db_error(struct gs_store *st, struct gs_error *err, const char *what)
 {
-    return gs_errorf(err, GS_EIO, "journal: %s: %s", what, sqlite3_errmsg(st->db));
+    int code = sqlite3_errcode(st->db);
+    st->failed = code == SQLITE_FULL ? 1 : 2;
+    return gs_errorf(err, code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? GS_EINVAL : GS_EIO,
+                     "journal: %s: %s", what, sqlite3_errmsg(st->db));
 }
 
 /* The prepared statement `i`, reset and unbound; NULL on failure. */
@@ -151,8 +156,8 @@ struct gs_store *gs_store_open(const char *path, int full, int readonly, struct 
              full ? "FULL" : "NORMAL");
     if (!readonly && (sqlite3_exec(st->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
                       migrate(st, err) < 0)) {
-        if (err && err->code == GS_OK)
-            db_error(st, err, "setup");
+        if (!err || err->code == GS_OK)
+            db_error(st, err, path);
         gs_store_close(st);
         return NULL;
     }
@@ -171,6 +176,7 @@ void gs_store_close(struct gs_store *st)
 
 int gs_store_begin(struct gs_store *st, struct gs_error *err)
 {
+    st->failed = 0;
     return exec1(st, Q_BEGIN, err);
 }
 
@@ -448,4 +454,34 @@ int gs_store_done_counts(struct gs_store *st,
         fn(arg, col_text(s, 0), col_text(s, 1), sqlite3_column_int64(s, 2));
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? 0 : GS_EIO;
+}
+
+int gs_store_failure(const struct gs_store *st)
+{
+    return st->failed;
+}
+
+int gs_store_quick_check(struct gs_store *st, char *buf, size_t n)
+{
+    sqlite3_stmt *s;
+    buf[0] = '\0';
+    if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check(8)", -1, &s, NULL) != SQLITE_OK) {
+        snprintf(buf, n, "%s", sqlite3_errmsg(st->db));
+        return GS_EINVAL;
+    }
+    size_t w = 0;
+    int rc, ok = 0, rows = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        ok = rows++ == 0 && t && !strcmp(t, "ok");
+        if (w < n)
+            w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? "; " : "", t ? t : "?");
+    }
+    if (rc != SQLITE_DONE) {
+        if (w < n)
+            snprintf(buf + w, n - w, "%s%s", w ? "; " : "", sqlite3_errmsg(st->db));
+        ok = 0;
+    }
+    sqlite3_finalize(s);
+    return ok && rows == 1 ? 0 : GS_EINVAL;
 }
