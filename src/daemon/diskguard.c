@@ -77,20 +77,26 @@ void gsd_disk_setup(struct gsd_loop *lp)
 void gsd_outage_mark(struct gsd_loop *lp, const char *why)
 {
     int kind = gs_store_failure(lp->st) == 1 ? 1 : 2;
+    int64_t mono = gsd_mono_ms();
     if (!lp->outage) {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
         lp->outage_since = (int64_t)t.tv_sec;
-        lp->outage_backoff = 100;
+        /* a relapse soon after the end of the last outage (a probe fits, a
+           turn does not) goes on with its back-off, and is logged once */
+        int relapse = lp->outages && mono - lp->outage_ended < 10000;
+        lp->outage_backoff = !relapse ? 100 : lp->outage_backoff < 5000 ? lp->outage_backoff * 2
+                                                                        : 5000;
         lp->outages++;
-        gsd_log("journal cannot commit (%s): writes are refused with %d until it can; "
-                "reads go on from the last commit", why, kind == 1 ? 507 : 503);
+        if (!relapse)
+            gsd_log("journal cannot commit (%s): writes are refused with %d until it can; "
+                    "reads go on from the last commit", why, kind == 1 ? 507 : 503);
     } else if (lp->outage_backoff < 5000) {
         lp->outage_backoff *= 2;
     }
     lp->outage = kind;
     snprintf(lp->outage_why, sizeof lp->outage_why, "%s", why);
-    lp->outage_next = gsd_mono_ms() + lp->outage_backoff;
+    lp->outage_next = mono + lp->outage_backoff;
     atomic_store(&lp->outage_pub, kind);
 }
 
@@ -172,8 +178,10 @@ int gsd_outage_probe(struct gsd_loop *lp)
     }
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
-    gsd_log("journal commits again after %lld s; %lld writes were refused meanwhile",
-            (long long)(t.tv_sec - lp->outage_since), (long long)lp->outage_refused);
+    if (gsd_mono_ms() - lp->outage_ended >= 10000)
+        gsd_log("journal commits again after %lld s; %lld writes were refused meanwhile",
+                (long long)(t.tv_sec - lp->outage_since), (long long)lp->outage_refused);
+    lp->outage_ended = gsd_mono_ms();
     lp->outage = 0;
     lp->clock_unsaved = 0;
     lp->outage_refused = 0;

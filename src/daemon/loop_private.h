@@ -182,6 +182,7 @@ struct gsd_loop {
     char outage_why[GS_ERROR_MSG_MAX];
     int64_t outage_since;     /* wall s */
     int64_t outage_next, outage_backoff; /* monotonic ms of the next probe; ms */
+    int64_t outage_ended;     /* monotonic ms the last outage ended */
     int64_t outage_refused, writes_refused, outages;
     int clock_unsaved;        /* clock_setup could not write: the probe does */
     int64_t floor_turn, floor_free; /* the turn of the last statvfs, its bytes */

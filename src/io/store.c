@@ -151,6 +151,12 @@ struct gs_store *gs_store_open(const char *path, int full, int readonly, struct 
         return NULL;
     }
     sqlite3_busy_timeout(st->db, 5000);
+    if (!readonly) {
+        /* keep -wal and -shm when closing: a restart on a full disk then
+           needs no new file to read the journal (docs/operations.md) */
+        int persist = 1;
+        sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+    }
     char pragmas[160];
     snprintf(pragmas, sizeof pragmas, "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
              full ? "FULL" : "NORMAL");
@@ -187,7 +193,10 @@ int gs_store_commit(struct gs_store *st, struct gs_error *err)
 
 void gs_store_rollback(struct gs_store *st)
 {
-    exec1(st, Q_ROLLBACK, NULL);
+    int failed = st->failed; /* SQLite may have rolled back already: not news */
+    if (!sqlite3_get_autocommit(st->db))
+        exec1(st, Q_ROLLBACK, NULL);
+    st->failed = failed;
 }
 
 int gs_store_meta_get(struct gs_store *st, const char *key, int64_t *val)
