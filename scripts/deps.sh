@@ -19,6 +19,8 @@ sqlite3 python3 python3-prometheus-client curl
 slurmctld slurmd slurm-client libslurm-dev munge slurmdbd mariadb-server"
     # client tests: gdb stops gpuschedd at a launch, curl polls /readyz
     PKGS="$PKGS gdb curl"
+    # daemon_damage.t: seeded page overwrites (openssl enc); daemon_lock.t: flock
+    PKGS="$PKGS openssl util-linux"
 fi
 [ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""
