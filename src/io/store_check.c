@@ -114,12 +114,14 @@ static int backup_steps(sqlite3 *to, sqlite3 *from)
     sqlite3_backup *b = sqlite3_backup_init(to, "main", from, "main");
     if (!b)
         return sqlite3_errcode(to);
-    int rc;
+    /* one step for all pages: one read transaction, so one commit's state
+       (in steps, every commit of the writer would restart the copy) */
+    int rc, tries = 0;
     do {
-        rc = sqlite3_backup_step(b, 256);
+        rc = sqlite3_backup_step(b, -1);
         if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
             sqlite3_sleep(5);
-    } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+    } while ((rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED) && ++tries < 2000);
     sqlite3_backup_finish(b);
     return rc;
 }

@@ -46,7 +46,8 @@ start() {
         i=$((i + 1))
     done
     if [ -n "$URL" ] && wait_ready; then
-        jobs=$(curl -s "$URL/v1/jobs" | jq '.jobs | length')
+        # the ended jobs it counts from the journal (robust to list paging)
+        jobs=$(curl -s "$URL/metrics" | awk '/^gpusched_jobs_ended_total/ { s += $2 } END { print s + 0 }')
         daemon_stop
         rc=0
     else
