@@ -40,6 +40,7 @@ struct gsd_opts {
     const char *output_dir;   /* --output-dir, NULL = STATE/output */
     int64_t file_limit;       /* --job-file-limit in bytes, 0 = none ... */
     int file_limit_pct;       /* ... or this % of the output filesystem (when > 0) */
+    int64_t retain_ms;        /* --retain: ended jobs older (wall ms) are purged; 0 = never */
 };
 
 enum gsd_cmd_kind {
@@ -90,6 +91,10 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status);
 /* `gpuschedd --check STATE` (store_check.c): print the journal's health;
  * returns the exit status (0 healthy, GSD_EXIT_DAMAGED, 2 usage). */
 int gsd_check_main(int argc, char **argv);
+
+/* Parse --retain N[s|m|h|d] into o->retain_ms (retain.c): 0 or 2 after
+ * saying what is wrong. */
+int gsd_retain_opt(struct gsd_opts *o, const char *arg);
 
 /* Parse --min-free-mb / --job-file-limit (`name`) into opts (diskguard.c).
  * 0, or 2 after saying what is wrong on stderr. */

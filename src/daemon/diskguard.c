@@ -114,6 +114,7 @@ int gsd_outage_begin(struct gsd_loop *lp, const char *why)
         return 0; /* not the journal's failure: fatal */
     gs_store_rollback(lp->st);
     gsd_outage_mark(lp, why);
+    lp->npurged = 0; /* their rows stay: so do their files */
     /* the failed turn changed the engine and the jobs: start them again from
        the last commit, as a restart would (processes run on, re-adopted) */
     gsd_jobs_drop_all(lp);
@@ -251,6 +252,8 @@ json_t *gsd_journal_json(struct gsd_loop *lp)
     json_object_set_new(o, "min_free_bytes", json_integer(lp->opts.min_free));
     json_object_set_new(o, "job_file_limit_bytes", json_integer(lp->file_limit));
     json_object_set_new(o, "writes_refused", json_integer(lp->writes_refused));
+    json_object_set_new(o, "retain_seconds", json_integer(lp->opts.retain_ms / 1000));
+    json_object_set_new(o, "purged_total", json_integer(lp->purged_total));
     json_object_set_new(o, "conflicts", gsd_conflicts_json(lp));
     return o;
 }

@@ -527,6 +527,7 @@ static int turn(struct gsd_loop *lp)
     if ((lp->be->apply && lp->be->apply(lp, now) < 0) || gsd_exits_apply(lp, now) < 0 ||
         pass(lp, now, &err) < 0 ||
         gsd_events_apply(lp, now) < 0 || gsd_flush_rows(lp, &err) < 0 ||
+        gsd_retain_turn(lp, now, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
         gs_store_meta_set(lp->st, "next_id", lp->next_id, &err) < 0)
         goto fatal_rollback;
@@ -542,6 +543,7 @@ static int turn(struct gsd_loop *lp)
             gsd_answer(lp, c);
     }
     release_batch(lp, cmds);
+    gsd_retain_after_commit(lp);
     gsd_launch_pending(lp);
     return 0;
 fatal_rollback:
@@ -726,6 +728,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         close(lp->sfd);
     if (lp->epfd >= 0)
         close(lp->epfd);
+    free(lp->purged);
     free(lp->db_path);
     free(lp->run_dir);
     free(lp->out_dir);

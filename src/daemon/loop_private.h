@@ -186,6 +186,11 @@ struct gsd_loop {
     int64_t outage_refused, writes_refused, outages;
     int clock_unsaved;        /* clock_setup could not write: the probe does */
     int64_t floor_turn, floor_free; /* the turn of the last statvfs, its bytes */
+    /* retain.c */
+    int64_t retain_next;      /* monotonic ms of the next purge (0 = the first turn) */
+    int64_t *purged;          /* seqs purged in this turn, files removed after commit */
+    size_t npurged, cappurged;
+    int64_t purged_total;
     /* conflict.c */
     struct gsd_conflict *conflicts;
     size_t nconflicts, capconflicts;
@@ -295,6 +300,12 @@ int gsd_conflict_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
 /* The held conflicts as [{id, team, reason}] (new reference). */
 json_t *gsd_conflicts_json(const struct gsd_loop *lp);
 void gsd_conflicts_fini(struct gsd_loop *lp);
+
+/* retain.c: purge ended jobs older than --retain, in the turn's
+ * transaction (0, or -1 with err: the turn fails); their files after the
+ * commit. */
+int gsd_retain_turn(struct gsd_loop *lp, gs_time now, struct gs_error *err);
+void gsd_retain_after_commit(struct gsd_loop *lp);
 
 /* loop_nodes.c */
 const char *gsd_node_state_name(int st);

@@ -24,6 +24,7 @@ static const char usage[] =
     "                 [--listen HOST:PORT] [--backend local|slurm] [--tokens T.yaml]\n"
     "                 [--clock-scale X] [--sync full|normal] [--kill-wait SECONDS]\n"
     "                 [--init] [--min-free-mb N] [--output-dir DIR] [--job-file-limit SIZE]\n"
+    "                 [--retain AGE]\n"
     "       gpuschedd --check STATE   (the journal's health; exit 0 healthy, 4 damaged)\n"
     "  --listen        default 127.0.0.1:8642; port 0 picks a free port; the first\n"
     "                  stdout line is 'listening on http://HOST:PORT'\n"
@@ -37,6 +38,8 @@ static const char usage[] =
     "  --output-dir    where jobs' default stdout/stderr go (STATE/output)\n"
     "  --job-file-limit  largest file a job may write (RLIMIT_FSIZE): SIZE[K|M|G],\n"
     "                  N% of the output filesystem, or 0 = none (25%)\n"
+    "  --retain        purge ended jobs (rows, events, output, run files) older\n"
+    "                  than AGE: N[s|m|h|d], 0 = keep forever (30d)\n"
     "  slurm backend (Slurm found through SLURM_CONF; docs/slurm-backend.md):\n"
     "  --slurm-partition P, --slurm-account A, --slurm-qos Q   where jobs go\n"
     "  --slurm-gpus auto|types|counts   pin GPU indices with per-GPU GRES types g0..gN\n"
@@ -114,6 +117,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "min-free-mb", required_argument, NULL, 'M' },
         { "output-dir", required_argument, NULL, 'o' },
         { "job-file-limit", required_argument, NULL, 'F' },
+        { "retain", required_argument, NULL, 'R' },
         { "slurm-partition", required_argument, NULL, 'P' },
         { "slurm-account", required_argument, NULL, 'A' },
         { "slurm-qos", required_argument, NULL, 'Q' },
@@ -125,7 +129,8 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
     *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
                             .sync_full = 1, .kill_wait = 10000, .slurm_gpus = "auto",
                             .slurm_poll_ms = 500, .slurm_deadline_ms = 15000,
-                            .min_free = 64ll << 20, .file_limit_pct = 25 };
+                            .min_free = 64ll << 20, .file_limit_pct = 25,
+                            .retain_ms = 30ll * 86400 * 1000 };
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -136,6 +141,10 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         case 'b': o->backend = optarg; break;
         case 't': o->tokens = optarg; break;
         case 'I': o->init = 1; break;
+        case 'R':
+            if (gsd_retain_opt(o, optarg) != 0)
+                return 2;
+            break;
         case 'o': o->output_dir = optarg; break;
         case 'M': case 'F':
             if (gsd_disk_opt(o, c == 'M' ? "min-free-mb" : "job-file-limit", optarg) != 0)

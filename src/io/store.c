@@ -29,7 +29,8 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
 
 enum {
     Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_INSERT, Q_UPDATE, Q_EVENT,
-    Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST, Q_COUNT
+    Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST,
+    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_COUNT
 };
 
 #define JOB_COLS                                                                           \
@@ -70,6 +71,14 @@ static const char *const sql[Q_COUNT] = {
                     " WHERE state = 'done' AND outcome = 'completed' ORDER BY last",
     [Q_EVENT_LAST] = "SELECT detail FROM events WHERE kind = ?1"
                      " AND substr(detail, 1, length(?2)) = ?2 ORDER BY seq DESC LIMIT 1",
+    [Q_ENDED_BEFORE] = "SELECT " JOB_COLS " FROM jobs WHERE state = 'done' AND end_ms < ?1"
+                       " ORDER BY seq LIMIT ?2",
+    /* the same rows as Q_ENDED_BEFORE (one transaction): one scan of the
+       events (no index on events.job) per purge, not one per job */
+    [Q_PURGE_EVENTS] = "DELETE FROM events WHERE job IN (SELECT seq FROM jobs WHERE"
+                       " state = 'done' AND end_ms < ?1 ORDER BY seq LIMIT ?2)",
+    [Q_PURGE_JOB] = "DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE"
+                    " state = 'done' AND end_ms < ?1 ORDER BY seq LIMIT ?2)",
 };
 
 struct gs_store {
@@ -493,4 +502,29 @@ int gs_store_quick_check(struct gs_store *st, char *buf, size_t n)
     }
     sqlite3_finalize(s);
     return ok && rows == 1 ? 0 : GS_EINVAL;
+}
+
+int gs_store_purge_ended(struct gs_store *st, gs_time before, int limit,
+                         gs_store_job_fn fn, void *arg, struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_ENDED_BEFORE);
+    if (!s)
+        return db_error(st, err, "purge");
+    sqlite3_bind_int64(s, 1, before);
+    sqlite3_bind_int(s, 2, limit);
+    int rc = each_row(s, fn, arg, 0);
+    if (rc < 0)
+        return db_error(st, err, "purge");
+    for (int q = Q_PURGE_EVENTS; q <= Q_PURGE_JOB; q++) {
+        s = stmt(st, q);
+        if (!s)
+            return db_error(st, err, "purge");
+        sqlite3_bind_int64(s, 1, before);
+        sqlite3_bind_int(s, 2, limit);
+        rc = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE)
+            return db_error(st, err, "purge");
+    }
+    return sqlite3_changes(st->db);
 }

@@ -137,6 +137,13 @@ int gs_store_done_counts(struct gs_store *st,
 
 #endif
 
+/* Retention: delete the done rows whose end is before `before` (engine
+ * ms), the first `limit` in seq order, and their events; fn (may be NULL)
+ * sees each row first (its files are the caller's).  Returns the number of
+ * rows deleted, or GS_EIO.  Live rows are never deleted. */
+int gs_store_purge_ended(struct gs_store *st, gs_time before, int limit,
+                         gs_store_job_fn fn, void *arg, struct gs_error *err);
+
 /* store_check.c: health and copies of a journal file, each on a
  * connection of its own (so they run beside a live daemon: WAL lets a
  * reader see the last commit). */
