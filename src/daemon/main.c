@@ -77,6 +77,11 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
             o->kill_wait = (gs_time)(s * 1000);
             break;
         }
+        case 'I': o->init = 1; break;
+        case 'o': o->output_dir = arg; break;
+        case 'R': return gsd_retain_opt(o, arg);
+        case 'M': case 'F':
+            return gsd_disk_opt(o, c == 'M' ? "min-free-mb" : "job-file-limit", arg);
         case 'P': o->slurm_partition = arg; break;
         case 'A': o->slurm_account = arg; break;
         case 'Q': o->slurm_qos = arg; break;
@@ -129,8 +134,8 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
     *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
                             .sync_full = 1, .kill_wait = 10000, .slurm_gpus = "auto",
                             .slurm_poll_ms = 500, .slurm_deadline_ms = 15000,
-                            .min_free = 64ll << 20, .file_limit_pct = 25,
-                            .retain_ms = 30ll * 86400 * 1000 };
+                            .min_free = 64LL << 20, .file_limit_pct = 25,
+                            .retain_ms = 30LL * 86400 * 1000 };
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -140,17 +145,8 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         case 'l': o->listen = optarg; break;
         case 'b': o->backend = optarg; break;
         case 't': o->tokens = optarg; break;
-        case 'I': o->init = 1; break;
-        case 'R':
-            if (gsd_retain_opt(o, optarg) != 0)
-                return 2;
-            break;
-        case 'o': o->output_dir = optarg; break;
-        case 'M': case 'F':
-            if (gsd_disk_opt(o, c == 'M' ? "min-free-mb" : "job-file-limit", optarg) != 0)
-                return 2;
-            break;
         case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
+        case 'I': case 'R': case 'o': case 'M': case 'F':
             if (opt_value(o, c, optarg) != 0)
                 return 2;
             break;
