@@ -210,6 +210,8 @@ static void refuse(struct gsd_loop *lp, struct gsd_cmd *c, int status, const cha
 
 void gsd_outage_answer(struct gsd_loop *lp, struct gsd_cmd *cmds, int (*is_write)(int))
 {
+    if (!lp->view && !lp->reads_on_engine) /* started in the outage: no commit yet */
+        gsd_view_update(lp, 0);
     for (struct gsd_cmd *c = cmds; c; c = c->next) {
         if (is_write(c->kind))
             refuse(lp, c, lp->outage == 1 ? 507 : 503, lp->outage_why);

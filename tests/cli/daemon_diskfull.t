@@ -24,7 +24,7 @@ cleanup() {
     daemon_cleanup
 }
 trap cleanup EXIT
-plan 27
+plan 28
 S=$FS/s
 
 # fill FILE up to KB KiB short of full (or to the end when KB is 0)
@@ -109,6 +109,8 @@ daemon_start "$S" --min-free-mb 0
 ok $? "a daemon started on the full disk comes up"
 api GET "/v1/jobs/$first"
 is "$code" 200 "and serves reads"
+api GET /v1/queue
+ok "$([ "$(field "$body" '.jobs | length')" -gt 0 ]; echo $?)" "its queue lists the pending jobs"
 api POST /v1/jobs '{"command":["true"]}'
 is "$code" 507 "writes get 507"
 sleep 1
