@@ -225,14 +225,21 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
 fail_msg:
     fprintf(stderr, "gpuschedd: %s\n", err.msg);
 fail:
+    if (lp->st && gsd_journal_checked(lp) < 0) /* damage explains the failure */
+        *status = GSD_EXIT_DAMAGED;
     gsd_loop_destroy(lp);
     return NULL;
 }
 
 int gsd_loop_restore(struct gsd_loop *lp)
 {
-    if (lp->be->open(lp) < 0 || gsd_engine_create(lp, &lp->pol) < 0 ||
-        gsd_restore_all(lp, 1) < 0)
+    int rc = lp->be->open(lp) < 0 || gsd_engine_create(lp, &lp->pol) < 0 ||
+                     gsd_restore_all(lp, 1) < 0
+                 ? -1
+                 : 0;
+    if (gsd_journal_checked(lp) < 0)
+        return -2; /* damage explains a failed restore too */
+    if (rc < 0)
         return -1;
     atomic_store(&lp->ready, 1);
     lp->again = 1;
@@ -691,6 +698,8 @@ void gsd_loop_destroy(struct gsd_loop *lp)
 {
     if (!lp)
         return;
+    if (lp->qc_started)
+        pthread_join(lp->qc_thread, NULL);
     if (lp->be && lp->be->close)
         lp->be->close(lp);
     for (size_t i = 0; i < lp->nlive; i++) {

@@ -276,7 +276,8 @@ static int gsd_run(struct gsd_opts *opts)
     }
     printf("listening on %s\n", url);
     fflush(stdout);
-    int rc = gsd_loop_restore(lp) < 0 ? GSD_EXIT_FATAL : gsd_loop_run(lp);
+    int rc = gsd_loop_restore(lp);
+    rc = rc == -2 ? GSD_EXIT_DAMAGED : rc < 0 ? GSD_EXIT_FATAL : gsd_loop_run(lp);
     if (rc != 0)
         fprintf(stderr, "gpuschedd: exiting with status %d (the reason is said above)\n", rc);
     gsd_loop_close(lp);
