@@ -102,12 +102,15 @@ int gsd_disk_opt(struct gsd_opts *o, const char *name, const char *arg);
 
 /* Rebuild the engine from the journal and reconcile with the backend
  * (re-adopt running jobs, collect those that ended meanwhile).  0, or -1
- * after printing the error, -2 when the journal's quick_check (run beside
- * the restore) found damage (exit status GSD_EXIT_DAMAGED). */
+ * after printing the error, -2 when it failed and the journal's
+ * quick_check (run beside the restore) found damage (exit status
+ * GSD_EXIT_DAMAGED). */
 int gsd_loop_restore(struct gsd_loop *lp);
 
 /* Run the loop until SIGTERM/SIGINT (blocked by the caller in every
- * thread).  Returns 0 on a clean stop, 1 on a fatal error. */
+ * thread).  Returns 0 on a clean stop, 1 on a fatal error,
+ * GSD_EXIT_DAMAGED when the journal's quick_check, which the first turn
+ * waits for, found damage (nothing was written). */
 int gsd_loop_run(struct gsd_loop *lp);
 
 /* Whether the journal is replayed and the backend reconciled. */

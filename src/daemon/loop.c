@@ -237,11 +237,9 @@ int gsd_loop_restore(struct gsd_loop *lp)
                      gsd_restore_all(lp, 1) < 0
                  ? -1
                  : 0;
-    if (gsd_journal_checked(lp) < 0)
-        return -2; /* damage explains a failed restore too */
-    if (rc < 0)
-        return -1;
-    atomic_store(&lp->ready, 1);
+    if (rc < 0) /* damage explains a failed restore too */
+        return gsd_journal_checked(lp) < 0 ? -2 : -1;
+    atomic_store(&lp->ready, 1); /* reads; the first turn waits for quick_check */
     lp->again = 1;
     return 0;
 }
@@ -640,6 +638,8 @@ static void reload_policy(struct gsd_loop *lp)
 
 int gsd_loop_run(struct gsd_loop *lp)
 {
+    if (gsd_journal_checked(lp) < 0) /* before the first write */
+        return GSD_EXIT_DAMAGED;
     while (!lp->stop) {
         struct epoll_event ev[64];
         int n = epoll_wait(lp->epfd, ev, 64, timeout_ms(lp));

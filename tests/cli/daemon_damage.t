@@ -45,8 +45,13 @@ start() {
         [ -z "$URL" ] && sleep 0.05
         i=$((i + 1))
     done
-    if [ -n "$URL" ] && wait_ready; then
-        # the ended jobs it counts from the journal (robust to list paging)
+    # ready serves reads; the first turn (a write) waits for quick_check,
+    # so a submit's answer tells whether the daemon went on
+    if [ -n "$URL" ] && wait_ready &&
+       [ "$(curl -s -o /dev/null -w '%{http_code}' -XPOST -H 'Content-Type: application/json' \
+            --data-binary '{"id":"probe","command":["true"]}' "$URL/v1/jobs")" = 201 ]; then
+        # the ended jobs it counts from the journal (robust to list paging;
+        # the probe may be one of them)
         jobs=$(curl -s "$URL/metrics" | awk '/^gpusched_jobs_ended_total/ { s += $2 } END { print s + 0 }')
         daemon_stop
         rc=0
@@ -68,7 +73,8 @@ run "$GPUSCHEDD" --check "$TMP/empty"
 is "$rc" 4 "emptied journal: --check exits 4"
 like "$out" "DAMAGED" "emptied journal: --check says DAMAGED"
 start "$TMP/empty" --init
-is "$rc:$jobs" "0:0" "emptied journal with --init: starts with no jobs"
+# (the probe job may have ended too: at most 1)
+ok "$([ "$rc" = 0 ] && [ "${jobs:-9}" -le 1 ]; echo $?)" "emptied journal with --init: starts with no jobs (rc=$rc ended=$jobs)"
 ls "$TMP/empty" | grep -q 'journal.db.before-init-'
 ok $? "--init set the empty file aside (renamed, not deleted)"
 
@@ -106,12 +112,12 @@ for seed in 1 2 3 4 5 6 7 8; do
     start "$TMP/p$seed"
     drc=$rc dout=$out
     run "$GPUSCHEDD" --check "$TMP/p$seed"
-    if [ "$jobs" = 40 ]; then
+    if [ "${jobs:-0}" -ge 40 ]; then
         is "$rc" 0 "page $pg of $pages overwritten (seed $seed): unused page, all jobs served, --check healthy"
     else
         is "$rc" 4 "page $pg of $pages overwritten (seed $seed): --check exits 4"
     fi
-    ok "$([ "$jobs" = 40 ] || { [ "$drc" = 4 ] && printf '%s' "$dout" | grep -q 'damaged\|malformed\|not a database'; }; echo $?)" \
+    ok "$([ "${jobs:-0}" -ge 40 ] || { [ "$drc" = 4 ] && printf '%s' "$dout" | grep -q 'damaged\|malformed\|not a database'; }; echo $?)" \
         "seed $seed: refused naming the damage or all jobs kept (rc=$drc jobs=${jobs:-none})"
     [ "$seed" = 5 ] && echo "# seed 5 says: $(printf '%s' "$dout" | grep -v listening | tail -n 1)"
 done
