@@ -103,8 +103,7 @@ int gsd_disk_opt(struct gsd_opts *o, const char *name, const char *arg);
 /* Rebuild the engine from the journal and reconcile with the backend
  * (re-adopt running jobs, collect those that ended meanwhile).  0, or -1
  * after printing the error, -2 when it failed and the journal's
- * quick_check (run beside the restore) found damage (exit status
- * GSD_EXIT_DAMAGED). */
+ * quick_check then found damage (exit status GSD_EXIT_DAMAGED). */
 int gsd_loop_restore(struct gsd_loop *lp);
 
 /* Run the loop until SIGTERM/SIGINT (blocked by the caller in every

@@ -239,7 +239,7 @@ int gsd_loop_restore(struct gsd_loop *lp)
                  : 0;
     if (rc < 0) /* damage explains a failed restore too */
         return gsd_journal_checked(lp) < 0 ? -2 : -1;
-    atomic_store(&lp->ready, 1); /* reads; the first turn waits for quick_check */
+    atomic_store(&lp->ready, 1); /* the first turn waits for quick_check */
     lp->again = 1;
     return 0;
 }
@@ -698,8 +698,6 @@ void gsd_loop_destroy(struct gsd_loop *lp)
 {
     if (!lp)
         return;
-    if (lp->qc_started)
-        pthread_join(lp->qc_thread, NULL);
     if (lp->be && lp->be->close)
         lp->be->close(lp);
     for (size_t i = 0; i < lp->nlive; i++) {

@@ -186,9 +186,8 @@ struct gsd_loop {
     int64_t outage_refused, writes_refused, outages;
     int clock_unsaved;        /* clock_setup could not write: the probe does */
     int64_t floor_turn, floor_free; /* the turn of the last statvfs, its bytes */
-    /* check.c: the quick_check beside the restore */
-    pthread_t qc_thread;
-    int qc_started, qc_rc;    /* qc_rc: 1 running, 0 ok, -1 damaged (qc_what) */
+    /* check.c: the quick_check after the restore */
+    int qc_rc;                /* 1 not run yet, 0 ok (or said), -1 damaged (qc_what) */
     char qc_what[400];
     /* retain.c */
     int64_t retain_next;      /* monotonic ms of the next purge (0 = the first turn) */
@@ -264,8 +263,9 @@ void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_
  * where jobs have been, quick_check).  0, or -1 after saying why on
  * stderr with *status the exit status (lockfile.h). */
 int gsd_journal_open(struct gsd_loop *lp, int *status);
-/* Wait for the quick_check gsd_journal_open started: 0 when the journal
- * is sound (or was already said damaged), -1 after saying it is damaged. */
+/* Run the journal's quick_check once (after the restore, before the
+ * first turn): 0 when sound (or already said damaged), -1 after saying
+ * it is damaged. */
 int gsd_journal_checked(struct gsd_loop *lp);
 
 /* diskguard.c */
