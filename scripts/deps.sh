@@ -21,6 +21,8 @@ slurmctld slurmd slurm-client libslurm-dev munge slurmdbd mariadb-server"
     PKGS="$PKGS gdb curl"
     # daemon_clock.t: libfaketime steps gpuschedd's wall clock
     PKGS="$PKGS faketime"
+    # daemon_damage.t: seeded page overwrites (openssl enc); daemon_lock.t: flock
+    PKGS="$PKGS openssl util-linux"
 fi
 [ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""

@@ -19,6 +19,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
 int cmd_slurm_conf(int argc, char **argv);
+/* cmd_backup.c: `gpusched backup --state DIR --to FILE`. */
+int cmd_backup(int argc, char **argv);
 
 /* `gpusched why JOBID --from-slurm` (cmd_why_slurm.c): the daemon's `why`
  * client command calls it when --from-slurm is given. */

@@ -32,6 +32,7 @@ static const struct command commands[] = {
     { "resume", cmd_resume, "return a drained node to service" },
     { "replay", cmd_replay, "submit a trace to gpuschedd in (scaled) real time" },
     { "start-latency", cmd_start_latency, "gpuschedd's measured start latency as sim's policy keys" },
+    { "backup", cmd_backup, "a consistent copy of a running gpuschedd's journal (on its host)" },
     { "down", cmd_down, "take a node (or GPU) out of service: its runs end, its jobs requeue" },
 };
 

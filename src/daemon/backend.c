@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -86,9 +87,14 @@ static char **sup_argv(const struct gsd_launch *l, const char *fdtext)
 /* In the forked child: only async-signal-safe calls until execve.  The
  * supervisor's own stderr (its messages, a sanitizer's report) goes to
  * RUNDIR/supervisor.log. */
-static void child_exec(char **argv, char *const *envp, int go_fd, const char *log)
+static void child_exec(char **argv, char *const *envp, int go_fd, const char *log,
+                       int64_t fsize)
 {
     setsid();
+    if (fsize > 0) { /* docs/operations.md, "Job output": a runaway writer gets SIGXFSZ */
+        struct rlimit rl = { (rlim_t)fsize, (rlim_t)fsize };
+        setrlimit(RLIMIT_FSIZE, &rl);
+    }
     int null = open("/dev/null", O_RDWR);
     int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (null >= 0) {
@@ -134,7 +140,7 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     snprintf(log, sizeof log, "%s/supervisor.log", l->rundir);
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(argv, l->envp, rfd, log);
+        child_exec(argv, l->envp, rfd, log, l->fsize);
     int e = errno;
     free(argv);
     close(rfd);

@@ -30,6 +30,7 @@ struct gsd_launch {
     char *const *argv;        /* the job's command */
     char *const *envp;        /* its whole environment */
     const char *cwd, *out, *err; /* NULL = state dir defaults given by caller */
+    int64_t fsize;            /* RLIMIT_FSIZE of the supervisor and job, bytes; 0 = none */
 };
 
 /* Test hook (tests/cli/daemon_crash.t): the daemon dies with _exit(99) at

@@ -37,6 +37,14 @@ struct gsd_opts {
     const char *slurm_gpus;   /* auto | types | counts */
     int slurm_poll_ms;        /* batched read interval */
     int slurm_deadline_ms;    /* released job must run within this */
+    /* durability under faults (docs/operations.md) */
+    int init;                 /* --init: a missing/empty journal may start anew */
+    int state_used;           /* the state dir has held a daemon (its lock file was there) */
+    int64_t min_free;         /* --min-free-mb in bytes: submits get 507 below it */
+    const char *output_dir;   /* --output-dir, NULL = STATE/output */
+    int64_t file_limit;       /* --job-file-limit in bytes, 0 = none ... */
+    int file_limit_pct;       /* ... or this % of the output filesystem (when > 0) */
+    int64_t retain_ms;        /* --retain: ended jobs older (wall ms) are purged; 0 = never */
 };
 
 enum gsd_cmd_kind {
@@ -86,20 +94,41 @@ struct gsd_cmd {
 struct gsd_loop;
 
 /* Create the engine thread's state: load cluster and policy, open the
- * journal under opts->state.  NULL after printing the error to stderr. */
-struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts);
+ * journal under opts->state.  NULL after printing the error to stderr,
+ * with *status the exit status to give (lockfile.h: GSD_EXIT_DAMAGED for
+ * a refused journal, else GSD_EXIT_FATAL). */
+struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status);
+
+/* `gpuschedd --check STATE` (store_check.c): print the journal's health;
+ * returns the exit status (0 healthy, GSD_EXIT_DAMAGED, 2 usage). */
+int gsd_check_main(int argc, char **argv);
+
+/* Parse --retain N[s|m|h|d] into o->retain_ms (retain.c): 0 or 2 after
+ * saying what is wrong. */
+int gsd_retain_opt(struct gsd_opts *o, const char *arg);
+
+/* Parse --min-free-mb / --job-file-limit (`name`) into opts (diskguard.c).
+ * 0, or 2 after saying what is wrong on stderr. */
+int gsd_disk_opt(struct gsd_opts *o, const char *name, const char *arg);
 
 /* Rebuild the engine from the journal and reconcile with the backend
- * (re-adopt running jobs, collect those that ended meanwhile).  0 or -1
- * after printing the error. */
+ * (re-adopt running jobs, collect those that ended meanwhile).  0, or -1
+ * after printing the error, -2 when it failed and the journal's
+ * quick_check then found damage (exit status GSD_EXIT_DAMAGED). */
 int gsd_loop_restore(struct gsd_loop *lp);
 
 /* Run the loop until SIGTERM/SIGINT (blocked by the caller in every
- * thread).  Returns 0 on a clean stop, 1 on a fatal error. */
+ * thread).  Returns 0 on a clean stop, 1 on a fatal error,
+ * GSD_EXIT_DAMAGED when the journal's quick_check, which the first turn
+ * waits for, found damage (nothing was written). */
 int gsd_loop_run(struct gsd_loop *lp);
 
 /* Whether the journal is replayed and the backend reconciled. */
 int gsd_loop_ready(struct gsd_loop *lp);
+
+/* /readyz's text once ready (any thread): "ready\n" and a line for each
+ * degradation (journal outage, jobs held in conflict; diskguard.c). */
+void gsd_loop_health(struct gsd_loop *lp, char *buf, size_t n);
 
 /* Hand `c` to the engine thread and wait until it is answered (any
  * thread).  */

@@ -66,6 +66,8 @@ static MHD_Result_t send_body(struct MHD_Connection *con, int status, char *body
     MHD_add_response_header(r, "Content-Type", type ? type : "application/json");
     if (status == 401)
         MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
+    if (status == 503 || status == 507) /* journal outage, free-space floor, stopping */
+        MHD_add_response_header(r, "Retry-After", "2");
     MHD_Result_t rc = MHD_queue_response(con, (unsigned)status, r);
     MHD_destroy_response(r);
     return rc;
@@ -334,8 +336,10 @@ static int open_route(struct gsd_http *h, struct MHD_Connection *con, const char
         *rc = send_body(con, 200, strdup("ok\n"), "text/plain");
     } else if (!strcmp(url, "/readyz")) {
         int ok = gsd_loop_ready(h->lp);
-        *rc = send_body(con, ok ? 200 : 503, strdup(ok ? "ready\n" : "not ready\n"),
-                        "text/plain");
+        char text[400] = "not ready\n";
+        if (ok)
+            gsd_loop_health(h->lp, text, sizeof text);
+        *rc = send_body(con, ok ? 200 : 503, strdup(text), "text/plain");
     } else if (!strcmp(url, "/") && !strcmp(method, "GET")) {
         /* the page holds no data: its polls are authorized as reads */
         *rc = send_body(con, 200, gsd_dash_page(), "text/html; charset=utf-8");

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 #include "daemon/dash_route.h"
+#include "daemon/lockfile.h"
 #include "daemon/view.h"
 
 #include <errno.h>
@@ -142,7 +143,8 @@ static int make_dirs(struct gsd_loop *lp)
 {
     lp->db_path = path_join(lp->opts.state, "journal.db");
     lp->run_dir = path_join(lp->opts.state, "run");
-    lp->out_dir = path_join(lp->opts.state, "output");
+    lp->out_dir = lp->opts.output_dir ? strdup(lp->opts.output_dir)
+                                      : path_join(lp->opts.state, "output");
     if (!lp->db_path || !lp->run_dir || !lp->out_dir)
         return -1;
     const char *dirs[] = { lp->opts.state, lp->run_dir, lp->out_dir };
@@ -196,8 +198,9 @@ static int setup_fds(struct gsd_loop *lp)
     return epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->sfd, &e);
 }
 
-struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
+struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
 {
+    *status = GSD_EXIT_FATAL;
     struct gsd_loop *lp = calloc(1, sizeof *lp);
     if (!lp)
         return NULL;
@@ -220,8 +223,10 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
     gs_policy_init(&lp->pol);
     struct gs_error err;
     gs_error_clear(&err);
-    if (!lp->byh || make_dirs(lp) < 0 || setup_fds(lp) < 0)
+    if (!lp->byh || make_dirs(lp) < 0 || setup_fds(lp) < 0) {
+        fprintf(stderr, "gpuschedd: setup: %s\n", strerror(errno));
         goto fail;
+    }
     lp->cl = gs_cluster_load_yaml(opts->cluster, &err);
     if (!lp->cl)
         goto fail_msg;
@@ -231,25 +236,40 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
             goto fail_msg;
     }
     gsd_policy_defaults(&lp->pol);
-    lp->st = gs_store_open(lp->db_path, opts->sync_full, 0, &err);
-    if (!lp->st || clock_setup(lp, &err) < 0)
-        goto fail_msg;
-    if (gs_store_done_counts(lp->st, on_done_count, lp) < 0)
+    if (gsd_journal_open(lp, status) < 0)
         goto fail;
+    if (clock_setup(lp, &err) < 0) {
+        if (!gs_store_failure(lp->st))
+            goto fail_msg;
+        gs_store_rollback(lp->st); /* a full disk: start and serve reads anyway */
+        lp->clock_unsaved = 1;
+        gsd_outage_mark(lp, err.msg);
+    }
+    gsd_disk_setup(lp);
+    if (gs_store_done_counts(lp->st, on_done_count, lp) < 0) {
+        fprintf(stderr, "gpuschedd: journal %s: the done jobs cannot be counted\n",
+                lp->db_path);
+        goto fail;
+    }
     return lp;
 fail_msg:
     fprintf(stderr, "gpuschedd: %s\n", err.msg);
 fail:
+    if (lp->st && gsd_journal_checked(lp) < 0) /* damage explains the failure */
+        *status = GSD_EXIT_DAMAGED;
     gsd_loop_destroy(lp);
     return NULL;
 }
 
 int gsd_loop_restore(struct gsd_loop *lp)
 {
-    if (lp->be->open(lp) < 0 || gsd_engine_create(lp, &lp->pol) < 0 ||
-        gsd_restore_all(lp, 1) < 0)
-        return -1;
-    atomic_store(&lp->ready, 1);
+    int rc = lp->be->open(lp) < 0 || gsd_engine_create(lp, &lp->pol) < 0 ||
+                     gsd_restore_all(lp, 1) < 0
+                 ? -1
+                 : 0;
+    if (rc < 0) /* damage explains a failed restore too */
+        return gsd_journal_checked(lp) < 0 ? -2 : -1;
+    atomic_store(&lp->ready, 1); /* the first turn waits for quick_check */
     lp->again = 1;
     return 0;
 }
@@ -450,6 +470,9 @@ static struct djob *target(struct gsd_loop *lp, struct gsd_cmd *c)
 
 static int apply_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
 {
+    int held = lp->nconflicts ? gsd_conflict_cancel(lp, now, c, seq) : -2;
+    if (held != -2)
+        return held;
     struct djob *d = target(lp, c);
     if (!d)
         return 0;
@@ -582,17 +605,23 @@ static int turn(struct gsd_loop *lp)
     gs_time now = gsd_now(lp);
     lp->again = more;
     lp->turns++;
+    if (lp->outage && !gsd_outage_probe(lp)) { /* writes refused, reads served */
+        gsd_outage_answer(lp, cmds, is_write);
+        release_batch(lp, cmds);
+        return 0;
+    }
     if (gs_store_begin(lp->st, &err) < 0)
         goto fatal;
     for (c = cmds; c; c = c->next, i++) {
         seqs[i] = 0;
-        if (is_write(c->kind) && apply(lp, now, c, &seqs[i]) < 0)
+        if (is_write(c->kind) && !gsd_floor_refuse(lp, c) && apply(lp, now, c, &seqs[i]) < 0)
             goto fatal_rollback;
     }
     gsd_orphans_reap(lp);
     if ((lp->be->apply && lp->be->apply(lp, now) < 0) || gsd_exits_apply(lp, now) < 0 ||
         pass(lp, now, &err) < 0 ||
         gsd_events_apply(lp, now) < 0 || gsd_flush_rows(lp, &err) < 0 ||
+        gsd_retain_turn(lp, now, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_wall", clock_ms(CLOCK_REALTIME), &err) < 0 ||
         gs_store_meta_set(lp->st, "next_id", lp->next_id, &err) < 0)
@@ -609,11 +638,17 @@ static int turn(struct gsd_loop *lp)
             gsd_answer(lp, c);
     }
     release_batch(lp, cmds);
+    gsd_retain_after_commit(lp);
     gsd_launch_pending(lp);
     return 0;
 fatal_rollback:
     gs_store_rollback(lp->st);
 fatal:
+    if (gsd_outage_begin(lp, err.msg[0] ? err.msg : "a journal write failed")) {
+        gsd_outage_answer(lp, cmds, is_write);
+        release_batch(lp, cmds);
+        return 0;
+    }
     gsd_log("fatal: %s", err.msg[0] ? err.msg : "journal or engine failure");
     release_batch(lp, cmds);
     return -1;
@@ -625,6 +660,8 @@ static int timeout_ms(struct gsd_loop *lp)
     lp->refresh_only = 0;
     if (lp->again)
         return 0;
+    if (lp->outage) /* no passes in an outage: the next probe */
+        return gsd_outage_timeout(lp);
     int64_t best = -1;
     gs_time now = lp->last_now;
     gs_time wake = gs_engine_next_wakeup(lp->eng, now);
@@ -692,6 +729,8 @@ static void reload_policy(struct gsd_loop *lp)
 
 int gsd_loop_run(struct gsd_loop *lp)
 {
+    if (gsd_journal_checked(lp) < 0) /* before the first write */
+        return GSD_EXIT_DAMAGED;
     while (!lp->stop) {
         struct epoll_event ev[64];
         int n = epoll_wait(lp->epfd, ev, 64, timeout_ms(lp));
@@ -767,6 +806,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     }
     gsd_view_fini(lp);
     gsd_nodes_fini(lp);
+    gsd_conflicts_fini(lp);
     for (size_t i = 0; i < lp->nev; i++)
         free(lp->evs[i].placement);
     for (size_t i = 0; i < lp->ndone; i++)
@@ -786,6 +826,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         close(lp->sfd);
     if (lp->epfd >= 0)
         close(lp->epfd);
+    free(lp->purged);
     free(lp->db_path);
     free(lp->run_dir);
     free(lp->out_dir);

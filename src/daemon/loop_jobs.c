@@ -444,6 +444,19 @@ static void free_job(struct gsd_loop *lp, size_t i)
     free(d);
 }
 
+void gsd_jobs_drop_all(struct gsd_loop *lp)
+{
+    while (lp->nlive > 0) {
+        struct djob *d = lp->live[lp->nlive - 1];
+        if (d->proc.pidfd >= 0)
+            close(d->proc.pidfd); /* leaves the epoll set with it */
+        free_job(lp, lp->nlive - 1);
+    }
+    for (size_t i = 0; i < lp->nev; i++)
+        free(lp->evs[i].placement);
+    lp->nev = 0;
+}
+
 void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_t n)
 {
     gsd_info_format(&d->ji, info, n);

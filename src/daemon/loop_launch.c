@@ -88,7 +88,7 @@ static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
     snprintf(errp, sizeof errp, "%s/%lld.err", lp->out_dir, (long long)d->seq);
     char **env = launch_env(lp, d, &s, bufs);
     struct gsd_launch l = { lp->opts.self, dir, s.argv, env, s.cwd, s.out ? s.out : out,
-                            s.err ? s.err : errp };
+                            s.err ? s.err : errp, lp->file_limit };
     rc = env ? gsd_backend_launch(&l, &d->proc, err) : gs_errorf(err, GS_ENOMEM, "ENOMEM");
     free(env);
     for (int i = 0; i < 4; i++)

@@ -176,7 +176,31 @@ struct gsd_loop {
     char **node_reason;       /* per node: why it is down (NULL when not down) */
     struct gsd_proc *orphans; /* supervisors of runs a `down` ended, dying */
     size_t norphans;
+    /* diskguard.c */
+    int64_t file_limit;       /* RLIMIT_FSIZE of each job, bytes (0 = none) */
+    int outage;               /* the journal cannot commit: 1 disk full, 2 error */
+    atomic_int outage_pub;    /* outage, for /readyz (any thread) */
+    char outage_why[GS_ERROR_MSG_MAX];
+    int64_t outage_since;     /* wall s */
+    int64_t outage_next, outage_backoff; /* monotonic ms of the next probe; ms */
+    int64_t outage_ended;     /* monotonic ms the last outage ended */
+    int64_t outage_refused, writes_refused, outages;
+    int clock_unsaved;        /* clock_setup could not write: the probe does */
+    int64_t floor_turn, floor_free; /* the turn of the last statvfs, its bytes */
+    /* check.c: the quick_check after the restore */
+    int qc_rc;                /* 1 not run yet, 0 ok (or said), -1 damaged (qc_what) */
+    char qc_what[400];
+    /* retain.c */
+    int64_t retain_next;      /* monotonic ms of the next purge (0 = the first turn) */
+    int64_t *purged;          /* seqs purged in this turn, files removed after commit */
+    size_t npurged, cappurged;
+    int64_t purged_total;
+    /* conflict.c */
+    struct gsd_conflict *conflicts;
+    size_t nconflicts, capconflicts;
+    atomic_int nconflict_pub; /* their count, for /readyz (any thread) */
 };
+struct gsd_conflict;
 
 struct gsd_blob;
 struct gsd_view;
@@ -230,7 +254,66 @@ int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol);
 const char *gsd_state_name(int s);
 const char *gsd_outcome_name(int o);
 void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n);
+/* Forget every live job and pending engine event (diskguard.c's rebuild
+ * after a failed commit): pidfds closed, view entries dropped; the
+ * processes run on and are found again by the restore. */
+void gsd_jobs_drop_all(struct gsd_loop *lp);
 void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_t n);
+
+/* check.c: open lp->st with the damage checks (a missing or empty journal
+ * where jobs have been, quick_check).  0, or -1 after saying why on
+ * stderr with *status the exit status (lockfile.h). */
+int gsd_journal_open(struct gsd_loop *lp, int *status);
+/* Run the journal's quick_check once (after the restore, before the
+ * first turn): 0 when sound (or already said damaged), -1 after saying
+ * it is damaged. */
+int gsd_journal_checked(struct gsd_loop *lp);
+
+/* diskguard.c */
+/* Free bytes for an unprivileged writer on path's filesystem, -1 = unknown. */
+int64_t gsd_disk_free(const char *path);
+/* Resolve the per-job file cap (lp->file_limit) from the options. */
+void gsd_disk_setup(struct gsd_loop *lp);
+/* Enter (or stay in) the journal outage for `why` (no rebuild). */
+void gsd_outage_mark(struct gsd_loop *lp, const char *why);
+/* After a failed turn (its transaction not committed): 1 when the journal
+ * failed, then the turn is rolled back, the engine and the live jobs
+ * rebuilt from the last commit and the outage entered; 0 = fatal. */
+int gsd_outage_begin(struct gsd_loop *lp, const char *why);
+/* In an outage, at a turn: 1 when a probe commit succeeded (the outage is
+ * over: run the turn), 0 while it goes on. */
+int gsd_outage_probe(struct gsd_loop *lp);
+/* Milliseconds until the next probe (the loop's sleep in an outage). */
+int gsd_outage_timeout(const struct gsd_loop *lp);
+/* Answer a batch in an outage: writes 507/503, reads as usual. */
+void gsd_outage_answer(struct gsd_loop *lp, struct gsd_cmd *cmds, int (*is_write)(int));
+/* A submit while the journal's filesystem is under the floor: answered
+ * 507, returns 1; else 0. */
+int gsd_floor_refuse(struct gsd_loop *lp, struct gsd_cmd *c);
+/* /v1/cluster's "journal": writable, outage, free bytes, floor, cap,
+ * conflicts (new reference). */
+json_t *gsd_journal_json(struct gsd_loop *lp);
+
+
+/* conflict.c: live rows that cannot be restored, held out of the engine */
+/* Hold job d (the last made by gsd_job_new, not in the engine) as a
+ * conflict for `why`; d is freed.  0 or -1 (out of memory). */
+int gsd_conflict_hold(struct gsd_loop *lp, struct djob *d, const char *why);
+/* Log the held conflicts and publish their count (after restore). */
+void gsd_conflicts_report(struct gsd_loop *lp);
+/* Cancel c->id if it is a held conflict: ends its row (in the turn's
+ * transaction) and kills its job.  -2 when c->id is no conflict; else as
+ * the turn's apply (1 = answer with job *seq, 0 = answered, -1 = fatal). */
+int gsd_conflict_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq);
+/* The held conflicts as [{id, team, reason}] (new reference). */
+json_t *gsd_conflicts_json(const struct gsd_loop *lp);
+void gsd_conflicts_fini(struct gsd_loop *lp);
+
+/* retain.c: purge ended jobs older than --retain, in the turn's
+ * transaction (0, or -1 with err: the turn fails); their files after the
+ * commit. */
+int gsd_retain_turn(struct gsd_loop *lp, gs_time now, struct gs_error *err);
+void gsd_retain_after_commit(struct gsd_loop *lp);
 
 /* loop_nodes.c */
 const char *gsd_node_state_name(int st);

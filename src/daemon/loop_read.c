@@ -357,6 +357,8 @@ json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending)
             json_pack("{s:I, s:f, s:f, s:f}", "starts", (json_int_t)lp->start_lat.n, "median",
                       med, "sigma", sig, "mean",
                       lp->start_lat.n ? lp->start_lat.sum / (double)lp->start_lat.n : 0.0));
+    if (o)
+        json_object_set_new(o, "journal", gsd_journal_json(lp));
     if (o && pending)
         json_object_set_new(o, "pending", pending);
     else

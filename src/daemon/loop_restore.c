@@ -100,13 +100,15 @@ int gsd_info_parse(const char *text, struct gs_job_info *ji)
 }
 
 /* Restore job d (its record in d->ji) into lp->eng; returns the new
- * handle or -1. */
-static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *request)
+ * handle or -1 with the reason in why (n bytes). */
+static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *request, char *why,
+                          size_t n)
 {
     struct gs_api_submit s;
     struct gs_api_error ae;
     if (gs_api_submit_decode(request, strlen(request), &s, &ae) < 0) {
-        gsd_log("job %s: journal request unreadable: %s", d->id, ae.message);
+        snprintf(why, n, "journal request unreadable: %.160s", ae.message);
+        gsd_log("job %s: %s", d->id, why);
         return -1;
     }
     struct gs_error err;
@@ -125,6 +127,7 @@ static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *reque
     d->milli = s.row.spec.milli;
     gs_api_submit_fini(&s);
     if (h < 0) {
+        snprintf(why, n, "%s", err.msg);
         gsd_log("job %s: cannot restore: %s", d->id, err.msg);
         return -1;
     }
@@ -201,8 +204,11 @@ static int on_live_row(void *arg, const struct gs_store_job *r)
         return x->failed = 1;
     if (from_row(d, r) < 0)
         return x->failed = 1;
-    int h = restore_engine(x->lp, d, r->request);
-    if (h < 0 || gsd_job_index(x->lp, d, h) < 0)
+    char why[200];
+    int h = restore_engine(x->lp, d, r->request, why, sizeof why);
+    if (h < 0) /* kept out of the engine until the operator decides (conflict.c) */
+        return gsd_conflict_hold(x->lp, d, why) < 0 ? (x->failed = 1) : 0;
+    if (gsd_job_index(x->lp, d, h) < 0)
         return x->failed = 1;
     gsd_job_sync(x->lp, d);
     x->lp->be->reconcile(x->lp, d);
@@ -218,7 +224,8 @@ static int on_reload_row(void *arg, const struct gs_store_job *r)
             struct gs_job_info keep = d->ji;
             if (gsd_info_parse(r->engine, &d->ji) < 0)
                 return x->failed = 1;
-            x->handles[i] = restore_engine(x->lp, d, r->request);
+            char why[200];
+            x->handles[i] = restore_engine(x->lp, d, r->request, why, sizeof why);
             d->ji = keep;
             return x->handles[i] == -1 ? (x->failed = 1) : 0;
         }
@@ -282,6 +289,7 @@ int gsd_restore_all(struct gsd_loop *lp, int startup)
             return -1;
         }
         gsd_log("restored %zu live jobs from the journal", lp->nlive);
+        gsd_conflicts_report(lp);
         return 0;
     }
     x.handles = malloc((lp->nlive + 1) * sizeof *x.handles);

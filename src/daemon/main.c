@@ -19,6 +19,7 @@
 #include "daemon/daemon.h"
 #include "daemon/listen.h"
 #include "io/version.h"
+#include "daemon/lockfile.h"
 
 static const char usage[] =
     "usage: gpuschedd --cluster C.yaml [--policy P.yaml] --state DIR\n"
@@ -26,6 +27,9 @@ static const char usage[] =
     "                 [--clock-scale X] [--sync full|normal] [--kill-wait SECONDS]\n"
     "                 [--socket PATH] [--trust-loopback] [--allow-origin ORIGIN]\n"
     "                 [--server-name HOST[:PORT]]\n"
+    "                 [--init] [--min-free-mb N] [--output-dir DIR] [--job-file-limit SIZE]\n"
+    "                 [--retain AGE]\n"
+    "       gpuschedd --check STATE   (the journal's health; exit 0 healthy, 4 damaged)\n"
     "  --listen        default 127.0.0.1:8642; port 0 picks a free port; the first\n"
     "                  stdout line is 'listening on http://HOST:PORT'; TCP clients\n"
     "                  need a bearer token (--tokens)\n"
@@ -41,6 +45,14 @@ static const char usage[] =
     "                  normal (survives a daemon crash; may lose the last commits\n"
     "                  on power loss)\n"
     "  --kill-wait     seconds between SIGTERM and SIGKILL when stopping a job (10)\n"
+    "  --init          start with a new journal in a state directory that has held\n"
+    "                  jobs but whose journal is missing or empty (else refused)\n"
+    "  --min-free-mb   submits get 507 while the journal's filesystem has less free (64)\n"
+    "  --output-dir    where jobs' default stdout/stderr go (STATE/output)\n"
+    "  --job-file-limit  largest file a job may write (RLIMIT_FSIZE): SIZE[K|M|G],\n"
+    "                  N% of the output filesystem, or 0 = none (25%)\n"
+    "  --retain        purge ended jobs (rows, events, output, run files) older\n"
+    "                  than AGE: N[s|m|h|d], 0 = keep forever (30d)\n"
     "  slurm backend (Slurm found through SLURM_CONF; docs/slurm-backend.md):\n"
     "  --slurm-partition P, --slurm-account A, --slurm-qos Q   where jobs go\n"
     "  --slurm-gpus auto|types|counts   pin GPU indices with per-GPU GRES types g0..gN\n"
@@ -78,6 +90,11 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
             o->kill_wait = (gs_time)(s * 1000);
             break;
         }
+        case 'I': o->init = 1; break;
+        case 'U': o->output_dir = arg; break;
+        case 'R': return gsd_retain_opt(o, arg);
+        case 'M': case 'F':
+            return gsd_disk_opt(o, c == 'M' ? "min-free-mb" : "job-file-limit", arg);
         case 'P': o->slurm_partition = arg; break;
         case 'A': o->slurm_account = arg; break;
         case 'Q': o->slurm_qos = arg; break;
@@ -128,6 +145,11 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "clock-scale", required_argument, NULL, 'x' },
         { "sync", required_argument, NULL, 'y' },
         { "kill-wait", required_argument, NULL, 'k' },
+        { "init", no_argument, NULL, 'I' },
+        { "min-free-mb", required_argument, NULL, 'M' },
+        { "output-dir", required_argument, NULL, 'U' },
+        { "job-file-limit", required_argument, NULL, 'F' },
+        { "retain", required_argument, NULL, 'R' },
         { "slurm-partition", required_argument, NULL, 'P' },
         { "slurm-account", required_argument, NULL, 'A' },
         { "slurm-qos", required_argument, NULL, 'Q' },
@@ -142,7 +164,9 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
     };
     *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
                             .sync_full = 1, .kill_wait = 10000, .slurm_gpus = "auto",
-                            .slurm_poll_ms = 500, .slurm_deadline_ms = 15000 };
+                            .slurm_poll_ms = 500, .slurm_deadline_ms = 15000,
+                            .min_free = 64LL << 20, .file_limit_pct = 25,
+                            .retain_ms = 30LL * 86400 * 1000 };
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -159,6 +183,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
                 return 2;
             break;
         case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
+        case 'I': case 'R': case 'U': case 'M': case 'F':
             if (opt_value(o, c, optarg) != 0)
                 return 2;
             break;
@@ -178,6 +203,8 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
     }
     return -1;
 }
+
+static int gsd_run(struct gsd_opts *opts);
 
 /* Bind HOST:PORT; returns the socket and fills url, or -1. */
 static int bind_listen(const char *spec, char *url, size_t n)
@@ -282,15 +309,36 @@ int main(int argc, char **argv)
     int info = info_flags(argc, argv);
     if (info >= 0)
         return info;
+    if (argc > 1 && !strcmp(argv[1], "--check"))
+        return gsd_check_main(argc, argv);
     struct gsd_opts o;
     int st = parse_opts(argc, argv, &o);
     if (st >= 0)
         return st;
+    char msg[4400];
+    struct gsd_lock lk;
+    st = gsd_lock_acquire(o.state, &lk, msg, sizeof msg);
+    if (st != 0) {
+        fprintf(stderr, "gpuschedd: %s\n", msg);
+        return st;
+    }
+    o.state_used = lk.existed;
+    st = gsd_run(&o);
+    gsd_lock_release(&lk);
+    return st;
+}
+
+/* The daemon's life once the state directory is locked: 0 on a clean
+ * stop, else a gsd_exit status after saying why on stderr. */
+static int gsd_run(struct gsd_opts *opts)
+{
+    struct gsd_opts o = *opts;
+    int st;
     static char self[PATH_MAX], url[300];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
         fprintf(stderr, "gpuschedd: /proc/self/exe: %s\n", strerror(errno));
-        return 1;
+        return GSD_EXIT_FATAL;
     }
     self[n] = '\0';
     o.self = self;
@@ -309,7 +357,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     int fd = bind_listen(o.listen, url, sizeof url);
     if (fd < 0)
-        return 1;
+        return GSD_EXIT_FATAL;
     /* what jobs get as GPUSCHED_SERVER: the socket once it is up (a job
        is its user there), the TCP address under --trust-loopback */
     static char job_url[PATH_MAX + 8];
@@ -319,26 +367,34 @@ int main(int argc, char **argv)
     const char *sock = NULL;
     ino_t ino = 0;
     int ufd = -1;
-    struct gsd_loop *lp = gsd_loop_create(&o); /* makes the state directory */
-    if (lp)
-        ufd = open_socket(&o, sockbuf, sizeof sockbuf, &sock, &ino);
+    st = GSD_EXIT_FATAL;
+    struct gsd_loop *lp = gsd_loop_create(&o, &st); /* makes the state directory */
+    if (!lp) {
+        close(fd);
+        return st;
+    }
+    ufd = open_socket(&o, sockbuf, sizeof sockbuf, &sock, &ino);
     if (ufd >= 0 && !o.trust_loopback)
         snprintf(job_url, sizeof job_url, "unix:%s", sock);
     int port = url_host_port(url, host, sizeof host);
     struct gsd_http *h =
-        lp && (ufd >= 0 || !sock) ? gsd_http_start(fd, ufd, host, port, lp, &o) : NULL;
+        ufd >= 0 || !sock ? gsd_http_start(fd, ufd, host, port, lp, &o) : NULL;
     if (!h) {
+        fprintf(stderr, "gpuschedd: the HTTP server did not start on %s\n", url);
         gsd_loop_destroy(lp);
         if (ufd >= 0)
             gsd_listen_unix_remove(sock, ino);
-        return 1;
+        return GSD_EXIT_FATAL;
     }
     say_trust(&o);
     printf("listening on %s\n", url);
     if (sock)
         printf("socket unix:%s\n", sock);
     fflush(stdout);
-    int rc = gsd_loop_restore(lp) < 0 ? 1 : gsd_loop_run(lp);
+    int rc = gsd_loop_restore(lp);
+    rc = rc == -2 ? GSD_EXIT_DAMAGED : rc < 0 ? GSD_EXIT_FATAL : gsd_loop_run(lp);
+    if (rc != 0)
+        fprintf(stderr, "gpuschedd: exiting with status %d (the reason is said above)\n", rc);
     gsd_loop_close(lp);
     gsd_http_stop(h);
     gsd_loop_destroy(lp);

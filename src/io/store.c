@@ -29,7 +29,8 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
 
 enum {
     Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_INSERT, Q_UPDATE, Q_EVENT,
-    Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST, Q_COUNT
+    Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST,
+    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_COUNT
 };
 
 #define JOB_COLS                                                                           \
@@ -70,16 +71,29 @@ static const char *const sql[Q_COUNT] = {
                     " WHERE state = 'done' AND outcome = 'completed' ORDER BY last",
     [Q_EVENT_LAST] = "SELECT detail FROM events WHERE kind = ?1"
                      " AND substr(detail, 1, length(?2)) = ?2 ORDER BY seq DESC LIMIT 1",
+    [Q_ENDED_BEFORE] = "SELECT " JOB_COLS " FROM jobs WHERE state = 'done' AND end_ms < ?1"
+                       " ORDER BY seq LIMIT ?2",
+    /* the same rows as Q_ENDED_BEFORE (one transaction): one scan of the
+       events (no index on events.job) per purge, not one per job */
+    [Q_PURGE_EVENTS] = "DELETE FROM events WHERE job IN (SELECT seq FROM jobs WHERE"
+                       " state = 'done' AND end_ms < ?1 ORDER BY seq LIMIT ?2)",
+    [Q_PURGE_JOB] = "DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE"
+                    " state = 'done' AND end_ms < ?1 ORDER BY seq LIMIT ?2)",
 };
 
 struct gs_store {
     sqlite3 *db;
     sqlite3_stmt *q[Q_COUNT];
+    int failed;               /* since the last begin: 0, 1 = disk full, 2 = other error */
 };
 
+/* GS_EINVAL for a damaged file (the journal is refused), else GS_EIO. */
 static int db_error(struct gs_store *st, struct gs_error *err, const char *what)
 {
-    return gs_errorf(err, GS_EIO, "journal: %s: %s", what, sqlite3_errmsg(st->db));
+    int code = sqlite3_errcode(st->db);
+    st->failed = code == SQLITE_FULL ? 1 : 2;
+    return gs_errorf(err, code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? GS_EINVAL : GS_EIO,
+                     "journal: %s: %s", what, sqlite3_errmsg(st->db));
 }
 
 /* The prepared statement `i`, reset and unbound; NULL on failure. */
@@ -146,13 +160,19 @@ struct gs_store *gs_store_open(const char *path, int full, int readonly, struct 
         return NULL;
     }
     sqlite3_busy_timeout(st->db, 5000);
+    if (!readonly) {
+        /* keep -wal and -shm when closing: a restart on a full disk then
+           needs no new file to read the journal (docs/operations.md) */
+        int persist = 1;
+        sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+    }
     char pragmas[160];
     snprintf(pragmas, sizeof pragmas, "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
              full ? "FULL" : "NORMAL");
     if (!readonly && (sqlite3_exec(st->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
                       migrate(st, err) < 0)) {
-        if (err && err->code == GS_OK)
-            db_error(st, err, "setup");
+        if (!err || err->code == GS_OK)
+            db_error(st, err, path);
         gs_store_close(st);
         return NULL;
     }
@@ -171,6 +191,7 @@ void gs_store_close(struct gs_store *st)
 
 int gs_store_begin(struct gs_store *st, struct gs_error *err)
 {
+    st->failed = 0;
     return exec1(st, Q_BEGIN, err);
 }
 
@@ -181,7 +202,10 @@ int gs_store_commit(struct gs_store *st, struct gs_error *err)
 
 void gs_store_rollback(struct gs_store *st)
 {
-    exec1(st, Q_ROLLBACK, NULL);
+    int failed = st->failed; /* SQLite may have rolled back already: not news */
+    if (!sqlite3_get_autocommit(st->db))
+        exec1(st, Q_ROLLBACK, NULL);
+    st->failed = failed;
 }
 
 int gs_store_meta_get(struct gs_store *st, const char *key, int64_t *val)
@@ -448,4 +472,59 @@ int gs_store_done_counts(struct gs_store *st,
         fn(arg, col_text(s, 0), col_text(s, 1), sqlite3_column_int64(s, 2));
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? 0 : GS_EIO;
+}
+
+int gs_store_failure(const struct gs_store *st)
+{
+    return st->failed;
+}
+
+int gs_store_quick_check(struct gs_store *st, char *buf, size_t n)
+{
+    sqlite3_stmt *s;
+    buf[0] = '\0';
+    if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check(8)", -1, &s, NULL) != SQLITE_OK) {
+        snprintf(buf, n, "%s", sqlite3_errmsg(st->db));
+        return GS_EINVAL;
+    }
+    size_t w = 0;
+    int rc, ok = 0, rows = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        ok = rows++ == 0 && t && !strcmp(t, "ok");
+        if (w < n)
+            w += (size_t)snprintf(buf + w, n - w, "%s%s", w ? "; " : "", t ? t : "?");
+    }
+    if (rc != SQLITE_DONE) {
+        if (w < n)
+            snprintf(buf + w, n - w, "%s%s", w ? "; " : "", sqlite3_errmsg(st->db));
+        ok = 0;
+    }
+    sqlite3_finalize(s);
+    return ok && rows == 1 ? 0 : GS_EINVAL;
+}
+
+int gs_store_purge_ended(struct gs_store *st, gs_time before, int limit,
+                         gs_store_job_fn fn, void *arg, struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_ENDED_BEFORE);
+    if (!s)
+        return db_error(st, err, "purge");
+    sqlite3_bind_int64(s, 1, before);
+    sqlite3_bind_int(s, 2, limit);
+    int rc = each_row(s, fn, arg, 0);
+    if (rc < 0)
+        return db_error(st, err, "purge");
+    for (int q = Q_PURGE_EVENTS; q <= Q_PURGE_JOB; q++) {
+        s = stmt(st, q);
+        if (!s)
+            return db_error(st, err, "purge");
+        sqlite3_bind_int64(s, 1, before);
+        sqlite3_bind_int(s, 2, limit);
+        rc = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE)
+            return db_error(st, err, "purge");
+    }
+    return sqlite3_changes(st->db);
 }

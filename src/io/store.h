@@ -66,8 +66,18 @@ typedef int (*gs_store_job_fn)(void *arg, const struct gs_store_job *j);
 /* Open (creating and migrating as needed) the journal at `path`.  `full`:
  * synchronous=FULL (1) or NORMAL (0).  `readonly` opens an existing file
  * for reading only (no migration).  Returns NULL with err (GS_EIO; GS_EINVAL
- * for a file from a newer version). */
+ * for a file that is refused: from a newer version, or damaged: SQLite's
+ * "file is not a database" / "malformed"). */
 struct gs_store *gs_store_open(const char *path, int full, int readonly, struct gs_error *err);
+
+/* Whether a write call failed since the last gs_store_begin: 0 = none,
+ * 1 = the disk is full (SQLITE_FULL: the daemon answers 507), 2 = another
+ * error (I/O, ...: 503). */
+int gs_store_failure(const struct gs_store *st);
+
+/* PRAGMA quick_check: 0 when SQLite says "ok"; GS_EINVAL with what it
+ * says (at most 8 problems, "; "-joined, truncated to n) otherwise. */
+int gs_store_quick_check(struct gs_store *st, char *buf, size_t n);
 
 /* Close; NULL is a no-op. */
 void gs_store_close(struct gs_store *st);
@@ -126,3 +136,36 @@ int gs_store_done_counts(struct gs_store *st,
                          void *arg);
 
 #endif
+
+/* Retention: delete the done rows whose end is before `before` (engine
+ * ms), the first `limit` in seq order, and their events; fn (may be NULL)
+ * sees each row first (its files are the caller's).  Returns the number of
+ * rows deleted, or GS_EIO.  Live rows are never deleted. */
+int gs_store_purge_ended(struct gs_store *st, gs_time before, int limit,
+                         gs_store_job_fn fn, void *arg, struct gs_error *err);
+
+/* store_check.c: health and copies of a journal file, each on a
+ * connection of its own (so they run beside a live daemon: WAL lets a
+ * reader see the last commit). */
+
+/* A journal's health (gpuschedd --check). */
+struct gs_store_health {
+    int64_t size;             /* bytes of the main file (-1 = missing) */
+    int schema;               /* user_version */
+    int ok;                   /* quick_check said "ok" and the tables read */
+    char check[400];          /* quick_check's words, or why it could not run */
+    int64_t jobs[6];          /* pending, starting, running, stopping, done, other */
+    int64_t last_seq;         /* highest job seq (0 = none) */
+    int64_t last_event;       /* highest event seq */
+};
+
+/* Fill *h for the journal at `path` (read-only; never creates it).
+ * 0 when healthy; GS_EINVAL when damaged, empty or missing (h->check
+ * says what); GS_EIO when it cannot be read at all (err). */
+int gs_store_health_of(const char *path, struct gs_store_health *h, struct gs_error *err);
+
+/* Copy the journal at `src` to `dest` with SQLite's online backup API
+ * (a consistent snapshot of the last commit, taken beside a live writer;
+ * dest is written as DEST.tmp, fsynced and renamed).  *jobs = rows copied.
+ * 0, GS_EIO or GS_EEXIST (dest exists) with err. */
+int gs_store_backup(const char *src, const char *dest, int64_t *jobs, struct gs_error *err);
