@@ -672,7 +672,9 @@ gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
     gs_time p = gs_eng_preempt_wakeup(eng);
     if (p < t)
         t = p;
-    gs_time q = gs_queue_wakeup(eng); /* a pass held back by min_pass_interval */
+    gs_time q = gs_queue_wakeup(eng); /* held back, or a continuation */
+    if (q <= now)
+        return now; /* a continuation due at once */
     if (q < t)
         t = q;
     int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;

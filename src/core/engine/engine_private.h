@@ -44,6 +44,8 @@ struct job {
     uint32_t qpos;              /* index of its live entry in eng->pending[]: the
                                    array may still hold an older, dead entry of a
                                    job that left the queue and came back */
+    uint32_t tried_cycle;       /* pass cycle that tried it (queue.c continuation) */
+    uint32_t keep_cycle;        /* ... in which it blocked or reserved: retried */
     /* placement (engine_place.c, rate.c) */
     uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
@@ -188,10 +190,12 @@ static inline int gs_eng_queued(const struct gs_engine *eng, size_t i)
     return j->state == GS_JOB_PENDING && j->qpos == i ? job : -1;
 }
 
-/* Append `job` to the queue array (room must have been made). */
+/* Append `job` to the queue array (room must have been made).  It is new
+ * to the queue: no pass of the current cycle has tried it (queue.c). */
 static inline void gs_eng_queue_append(struct gs_engine *eng, int job)
 {
     eng->jobs[job].qpos = (uint32_t)eng->ptail;
+    eng->jobs[job].tried_cycle = eng->jobs[job].keep_cycle = 0;
     eng->pending[eng->ptail++] = job;
 }
 
@@ -429,8 +433,10 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now);
 /* Free the queue pass state (queue_order.c); NULL is a no-op. */
 void gs_queue_state_free(struct gs_qstate *q);
 
-/* Earliest time a pass held back by queue.min_pass_interval is due,
- * GS_TIME_INF if none.  (queue.c) */
+/* Earliest time a pass held back by queue.min_pass_interval, or the
+ * continuation of a pass that stopped at queue.max_job_test, is due (at or
+ * before the last pass's time: due at once), GS_TIME_INF if none.
+ * (queue.c) */
 gs_time gs_queue_wakeup(const struct gs_engine *eng);
 
 /* Under priority with aging: the earliest time after `now` at which a

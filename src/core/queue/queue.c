@@ -24,7 +24,9 @@
  * checks read kept totals, and wait accounting looks only at the jobs the
  * pass tried (diagnose.c).  queue.max_job_test bounds the jobs one pass
  * tries (Slurm's default_queue_depth / bf_max_job_test); the pending jobs
- * left untried are counted (gs_engine_queue_stats).  queue.min_pass_interval
+ * left untried are counted (gs_engine_queue_stats), and the pass is
+ * continued at once where it stopped (bf_continue; walk below).
+ * queue.min_pass_interval
  * holds back a pass due sooner than that after the last one; it runs at
  * gs_engine_next_wakeup.
  */
@@ -129,6 +131,7 @@ struct pass {
     gs_time fail_view[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* min estimate failing the view */
     int view_k;                 /* reservations folded into view, -1 = none */
     int changed;                /* a job started, or preemption stopped or drained one */
+    int kept;                   /* the job just tried blocked its group or reserved */
     gs_time res_min;            /* earliest reservation start made */
     gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
     int nres;
@@ -335,6 +338,7 @@ static int try_job(struct pass *ps, int job)
         }
         return rc;
     }
+    ps->kept = !(ps->blocked_in & grp) || ps->nres < ps->max_res;
     if (!(ps->blocked_in & grp)) {
         if (!ps->blocked)
             ps->head = job;
@@ -388,7 +392,9 @@ void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *o
 gs_time gs_queue_wakeup(const struct gs_engine *eng)
 {
     const struct gs_qstate *q = eng->q;
-    return q && q->waiting ? gs_time_add(q->last_pass, eng->pol.min_pass_interval) : GS_TIME_INF;
+    if (!q || (!q->waiting && !q->cont))
+        return GS_TIME_INF;
+    return gs_time_add(q->last_pass, eng->pol.min_pass_interval);
 }
 
 static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
@@ -432,35 +438,77 @@ static int note_requeued(struct gs_engine *eng, struct gs_qstate *q, size_t tail
     return 0;
 }
 
-/* Try the jobs in pass order, at most queue.max_job_test of them; the
+/* Continuation (docs/policy.md, queue.max_job_test).  A pass that stops
+ * at the bound with jobs untried sets q->cont; the engine then asks for the
+ * next pass at once (or at min_pass_interval).  The passes from a fresh one
+ * up to the one that reaches the end of the order form a cycle: a
+ * continuation skips the jobs an earlier pass of the cycle tried, except
+ * those that blocked their group or reserved (they shape what may start
+ * behind them, so they are tried again, outside the bound), and tries the
+ * next max_job_test others.  Every continuation tries at least one job no
+ * pass of the cycle tried, so a cycle ends. */
+static int cont_skip(const struct gs_qstate *q, const struct job *j, int cont)
+{
+    return cont && j->tried_cycle == q->cycle && j->keep_cycle != q->cycle;
+}
+
+/* Mark `job` tried in this cycle (kept: it blocked or reserved). */
+static void cont_stamp(const struct gs_qstate *q, struct job *j, int kept)
+{
+    j->tried_cycle = q->cycle;
+    j->keep_cycle = kept ? q->cycle : 0;
+}
+
+/* Try `job` and account for it.  Returns 1 if it started, 0 if not, or a
+ * negative error. */
+static int visit(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1, sizeof *q->visited))
+        return GS_ENOMEM;
+    q->visited[q->nvisited++] = job;
+    size_t tail = eng->ptail;
+    ps->kept = 0;
+    int rc = try_job(ps, job);
+    if (rc == 0 || eng->ptail != tail)
+        cur->dead++; /* its entry (or a victim's) is dead now */
+    if (rc != 0 && rc != GS_ENOSPC)
+        return rc;
+    cont_stamp(q, &eng->jobs[job], ps->kept);
+    if (note_requeued(eng, q, tail) < 0)
+        return GS_ENOMEM;
+    return rc == 0;
+}
+
+/* Try the jobs in pass order, at most queue.max_job_test of them (a
+ * continuation: of those the cycle has not tried, plus the kept ones); the
  * pending jobs left untried are counted in q->skipped.  Returns jobs
  * started or a negative error. */
-static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur)
+static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int cont)
 {
     struct gs_engine *eng = ps->eng;
     size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
-    size_t n0 = eng->npending, tried = 0;
+    size_t n0 = eng->npending, tried = 0, visits = 0;
     q->nvisited = 0;
     int started = 0, job;
-    while (tried < limit && (job = gs_queue_order_next(eng, cur)) >= 0) {
-        if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1,
-                    sizeof *q->visited))
-            return GS_ENOMEM;
-        q->visited[q->nvisited++] = job;
-        tried++;
-        size_t tail = eng->ptail;
-        int rc = try_job(ps, job);
-        if (rc == 0 || eng->ptail != tail)
-            cur->dead++; /* its entry (or a victim's) is dead now */
-        if (rc == 0)
-            started++;
-        else if (rc != GS_ENOSPC)
+    while ((job = gs_queue_order_next(eng, cur)) >= 0) {
+        const struct job *j = &eng->jobs[job];
+        if (cont_skip(q, j, cont))
+            continue;
+        int kept = cont && j->keep_cycle == q->cycle;
+        if (!kept && tried >= limit) {
+            q->cont = 1; /* jobs left untried: continue at once */
+            break;
+        }
+        tried += !kept;
+        visits++;
+        int rc = visit(ps, q, cur, job);
+        if (rc < 0)
             return rc;
-        if (note_requeued(eng, q, tail) < 0)
-            return GS_ENOMEM;
+        started += rc;
     }
-    if (n0 > tried)
-        q->skipped += n0 - tried;
+    if (n0 > visits)
+        q->skipped += n0 - visits;
     return started;
 }
 
@@ -472,6 +520,10 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     q->quiet = 0;
     if (held_back(eng, q, now))
         return 0;
+    int cont = q->cont;
+    q->cont = 0;
+    if (!cont)
+        q->cycle++; /* a fresh pass: no job tried in this cycle yet */
     if (nothing_can_change(eng)) {
         q->nvisited = q->njoined = 0;
         return gs_eng_account_waits(eng, now, 0);
@@ -483,7 +535,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     pass_init(&ps, eng, now);
     uint64_t decided = eng->decisions;
     gs_profile_clear(eng->profile);
-    int started = walk(&ps, q, &cur);
+    int started = walk(&ps, q, &cur, cont);
     gs_queue_order_end(eng, &cur);
     if (started < 0)
         return started;
@@ -491,7 +543,10 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     eng->pass_releases = eng->releases;
     eng->pass_head_prio = ps.blocked ? eng->jobs[ps.head].priority : INT_MAX;
     eng->arrivals_ahead = 0;
-    q->quiet = !ps.changed && started == 0 && eng->decisions == decided;
+    if (!cont)
+        q->cycle_busy = 0;
+    q->cycle_busy |= ps.changed || started != 0 || eng->decisions != decided;
+    q->quiet = !q->cycle_busy && !q->cont; /* the whole cycle, at its end */
     q->res_min = ps.res_min;
     q->quiet_npending = eng->npending;
     q->quiet_handles = eng->nhandles;
