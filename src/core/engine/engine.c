@@ -641,7 +641,8 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
     if (gs_eng_preempt_step(eng, now) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory in preemption");
     rc = gs_queue_pass(eng, now);
-    gs_eng_compact_pending(eng);
+    if (!gs_queue_holding(eng)) /* a held pass keeps its places in the array */
+        gs_eng_compact_pending(eng);
     if (rc < 0)
         return gs_errorf(err, rc, "out of memory in scheduling pass");
     return rc;

@@ -433,6 +433,10 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now);
 /* Free the queue pass state (queue_order.c); NULL is a no-op. */
 void gs_queue_state_free(struct gs_qstate *q);
 
+/* Whether a pass stopped at queue.max_job_test is held for its resumption
+ * (queue.c): the queue array must not be compacted meanwhile. */
+int gs_queue_holding(const struct gs_engine *eng);
+
 /* Earliest time a pass held back by queue.min_pass_interval, or the
  * continuation of a pass that stopped at queue.max_job_test, is due (at or
  * before the last pass's time: due at once), GS_TIME_INF if none.

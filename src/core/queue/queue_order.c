@@ -84,6 +84,7 @@ void gs_queue_state_free(struct gs_qstate *q)
     gs_free(q->alloc.parts);
     gs_free(q->view);
     gs_free(q->blocked);
+    gs_free(q->hold);
     gs_free(q);
 }
 

@@ -56,6 +56,8 @@ struct gs_qstate {
     int cont;                   /* the last pass stopped at max_job_test with jobs
                                    untried: a continuation is due (queue.c) */
     uint32_t cycle;             /* passes since the last fresh one share it */
+    struct gs_qhold *hold;      /* a pass held at the bound (queue.c), or NULL */
+    int held;                   /* hold is live: the next pass may resume it */
     /* what gs_queue_aging_change reads of the last pass (queue.c) */
     int quiet;                  /* it ended its cycle, which started, stopped,
                                    requeued nothing */
