@@ -79,7 +79,7 @@ static int max_job_test = -1; /* -1 = the policy default */
 
 static void prio_policy(struct gs_policy *pol)
 {
-    gs_policy_init(pol);
+    bench_policy_init(pol);
 #ifdef BENCH_HAS_MAX_JOB_TEST
     if (max_job_test >= 0)
         pol->max_job_test = max_job_test;
@@ -114,7 +114,7 @@ static int pass_case(int id, int pending)
     int n = 0;
     while (gs_cluster_stats(gs_engine_cluster(eng)).idle_gpus > 8192 * 3 / 100) {
         submit(eng, &r, n++, 0);
-        gs_engine_step(eng, 0, &err);
+        bench_step(eng, 0, &err);
     }
     int running = gs_engine_running_count(eng);
     const gs_time span = (gs_time)2 * 3600 * 1000;
@@ -123,7 +123,7 @@ static int pass_case(int id, int pending)
     gs_engine_set_observer(eng, on_event, NULL);
     gs_time now = span + 2000;
     double t0 = bench_now_ms();
-    gs_engine_step(eng, now, &err); /* first pass: sorts, starts what fits */
+    bench_step(eng, now, &err); /* first pass: sorts, starts what fits */
     double first = bench_now_ms() - t0;
     int first_starts = nstarts;
     double ms[21], cpu[21];
@@ -133,7 +133,7 @@ static int pass_case(int id, int pending)
         now += 1000;
         t0 = bench_now_ms();
         double c0 = cpu_now_ms();
-        gs_engine_step(eng, now, &err);
+        bench_step(eng, now, &err);
         cpu[i] = cpu_now_ms() - c0;
         ms[i] = bench_now_ms() - t0;
     }
