@@ -8,6 +8,10 @@
  * (aging moves the order) are timed and the median reported, with a hash
  * of every start and reservation they made.
  *
+ * Cases 5-8: the cost of one pass (a step and the continuations it asks
+ * for at the same instant) as a series in depth: case 1 with 10^3, 10^4,
+ * 10^5 and 10^6 pending jobs (case 7 is case 1).
+ *
  * Cases 2-4: the deep-queue series.  10^4, 10^5 and 10^6 generated jobs
  * (gs_gen_workload, seed 1, default size mix) all submitted at t = 0 on
  * 64 x 8 GPUs, priorities 0-9, priority + aging + EASY on user limits,
@@ -257,6 +261,10 @@ int main(int argc, char **argv)
     double t0 = bench_now_ms();
     if (!only || only == 1)
         pass_case(1, small ? 10000 : 100000);
+    const int depth[] = { 1000, 10000, 100000, 1000000 };
+    for (int k = 0; k < 4; k++)
+        if ((only == 5 + k) || (!only && !small && k != 2))
+            pass_case(5 + k, depth[k]);
     const size_t jobs[] = { 10000, 100000, 1000000 };
     double base = 0;
     for (int k = 0; k < 3; k++) {

@@ -434,17 +434,19 @@ static void test_progress_capped_no_priority(void **state)
     pdone(&r);
 }
 
-/* Progress (issue 23): a job never preempts the job that preempted it,
- * during that run.  Quota reclaim against priority, immediate, gap 1,
- * min_runtime 50 s, one 8-GPU node, quotas a 8, b 0, c 8 (c idle),
- * borrow.  H (team b, prio 5, 8 GPUs, 1000 s) from 0 on borrowed GPUs; L
- * (team a, prio 0, 8 GPUs, 1000 s) at 10: a stays within its quota of 8
- * and b holds 8 over its 0, so L reclaims once H's run is min_runtime old,
- * at 50 (H loses 50 s).  H may still borrow (c's idle 8) and outranks L by
- * the gap: before the rule H preempted L back at 100 (L's min_runtime), L
- * reclaimed at 150, and so on for ever (main's `gpusched sim` on these
- * two jobs never ends).  Now H may not preempt L, which preempted it,
- * during L's run: L runs 50-1050, H 1050-2050; one preemption. */
+/* Progress (issue 23): two jobs that last preempted each other do not go
+ * on.  Quota reclaim against priority, immediate, gap 1, min_runtime 50 s,
+ * one 8-GPU node, quotas a 8, b 0, c 8 (c idle), borrow.  H (team b, prio
+ * 5, 8 GPUs, 1000 s) from 0 on borrowed GPUs; L (team a, prio 0, 8 GPUs,
+ * 1000 s) at 10: a stays within its quota of 8 and b holds 8 over its 0,
+ * so L reclaims once H's run is min_runtime old, at 50 (H loses 50 s).  H
+ * may still borrow (c's idle 8) and outranks L by the gap; requeued in the
+ * middle of the pass at 50, it is tried again at the next step, the stale
+ * end of its first run at 1000, and preempts L (L loses 950 s): the one
+ * answer allowed.  Before the rule L reclaimed again at 1050, H answered
+ * at 1100, and so on for ever (main's `gpusched sim` on these two jobs
+ * never ends).  Now each was preempted last by the other: H runs
+ * 1000-2000, L 2000-3000; two preemptions. */
 static void test_progress_no_preempt_back(void **state)
 {
     (void)state;
@@ -459,9 +461,10 @@ static void test_progress_no_preempt_back(void **state)
     struct prun r;
     prun(&r, "n1:8", kv, jobs, 2);
     passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "H", SEC(50));
-    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "L", SEC(1050));
-    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "H", SEC(2050));
-    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, NULL), 1);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "L", SEC(1000));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "H", SEC(2000));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "L", SEC(3000));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, NULL), 2);
     pdone(&r);
 }
 

@@ -65,8 +65,7 @@ struct job {
     uint8_t capped;             /* preempted while past its runtime cap: it loses
                                    the over-cap right to preempt (preempt.c) */
     int pre_by;                 /* handle + 1 of the job that preempted it last,
-                                   0 = none: it may not preempt that job ... */
-    int pre_by_runs;            /* ... in that job's run number this (preempt.c) */
+                                   0 = none (preempt.c, blocked_pair) */
     int handle;                 /* the public handle of the job in this slot,
                                    -1 = free slot (its job was retired) */
 };

@@ -153,20 +153,29 @@ static void waiter_rights(const struct gs_engine *eng, int w, struct rights *r)
     r->part_within = gs_eng_part_within(eng, w);
 }
 
-/* Progress (docs/preemption.md, "Progress"): a job never preempts the job
- * whose preemption stopped it, while that job's run goes on (pre_by), so no
- * two jobs preempt each other in turn for ever, whatever rights they hold
- * against each other (priority one way, quota the other); and a job
- * preempted past its runtime cap (capped) holds no right any more, so the
- * over-cap right cannot be answered by a priority right, in any group. */
+/* Progress (docs/preemption.md, "Progress").  Two jobs that last preempted
+ * each other (each one's pre_by is the other) do not go on: a preemption
+ * may be answered once, not again, whatever rights they hold against each
+ * other (priority one way, quota the other).  And under over_cap: preempt
+ * a job preempted past its own cap (capped) may not preempt a job that is
+ * not capped: that job could preempt it again once it passes its cap, and
+ * a group of jobs would stop each other in turn for ever (over cap one
+ * way, priority the other). */
+static int blocked_pair(const struct gs_engine *eng, const struct job *jw, const struct job *jv)
+{
+    if (jw->capped && !jv->capped && eng->pol.over_cap == GS_OVER_CAP_PREEMPT)
+        return 1;
+    return jw->pre_by == jv->handle + 1 && jv->pre_by == jw->handle + 1;
+}
+
 static int has_right(const struct gs_engine *eng, int w, int v, const struct rights *r,
                      gs_time now)
 {
     const struct job *jw = &eng->jobs[w], *jv = &eng->jobs[v];
-    if (jw->capped || (jw->pre_by == jv->handle + 1 && jw->pre_by_runs == jv->runs))
+    if (blocked_pair(eng, jw, jv))
         return 0;
     int gap = eng->pol.priority_gap;
-    if (eng->pol.over_cap == GS_OVER_CAP_PREEMPT && jv->deadline <= now)
+    if (eng->pol.over_cap == GS_OVER_CAP_PREEMPT && jv->deadline <= now && !jw->capped)
         return 1;
     if (gap > 0 && (int64_t)jw->priority >= (int64_t)jv->priority + gap)
         return 1;
@@ -682,8 +691,7 @@ static int execute(struct gs_engine *eng, struct vplan *pl, int w, gs_time now,
         return GS_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         struct job *jv = &eng->jobs[pl->v[i]];
-        jv->pre_by = eng->jobs[w].handle + 1;   /* it may not preempt w back ... */
-        jv->pre_by_runs = eng->jobs[w].runs + 1; /* ... in the run w makes now */
+        jv->pre_by = eng->jobs[w].handle + 1; /* blocked_pair */
         struct cand c = { 0 };
         if (ndrain)
             cost_of(eng, pl->v[i], now, 1, &c);
