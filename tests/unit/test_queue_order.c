@@ -152,6 +152,46 @@ static void test_lookahead_priority(void **state)
     assert_int_equal(stats_of(q).passes, 3);
 }
 
+/* A held pass that cannot be resumed: fifo, max_job_test 1, one 4-GPU
+ * node, 1-GPU jobs a, b, c at 0s.  Pass 1 at 0s starts a and is held (b,
+ * c untried).  The driver does not come back at 0s: at 5s d is submitted
+ * and the step at 5s finds the engine changed (a later instant, a new
+ * job), so it closes the held pass as it stood and continues its cycle by
+ * stamps: a started, b is the first job the cycle has not tried: it starts
+ * (the bound, 1), c is left: continuation due at 5s.  Pass 3 at 5s: c
+ * starts, d left; pass 4 at 5s: d starts, end of the order.  4 passes, all
+ * four running at 5s. */
+static void test_hold_abandoned(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "fifo", "queue.max_job_test", "1", NULL };
+    struct qeng *q = qeng_new("n1:4", qpolicy(kv));
+    static const struct qjob rows[] = {
+        { .id = "a", .gpus = 1 }, { .id = "b", .gpus = 1 }, { .id = "c", .gpus = 1 },
+        { .id = "d", .submit_s = 5, .gpus = 1 },
+    };
+    int h[4];
+    for (int i = 0; i < 3; i++)
+        h[i] = qsubmit(q, 0, &rows[i]);
+    qstep(q, 0);
+    assert_true(cont_due(q, 0));
+    assert_true(q->eng->q->held);
+    h[3] = qsubmit(q, SEC(5), &rows[3]);
+    qstep(q, SEC(5));
+    assert_false(q->eng->q->held);
+    assert_int_equal(qstate(q, h[1]), GS_JOB_RUNNING);
+    assert_int_equal(qstate(q, h[2]), GS_JOB_PENDING);
+    assert_true(cont_due(q, SEC(5)));
+    qstep(q, SEC(5));
+    assert_int_equal(qstate(q, h[2]), GS_JOB_RUNNING);
+    assert_true(cont_due(q, SEC(5)));
+    qstep(q, SEC(5));
+    assert_false(cont_due(q, SEC(5)));
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(qstate(q, h[i]), GS_JOB_RUNNING);
+    assert_int_equal(stats_of(q).passes, 4);
+}
+
 /* The issue's burst: 200 one-GPU jobs (1,000 s each) submitted at 0 on 64
  * x 8 idle GPUs under the default policy (max_job_test 100 here, as the
  * default was when the issue was filed).  Pass 1 starts the first 100 and
@@ -441,6 +481,7 @@ int main(void)
         QTEST(test_lookahead_fifo),
         QTEST(test_lookahead_priority),
         QTEST(test_burst_continuation),
+        QTEST(test_hold_abandoned),
         QTEST(test_min_pass_interval),
         QTEST(test_min_pass_interval_sim),
         QTEST(test_quota_totals),
