@@ -89,7 +89,7 @@ sim() {
 }
 
 i=$FROM
-while [ $i -lt $((FROM + RUNS)) ]; do
+while [ "$i" -lt $((FROM + RUNS)) ]; do
     if [ $((i % 3)) -eq 0 ]; then fc=tests/data/cli/one-node.yaml; else fc=$C; fi
     evopt=""
     evf=""
@@ -99,13 +99,13 @@ while [ $i -lt $((FROM + RUNS)) ]; do
         --out "$T/z.raw" $evopt 2>/dev/null
     awk -F, -v s="$i" 'BEGIN{OFS=","} NR==1{print;next} $9=="train"{$8=(NR*(s+1))%6-1} {print}' \
         "$T/z.raw" > "$T/z$i.csv"
-    policy $i 0 > "$T/z$i.ref.yaml"
+    policy "$i" 0 > "$T/z$i.ref.yaml"
     sim "$REF" "$T/z$i.ref.yaml" "$fc" "$T/z$i.csv" "$T/z$i.ref" "$evf"
     verdict=same
     for m in default 1 3; do
         mj=$m
         [ $m = default ] && mj=""
-        policy $i "$mj" > "$T/z$i.$m.yaml"
+        policy "$i" "$mj" > "$T/z$i.$m.yaml"
         sim "$NEW" "$T/z$i.$m.yaml" "$fc" "$T/z$i.csv" "$T/z$i.$m" "$evf"
         if [ -e "$T/z$i.ref.timeout" ] || [ -e "$T/z$i.$m.timeout" ]; then
             verdict="over $CAP s (not compared)"
