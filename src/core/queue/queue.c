@@ -561,6 +561,7 @@ struct gs_qhold {
     size_t npending, ptail;
     int nhandles;
     int64_t quota_unused, quota_borrowed;
+    int64_t idle_gpus, used_milli; /* the cluster's (a node drained, down, back) */
 };
 
 static void hold_snap(const struct gs_engine *eng, struct gs_qhold *h)
@@ -573,6 +574,9 @@ static void hold_snap(const struct gs_engine *eng, struct gs_qhold *h)
     h->nhandles = eng->nhandles;
     h->quota_unused = eng->quota_unused;
     h->quota_borrowed = eng->quota_borrowed;
+    struct gs_cluster_stats st = gs_cluster_stats(eng->cl);
+    h->idle_gpus = st.idle_gpus;
+    h->used_milli = st.used_milli;
 }
 
 static int hold_same(const struct gs_engine *eng, const struct gs_qhold *h, gs_time now)
@@ -582,7 +586,8 @@ static int hold_same(const struct gs_engine *eng, const struct gs_qhold *h, gs_t
     return now == h->ps.now && k.decisions == h->decisions && k.releases == h->releases &&
            k.epoch == h->epoch && k.npending == h->npending && k.ptail == h->ptail &&
            k.nhandles == h->nhandles && k.quota_unused == h->quota_unused &&
-           k.quota_borrowed == h->quota_borrowed;
+           k.quota_borrowed == h->quota_borrowed && k.idle_gpus == h->idle_gpus &&
+           k.used_milli == h->used_milli;
 }
 
 /* Hold the pass that just stopped at the bound.  0 or GS_ENOMEM. */
