@@ -441,12 +441,14 @@ static void test_progress_capped_no_priority(void **state)
  * 1000 s) at 10: a stays within its quota of 8 and b holds 8 over its 0,
  * so L reclaims once H's run is min_runtime old, at 50 (H loses 50 s).  H
  * may still borrow (c's idle 8) and outranks L by the gap; requeued in the
- * middle of the pass at 50, it is tried again at the next step, the stale
- * end of its first run at 1000, and preempts L (L loses 950 s): the one
- * answer allowed.  Before the rule L reclaimed again at 1050, H answered
- * at 1100, and so on for ever (main's `gpusched sim` on these two jobs
- * never ends).  Now each was preempted last by the other: H runs
- * 1000-2000, L 2000-3000; two preemptions. */
+ * middle of the pass at 50, it has a right against L, too young until 100
+ * (min_runtime): the engine wakes at 100 and H preempts L (L loses 50 s):
+ * the one answer allowed.  (Before, a victim requeued mid-pass was not
+ * considered until the next event, the stale end of H's first run at
+ * 1000.)  Before the rule L reclaimed again 50 s later, H answered, and so
+ * on for ever (main's `gpusched sim` on these two jobs never ends).  Now
+ * each was preempted last by the other: H runs 100-1100, L 1100-2100; two
+ * preemptions. */
 static void test_progress_no_preempt_back(void **state)
 {
     (void)state;
@@ -461,9 +463,9 @@ static void test_progress_no_preempt_back(void **state)
     struct prun r;
     prun(&r, "n1:8", kv, jobs, 2);
     passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "H", SEC(50));
-    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "L", SEC(1000));
-    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "H", SEC(2000));
-    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "L", SEC(3000));
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "L", SEC(100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "H", SEC(1100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "L", SEC(2100));
     assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, NULL), 2);
     pdone(&r);
 }

@@ -340,6 +340,12 @@ struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job);
  * the pass's caches are stale), GS_ENOMEM.  (preempt.c) */
 int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now);
 
+/* `job` was requeued by a preemption in the middle of a pass at `now`: the
+ * engine wakes when one of the running jobs it holds a right against comes
+ * of age (preemption.min_runtime), so it is considered again then rather
+ * than at the next event.  Reads only, but for that wakeup.  (preempt.c) */
+void gs_eng_preempt_note(struct gs_engine *eng, int job, gs_time now);
+
 /* Preemption and partition state of a new engine (eng->pre): resolves the
  * policy's partitions against the cluster.  Returns 0, GS_EINVAL (message
  * names the partition) or GS_ENOMEM; the engine then frees with

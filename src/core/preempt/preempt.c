@@ -774,6 +774,12 @@ int64_t gs_eng_victim_cost(const struct gs_engine *eng, int job, gs_time now)
     return c.cost;
 }
 
+void gs_eng_preempt_note(struct gs_engine *eng, int job, gs_time now)
+{
+    if (eng->pre && eng->pre->active && eng->jobs[job].gpus > 0)
+        (void)build_cands(eng, job, now, 0); /* notes young_wake; out of memory: none */
+}
+
 int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now)
 {
     if (!may_try(eng, job))

@@ -439,6 +439,7 @@ static int note_requeued(struct gs_engine *eng, struct gs_qstate *q, size_t tail
     for (size_t i = tail; i < eng->ptail; i++) {
         gs_queue_unlist(eng, eng->pending[i]);
         q->visited[q->nvisited++] = eng->pending[i];
+        gs_eng_preempt_note(eng, eng->pending[i], eng->now);
     }
     return 0;
 }
