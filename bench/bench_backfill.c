@@ -44,7 +44,7 @@ static void run_case(int id, int backfill, int reservations)
 {
     struct gs_cluster *cl = bench_cluster(1024);
     struct gs_policy pol;
-    gs_policy_init(&pol);
+    bench_policy_init(&pol);
     pol.queue_policy = GS_QUEUE_FIFO;
     pol.backfill = backfill;
     pol.reservations = reservations;
@@ -56,13 +56,13 @@ static void run_case(int id, int backfill, int reservations)
     /* fill to ~97 %: submit and start until the free GPUs drop below 3 % */
     while (gs_cluster_stats(gs_engine_cluster(eng)).idle_gpus > 8192 * 3 / 100) {
         submit(eng, &r, n++, 0);
-        gs_engine_step(eng, 0, &err);
+        bench_step(eng, 0, &err);
     }
     int running = gs_engine_running_count(eng);
     for (int i = 0; i < 10000; i++)
         submit(eng, &r, n++, 1000);
     gs_engine_set_observer(eng, on_event, NULL);
-    gs_engine_step(eng, 1000, &err); /* first pass: starts what fits */
+    bench_step(eng, 1000, &err); /* first pass: starts what fits */
     double ms[21];
     uint64_t first_hash = 0;
     int stable = 1;
@@ -70,7 +70,7 @@ static void run_case(int id, int backfill, int reservations)
         res_hash = 1469598103934665603ULL;
         nres = 0;
         double t0 = bench_now_ms();
-        gs_engine_step(eng, 1000, &err);
+        bench_step(eng, 1000, &err);
         ms[i] = bench_now_ms() - t0;
         if (i == 0)
             first_hash = res_hash;

@@ -65,7 +65,7 @@ static void fill(struct gs_engine *eng, struct gs_rng *r)
     while (gs_cluster_stats(gs_engine_cluster(eng)).idle_gpus > 0 && id < 4 * RUNNING) {
         t += (gs_time)gs_rng_below(r, 700);
         submit(eng, r, id++, t < NOW ? t : NOW - 1);
-        gs_engine_step(eng, t < NOW ? t : NOW - 1, &err);
+        bench_step(eng, t < NOW ? t : NOW - 1, &err);
     }
 }
 
@@ -211,7 +211,7 @@ int main(void)
     double t0 = bench_now_ms();
     struct gs_cluster *cl = bench_cluster(NODES);
     struct gs_policy pol;
-    gs_policy_init(&pol);
+    bench_policy_init(&pol);
     pol.preempt_mode = GS_PREEMPT_CHECKPOINT;
     pol.restore_cost = 60 * 1000;
     pol.sharing = GS_SHARING_SHARED;

@@ -8,6 +8,10 @@
  * (aging moves the order) are timed and the median reported, with a hash
  * of every start and reservation they made.
  *
+ * Cases 5-8: the cost of one pass (a step and the continuations it asks
+ * for at the same instant) as a series in depth: case 1 with 10^3, 10^4,
+ * 10^5 and 10^6 pending jobs (case 7 is case 1).
+ *
  * Cases 2-4: the deep-queue series.  10^4, 10^5 and 10^6 generated jobs
  * (gs_gen_workload, seed 1, default size mix) all submitted at t = 0 on
  * 64 x 8 GPUs, priorities 0-9, priority + aging + EASY on user limits,
@@ -79,7 +83,7 @@ static int max_job_test = -1; /* -1 = the policy default */
 
 static void prio_policy(struct gs_policy *pol)
 {
-    gs_policy_init(pol);
+    bench_policy_init(pol);
 #ifdef BENCH_HAS_MAX_JOB_TEST
     if (max_job_test >= 0)
         pol->max_job_test = max_job_test;
@@ -114,7 +118,7 @@ static int pass_case(int id, int pending)
     int n = 0;
     while (gs_cluster_stats(gs_engine_cluster(eng)).idle_gpus > 8192 * 3 / 100) {
         submit(eng, &r, n++, 0);
-        gs_engine_step(eng, 0, &err);
+        bench_step(eng, 0, &err);
     }
     int running = gs_engine_running_count(eng);
     const gs_time span = (gs_time)2 * 3600 * 1000;
@@ -123,7 +127,7 @@ static int pass_case(int id, int pending)
     gs_engine_set_observer(eng, on_event, NULL);
     gs_time now = span + 2000;
     double t0 = bench_now_ms();
-    gs_engine_step(eng, now, &err); /* first pass: sorts, starts what fits */
+    bench_step(eng, now, &err); /* first pass: sorts, starts what fits */
     double first = bench_now_ms() - t0;
     int first_starts = nstarts;
     double ms[21], cpu[21];
@@ -133,7 +137,7 @@ static int pass_case(int id, int pending)
         now += 1000;
         t0 = bench_now_ms();
         double c0 = cpu_now_ms();
-        gs_engine_step(eng, now, &err);
+        bench_step(eng, now, &err);
         cpu[i] = cpu_now_ms() - c0;
         ms[i] = bench_now_ms() - t0;
     }
@@ -257,6 +261,10 @@ int main(int argc, char **argv)
     double t0 = bench_now_ms();
     if (!only || only == 1)
         pass_case(1, small ? 10000 : 100000);
+    const int depth[] = { 1000, 10000, 100000, 1000000 };
+    for (int k = 0; k < 4; k++)
+        if ((only == 5 + k) || (!only && !small && k != 2))
+            pass_case(5 + k, depth[k]);
     const size_t jobs[] = { 10000, 100000, 1000000 };
     double base = 0;
     for (int k = 0; k < 3; k++) {

@@ -82,7 +82,7 @@ static double replay_floor(const struct gs_trace *tr)
  * 2 priority_with_backfill (EASY) on history p90 estimates. */
 static void case_policy(struct gs_policy *pol, int kind)
 {
-    gs_policy_init(pol);
+    bench_policy_init(pol);
     if (kind == 1) {
         pol->backfill = GS_BACKFILL_EASY;
     } else if (kind == 2) {

@@ -7,8 +7,38 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <stdlib.h>
+
 #include "core/cluster/cluster.h"
+#include "core/engine/engine.h"
 #include "core/policy/job.h"
+#include "core/policy/policy.h"
+
+/* The policy defaults, with queue.max_job_test from the environment
+ * variable BENCH_MAX_JOB_TEST when it is set (0 = the exhaustive pass): the
+ * hashes of every benchmark can be compared with the exhaustive pass's. */
+static inline void bench_policy_init(struct gs_policy *pol)
+{
+    gs_policy_init(pol);
+    const char *m = getenv("BENCH_MAX_JOB_TEST");
+    if (m && *m)
+        pol->max_job_test = atoi(m);
+}
+
+/* One scheduling step at `now` and the continuations it asks for at the
+ * same instant (a pass stopped at queue.max_job_test: docs/policy.md), as
+ * a driver runs them; the total started, or the first negative error. */
+static inline int bench_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
+{
+    int started = 0, rc;
+    do {
+        rc = gs_engine_step(eng, now, err);
+        if (rc < 0)
+            return rc;
+        started += rc;
+    } while (gs_engine_next_wakeup(eng, now) == now);
+    return started;
+}
 
 static inline double bench_now_ms(void)
 {

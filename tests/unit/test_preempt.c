@@ -405,6 +405,71 @@ static void test_over_cap_no_cycle(void **state)
     pdone(&r);
 }
 
+/* Progress (issue 23): the over-cap right must not be answered by the
+ * priority right.  Cap 100 s, immediate, over_cap preempt, priority_gap 1,
+ * min_runtime 50 s, one 8-GPU node.  A (prio 10, 8 GPUs, 1000 s) from 0;
+ * B (prio 0, 8 GPUs, 1000 s) at 10: no right against A until A passes its
+ * cap at 100, when B preempts it (A loses 100 s and is capped).  Before
+ * the rule A, higher by the gap, preempted B back at 150 (B's min_runtime),
+ * passed its cap again at 250, was preempted by B (never capped: always
+ * stopped before its cap), and so on for ever.  Now a capped job holds no
+ * right: B runs 100-1100, A restarts at 1100, passes its cap at 1200 with
+ * nobody waiting and ends at 2100; one preemption in all. */
+static void test_progress_capped_no_priority(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "A", .gpus = 8, .dur_s = 1000, .prio = 10 },
+        { .id = "B", .submit_s = 10, .gpus = 8, .dur_s = 1000 },
+    };
+    const char *kv[] = { "queue.runtime_cap", "100s", "preemption.over_cap", "preempt",
+                         "preemption.mode", "immediate", "preemption.min_runtime", "50s",
+                         "preemption.priority_gap", "1", NULL };
+    struct prun r;
+    prun(&r, "n1:8", kv, jobs, 2);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "A", SEC(100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "B", SEC(1100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "A", SEC(2100));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, NULL), 1);
+    pdone(&r);
+}
+
+/* Progress (issue 23): two jobs that last preempted each other do not go
+ * on.  Quota reclaim against priority, immediate, gap 1, min_runtime 50 s,
+ * one 8-GPU node, quotas a 8, b 0, c 8 (c idle), borrow.  H (team b, prio
+ * 5, 8 GPUs, 1000 s) from 0 on borrowed GPUs; L (team a, prio 0, 8 GPUs,
+ * 1000 s) at 10: a stays within its quota of 8 and b holds 8 over its 0,
+ * so L reclaims once H's run is min_runtime old, at 50 (H loses 50 s).  H
+ * may still borrow (c's idle 8) and outranks L by the gap; requeued in the
+ * middle of the pass at 50, it has a right against L, too young until 100
+ * (min_runtime): the engine wakes at 100 and H preempts L (L loses 50 s):
+ * the one answer allowed.  (Before, a victim requeued mid-pass was not
+ * considered until the next event, the stale end of H's first run at
+ * 1000.)  Before the rule L reclaimed again 50 s later, H answered, and so
+ * on for ever (main's `gpusched sim` on these two jobs never ends).  Now
+ * each was preempted last by the other: H runs 100-1100, L 1100-2100; two
+ * preemptions. */
+static void test_progress_no_preempt_back(void **state)
+{
+    (void)state;
+    static const struct pjob jobs[] = {
+        { .id = "H", .gpus = 8, .dur_s = 1000, .prio = 5, .team = "b" },
+        { .id = "L", .submit_s = 10, .gpus = 8, .dur_s = 1000, .team = "a" },
+    };
+    const char *kv[] = { "preemption.mode", "immediate", "preemption.min_runtime", "50s",
+                         "preemption.priority_gap", "1", "preemption.quota_reclaim", "true",
+                         "queue.quota.a", "8", "queue.quota.b", "0", "queue.quota.c", "8",
+                         "queue.quota_mode", "borrow", NULL };
+    struct prun r;
+    prun(&r, "n1:8", kv, jobs, 2);
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "H", SEC(50));
+    passert_at(&r.rec, r.res.engine, GS_EV_PREEMPT, "L", SEC(100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "H", SEC(1100));
+    passert_at(&r.rec, r.res.engine, GS_EV_FINISH, "L", SEC(2100));
+    assert_int_equal(pcount(&r.rec, r.res.engine, GS_EV_PREEMPT, NULL), 2);
+    pdone(&r);
+}
+
 /* The report on the issue's example (class train; B cannot checkpoint).
  *  lost 30 s x 8 = 240 GPU-s; checkpoints 9 x 10 s x 8 = 720 GPU-s.
  *  MTBP = run time / preemptions = (A 250 + 870, B 100) / 1 = 1220 s.
@@ -453,6 +518,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_issue_example),
+        cmocka_unit_test(test_progress_capped_no_priority),
+        cmocka_unit_test(test_progress_no_preempt_back),
         cmocka_unit_test(test_loss_accounting),
         cmocka_unit_test(test_cheaper_to_lose_than_save),
         cmocka_unit_test(test_grace_holds_gpus),

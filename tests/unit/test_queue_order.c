@@ -32,18 +32,31 @@ static struct gs_queue_stats stats_of(const struct qeng *q)
 
 /* ---- bounded look-ahead ----------------------------------------------------- */
 
-/* fifo + EASY, max_job_test 2, one 4-GPU node.
- *   0s: big (4 GPUs, limit 1h) submitted; pass 1 tries big: starts.
- *       1 pending at the pass, 1 tried: 0 skipped.
- *  10s: a (2), b (1), c (1), d (1) submitted (limits 1h); pass 2 tries a
+/* Whether the engine asks for a pass at `now` itself: the continuation of
+ * a pass that stopped at max_job_test with jobs untried. */
+static int cont_due(const struct qeng *q, gs_time now)
+{
+    return gs_engine_next_wakeup(q->eng, now) == now;
+}
+
+/* fifo + EASY, max_job_test 2, one 4-GPU node; the driver honours
+ * gs_engine_next_wakeup (a continuation is due at the same instant).
+ *   0s: big (4 GPUs, limit 1h) submitted; pass 1 tries big: starts.  The
+ *       order is done: no continuation.
+ *  10s: a (2), b (1), c (1), d (1) submitted (limits 1h).  Pass 2 tries a
  *       (no free GPU: blocked, reserved at 1h) and b (does not fit either);
- *       c and d are left untried: 2 skipped.  c and d were never looked
- *       at: they wait with reason priority (behind the jobs tried).
- * 100s: big finishes; pass 3 tries a (starts on GPUs 0-1) and b (starts on
- *       GPU 2); c and d are untried although GPU 3 is free: 2 skipped.
- * 101s: pass 4 tries c (starts on GPU 3) and d (no GPU left): 0 skipped.
- * With max_job_test 0 the same passes try everything: c starts at 100s
- * and nothing is ever skipped. */
+ *       c and d are left untried (2 skipped) and the pass is held: the
+ *       engine asks for its continuation at 10s.
+ *  10s: pass 3 resumes the held pass where it stopped (nothing happened in
+ *       between): c and d (the bound, 2), neither fits.  End of the order:
+ *       every job the pass began with was tried, 0 more skipped; the pass
+ *       visited a, b, c, d, as one unbounded pass does.
+ * 100s: big finishes.  Pass 4 tries a (starts on GPUs 0-1) and b (GPU 2);
+ *       c, d untried: 2 skipped (4), continuation due at 100s.
+ * 100s: pass 5 resumes: c (starts on GPU 3) and d (no GPU left).
+ * So c starts at 100s as with max_job_test 0, where passes 0s, 10s, 100s
+ * try everything and nothing is skipped (on main, without the
+ * continuation, c waited until the next event, 101s here). */
 static void test_lookahead_fifo(void **state)
 {
     (void)state;
@@ -61,14 +74,20 @@ static void test_lookahead_fifo(void **state)
         int hb = qsubmit(q, 0, &big);
         qstep(q, 0);
         assert_int_equal(qstate(q, hb), GS_JOB_RUNNING);
+        assert_false(cont_due(q, 0));
         int h[4];
         for (int i = 0; i < 4; i++)
             h[i] = qsubmit(q, SEC(10), &rows[i]);
         qstep(q, SEC(10));
         assert_int_equal(stats_of(q).skipped, limited ? 2 : 0);
+        assert_int_equal(cont_due(q, SEC(10)), limited);
         if (limited) {
-            assert_int_equal(gs_engine_wait_reason(q->eng, h[2]), GS_REASON_PRIORITY);
-            assert_int_equal(gs_engine_wait_reason(q->eng, h[3]), GS_REASON_PRIORITY);
+            qstep(q, SEC(10));
+            assert_int_equal(stats_of(q).skipped, 2);
+            assert_int_equal(q->eng->q->nvisited, 4); /* a, b, c, d */
+            assert_false(cont_due(q, SEC(10)));
+            assert_int_equal(qstate(q, h[2]), GS_JOB_PENDING);
+            assert_int_equal(gs_engine_wait_reason(q->eng, h[2]), GS_REASON_SHORTAGE);
         }
         qfinish(q, SEC(100), hb);
         qstep(q, SEC(100));
@@ -76,24 +95,30 @@ static void test_lookahead_fifo(void **state)
         assert_int_equal(qstate(q, h[1]), GS_JOB_RUNNING);
         assert_int_equal(qstate(q, h[2]), limited ? GS_JOB_PENDING : GS_JOB_RUNNING);
         assert_int_equal(stats_of(q).skipped, limited ? 4 : 0);
-        qstep(q, SEC(101));
+        assert_int_equal(cont_due(q, SEC(100)), limited);
+        if (limited)
+            qstep(q, SEC(100));
+        assert_false(cont_due(q, SEC(100)));
         assert_int_equal(qstate(q, h[2]), GS_JOB_RUNNING);
         assert_int_equal(qstate(q, h[3]), GS_JOB_PENDING);
-        assert_int_equal(job_named(q->eng, "c").first_start, limited ? SEC(101) : SEC(100));
+        assert_int_equal(job_named(q->eng, "c").first_start, SEC(100));
         struct gs_queue_stats st = stats_of(q);
         assert_int_equal(st.skipped, limited ? 4 : 0);
-        assert_int_equal(st.passes, 4);
+        assert_int_equal(st.passes, limited ? 5 : 3);
         assert_int_equal(st.held_back, 0);
     }
 }
 
 /* priority (no backfill, aging 0), max_job_test 1, one 2-GPU node; three
  * 1-GPU jobs submitted at 0s: lo (priority 1), hi (5), mid (3).  Pass
- * order hi, mid, lo.
- *   0s: tries hi (starts); mid, lo untried: 2 skipped.
- *   1s: tries mid (starts on the second GPU); lo untried: 1 skipped.
- *   2s: tries lo: no free GPU, it blocks.  0 skipped.
- * So the look-ahead skips the lowest-ranked jobs, never a higher one. */
+ * order hi, mid, lo.  All passes at 0s (each continuation is due at once
+ * and resumes the held pass):
+ *   pass 1 tries hi (starts); mid, lo untried: 2 skipped.
+ *   pass 2 tries mid (starts on the second GPU); lo untried: 1 skipped.
+ *   pass 3 tries lo: no free GPU, it blocks; end of the order: 0 skipped,
+ *   no continuation; the three segments visited hi, mid, lo.
+ * So the look-ahead skips the lowest-ranked jobs, never a higher one, and
+ * its continuation reaches them at the same instant. */
 static void test_lookahead_priority(void **state)
 {
     (void)state;
@@ -112,15 +137,93 @@ static void test_lookahead_priority(void **state)
     assert_int_equal(qstate(q, h[1]), GS_JOB_RUNNING);
     assert_int_equal(qstate(q, h[2]), GS_JOB_PENDING);
     assert_int_equal(stats_of(q).skipped, 2);
-    qstep(q, SEC(1));
+    assert_true(cont_due(q, 0));
+    qstep(q, 0);
     assert_int_equal(qstate(q, h[2]), GS_JOB_RUNNING);
     assert_int_equal(qstate(q, h[0]), GS_JOB_PENDING);
     assert_int_equal(stats_of(q).skipped, 3);
-    qstep(q, SEC(2));
+    assert_true(cont_due(q, 0));
+    qstep(q, 0);
     assert_int_equal(qstate(q, h[0]), GS_JOB_PENDING);
     assert_int_equal(stats_of(q).skipped, 3);
-    assert_int_equal(q->eng->q->nvisited, 1);
-    assert_int_equal(q->eng->q->visited[0], h[0]);
+    assert_int_equal(q->eng->q->nvisited, 3);
+    assert_int_equal(q->eng->q->visited[2], h[0]);
+    assert_false(cont_due(q, 0));
+    assert_int_equal(stats_of(q).passes, 3);
+}
+
+/* A held pass that cannot be resumed: fifo, max_job_test 1, one 4-GPU
+ * node, 1-GPU jobs a, b, c at 0s.  Pass 1 at 0s starts a and is held (b,
+ * c untried).  The driver does not come back at 0s: at 5s d is submitted
+ * and the step at 5s finds the engine changed (a later instant, a new
+ * job), so it closes the held pass as it stood and continues its cycle by
+ * stamps: a started, b is the first job the cycle has not tried: it starts
+ * (the bound, 1), c is left: continuation due at 5s.  Pass 3 at 5s: c
+ * starts, d left; pass 4 at 5s: d starts, end of the order.  4 passes, all
+ * four running at 5s. */
+static void test_hold_abandoned(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "fifo", "queue.max_job_test", "1", NULL };
+    struct qeng *q = qeng_new("n1:4", qpolicy(kv));
+    static const struct qjob rows[] = {
+        { .id = "a", .gpus = 1 }, { .id = "b", .gpus = 1 }, { .id = "c", .gpus = 1 },
+        { .id = "d", .submit_s = 5, .gpus = 1 },
+    };
+    int h[4];
+    for (int i = 0; i < 3; i++)
+        h[i] = qsubmit(q, 0, &rows[i]);
+    qstep(q, 0);
+    assert_true(cont_due(q, 0));
+    assert_true(q->eng->q->held);
+    h[3] = qsubmit(q, SEC(5), &rows[3]);
+    qstep(q, SEC(5));
+    assert_false(q->eng->q->held);
+    assert_int_equal(qstate(q, h[1]), GS_JOB_RUNNING);
+    assert_int_equal(qstate(q, h[2]), GS_JOB_PENDING);
+    assert_true(cont_due(q, SEC(5)));
+    qstep(q, SEC(5));
+    assert_int_equal(qstate(q, h[2]), GS_JOB_RUNNING);
+    assert_true(cont_due(q, SEC(5)));
+    qstep(q, SEC(5));
+    assert_false(cont_due(q, SEC(5)));
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(qstate(q, h[i]), GS_JOB_RUNNING);
+    assert_int_equal(stats_of(q).passes, 4);
+}
+
+/* The issue's burst: 200 one-GPU jobs (1,000 s each) submitted at 0 on 64
+ * x 8 idle GPUs under the default policy (max_job_test 100 here, as the
+ * default was when the issue was filed).  Pass 1 starts the first 100 and
+ * leaves 100 untried; on main nothing ran again until the first end at
+ * 1,000 s, with 412 GPUs free.  Its continuation at 0 s starts the other
+ * 100 (412 GPUs free, each fits): all 200 start at 0, 2 passes, 100
+ * skipped (by pass 1 only), and no continuation after the second. */
+static void test_burst_continuation(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.max_job_test", "100", NULL };
+    char desc[64 * 8] = "";
+    for (int n = 0; n < 64; n++)
+        snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "%sn%d:8", n ? " " : "", n);
+    struct qeng *q = qeng_new(desc, qpolicy(kv));
+    struct qjob r = { .id = "j", .gpus = 1, .dur_s = 1000 };
+    char id[16];
+    int h[200];
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "j%d", i);
+        r.id = id;
+        h[i] = qsubmit(q, 0, &r);
+    }
+    qstep(q, 0);
+    assert_true(cont_due(q, 0));
+    qstep(q, 0);
+    assert_false(cont_due(q, 0));
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(qstate(q, h[i]), GS_JOB_RUNNING);
+    struct gs_queue_stats st = stats_of(q);
+    assert_int_equal(st.passes, 2);
+    assert_int_equal(st.skipped, 100);
 }
 
 /* ---- minimum pass interval ---------------------------------------------------- */
@@ -377,6 +480,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         QTEST(test_lookahead_fifo),
         QTEST(test_lookahead_priority),
+        QTEST(test_burst_continuation),
+        QTEST(test_hold_abandoned),
         QTEST(test_min_pass_interval),
         QTEST(test_min_pass_interval_sim),
         QTEST(test_quota_totals),

@@ -641,7 +641,8 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
     if (gs_eng_preempt_step(eng, now) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory in preemption");
     rc = gs_queue_pass(eng, now);
-    gs_eng_compact_pending(eng);
+    if (!gs_queue_holding(eng)) /* a held pass keeps its places in the array */
+        gs_eng_compact_pending(eng);
     if (rc < 0)
         return gs_errorf(err, rc, "out of memory in scheduling pass");
     return rc;
@@ -672,7 +673,9 @@ gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
     gs_time p = gs_eng_preempt_wakeup(eng);
     if (p < t)
         t = p;
-    gs_time q = gs_queue_wakeup(eng); /* a pass held back by min_pass_interval */
+    gs_time q = gs_queue_wakeup(eng); /* held back, or a continuation */
+    if (q <= now)
+        return now; /* a continuation due at once */
     if (q < t)
         t = q;
     int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;

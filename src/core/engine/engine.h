@@ -161,7 +161,10 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err);
 /* Earliest time after `now` at which the engine wants a step even if no
  * event arrives (a runtime cap expiring, a priority crossing while aging,
  * a pass held back by queue.min_pass_interval falling due); GS_TIME_INF if
- * none. */
+ * none.  `now` itself when the last pass stopped at queue.max_job_test with
+ * jobs untried and min_pass_interval is 0: its continuation is due at once
+ * (a driver steps again without waiting; every continuation tries jobs no
+ * pass of its cycle tried, so the steps at one instant are finite). */
 gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now);
 
 /* Borrowed views, valid until the next mutating call. */

@@ -45,6 +45,8 @@ struct job {
     uint32_t qpos;              /* index of its live entry in eng->pending[]: the
                                    array may still hold an older, dead entry of a
                                    job that left the queue and came back */
+    uint32_t tried_cycle;       /* pass cycle that tried it (queue.c continuation) */
+    uint32_t keep_cycle;        /* ... in which it blocked or reserved: retried */
     /* placement (engine_place.c, rate.c) */
     uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
@@ -65,6 +67,8 @@ struct job {
                                    the over-cap right to preempt (preempt.c) */
     uint8_t timed_out;          /* its last run was stopped at its enforced time
                                    limit (caps.c) */
+    int pre_by;                 /* handle + 1 of the job that preempted it last,
+                                   0 = none (preempt.c, blocked_pair) */
     int handle;                 /* the public handle of the job in this slot,
                                    -1 = free slot (its job was retired) */
 };
@@ -192,10 +196,12 @@ static inline int gs_eng_queued(const struct gs_engine *eng, size_t i)
     return j->state == GS_JOB_PENDING && j->qpos == i ? job : -1;
 }
 
-/* Append `job` to the queue array (room must have been made). */
+/* Append `job` to the queue array (room must have been made).  It is new
+ * to the queue: no pass of the current cycle has tried it (queue.c). */
 static inline void gs_eng_queue_append(struct gs_engine *eng, int job)
 {
     eng->jobs[job].qpos = (uint32_t)eng->ptail;
+    eng->jobs[job].tried_cycle = eng->jobs[job].keep_cycle = 0;
     eng->pending[eng->ptail++] = job;
 }
 
@@ -339,6 +345,12 @@ struct gs_progress *gs_eng_progress(struct gs_engine *eng, int job);
  * the pass's caches are stale), GS_ENOMEM.  (preempt.c) */
 int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now);
 
+/* `job` was requeued by a preemption in the middle of a pass at `now`: the
+ * engine wakes when one of the running jobs it holds a right against comes
+ * of age (preemption.min_runtime), so it is considered again then rather
+ * than at the next event.  Reads only, but for that wakeup.  (preempt.c) */
+void gs_eng_preempt_note(struct gs_engine *eng, int job, gs_time now);
+
 /* Preemption and partition state of a new engine (eng->pre): resolves the
  * policy's partitions against the cluster.  Returns 0, GS_EINVAL (message
  * names the partition) or GS_ENOMEM; the engine then frees with
@@ -434,8 +446,14 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now);
 /* Free the queue pass state (queue_order.c); NULL is a no-op. */
 void gs_queue_state_free(struct gs_qstate *q);
 
-/* Earliest time a pass held back by queue.min_pass_interval is due,
- * GS_TIME_INF if none.  (queue.c) */
+/* Whether a pass stopped at queue.max_job_test is held for its resumption
+ * (queue.c): the queue array must not be compacted meanwhile. */
+int gs_queue_holding(const struct gs_engine *eng);
+
+/* Earliest time a pass held back by queue.min_pass_interval, or the
+ * continuation of a pass that stopped at queue.max_job_test, is due (at or
+ * before the last pass's time: due at once), GS_TIME_INF if none.
+ * (queue.c) */
 gs_time gs_queue_wakeup(const struct gs_engine *eng);
 
 /* Under priority with aging: the earliest time after `now` at which a

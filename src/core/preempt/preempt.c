@@ -153,10 +153,27 @@ static void waiter_rights(const struct gs_engine *eng, int w, struct rights *r)
     r->part_within = gs_eng_part_within(eng, w);
 }
 
+/* Progress (docs/preemption.md, "Progress").  Two jobs that last preempted
+ * each other (each one's pre_by is the other) do not go on: a preemption
+ * may be answered once, not again, whatever rights they hold against each
+ * other (priority one way, quota the other).  And under over_cap: preempt
+ * a job preempted past its own cap (capped) may not preempt a job that is
+ * not capped: that job could preempt it again once it passes its cap, and
+ * a group of jobs would stop each other in turn for ever (over cap one
+ * way, priority the other). */
+static int blocked_pair(const struct gs_engine *eng, const struct job *jw, const struct job *jv)
+{
+    if (jw->capped && !jv->capped && eng->pol.over_cap == GS_OVER_CAP_PREEMPT)
+        return 1;
+    return jw->pre_by == jv->handle + 1 && jv->pre_by == jw->handle + 1;
+}
+
 static int has_right(const struct gs_engine *eng, int w, int v, const struct rights *r,
                      gs_time now)
 {
     const struct job *jw = &eng->jobs[w], *jv = &eng->jobs[v];
+    if (blocked_pair(eng, jw, jv))
+        return 0;
     int gap = eng->pol.priority_gap;
     if (eng->pol.over_cap == GS_OVER_CAP_PREEMPT && jv->deadline <= now && !jw->capped)
         return 1;
@@ -673,6 +690,8 @@ static int execute(struct gs_engine *eng, struct vplan *pl, int w, gs_time now,
         gs_eng_reserve_pools(eng, gs_cluster_node_count(eng->cl)) < 0)
         return GS_ENOMEM;
     for (size_t i = 0; i < n; i++) {
+        struct job *jv = &eng->jobs[pl->v[i]];
+        jv->pre_by = eng->jobs[w].handle + 1; /* blocked_pair */
         struct cand c = { 0 };
         if (ndrain)
             cost_of(eng, pl->v[i], now, 1, &c);
@@ -753,6 +772,12 @@ int64_t gs_eng_victim_cost(const struct gs_engine *eng, int job, gs_time now)
     struct cand c;
     cost_of(eng, job, now, 0, &c);
     return c.cost;
+}
+
+void gs_eng_preempt_note(struct gs_engine *eng, int job, gs_time now)
+{
+    if (eng->pre && eng->pre->active && eng->jobs[job].gpus > 0)
+        (void)build_cands(eng, job, now, 0); /* notes young_wake; out of memory: none */
 }
 
 int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now)

@@ -24,7 +24,9 @@
  * checks read kept totals, and wait accounting looks only at the jobs the
  * pass tried (diagnose.c).  queue.max_job_test bounds the jobs one pass
  * tries (Slurm's default_queue_depth / bf_max_job_test); the pending jobs
- * left untried are counted (gs_engine_queue_stats).  queue.min_pass_interval
+ * left untried are counted (gs_engine_queue_stats), and the pass is
+ * continued at once where it stopped (bf_continue; walk below).
+ * queue.min_pass_interval
  * holds back a pass due sooner than that after the last one; it runs at
  * gs_engine_next_wakeup.
  */
@@ -129,6 +131,9 @@ struct pass {
     gs_time fail_view[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* min estimate failing the view */
     int view_k;                 /* reservations folded into view, -1 = none */
     int changed;                /* a job started, or preemption stopped or drained one */
+    int kept;                   /* the job just tried blocked its group or reserved */
+    size_t n_start, visits;     /* pending at its start; jobs it tried (all segments) */
+    int peeked;                 /* the job it stopped at (next to try), -1 = none */
     gs_time res_min;            /* earliest reservation start made */
     gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
     int nres;
@@ -335,6 +340,7 @@ static int try_job(struct pass *ps, int job)
         }
         return rc;
     }
+    ps->kept = !(ps->blocked_in & grp) || ps->nres < ps->max_res;
     if (!(ps->blocked_in & grp)) {
         if (!ps->blocked)
             ps->head = job;
@@ -388,7 +394,9 @@ void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *o
 gs_time gs_queue_wakeup(const struct gs_engine *eng)
 {
     const struct gs_qstate *q = eng->q;
-    return q && q->waiting ? gs_time_add(q->last_pass, eng->pol.min_pass_interval) : GS_TIME_INF;
+    if (!q || (!q->waiting && !q->cont))
+        return GS_TIME_INF;
+    return gs_time_add(q->last_pass, eng->pol.min_pass_interval);
 }
 
 static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
@@ -405,6 +413,9 @@ static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
     ps->view_k = -1;
     ps->nres = 0;
     ps->changed = 0;
+    ps->n_start = eng->npending;
+    ps->visits = 0;
+    ps->peeked = -1;
     ps->res_min = GS_TIME_INF;
     forget(ps);
     /* The backfill modes are not an ops table: they differ only in how
@@ -428,40 +439,191 @@ static int note_requeued(struct gs_engine *eng, struct gs_qstate *q, size_t tail
     for (size_t i = tail; i < eng->ptail; i++) {
         gs_queue_unlist(eng, eng->pending[i]);
         q->visited[q->nvisited++] = eng->pending[i];
+        gs_eng_preempt_note(eng, eng->pending[i], eng->now);
     }
     return 0;
 }
 
-/* Try the jobs in pass order, at most queue.max_job_test of them; the
- * pending jobs left untried are counted in q->skipped.  Returns jobs
- * started or a negative error. */
-static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur)
+/* Continuation (docs/policy.md, queue.max_job_test).  A pass that stops
+ * at the bound with jobs untried sets q->cont; the engine then asks for the
+ * next pass at once (or at min_pass_interval).  The passes from a fresh one
+ * up to the one that reaches the end of the order form a cycle: a
+ * continuation skips the jobs an earlier pass of the cycle tried, except
+ * those that blocked their group or reserved (they shape what may start
+ * behind them, so they are tried again, outside the bound), and tries the
+ * next max_job_test others.  Every continuation tries at least one job no
+ * pass of the cycle tried, so a cycle ends. */
+static int cont_skip(const struct gs_qstate *q, const struct job *j, int cont)
+{
+    return cont && j->tried_cycle == q->cycle && j->keep_cycle != q->cycle;
+}
+
+/* Mark `job` tried in this cycle (kept: it blocked or reserved). */
+static void cont_stamp(const struct gs_qstate *q, struct job *j, int kept)
+{
+    j->tried_cycle = q->cycle;
+    j->keep_cycle = kept ? q->cycle : 0;
+}
+
+/* Try `job` and account for it.  Returns 1 if it started, 0 if not, or a
+ * negative error. */
+static int visit(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int job)
+{
+    struct gs_engine *eng = ps->eng;
+    if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1, sizeof *q->visited))
+        return GS_ENOMEM;
+    q->visited[q->nvisited++] = job;
+    size_t tail = eng->ptail;
+    ps->kept = 0;
+    int rc = try_job(ps, job);
+    if (rc == 0 || eng->ptail != tail)
+        cur->dead++; /* its entry (or a victim's) is dead now */
+    if (rc != 0 && rc != GS_ENOSPC)
+        return rc;
+    cont_stamp(q, &eng->jobs[job], ps->kept);
+    if (note_requeued(eng, q, tail) < 0)
+        return GS_ENOMEM;
+    return rc == 0;
+}
+
+/* Try the jobs in pass order from `cur`, at most queue.max_job_test of
+ * them (a continuation by stamps: of those the cycle has not tried, plus
+ * the kept ones); the pending jobs left untried are counted in
+ * q->skipped.  Returns jobs started or a negative error. */
+static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int cont)
 {
     struct gs_engine *eng = ps->eng;
     size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
-    size_t n0 = eng->npending, tried = 0;
-    q->nvisited = 0;
+    size_t n0 = eng->npending, tried = 0, visits = 0;
     int started = 0, job;
-    while (tried < limit && (job = gs_queue_order_next(eng, cur)) >= 0) {
-        if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1,
-                    sizeof *q->visited))
-            return GS_ENOMEM;
-        q->visited[q->nvisited++] = job;
-        tried++;
-        size_t tail = eng->ptail;
-        int rc = try_job(ps, job);
-        if (rc == 0 || eng->ptail != tail)
-            cur->dead++; /* its entry (or a victim's) is dead now */
-        if (rc == 0)
-            started++;
-        else if (rc != GS_ENOSPC)
+    while ((job = ps->peeked >= 0 ? ps->peeked : gs_queue_order_next(eng, cur)) >= 0) {
+        ps->peeked = -1;
+        const struct job *j = &eng->jobs[job];
+        if (cont_skip(q, j, cont))
+            continue;
+        int kept = cont && j->keep_cycle == q->cycle;
+        if (!kept && tried >= limit) {
+            q->cont = 1; /* jobs left untried: continue at once */
+            ps->peeked = job; /* a resumption starts with it */
+            break;
+        }
+        tried += !kept;
+        visits++;
+        ps->visits++;
+        int rc = visit(ps, q, cur, job);
+        if (rc < 0)
             return rc;
-        if (note_requeued(eng, q, tail) < 0)
-            return GS_ENOMEM;
+        started += rc;
     }
-    if (n0 > tried)
-        q->skipped += n0 - tried;
+    /* untried: of the jobs pending when the pass began (all its segments),
+     * or, in a continuation by stamps, of those pending now */
+    size_t n = cont ? n0 : ps->n_start, done = cont ? visits : ps->visits;
+    if (n > done)
+        q->skipped += n - done;
     return started;
+}
+
+/* The bookkeeping after the last segment of a pass (its cursor `cur`,
+ * `decided` = eng->decisions before it, `fresh` = it began a cycle). */
+static int pass_finish(struct gs_engine *eng, struct gs_qstate *q, const struct pass *ps,
+                       const struct qcursor *cur, uint64_t decided, int fresh)
+{
+    gs_queue_order_end(eng, cur);
+    eng->pass_blocked = ps->blocked && eng->pol.npartitions == 0; /* one queue group */
+    eng->pass_releases = eng->releases;
+    eng->pass_head_prio = ps->blocked ? eng->jobs[ps->head].priority : INT_MAX;
+    eng->arrivals_ahead = 0;
+    if (fresh)
+        q->cycle_busy = 0;
+    q->cycle_busy |= ps->changed || eng->decisions != decided;
+    q->quiet = !q->cycle_busy && !q->cont; /* the whole cycle, at its end */
+    q->res_min = ps->res_min;
+    q->quiet_npending = eng->npending;
+    q->quiet_handles = eng->nhandles;
+    q->quiet_releases = eng->releases;
+    q->quiet_decisions = eng->decisions;
+    return gs_eng_account_waits(eng, ps->now, 1);
+}
+
+/* A pass that stopped at the bound is held as it stands (its pass state,
+ * cursor, reservations, tried jobs), with what the engine looked like
+ * then.  The next pass resumes it, exactly where it stopped, if it comes
+ * at the same instant with nothing changed in between (a simulation
+ * always does: the continuation is due at once and no event lies between),
+ * so the passes of one instant decide what one unbounded pass decides, bit
+ * for bit.  Otherwise the held pass is closed as it stood and a
+ * continuation by stamps (cont_skip) takes over. */
+struct gs_qhold {
+    struct pass ps;
+    struct qcursor cur;
+    uint64_t decided;           /* eng->decisions before the held pass began */
+    int fresh;                  /* it began a cycle */
+    uint64_t decisions, releases, epoch; /* the engine when it was held */
+    size_t npending, ptail;
+    int nhandles;
+    int64_t quota_unused, quota_borrowed;
+    int64_t idle_gpus, used_milli; /* the cluster's (a node drained, down, back) */
+};
+
+static void hold_snap(const struct gs_engine *eng, struct gs_qhold *h)
+{
+    h->decisions = eng->decisions;
+    h->releases = eng->releases;
+    h->epoch = eng->pending_epoch;
+    h->npending = eng->npending;
+    h->ptail = eng->ptail;
+    h->nhandles = eng->nhandles;
+    h->quota_unused = eng->quota_unused;
+    h->quota_borrowed = eng->quota_borrowed;
+    struct gs_cluster_stats st = gs_cluster_stats(eng->cl);
+    h->idle_gpus = st.idle_gpus;
+    h->used_milli = st.used_milli;
+}
+
+static int hold_same(const struct gs_engine *eng, const struct gs_qhold *h, gs_time now)
+{
+    struct gs_qhold k;
+    hold_snap(eng, &k);
+    return now == h->ps.now && k.decisions == h->decisions && k.releases == h->releases &&
+           k.epoch == h->epoch && k.npending == h->npending && k.ptail == h->ptail &&
+           k.nhandles == h->nhandles && k.quota_unused == h->quota_unused &&
+           k.quota_borrowed == h->quota_borrowed && k.idle_gpus == h->idle_gpus &&
+           k.used_milli == h->used_milli;
+}
+
+/* Hold the pass that just stopped at the bound.  0 or GS_ENOMEM. */
+static int hold(struct gs_engine *eng, struct gs_qstate *q, const struct pass *ps,
+                const struct qcursor *cur, uint64_t decided, int fresh)
+{
+    if (!q->hold && !(q->hold = gs_malloc(sizeof *q->hold)))
+        return GS_ENOMEM;
+    struct gs_qhold *h = q->hold;
+    if (ps != &h->ps)
+        h->ps = *ps;
+    h->cur = *cur;
+    h->decided = decided;
+    h->fresh = fresh;
+    hold_snap(eng, h);
+    q->held = 1;
+    return 0;
+}
+
+/* Resume the held pass where it stopped.  Jobs started, or an error. */
+static int resume(struct gs_engine *eng, struct gs_qstate *q)
+{
+    struct gs_qhold *h = q->hold;
+    q->held = 0;
+    int started = walk(&h->ps, q, &h->cur, 0);
+    if (started < 0)
+        return started;
+    int rc = q->cont ? hold(eng, q, &h->ps, &h->cur, h->decided, h->fresh)
+                     : pass_finish(eng, q, &h->ps, &h->cur, h->decided, h->fresh);
+    return rc < 0 ? rc : started;
+}
+
+int gs_queue_holding(const struct gs_engine *eng)
+{
+    return eng->q && eng->q->held;
 }
 
 int gs_queue_pass(struct gs_engine *eng, gs_time now)
@@ -472,6 +634,19 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     q->quiet = 0;
     if (held_back(eng, q, now))
         return 0;
+    int cont = q->cont;
+    q->cont = 0;
+    if (q->held) {
+        if (hold_same(eng, q->hold, now))
+            return resume(eng, q);
+        q->held = 0; /* something changed: close it as it stood */
+        struct gs_qhold *h = q->hold;
+        if (pass_finish(eng, q, &h->ps, &h->cur, h->decided, h->fresh) < 0)
+            return GS_ENOMEM;
+        eng->pass_blocked = 0; /* it did not see what changed */
+    }
+    if (!cont)
+        q->cycle++; /* a fresh pass: no job tried in this cycle yet */
     if (nothing_can_change(eng)) {
         q->nvisited = q->njoined = 0;
         return gs_eng_account_waits(eng, now, 0);
@@ -483,21 +658,14 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     pass_init(&ps, eng, now);
     uint64_t decided = eng->decisions;
     gs_profile_clear(eng->profile);
-    int started = walk(&ps, q, &cur);
-    gs_queue_order_end(eng, &cur);
-    if (started < 0)
+    q->nvisited = 0;
+    int started = walk(&ps, q, &cur, cont);
+    if (started < 0) {
+        gs_queue_order_end(eng, &cur);
         return started;
-    eng->pass_blocked = ps.blocked && eng->pol.npartitions == 0; /* one queue group */
-    eng->pass_releases = eng->releases;
-    eng->pass_head_prio = ps.blocked ? eng->jobs[ps.head].priority : INT_MAX;
-    eng->arrivals_ahead = 0;
-    q->quiet = !ps.changed && started == 0 && eng->decisions == decided;
-    q->res_min = ps.res_min;
-    q->quiet_npending = eng->npending;
-    q->quiet_handles = eng->nhandles;
-    q->quiet_releases = eng->releases;
-    q->quiet_decisions = eng->decisions;
-    int rc = gs_eng_account_waits(eng, now, 1);
+    }
+    int rc = q->cont && !cont ? hold(eng, q, &ps, &cur, decided, 1)
+                              : pass_finish(eng, q, &ps, &cur, decided, !cont);
     return rc < 0 ? rc : started;
 }
 

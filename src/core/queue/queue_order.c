@@ -84,6 +84,7 @@ void gs_queue_state_free(struct gs_qstate *q)
     gs_free(q->alloc.parts);
     gs_free(q->view);
     gs_free(q->blocked);
+    gs_free(q->hold);
     gs_free(q);
 }
 
@@ -503,9 +504,9 @@ static gs_time next_saturation(const struct gs_engine *eng, const struct order_k
  * keys and aged ones all gain the same amount, so (saturation aside) the
  * order changes only when an aged job passes a young one.  The first such
  * pass is between neighbours in the order (a young job directly ahead of
- * an aged one); and the prefix of the first max_job_test jobs gains a job
- * only when the first aged job behind the prefix passes the last young
- * job in it (the aged jobs behind that one sort behind it for ever). */
+ * an aged one).  The whole queue is walked, whatever queue.max_job_test:
+ * the continuations of a bounded pass try every job of the queue
+ * (queue.c), so every neighbour counts. */
 gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
 {
     const struct gs_qstate *q = eng->q;
@@ -514,8 +515,7 @@ gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
     gs_time t = GS_TIME_INF;
     if (q->nheap > 0) /* a young job's aging begins (stale entries: sooner) */
         t = gs_time_add(gs_time_add(q->heap[0].submit, eng->pol.max_wait_before_aging), 1);
-    size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
-    size_t yi = q->young.head, ai = q->aged.head, n = 0;
+    size_t yi = q->young.head, ai = q->aged.head;
     const struct order_key *last_young = NULL, *unsat = NULL;
     int prev_young = 0;
     for (;;) {
@@ -523,11 +523,8 @@ gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
         const struct order_key *a = peek_live(eng, &q->aged, LIST_AGED, &ai);
         if (a && !unsat && !aged_saturated(eng, a, now))
             unsat = a;
-        if (n == limit || (!y && !a)) {
-            if (n == limit && a && last_young) /* the first aged job behind the prefix */
-                t = min_time(t, passes_at(eng, a, last_young, now));
+        if (!y && !a)
             break;
-        }
         if (y && (!a || !aged_ahead(eng, a, y, now))) {
             last_young = y;
             prev_young = 1;
@@ -538,7 +535,6 @@ gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
             prev_young = 0;
             ai++;
         }
-        n++;
     }
     return min_time(t, next_saturation(eng, unsat, now));
 }

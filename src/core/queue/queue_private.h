@@ -53,8 +53,15 @@ struct gs_qstate {
     uint64_t deferred;          /* passes held back by min_pass_interval */
     gs_time last_pass;          /* time of the last pass, GS_TIME_NONE = none yet */
     int waiting;                /* a pass was held back and is due at last + interval */
+    int cont;                   /* the last pass stopped at max_job_test with jobs
+                                   untried: a continuation is due (queue.c) */
+    uint32_t cycle;             /* passes since the last fresh one share it */
+    struct gs_qhold *hold;      /* a pass held at the bound (queue.c), or NULL */
+    int held;                   /* hold is live: the next pass may resume it */
     /* what gs_queue_aging_change reads of the last pass (queue.c) */
-    int quiet;                  /* it ran in full and started, stopped, requeued nothing */
+    int quiet;                  /* it ended its cycle, which started, stopped,
+                                   requeued nothing */
+    int cycle_busy;             /* a pass of this cycle started or stopped a job */
     gs_time res_min;            /* earliest reservation start it made, GS_TIME_INF = none */
     size_t quiet_npending;      /* eng->npending, nhandles, releases, decisions after it */
     int quiet_handles;
@@ -146,7 +153,7 @@ void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur);
 void gs_queue_unlist(struct gs_engine *eng, int job);
 
 /* Earliest time after `now` at which the priority order's first
- * queue.max_job_test + 1 jobs (all, when unbounded) can be other than at
+ * pending jobs can be other than at
  * `now`: a young job's aging begins, or an aging job passes the young job
  * just ahead of it.  Read-only; valid right after a pass at `now` (its
  * lists are up to date); GS_TIME_INF when time alone never reorders them.
