@@ -1,6 +1,7 @@
 /* backend.c - the local backend (see backend.h). */
 #define _GNU_SOURCE
 #include "daemon/backend.h"
+#include "daemon/runas.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -52,7 +55,7 @@ static int write_file(const char *dir, const char *name, const char *text)
     char tmp[4096], path[4096];
     snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
     size_t len = strlen(text);
@@ -61,26 +64,53 @@ static int write_file(const char *dir, const char *name, const char *text)
     return ok && rename(tmp, path) == 0 ? 0 : -1;
 }
 
-/* The supervisor's argv: self --supervise RUNDIR FD OUT ERR CWD -- cmd... */
+/* "d:PATH" (the daemon's output directory) or "u:PATH" (the request's). */
+static char *out_spec(const char *path, int own)
+{
+    size_t n = strlen(path) + 3;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%c:%s", own ? 'd' : 'u', path);
+    return s;
+}
+
+/* The supervisor's argv: self --supervise RUNDIR FD OUT ERR CWD USER --
+ * cmd...; a[4] and a[5] are allocated (free them with the array). */
 static char **sup_argv(const struct gsd_launch *l, const char *fdtext)
 {
     size_t n = 0;
     while (l->argv[n])
         n++;
-    char **a = calloc(n + 9, sizeof *a);
+    char **a = calloc(n + 10, sizeof *a);
     if (!a)
         return NULL;
     a[0] = (char *)l->self;
     a[1] = "--supervise";
     a[2] = (char *)l->rundir;
     a[3] = (char *)fdtext;
-    a[4] = (char *)l->out;
-    a[5] = (char *)l->err;
+    a[4] = out_spec(l->out, l->out_own);
+    a[5] = out_spec(l->err, l->err_own);
     a[6] = (char *)(l->cwd ? l->cwd : "-");
-    a[7] = "--";
+    a[7] = (char *)(l->user && *l->user ? l->user : "-");
+    a[8] = "--";
     for (size_t i = 0; i < n; i++)
-        a[8 + i] = l->argv[i];
+        a[9 + i] = l->argv[i];
+    if (!a[4] || !a[5]) {
+        free(a[4]);
+        free(a[5]);
+        free(a);
+        return NULL;
+    }
     return a;
+}
+
+static void free_argv(char **a)
+{
+    if (a) {
+        free(a[4]);
+        free(a[5]);
+    }
+    free(a);
 }
 
 /* In the forked child: only async-signal-safe calls until execve.  The
@@ -90,7 +120,7 @@ static void child_exec(char **argv, char *const *envp, int go_fd, const char *lo
 {
     setsid();
     int null = open("/dev/null", O_RDWR);
-    int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (null >= 0) {
         dup2(null, 0);
         dup2(null, 1);
@@ -105,14 +135,20 @@ int gsd_test_crash = GSD_CRASH_NONE;
 
 int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err)
 {
-    if (mkdir(l->rundir, 0755) < 0 && errno != EEXIST)
+    if (mkdir(l->rundir, 0700) < 0 && errno != EEXIST)
         return gs_errorf(err, GS_EIO, "%s: %s", l->rundir, strerror(errno));
+    if (gsd_env_write(l->rundir, l->envp, err) < 0)
+        return GS_EIO;
     char stale[4096];
     snprintf(stale, sizeof stale, "%s/exit", l->rundir); /* a launch that never happened */
     unlink(stale);
     snprintf(stale, sizeof stale, "%s/sup", l->rundir);
     unlink(stale);
     snprintf(stale, sizeof stale, "%s/go", l->rundir);
+    unlink(stale);
+    snprintf(stale, sizeof stale, "%s/error", l->rundir);
+    unlink(stale);
+    snprintf(stale, sizeof stale, "%s/pids", l->rundir);
     unlink(stale);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -124,7 +160,7 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     snprintf(fdtext, sizeof fdtext, "%d", rfd);
     char **argv = sup_argv(l, fdtext);
     if (rfd < 0 || !argv) {
-        free(argv);
+        free_argv(argv);
         close(pfd[1]);
         if (rfd >= 0)
             close(rfd);
@@ -134,9 +170,9 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     snprintf(log, sizeof log, "%s/supervisor.log", l->rundir);
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(argv, l->envp, rfd, log);
+        child_exec(argv, environ, rfd, log);
     int e = errno;
-    free(argv);
+    free_argv(argv);
     close(rfd);
     if (pid < 0) {
         close(pfd[1]);

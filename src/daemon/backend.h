@@ -28,8 +28,14 @@ struct gsd_launch {
     const char *self;         /* this binary */
     const char *rundir;       /* created here; must not exist yet */
     char *const *argv;        /* the job's command */
-    char *const *envp;        /* its whole environment */
-    const char *cwd, *out, *err; /* NULL = state dir defaults given by caller */
+    char *const *envp;        /* the job's variables (request + scheduler's), written
+                                 to RUNDIR/env for the supervisor (runas.h) */
+    const char *cwd;          /* NULL = the user's home */
+    const char *out, *err;    /* output files */
+    int out_own, err_own;     /* 1 = the daemon's output directory (opened as root,
+                                 chowned to the user), 0 = the request's (opened as
+                                 the user) */
+    const char *user;         /* the job's user ("-" = the daemon's own) */
 };
 
 /* Test hook (tests/cli/daemon_crash.t): the daemon dies with _exit(99) at

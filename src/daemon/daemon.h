@@ -33,6 +33,11 @@ struct gsd_opts {
     const char *slurm_gpus;   /* auto | types | counts */
     int slurm_poll_ms;        /* batched read interval */
     int slurm_deadline_ms;    /* released job must run within this */
+    /* local backend (gpumap.h, runas.h) */
+    int gpu_mode;             /* enum gsd_gpu_mode: --local-gpus / --virtual-gpus */
+    int local_gpus;           /* --local-gpus N, -1 = not given */
+    int virtual_users;        /* --virtual-users: a job whose user has no account here
+                                 runs as the daemon's own (tests, demos) */
 };
 
 enum gsd_cmd_kind {

@@ -116,12 +116,28 @@ static int make_dirs(struct gsd_loop *lp)
     lp->out_dir = path_join(lp->opts.state, "output");
     if (!lp->db_path || !lp->run_dir || !lp->out_dir)
         return -1;
+    /* 0700: the journal holds every request's environment (issue 21);
+     * chmod too, for a directory made by an older version */
     const char *dirs[] = { lp->opts.state, lp->run_dir, lp->out_dir };
     for (int i = 0; i < 3; i++)
-        if (mkdir(dirs[i], 0755) < 0 && errno != EEXIST) {
+        if ((mkdir(dirs[i], 0700) < 0 && errno != EEXIST) || chmod(dirs[i], 0700) < 0) {
             fprintf(stderr, "gpuschedd: %s: %s\n", dirs[i], strerror(errno));
             return -1;
         }
+    return 0;
+}
+
+/* The journal and its -wal/-shm are 0600 (main sets umask 077 for new
+ * ones; this fixes files an older version made).  0 or GS_EIO. */
+static int journal_private(struct gsd_loop *lp, struct gs_error *err)
+{
+    static const char *const suffix[] = { "", "-wal", "-shm" };
+    char path[4200];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s%s", lp->db_path, suffix[i]);
+        if (chmod(path, 0600) < 0 && (i == 0 || errno != ENOENT))
+            return gs_errorf(err, GS_EIO, "%s: chmod 0600: %s", path, strerror(errno));
+    }
     return 0;
 }
 
@@ -202,7 +218,7 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts)
             goto fail_msg;
     }
     lp->st = gs_store_open(lp->db_path, opts->sync_full, 0, &err);
-    if (!lp->st || clock_setup(lp, &err) < 0)
+    if (!lp->st || journal_private(lp, &err) < 0 || clock_setup(lp, &err) < 0)
         goto fail_msg;
     if (gs_store_done_counts(lp->st, on_done_count, lp) < 0)
         goto fail;
@@ -696,6 +712,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     if (lp->epfd >= 0)
         close(lp->epfd);
     free(lp->db_path);
+    free(lp->gpu_offset);
     free(lp->run_dir);
     free(lp->out_dir);
     pthread_mutex_destroy(&lp->mu);

@@ -175,6 +175,9 @@ struct gsd_loop {
     char **node_reason;       /* per node: why it is down (NULL when not down) */
     struct gsd_proc *orphans; /* supervisors of runs a `down` ended, dying */
     size_t norphans;
+    /* gpumap.c */
+    int gpu_mode;             /* enum gsd_gpu_mode: PHYSICAL or VIRTUAL once open */
+    int *gpu_offset;          /* physical: per node, its first host GPU index */
 };
 
 struct gsd_blob;

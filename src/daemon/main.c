@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
+#include "daemon/gpumap.h"
 
 static const char usage[] =
     "usage: gpuschedd --cluster C.yaml [--policy P.yaml] --state DIR\n"
@@ -28,6 +30,13 @@ static const char usage[] =
     "                  normal (survives a daemon crash; may lose the last commits\n"
     "                  on power loss)\n"
     "  --kill-wait     seconds between SIGTERM and SIGKILL when stopping a job (10)\n"
+    "  local backend (docs/daemon.md, \"Local backend\"):\n"
+    "  --local-gpus N  this host has N GPUs: node i's GPUs are host GPUs offset by\n"
+    "                  the earlier nodes' counts; refused when the file maps more\n"
+    "                  (default: the /dev/nvidiaN devices; none = virtual)\n"
+    "  --virtual-gpus  no physical GPUs: each node's own indices (demos, tests)\n"
+    "  --virtual-users a job whose user has no account here runs as the daemon's\n"
+    "                  own account (traces whose users are labels: tests, demos)\n"
     "  slurm backend (Slurm found through SLURM_CONF; docs/slurm-backend.md):\n"
     "  --slurm-partition P, --slurm-account A, --slurm-qos Q   where jobs go\n"
     "  --slurm-gpus auto|types|counts   pin GPU indices with per-GPU GRES types g0..gN\n"
@@ -77,6 +86,17 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
             }
             o->slurm_gpus = arg;
             break;
+        case 'g': {
+            long v = strtol(arg, &end, 10);
+            if (*end || end == arg || v < 0 || v > 100000) {
+                fprintf(stderr, "gpuschedd: --local-gpus: expected a GPU count, got '%s'\n",
+                        arg);
+                return 2;
+            }
+            o->local_gpus = (int)v;
+            o->gpu_mode = GSD_GPUS_PHYSICAL;
+            break;
+        }
         case 'O':
         case 'D': {
             double s = strtod(arg, &end);
@@ -107,11 +127,15 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "slurm-gpus", required_argument, NULL, 'G' },
         { "slurm-poll", required_argument, NULL, 'O' },
         { "slurm-start-deadline", required_argument, NULL, 'D' },
+        { "local-gpus", required_argument, NULL, 'g' },
+        { "virtual-gpus", no_argument, NULL, 'V' },
+        { "virtual-users", no_argument, NULL, 'U' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
     };
     *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
                             .sync_full = 1, .kill_wait = 10000, .slurm_gpus = "auto",
-                            .slurm_poll_ms = 500, .slurm_deadline_ms = 15000 };
+                            .slurm_poll_ms = 500, .slurm_deadline_ms = 15000,
+                            .gpu_mode = GSD_GPUS_AUTO, .local_gpus = -1 };
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -121,7 +145,9 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         case 'l': o->listen = optarg; break;
         case 'b': o->backend = optarg; break;
         case 't': o->tokens = optarg; break;
-        case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
+        case 'V': o->gpu_mode = GSD_GPUS_VIRTUAL; break;
+        case 'U': o->virtual_users = 1; break;
+        case 'x': case 'y': case 'k': case 'G': case 'O': case 'D': case 'g':
             if (opt_value(o, c, optarg) != 0)
                 return 2;
             break;
@@ -133,6 +159,10 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         fprintf(stderr, "gpuschedd: %s\n%s",
                 optind < argc ? "unexpected argument" : "--cluster and --state are required",
                 usage);
+        return 2;
+    }
+    if (o->gpu_mode == GSD_GPUS_VIRTUAL && o->local_gpus >= 0) {
+        fprintf(stderr, "gpuschedd: --local-gpus and --virtual-gpus exclude each other\n");
         return 2;
     }
     if (strcmp(o->backend, "local") != 0 && strcmp(o->backend, "slurm") != 0) {
@@ -210,6 +240,9 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* the state (journal, run files, job outputs) is private to the daemon:
+     * 0700 directories, 0600 files (jobs start with umask 022, supervise.c) */
+    umask(077);
     int fd = bind_listen(o.listen, url, sizeof url);
     if (fd < 0)
         return 1;

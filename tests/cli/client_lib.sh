@@ -23,7 +23,10 @@ job_prelude="ps -o pgid= \$\$ | tr -d ' ' >>'$JOB_PGIDS';"
 # GPUSCHED_SERVER.
 start_daemon() {
     _log=$TMP/daemon.$(date +%s%N).log
-    $LAUNCH "$GPUSCHEDD" --state "$STATE" --listen "${LISTEN:-127.0.0.1:0}" "$@" \
+    # exec: virtual GPUs (node-local CUDA_VISIBLE_DEVICES) and users that are labels
+    _vx="--virtual-users"; case " $* " in *" --local-gpus "*|*" --virtual-gpus "*) ;; *) _vx="$_vx --virtual-gpus" ;; esac
+    # shellcheck disable=SC2086
+    $LAUNCH "$GPUSCHEDD" --state "$STATE" --listen "${LISTEN:-127.0.0.1:0}" $_vx "$@" \
         >"$_log.out" 2>>"$TMP/daemon.err" &
     DPID=$!
     _i=0
