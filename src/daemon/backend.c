@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -113,12 +114,49 @@ static void free_argv(char **a)
     free(a);
 }
 
+/* What the forked child writes when the supervisor cannot be executed
+ * (prepared before the fork: the child may only make async-signal-safe
+ * calls).  E2BIG: the job's command is too large to execute, its own
+ * failure (exit 126 with the reason); anything else (ENOMEM, EAGAIN): the
+ * daemon's, recorded as "never launched" (-1) so the attempt is made again. */
+struct exec_fail {
+    char exit_path[4200], error_path[4200];
+    char own[64], ours[64];   /* "126 MS\n", "-1 MS\n" */
+};
+
+static void put_raw(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        if (write(fd, text, strlen(text)) < 0)
+            _exit(127);
+        close(fd);
+    }
+}
+
+static void exec_fail_init(struct exec_fail *x, const char *rundir)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long long ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    snprintf(x->exit_path, sizeof x->exit_path, "%s/exit", rundir);
+    snprintf(x->error_path, sizeof x->error_path, "%s/error", rundir);
+    snprintf(x->own, sizeof x->own, "126 %lld\n", ms);
+    snprintf(x->ours, sizeof x->ours, "-1 %lld\n", ms);
+}
+
 /* In the forked child: only async-signal-safe calls until execve.  The
  * supervisor's own stderr (its messages, a sanitizer's report) goes to
  * RUNDIR/supervisor.log. */
-static void child_exec(char **argv, char *const *envp, int go_fd, const char *log)
+static void child_exec(char **argv, char *const *envp, int go_fd, const char *log,
+                       const struct exec_fail *x)
 {
     setsid();
+    /* the daemon's other descriptors are not the supervisor's (and when
+     * the daemon has run out of them, /dev/null and the log still open) */
+    for (int fd = 3; fd < 1024; fd++)
+        if (fd != go_fd)
+            close(fd);
     int null = open("/dev/null", O_RDWR);
     int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (null >= 0) {
@@ -128,17 +166,34 @@ static void child_exec(char **argv, char *const *envp, int go_fd, const char *lo
     }
     (void)go_fd; /* inherited on purpose (no CLOEXEC) */
     execve(argv[0], argv, envp);
+    if (errno == E2BIG) {
+        put_raw(x->error_path, "exec: the command is too large to execute (E2BIG: Argument "
+                               "list too long)");
+        put_raw(x->exit_path, x->own);
+    } else {
+        put_raw(x->exit_path, x->ours);
+    }
     _exit(127);
 }
 
 int gsd_test_crash = GSD_CRASH_NONE;
 
-int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err)
+const char *const gsd_launch_fail_name[GSD_LF_N] = {
+    [GSD_LF_RUNDIR] = "rundir", [GSD_LF_ENV] = "env", [GSD_LF_PIPE] = "pipe",
+    [GSD_LF_FORK] = "fork",     [GSD_LF_PIDFD] = "pidfd", [GSD_LF_SUP] = "sup",
+    [GSD_LF_REQUEST] = "request",
+};
+
+int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, int *why,
+                       struct gs_error *err)
 {
+    *why = GSD_LF_RUNDIR;
     if (mkdir(l->rundir, 0700) < 0 && errno != EEXIST)
         return gs_errorf(err, GS_EIO, "%s: %s", l->rundir, strerror(errno));
+    *why = GSD_LF_ENV;
     if (gsd_env_write(l->rundir, l->envp, err) < 0)
         return GS_EIO;
+    *why = GSD_LF_PIPE;
     char stale[4096];
     snprintf(stale, sizeof stale, "%s/exit", l->rundir); /* a launch that never happened */
     unlink(stale);
@@ -160,17 +215,21 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     snprintf(fdtext, sizeof fdtext, "%d", rfd);
     char **argv = sup_argv(l, fdtext);
     if (rfd < 0 || !argv) {
+        int e = errno;
         free_argv(argv);
         close(pfd[1]);
         if (rfd >= 0)
             close(rfd);
-        return gs_errorf(err, GS_EIO, "launch: out of resources");
+        return gs_errorf(err, GS_EIO, "%s", rfd < 0 ? strerror(e) : "out of memory");
     }
     char log[4096];
     snprintf(log, sizeof log, "%s/supervisor.log", l->rundir);
+    static struct exec_fail x; /* the engine thread's only */
+    exec_fail_init(&x, l->rundir);
+    *why = GSD_LF_FORK;
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(argv, environ, rfd, log);
+        child_exec(argv, environ, rfd, log, &x);
     int e = errno;
     free_argv(argv);
     close(rfd);
@@ -181,16 +240,30 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     p->pid = pid;
     p->start = gsd_proc_start_time(pid);
     p->pidfd = pidfd_open(pid);
+    *why = GSD_LF_PIDFD;
+    int rc = p->pidfd < 0 ? -1 : 0;
+    e = errno;
     char text[64];
     snprintf(text, sizeof text, "%d %lld\n", (int)pid, (long long)p->start);
-    int rc = write_file(l->rundir, "sup", text);
+    if (rc == 0 && (*why = GSD_LF_SUP, rc = write_file(l->rundir, "sup", text)) < 0)
+        e = errno;
     if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
         _exit(99);
     if (rc == 0 && write(pfd[1], "g", 1) != 1)
-        rc = -1;
+        rc = -1, e = errno;
     close(pfd[1]);
-    if (rc < 0)
-        return gs_errorf(err, GS_EIO, "%s/sup: %s", l->rundir, strerror(errno));
+    if (rc < 0) {
+        /* no go byte: the supervisor reads EOF, runs nothing and exits at once */
+        if (p->pidfd >= 0)
+            close(p->pidfd);
+        waitpid(pid, NULL, 0);
+        char sup[4200];
+        snprintf(sup, sizeof sup, "%s/sup", l->rundir);
+        unlink(sup);
+        *p = (struct gsd_proc){ 0, 0, -1 };
+        return gs_errorf(err, GS_EIO, "%s %s: %s", *why == GSD_LF_PIDFD ? "pidfd_open" : "sup",
+                         l->rundir, strerror(e));
+    }
     return 0;
 }
 
@@ -229,8 +302,8 @@ static int read_small(const char *rundir, const char *name, char *buf, size_t n)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", rundir, name);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return GS_ENOENT;
+    if (fd < 0) /* out of descriptors or memory: ours, not the file's absence */
+        return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? GS_EIO : GS_ENOENT;
     ssize_t r = read(fd, buf, n - 1);
     close(fd);
     if (r <= 0)
@@ -268,8 +341,9 @@ int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms)
 {
     char buf[128];
     long long v[2];
-    if (read_small(rundir, "exit", buf, sizeof buf) < 0 || two_numbers(buf, v) < 0)
-        return GS_ENOENT;
+    int rc = read_small(rundir, "exit", buf, sizeof buf);
+    if (rc < 0 || two_numbers(buf, v) < 0)
+        return rc < 0 ? rc : GS_ENOENT;
     *code = (int)v[0];
     *end_ms = v[1];
     return 0;

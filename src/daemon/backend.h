@@ -52,8 +52,17 @@ struct gsd_proc {
     int pidfd;                /* readable when it exits; -1 = none */
 };
 
-/* Start an attempt.  Returns 0 with *p filled, or GS_EIO with err. */
-int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err);
+/* Why a launch failed on the daemon's side (the job is not to blame: it is
+ * retried with back-off; /metrics gpusched_launch_failures_total{reason}). */
+enum gsd_launch_fail { GSD_LF_RUNDIR, GSD_LF_ENV, GSD_LF_PIPE, GSD_LF_FORK, GSD_LF_PIDFD,
+                       GSD_LF_SUP, GSD_LF_REQUEST, GSD_LF_N };
+/* "rundir", "env", "pipe", "fork", "pidfd", "sup", "request". */
+extern const char *const gsd_launch_fail_name[GSD_LF_N];
+
+/* Start an attempt.  Returns 0 with *p filled, or GS_EIO with err and *why
+ * (enum gsd_launch_fail) set. */
+int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, int *why,
+                       struct gs_error *err);
 
 /* Send `how` to the supervisor if it is still the same process.  0, or
  * GS_ENOENT when it is gone. */
@@ -67,7 +76,8 @@ int gsd_backend_adopt(struct gsd_proc *p);
 int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p);
 
 /* Read RUNDIR/exit: 0 with *code (0..255, 128+signal; -1 = never
- * launched) and *end_ms (wall-clock UNIX ms), GS_ENOENT when absent. */
+ * launched) and *end_ms (wall-clock UNIX ms), GS_ENOENT when absent,
+ * GS_EIO when this process is out of descriptors (try again later). */
 int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms);
 
 /* Reap the supervisor if it is our child and close its pidfd. */

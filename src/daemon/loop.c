@@ -564,6 +564,9 @@ static int timeout_ms(struct gsd_loop *lp)
         if (k > 0 && (best < 0 || k - mono < best))
             best = k - mono < 0 ? 0 : k - mono;
     }
+    int64_t r = gsd_launch_next_retry(lp); /* a launch retried after the daemon's failure */
+    if (r > 0 && (best < 0 || r - mono < best))
+        best = r - mono < 0 ? 0 : r - mono;
     if (lp->be->poll && (best < 0 || lp->next_poll - mono < best))
         best = lp->next_poll - mono < 0 ? 0 : lp->next_poll - mono;
     if (best > 60000 || best < 0)

@@ -90,8 +90,8 @@ static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
     struct gs_api_submit s;
     memset(&s, 0, sizeof s);
     int rc = gsd_launch_request(lp, d, &s, err);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) /* unreadable journal: retried; a request that does not decode: the job's */
+        return d->launch_why = rc == GS_EIO ? GSD_LF_REQUEST : -1, rc;
     char dir[4096], out[4096], errp[4096], *bufs[4] = { 0 };
     gsd_rundir(lp, d, dir, sizeof dir);
     snprintf(out, sizeof out, "%s/%lld.out", lp->out_dir, (long long)d->seq);
@@ -103,7 +103,9 @@ static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
                             .err_own = !s.err, .user = d->user };
     if (lp->opts.virtual_users && !gsd_runas_exists(d->user))
         l.user = "-";
-    rc = env ? gsd_backend_launch(&l, &d->proc, err) : gs_errorf(err, GS_ENOMEM, "ENOMEM");
+    d->launch_why = GSD_LF_FORK; /* out of memory here: the daemon's failure too */
+    rc = env ? gsd_backend_launch(&l, &d->proc, &d->launch_why, err)
+             : gs_errorf(err, GS_ENOMEM, "out of memory");
     free(env);
     for (int i = 0; i < 4; i++)
         free(bufs[i]);
@@ -115,25 +117,65 @@ static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
     return rc;
 }
 
+/* A launch failed for the daemon's own reasons (descriptors, processes,
+ * memory, its state directory): not the job's failure.  The job keeps its
+ * decision and GPUs (state starting) and is launched again after a
+ * back-off of 100 ms doubling to 10 s; counted by reason in /metrics. */
+static void retry_later(struct gsd_loop *lp, struct djob *d, const struct gs_error *err)
+{
+    int64_t wait = 100;
+    for (int k = 0; k < d->retries && wait < 10000; k++)
+        wait *= 2;
+    wait = wait > 10000 ? 10000 : wait;
+    d->retries++;
+    d->retry_at = gsd_mono_ms() + wait;
+    d->launch_wanted = 1;
+    lp->launch_failures[d->launch_why]++;
+    gsd_log("job %s: launch failed on the daemon's side (%s: %s); retry %d in %lld ms", d->id,
+            gsd_launch_fail_name[d->launch_why], err->msg, d->retries, (long long)wait);
+}
+
 void gsd_launch_pending(struct gsd_loop *lp)
 {
+    int64_t mono = gsd_mono_ms();
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
-        if (!d->launch_wanted || d->proc.pid > 0 || d->state != D_STARTING)
+        if (!d->launch_wanted || d->proc.pid > 0 || d->state != D_STARTING ||
+            d->retry_at > mono)
             continue;
         d->launch_wanted = 0;
+        d->retry_at = 0;
+        d->launch_why = -1;
         struct gs_error err;
         gs_error_clear(&err);
         if (gsd_test_crash == GSD_CRASH_BEFORE_LAUNCH)
             _exit(99);
         if (lp->be->launch(lp, d, &err) < 0) {
-            gsd_log("job %s: launch failed: %s", d->id, err.msg);
             d->proc = (struct gsd_proc){ 0, 0, -1 };
+            if (lp->be == &gsd_backend_local && d->launch_why >= 0) {
+                retry_later(lp, d, &err);
+                continue;
+            }
+            gsd_log("job %s: launch failed: %s", d->id, err.msg);
             d->launch_error = 1; /* the engine hears of it next turn */
+        } else {
+            d->retries = 0;
         }
         gsd_job_dirty(lp, d);
         lp->again = 1; /* confirm and journal the supervisor's pid at once */
     }
+}
+
+int64_t gsd_launch_next_retry(const struct gsd_loop *lp)
+{
+    int64_t best = 0;
+    for (size_t i = 0; i < lp->nlive; i++) {
+        const struct djob *d = lp->live[i];
+        if (d->retry_at > 0 && ((d->launch_wanted && d->state == D_STARTING) || d->exited) &&
+            (best == 0 || d->retry_at < best))
+            best = d->retry_at;
+    }
+    return best;
 }
 
 /* The local backend's table (backend.h): supervisors on this host. */
@@ -180,6 +222,8 @@ static int local_read_exit(struct gsd_loop *lp, struct djob *d, int *code, int64
         launch_error(lp, d, dir);
         return 0;
     }
+    if (rc == GS_EIO || d->proc.pid <= 0) /* out of descriptors: later; no supervisor */
+        return rc;
     int n = gsd_reap_lost(dir, 2000);
     gsd_log("job %s: supervisor %d lost without an exit file; ended %d of the job's "
             "processes it had recorded", d->id, (int)d->proc.pid, n);
