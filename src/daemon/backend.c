@@ -178,6 +178,52 @@ static void child_exec(char **argv, char *const *envp, int go_fd, const char *lo
 
 int gsd_test_crash = GSD_CRASH_NONE;
 
+/* A launch that never happened leaves nothing the new one could be taken
+ * for. */
+static void clear_stale(const char *rundir)
+{
+    static const char *const names[] = { "exit", "sup", "go", "error", "pids" };
+    char stale[4200];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(stale, sizeof stale, "%s/%s", rundir, names[i]);
+        unlink(stale);
+    }
+}
+
+/* After the fork: pin the supervisor (pidfd), record it in RUNDIR/sup, then
+ * write the go byte on `go_fd` (closed here).  On failure no go byte is
+ * written: the supervisor reads EOF, runs nothing and exits at once; it is
+ * reaped here and *p cleared. */
+static int give_go(const char *rundir, pid_t pid, int go_fd, struct gsd_proc *p, int *why,
+                   struct gs_error *err)
+{
+    p->pid = pid;
+    p->start = gsd_proc_start_time(pid);
+    p->pidfd = pidfd_open(pid);
+    *why = GSD_LF_PIDFD;
+    int rc = p->pidfd < 0 ? -1 : 0, e = errno;
+    char text[64];
+    snprintf(text, sizeof text, "%d %lld\n", (int)pid, (long long)p->start);
+    if (rc == 0 && (*why = GSD_LF_SUP, rc = write_file(rundir, "sup", text)) < 0)
+        e = errno;
+    if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
+        _exit(99);
+    if (rc == 0 && write(go_fd, "g", 1) != 1)
+        rc = -1, e = errno;
+    close(go_fd);
+    if (rc == 0)
+        return 0;
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    waitpid(pid, NULL, 0);
+    char sup[4200];
+    snprintf(sup, sizeof sup, "%s/sup", rundir);
+    unlink(sup);
+    *p = (struct gsd_proc){ 0, 0, -1 };
+    return gs_errorf(err, GS_EIO, "%s %s: %s", *why == GSD_LF_PIDFD ? "pidfd_open" : "sup",
+                     rundir, strerror(e));
+}
+
 const char *const gsd_launch_fail_name[GSD_LF_N] = {
     [GSD_LF_RUNDIR] = "rundir", [GSD_LF_ENV] = "env", [GSD_LF_PIPE] = "pipe",
     [GSD_LF_FORK] = "fork",     [GSD_LF_PIDFD] = "pidfd", [GSD_LF_SUP] = "sup",
@@ -194,17 +240,7 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, int *why,
     if (gsd_env_write(l->rundir, l->envp, err) < 0)
         return GS_EIO;
     *why = GSD_LF_PIPE;
-    char stale[4096];
-    snprintf(stale, sizeof stale, "%s/exit", l->rundir); /* a launch that never happened */
-    unlink(stale);
-    snprintf(stale, sizeof stale, "%s/sup", l->rundir);
-    unlink(stale);
-    snprintf(stale, sizeof stale, "%s/go", l->rundir);
-    unlink(stale);
-    snprintf(stale, sizeof stale, "%s/error", l->rundir);
-    unlink(stale);
-    snprintf(stale, sizeof stale, "%s/pids", l->rundir);
-    unlink(stale);
+    clear_stale(l->rundir);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return gs_errorf(err, GS_EIO, "pipe: %s", strerror(errno));
@@ -237,34 +273,7 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, int *why,
         close(pfd[1]);
         return gs_errorf(err, GS_EIO, "fork: %s", strerror(e));
     }
-    p->pid = pid;
-    p->start = gsd_proc_start_time(pid);
-    p->pidfd = pidfd_open(pid);
-    *why = GSD_LF_PIDFD;
-    int rc = p->pidfd < 0 ? -1 : 0;
-    e = errno;
-    char text[64];
-    snprintf(text, sizeof text, "%d %lld\n", (int)pid, (long long)p->start);
-    if (rc == 0 && (*why = GSD_LF_SUP, rc = write_file(l->rundir, "sup", text)) < 0)
-        e = errno;
-    if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
-        _exit(99);
-    if (rc == 0 && write(pfd[1], "g", 1) != 1)
-        rc = -1, e = errno;
-    close(pfd[1]);
-    if (rc < 0) {
-        /* no go byte: the supervisor reads EOF, runs nothing and exits at once */
-        if (p->pidfd >= 0)
-            close(p->pidfd);
-        waitpid(pid, NULL, 0);
-        char sup[4200];
-        snprintf(sup, sizeof sup, "%s/sup", l->rundir);
-        unlink(sup);
-        *p = (struct gsd_proc){ 0, 0, -1 };
-        return gs_errorf(err, GS_EIO, "%s %s: %s", *why == GSD_LF_PIDFD ? "pidfd_open" : "sup",
-                         l->rundir, strerror(e));
-    }
-    return 0;
+    return give_go(l->rundir, pid, pfd[1], p, why, err);
 }
 
 static int same_process(const struct gsd_proc *p)

@@ -153,12 +153,16 @@ static int recorded_alive(const char *rundir, pid_t *live, int cap)
     FILE *f = fopen(path, "re");
     if (!f)
         return 0;
-    int pid, n = 0;
-    long long start;
-    while (n < cap && fscanf(f, "%d %lld", &pid, &start) == 2) {
+    char line[64];
+    int n = 0;
+    while (n < cap && fgets(line, sizeof line, f)) {
+        char *end;
+        long pid = strtol(line, &end, 10);
+        long long start = strtoll(end, NULL, 10);
         struct pstat ps;
-        if (pid > 1 && read_stat(pid, &ps) == 0 && ps.start == start && ps.state != 'Z')
-            live[n++] = pid;
+        if (pid > 1 && pid < (1L << 30) && read_stat((pid_t)pid, &ps) == 0 &&
+            ps.start == start && ps.state != 'Z')
+            live[n++] = (pid_t)pid;
     }
     fclose(f);
     return n;
