@@ -7,7 +7,7 @@
 # writes its own pid to a file, so the test finds exactly those processes.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 18
+plan 20
 
 # alive PID: the process exists and is not a zombie
 alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]; }
@@ -52,6 +52,20 @@ is "$(field "$body" '.state')" stopping "the TERM-ignoring job is still stopping
 wait_state ti cancelled 10
 ok "$(! alive "$ti"; echo $?)" "SIGKILL after --kill-wait (1 s) ended the TERM-ignoring process"
 ok "$(! alive "$(cat "$P/ti0")"; echo $?)" "and the job's main process"
+
+# node down: the run's processes end, the setsid one too
+api POST /v1/jobs "{\"id\":\"nd\",\"gpus\":8,\"command\":[\"sh\",\"-c\",
+    \"setsid sh -c 'echo \$\$ > $P/nd; exec sleep 1000' & exec sleep 1000\"]}"
+wait_file "$P/nd"
+nd=$(cat "$P/nd")
+node=$(curl -s "$URL/v1/jobs/nd" | jq -r '.placement' | sed 's/:.*//')
+api POST "/v1/nodes/$node/down" '{"reason":"escape test"}'
+is "$code" 200 "node $node set down under the job"
+for _ in $(seq 60); do alive "$nd" || break; sleep 0.05; done
+ok "$(! alive "$nd"; echo $?)" "node down ended the job's setsid process"
+api POST "/v1/nodes/$node/resume"
+api POST /v1/jobs/nd/cancel
+wait_state nd cancelled 10 >/dev/null
 
 # 4. the supervisor is killed: the daemon ends the job's processes (those
 # it recorded in run/SEQ-N/pids) before the GPUs are offered again
