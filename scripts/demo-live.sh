@@ -54,9 +54,10 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 echo "== 1. gpuschedd on the seed's cluster (spread placement)"
-echo "\$ gpuschedd --cluster examples/seed-cluster.yaml --policy examples/demo-spread.yaml --state $STATE/s --listen 127.0.0.1:0 --trust-loopback"
+echo "\$ gpuschedd --cluster examples/seed-cluster.yaml --policy examples/demo-spread.yaml --state $STATE/s --listen 127.0.0.1:0 --trust-loopback --virtual-users"
+# --virtual-users: the demo's users (u1, alice, ...) are labels, not accounts
 $D --cluster examples/seed-cluster.yaml --policy examples/demo-spread.yaml \
-    --state "$STATE/s" --listen 127.0.0.1:0 --trust-loopback >"$STATE/out" 2>"$STATE/err" &
+    --state "$STATE/s" --listen 127.0.0.1:0 --trust-loopback --virtual-users >"$STATE/out" 2>"$STATE/err" &
 DPID=$!
 i=0
 until grep -q '^listening on ' "$STATE/out" 2>/dev/null; do

@@ -121,7 +121,7 @@ say "run (a) done in $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.0f", b - a
 
 say "run (b): the same trace through gpuschedd --backend slurm --clock-scale $X"
 "$GPUSCHEDD" --cluster "$CLUSTER" --policy "$POLICY" --state "$OUT/b-state" --trust-loopback \
-    --listen 127.0.0.1:0 --backend slurm --clock-scale "$X" --slurm-poll 0.2 \
+    --listen 127.0.0.1:0 --backend slurm --clock-scale "$X" --slurm-poll 0.2 --virtual-users \
     >"$RUN/d.out" 2>"$OUT/b-daemon.err" &
 DPID=$!
 i=0

@@ -1,6 +1,7 @@
 /* backend.c - the local backend (see backend.h). */
 #define _GNU_SOURCE
 #include "daemon/backend.h"
+#include "daemon/runas.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -53,7 +57,7 @@ static int write_file(const char *dir, const char *name, const char *text)
     char tmp[4096], path[4096];
     snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
     size_t len = strlen(text);
@@ -62,41 +66,104 @@ static int write_file(const char *dir, const char *name, const char *text)
     return ok && rename(tmp, path) == 0 ? 0 : -1;
 }
 
-/* The supervisor's argv: self --supervise RUNDIR FD OUT ERR CWD -- cmd... */
+/* "d:PATH" (the daemon's output directory) or "u:PATH" (the request's). */
+static char *out_spec(const char *path, int own)
+{
+    size_t n = strlen(path) + 3;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%c:%s", own ? 'd' : 'u', path);
+    return s;
+}
+
+/* The supervisor's argv: self --supervise RUNDIR FD OUT ERR CWD USER --
+ * cmd...; a[4] and a[5] are allocated (free them with the array). */
 static char **sup_argv(const struct gsd_launch *l, const char *fdtext)
 {
     size_t n = 0;
     while (l->argv[n])
         n++;
-    char **a = calloc(n + 9, sizeof *a);
+    char **a = calloc(n + 10, sizeof *a);
     if (!a)
         return NULL;
     a[0] = (char *)l->self;
     a[1] = "--supervise";
     a[2] = (char *)l->rundir;
     a[3] = (char *)fdtext;
-    a[4] = (char *)l->out;
-    a[5] = (char *)l->err;
+    a[4] = out_spec(l->out, l->out_own);
+    a[5] = out_spec(l->err, l->err_own);
     a[6] = (char *)(l->cwd ? l->cwd : "-");
-    a[7] = "--";
+    a[7] = (char *)(l->user && *l->user ? l->user : "-");
+    a[8] = "--";
     for (size_t i = 0; i < n; i++)
-        a[8 + i] = l->argv[i];
+        a[9 + i] = l->argv[i];
+    if (!a[4] || !a[5]) {
+        free(a[4]);
+        free(a[5]);
+        free(a);
+        return NULL;
+    }
     return a;
+}
+
+static void free_argv(char **a)
+{
+    if (a) {
+        free(a[4]);
+        free(a[5]);
+    }
+    free(a);
+}
+
+/* What the forked child writes when the supervisor cannot be executed
+ * (prepared before the fork: the child may only make async-signal-safe
+ * calls).  E2BIG: the job's command is too large to execute, its own
+ * failure (exit 126 with the reason); anything else (ENOMEM, EAGAIN): the
+ * daemon's, recorded as "never launched" (-1) so the attempt is made again. */
+struct exec_fail {
+    char exit_path[4200], error_path[4200];
+    char own[64], ours[64];   /* "126 MS\n", "-1 MS\n" */
+};
+
+static void put_raw(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        if (write(fd, text, strlen(text)) < 0)
+            _exit(127);
+        close(fd);
+    }
+}
+
+static void exec_fail_init(struct exec_fail *x, const char *rundir)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long long ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    snprintf(x->exit_path, sizeof x->exit_path, "%s/exit", rundir);
+    snprintf(x->error_path, sizeof x->error_path, "%s/error", rundir);
+    snprintf(x->own, sizeof x->own, "126 %lld\n", ms);
+    snprintf(x->ours, sizeof x->ours, "-1 %lld\n", ms);
 }
 
 /* In the forked child: only async-signal-safe calls until execve.  The
  * supervisor's own stderr (its messages, a sanitizer's report) goes to
  * RUNDIR/supervisor.log. */
 static void child_exec(char **argv, char *const *envp, int go_fd, const char *log,
-                       int64_t fsize)
+                       const struct exec_fail *x, int64_t fsize)
 {
     setsid();
     if (fsize > 0) { /* docs/operations.md, "Job output": a runaway writer gets SIGXFSZ */
         struct rlimit rl = { (rlim_t)fsize, (rlim_t)fsize };
         setrlimit(RLIMIT_FSIZE, &rl);
     }
+    /* the daemon's other descriptors are not the supervisor's (and when
+     * the daemon has run out of them, /dev/null and the log still open) */
+    for (int fd = 3; fd < 1024; fd++)
+        if (fd != go_fd)
+            close(fd);
     int null = open("/dev/null", O_RDWR);
-    int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (null >= 0) {
         dup2(null, 0);
         dup2(null, 1);
@@ -104,22 +171,81 @@ static void child_exec(char **argv, char *const *envp, int go_fd, const char *lo
     }
     (void)go_fd; /* inherited on purpose (no CLOEXEC) */
     execve(argv[0], argv, envp);
+    if (errno == E2BIG) {
+        put_raw(x->error_path, "exec: the command is too large to execute (E2BIG: Argument "
+                               "list too long)");
+        put_raw(x->exit_path, x->own);
+    } else {
+        put_raw(x->exit_path, x->ours);
+    }
     _exit(127);
 }
 
 int gsd_test_crash = GSD_CRASH_NONE;
 
-int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err)
+/* A launch that never happened leaves nothing the new one could be taken
+ * for. */
+static void clear_stale(const char *rundir)
 {
-    if (mkdir(l->rundir, 0755) < 0 && errno != EEXIST)
+    static const char *const names[] = { "exit", "sup", "go", "error", "pids" };
+    char stale[4200];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(stale, sizeof stale, "%s/%s", rundir, names[i]);
+        unlink(stale);
+    }
+}
+
+/* After the fork: pin the supervisor (pidfd), record it in RUNDIR/sup, then
+ * write the go byte on `go_fd` (closed here).  On failure no go byte is
+ * written: the supervisor reads EOF, runs nothing and exits at once; it is
+ * reaped here and *p cleared. */
+static int give_go(const char *rundir, pid_t pid, int go_fd, struct gsd_proc *p, int *why,
+                   struct gs_error *err)
+{
+    p->pid = pid;
+    p->start = gsd_proc_start_time(pid);
+    p->pidfd = pidfd_open(pid);
+    *why = GSD_LF_PIDFD;
+    int rc = p->pidfd < 0 ? -1 : 0, e = errno;
+    char text[64];
+    snprintf(text, sizeof text, "%d %lld\n", (int)pid, (long long)p->start);
+    if (rc == 0 && (*why = GSD_LF_SUP, rc = write_file(rundir, "sup", text)) < 0)
+        e = errno;
+    if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
+        _exit(99);
+    if (rc == 0 && write(go_fd, "g", 1) != 1)
+        rc = -1, e = errno;
+    close(go_fd);
+    if (rc == 0)
+        return 0;
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    waitpid(pid, NULL, 0);
+    char sup[4200];
+    snprintf(sup, sizeof sup, "%s/sup", rundir);
+    unlink(sup);
+    *p = (struct gsd_proc){ 0, 0, -1 };
+    return gs_errorf(err, GS_EIO, "%s %s: %s", *why == GSD_LF_PIDFD ? "pidfd_open" : "sup",
+                     rundir, strerror(e));
+}
+
+const char *const gsd_launch_fail_name[GSD_LF_N] = {
+    [GSD_LF_RUNDIR] = "rundir", [GSD_LF_ENV] = "env", [GSD_LF_PIPE] = "pipe",
+    [GSD_LF_FORK] = "fork",     [GSD_LF_PIDFD] = "pidfd", [GSD_LF_SUP] = "sup",
+    [GSD_LF_REQUEST] = "request",
+};
+
+int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, int *why,
+                       struct gs_error *err)
+{
+    *why = GSD_LF_RUNDIR;
+    if (mkdir(l->rundir, 0700) < 0 && errno != EEXIST)
         return gs_errorf(err, GS_EIO, "%s: %s", l->rundir, strerror(errno));
-    char stale[4096];
-    snprintf(stale, sizeof stale, "%s/exit", l->rundir); /* a launch that never happened */
-    unlink(stale);
-    snprintf(stale, sizeof stale, "%s/sup", l->rundir);
-    unlink(stale);
-    snprintf(stale, sizeof stale, "%s/go", l->rundir);
-    unlink(stale);
+    *why = GSD_LF_ENV;
+    if (gsd_env_write(l->rundir, l->envp, err) < 0)
+        return GS_EIO;
+    *why = GSD_LF_PIPE;
+    clear_stale(l->rundir);
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return gs_errorf(err, GS_EIO, "pipe: %s", strerror(errno));
@@ -130,38 +256,29 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs
     snprintf(fdtext, sizeof fdtext, "%d", rfd);
     char **argv = sup_argv(l, fdtext);
     if (rfd < 0 || !argv) {
-        free(argv);
+        int e = errno;
+        free_argv(argv);
         close(pfd[1]);
         if (rfd >= 0)
             close(rfd);
-        return gs_errorf(err, GS_EIO, "launch: out of resources");
+        return gs_errorf(err, GS_EIO, "%s", rfd < 0 ? strerror(e) : "out of memory");
     }
     char log[4096];
     snprintf(log, sizeof log, "%s/supervisor.log", l->rundir);
+    static struct exec_fail x; /* the engine thread's only */
+    exec_fail_init(&x, l->rundir);
+    *why = GSD_LF_FORK;
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(argv, l->envp, rfd, log, l->fsize);
+        child_exec(argv, environ, rfd, log, &x, l->fsize);
     int e = errno;
-    free(argv);
+    free_argv(argv);
     close(rfd);
     if (pid < 0) {
         close(pfd[1]);
         return gs_errorf(err, GS_EIO, "fork: %s", strerror(e));
     }
-    p->pid = pid;
-    p->start = gsd_proc_start_time(pid);
-    p->pidfd = pidfd_open(pid);
-    char text[64];
-    snprintf(text, sizeof text, "%d %lld\n", (int)pid, (long long)p->start);
-    int rc = write_file(l->rundir, "sup", text);
-    if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
-        _exit(99);
-    if (rc == 0 && write(pfd[1], "g", 1) != 1)
-        rc = -1;
-    close(pfd[1]);
-    if (rc < 0)
-        return gs_errorf(err, GS_EIO, "%s/sup: %s", l->rundir, strerror(errno));
-    return 0;
+    return give_go(l->rundir, pid, pfd[1], p, why, err);
 }
 
 static int same_process(const struct gsd_proc *p)
@@ -199,8 +316,8 @@ static int read_small(const char *rundir, const char *name, char *buf, size_t n)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", rundir, name);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return GS_ENOENT;
+    if (fd < 0) /* out of descriptors or memory: ours, not the file's absence */
+        return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? GS_EIO : GS_ENOENT;
     ssize_t r = read(fd, buf, n - 1);
     close(fd);
     if (r <= 0)
@@ -238,8 +355,9 @@ int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms)
 {
     char buf[128];
     long long v[2];
-    if (read_small(rundir, "exit", buf, sizeof buf) < 0 || two_numbers(buf, v) < 0)
-        return GS_ENOENT;
+    int rc = read_small(rundir, "exit", buf, sizeof buf);
+    if (rc < 0 || two_numbers(buf, v) < 0)
+        return rc < 0 ? rc : GS_ENOENT;
     *code = (int)v[0];
     *end_ms = v[1];
     return 0;

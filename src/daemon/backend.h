@@ -28,8 +28,14 @@ struct gsd_launch {
     const char *self;         /* this binary */
     const char *rundir;       /* created here; must not exist yet */
     char *const *argv;        /* the job's command */
-    char *const *envp;        /* its whole environment */
-    const char *cwd, *out, *err; /* NULL = state dir defaults given by caller */
+    char *const *envp;        /* the job's variables (request + scheduler's), written
+                                 to RUNDIR/env for the supervisor (runas.h) */
+    const char *cwd;          /* NULL = the user's home */
+    const char *out, *err;    /* output files */
+    int out_own, err_own;     /* 1 = the daemon's output directory (opened as root,
+                                 chowned to the user), 0 = the request's (opened as
+                                 the user) */
+    const char *user;         /* the job's user ("-" = the daemon's own) */
     int64_t fsize;            /* RLIMIT_FSIZE of the supervisor and job, bytes; 0 = none */
 };
 
@@ -47,8 +53,17 @@ struct gsd_proc {
     int pidfd;                /* readable when it exits; -1 = none */
 };
 
-/* Start an attempt.  Returns 0 with *p filled, or GS_EIO with err. */
-int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, struct gs_error *err);
+/* Why a launch failed on the daemon's side (the job is not to blame: it is
+ * retried with back-off; /metrics gpusched_launch_failures_total{reason}). */
+enum gsd_launch_fail { GSD_LF_RUNDIR, GSD_LF_ENV, GSD_LF_PIPE, GSD_LF_FORK, GSD_LF_PIDFD,
+                       GSD_LF_SUP, GSD_LF_REQUEST, GSD_LF_N };
+/* "rundir", "env", "pipe", "fork", "pidfd", "sup", "request". */
+extern const char *const gsd_launch_fail_name[GSD_LF_N];
+
+/* Start an attempt.  Returns 0 with *p filled, or GS_EIO with err and *why
+ * (enum gsd_launch_fail) set. */
+int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, int *why,
+                       struct gs_error *err);
 
 /* Send `how` to the supervisor if it is still the same process.  0, or
  * GS_ENOENT when it is gone. */
@@ -62,7 +77,8 @@ int gsd_backend_adopt(struct gsd_proc *p);
 int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p);
 
 /* Read RUNDIR/exit: 0 with *code (0..255, 128+signal; -1 = never
- * launched) and *end_ms (wall-clock UNIX ms), GS_ENOENT when absent. */
+ * launched) and *end_ms (wall-clock UNIX ms), GS_ENOENT when absent,
+ * GS_EIO when this process is out of descriptors (try again later). */
 int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms);
 
 /* Reap the supervisor if it is our child and close its pidfd. */

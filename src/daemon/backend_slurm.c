@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "daemon/backend_slurm.h"
 #include "daemon/loop_private.h"
+#include "daemon/runas.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,10 +299,48 @@ static int write_script(const char *path, const struct djob *d, const struct gs_
     return fclose(f) || bad ? -1 : 0;
 }
 
-/* sbatch -H: the held job's id, or -1. */
+/* The account the Slurm job runs as (runas.h: "-" = the daemon's own):
+ * 0 with *uid (-1 = the daemon's own, no --uid), or GS_EINVAL with err (no
+ * such account, or the daemon is not root). */
+static int job_uid(const struct gsd_loop *lp, const struct djob *d, long *uid, long *gid,
+                   struct gs_error *err)
+{
+    *uid = *gid = -1;
+    if (lp->opts.virtual_users && !gsd_runas_exists(d->user))
+        return 0; /* a trace label: the daemon's own account */
+    static struct gsd_runas ra; /* the engine thread's only */
+    if (gsd_runas_resolve(d->user, &ra, err) < 0)
+        return GS_EINVAL;
+    if (ra.uid != geteuid())
+        *uid = (long)ra.uid, *gid = (long)ra.gid;
+    return 0;
+}
+
+/* Slurm's own record of job `id`'s user (squeue %U) must be `uid`: 0, or
+ * GS_EIO with err. */
+static int check_owner(long long id, long uid, struct gs_error *err)
+{
+    char idt[32], *o;
+    snprintf(idt, sizeof idt, "%lld", id);
+    char *argv[] = { "squeue", "-h", "-j", idt, "-o", "%U", NULL };
+    if (gsd_slurm_run(argv, &o, err) < 0)
+        return GS_EIO;
+    long got = strtol(o, NULL, 10);
+    free(o);
+    if (got != uid)
+        return gs_errorf(err, GS_EIO, "Slurm job %lld runs as uid %ld, not %ld", id, got, uid);
+    return 0;
+}
+
+/* sbatch -H: the held job's id, or -1.  A job of another account than the
+ * daemon's is submitted with --uid/--gid (root's sbatch) and checked
+ * against Slurm's record of its user. */
 static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *script,
                              const struct gs_api_submit *s, int nnodes, struct gs_error *err)
 {
+    long uid, gid;
+    if (job_uid(lp, d, &uid, &gid, err) < 0)
+        return -1;
     char name[64], nn[16], out[4200], errp[4200], comment[300];
     tag(d, name, sizeof name);
     snprintf(nn, sizeof nn, "%d", nnodes);
@@ -324,6 +363,11 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
         snprintf(qos, sizeof qos, "--qos=%s", lp->opts.slurm_qos), argv[k++] = qos;
     if (s->cwd)
         snprintf(cwd, sizeof cwd, "--chdir=%s", s->cwd), argv[k++] = cwd;
+    char uidt[32], gidt[32];
+    if (uid >= 0) {
+        snprintf(uidt, sizeof uidt, "--uid=%ld", uid), argv[k++] = uidt;
+        snprintf(gidt, sizeof gidt, "--gid=%ld", gid), argv[k++] = gidt;
+    }
     argv[k++] = (char *)script;
     argv[k] = NULL;
     char *o;
@@ -333,6 +377,10 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
     free(o);
     if (id <= 0)
         gs_errorf(err, GS_EIO, "sbatch: no job id in its answer");
+    if (id > 0 && check_owner(id, uid >= 0 ? uid : (long)geteuid(), err) < 0) {
+        scancel(id, NULL);
+        return -1;
+    }
     return id > 0 ? id : -1;
 }
 

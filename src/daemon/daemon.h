@@ -45,6 +45,11 @@ struct gsd_opts {
     int64_t file_limit;       /* --job-file-limit in bytes, 0 = none ... */
     int file_limit_pct;       /* ... or this % of the output filesystem (when > 0) */
     int64_t retain_ms;        /* --retain: ended jobs older (wall ms) are purged; 0 = never */
+    /* local backend (gpumap.h, runas.h) */
+    int gpu_mode;             /* enum gsd_gpu_mode: --local-gpus / --virtual-gpus */
+    int local_gpus;           /* --local-gpus N, -1 = not given */
+    int virtual_users;        /* --virtual-users: a job whose user has no account here
+                                 runs as the daemon's own (tests, demos) */
 };
 
 enum gsd_cmd_kind {

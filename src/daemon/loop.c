@@ -147,12 +147,28 @@ static int make_dirs(struct gsd_loop *lp)
                                       : path_join(lp->opts.state, "output");
     if (!lp->db_path || !lp->run_dir || !lp->out_dir)
         return -1;
+    /* 0700: the journal holds every request's environment (issue 21);
+     * chmod too, for a directory made by an older version */
     const char *dirs[] = { lp->opts.state, lp->run_dir, lp->out_dir };
     for (int i = 0; i < 3; i++)
-        if (mkdir(dirs[i], 0755) < 0 && errno != EEXIST) {
+        if ((mkdir(dirs[i], 0700) < 0 && errno != EEXIST) || chmod(dirs[i], 0700) < 0) {
             fprintf(stderr, "gpuschedd: %s: %s\n", dirs[i], strerror(errno));
             return -1;
         }
+    return 0;
+}
+
+/* The journal and its -wal/-shm are 0600 (main sets umask 077 for new
+ * ones; this fixes files an older version made).  0 or GS_EIO. */
+static int journal_private(struct gsd_loop *lp, struct gs_error *err)
+{
+    static const char *const suffix[] = { "", "-wal", "-shm" };
+    char path[4200];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s%s", lp->db_path, suffix[i]);
+        if (chmod(path, 0600) < 0 && (i == 0 || errno != ENOENT))
+            return gs_errorf(err, GS_EIO, "%s: chmod 0600: %s", path, strerror(errno));
+    }
     return 0;
 }
 
@@ -238,6 +254,8 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
     gsd_policy_defaults(&lp->pol);
     if (gsd_journal_open(lp, status) < 0)
         goto fail;
+    if (journal_private(lp, &err) < 0)
+        goto fail_msg;
     if (clock_setup(lp, &err) < 0) {
         if (!gs_store_failure(lp->st))
             goto fail_msg;
@@ -675,6 +693,9 @@ static int timeout_ms(struct gsd_loop *lp)
         if (k > 0 && (best < 0 || k - mono < best))
             best = k - mono < 0 ? 0 : k - mono;
     }
+    int64_t r = gsd_launch_next_retry(lp); /* a launch retried after the daemon's failure */
+    if (r > 0 && (best < 0 || r - mono < best))
+        best = r - mono < 0 ? 0 : r - mono;
     if (lp->be->poll && (best < 0 || lp->next_poll - mono < best))
         best = lp->next_poll - mono < 0 ? 0 : lp->next_poll - mono;
     if (best > 60000 || best < 0)
@@ -828,6 +849,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         close(lp->epfd);
     free(lp->purged);
     free(lp->db_path);
+    free(lp->gpu_offset);
     free(lp->run_dir);
     free(lp->out_dir);
     pthread_mutex_destroy(&lp->mu);

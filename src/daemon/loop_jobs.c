@@ -337,7 +337,13 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     int code;
     int64_t end_ms;
     d->real_end = now;
-    if (lp->be->read_exit(lp, d, &code, &end_ms) < 0) {
+    int rc = lp->be->read_exit(lp, d, &code, &end_ms);
+    if (rc == GS_EIO) { /* the daemon is out of descriptors: read it again soon */
+        d->exited = 1;
+        d->retry_at = gsd_mono_ms() + 100;
+        return;
+    }
+    if (rc < 0) {
         code = 137; /* the supervisor died without a word: killed with its job */
         lp->backend_errors++;
     } else {
@@ -378,8 +384,9 @@ int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
     confirm_launches(lp, now);
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
-        if (d->exited) {
+        if (d->exited && (d->retry_at == 0 || d->retry_at <= gsd_mono_ms())) {
             d->exited = 0;
+            d->retry_at = 0;
             collect_exit(lp, d, now);
         }
     }

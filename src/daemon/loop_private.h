@@ -41,6 +41,11 @@ struct djob {
     int launch_error;         /* the launch failed: tell the engine */
     int exited;               /* its pidfd fired: collect the end */
     int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
+    int64_t retry_at;         /* monotonic ms of the next launch try (or read of the
+                                 exit file) after a failure of the daemon's own
+                                 (loop_launch.c), 0 = none */
+    int retries;              /* such failures in a row */
+    int launch_why;           /* enum gsd_launch_fail of the last one, -1 = the job's */
     int64_t bk_deadline;      /* slurm: monotonic ms by which it must run */
     int bk_running;           /* slurm: seen running */
     int bk_code;              /* slurm: exit code read at the end */
@@ -199,6 +204,10 @@ struct gsd_loop {
     struct gsd_conflict *conflicts;
     size_t nconflicts, capconflicts;
     atomic_int nconflict_pub; /* their count, for /readyz (any thread) */
+    /* gpumap.c */
+    int gpu_mode;             /* enum gsd_gpu_mode: PHYSICAL or VIRTUAL once open */
+    int *gpu_offset;          /* physical: per node, its first host GPU index */
+    int64_t launch_failures[GSD_LF_N]; /* the daemon's own launch failures, by reason */
 };
 struct gsd_conflict;
 
@@ -244,6 +253,9 @@ int gsd_info_parse(const char *text, struct gs_job_info *ji);
 void gsd_kill_timers(struct gsd_loop *lp);
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err);
 void gsd_launch_pending(struct gsd_loop *lp);
+/* Monotonic ms of the earliest launch (or exit read) retry due after the
+ * daemon ran out of descriptors (loop_launch.c), 0 = none. */
+int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
 int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_submit *s,

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/gpumap.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -349,6 +350,10 @@ json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending)
         json_object_set_new(o, "util_alloc",
                             json_real(s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000)
                                              : 0.0));
+    if (o) /* gpumap.h: whether CUDA_VISIBLE_DEVICES names distinct physical GPUs */
+        json_object_set_new(o, "gpu_mode",
+                            json_string(lp->be == &gsd_backend_local ? gsd_gpumap_mode_name(lp)
+                                                                     : lp->be->name));
     double med, sig;
     gsd_latency_get(&lp->start_lat, &med, &sig);
     if (o)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/backend.h"
@@ -20,6 +21,7 @@
 #include "daemon/listen.h"
 #include "io/version.h"
 #include "daemon/lockfile.h"
+#include "daemon/gpumap.h"
 
 static const char usage[] =
     "usage: gpuschedd --cluster C.yaml [--policy P.yaml] --state DIR\n"
@@ -53,6 +55,13 @@ static const char usage[] =
     "                  N% of the output filesystem, or 0 = none (25%)\n"
     "  --retain        purge ended jobs (rows, events, output, run files) older\n"
     "                  than AGE: N[s|m|h|d], 0 = keep forever (30d)\n"
+    "  local backend (docs/daemon.md, \"Local backend\"):\n"
+    "  --local-gpus N  this host has N GPUs: node i's GPUs are host GPUs offset by\n"
+    "                  the earlier nodes' counts; refused when the file maps more\n"
+    "                  (default: the /dev/nvidiaN devices; none = virtual)\n"
+    "  --virtual-gpus  no physical GPUs: each node's own indices (demos, tests)\n"
+    "  --virtual-users a job whose user has no account here runs as the daemon's\n"
+    "                  own account (traces whose users are labels: tests, demos)\n"
     "  slurm backend (Slurm found through SLURM_CONF; docs/slurm-backend.md):\n"
     "  --slurm-partition P, --slurm-account A, --slurm-qos Q   where jobs go\n"
     "  --slurm-gpus auto|types|counts   pin GPU indices with per-GPU GRES types g0..gN\n"
@@ -91,7 +100,7 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
             break;
         }
         case 'I': o->init = 1; break;
-        case 'U': o->output_dir = arg; break;
+        case 'W': o->output_dir = arg; break;
         case 'R': return gsd_retain_opt(o, arg);
         case 'M': case 'F':
             return gsd_disk_opt(o, c == 'M' ? "min-free-mb" : "job-file-limit", arg);
@@ -107,6 +116,17 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
             }
             o->slurm_gpus = arg;
             break;
+        case 'g': {
+            long v = strtol(arg, &end, 10);
+            if (*end || end == arg || v < 0 || v > 100000) {
+                fprintf(stderr, "gpuschedd: --local-gpus: expected a GPU count, got '%s'\n",
+                        arg);
+                return 2;
+            }
+            o->local_gpus = (int)v;
+            o->gpu_mode = GSD_GPUS_PHYSICAL;
+            break;
+        }
         case 'O':
         case 'D': {
             double s = strtod(arg, &end);
@@ -147,7 +167,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "kill-wait", required_argument, NULL, 'k' },
         { "init", no_argument, NULL, 'I' },
         { "min-free-mb", required_argument, NULL, 'M' },
-        { "output-dir", required_argument, NULL, 'U' },
+        { "output-dir", required_argument, NULL, 'W' },
         { "job-file-limit", required_argument, NULL, 'F' },
         { "retain", required_argument, NULL, 'R' },
         { "slurm-partition", required_argument, NULL, 'P' },
@@ -160,13 +180,17 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "trust-loopback", no_argument, NULL, 'T' },
         { "allow-origin", required_argument, NULL, 'o' },
         { "server-name", required_argument, NULL, 'n' },
+        { "local-gpus", required_argument, NULL, 'g' },
+        { "virtual-gpus", no_argument, NULL, 'V' },
+        { "virtual-users", no_argument, NULL, 'U' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
     };
     *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
                             .sync_full = 1, .kill_wait = 10000, .slurm_gpus = "auto",
                             .slurm_poll_ms = 500, .slurm_deadline_ms = 15000,
                             .min_free = 64LL << 20, .file_limit_pct = 25,
-                            .retain_ms = 30LL * 86400 * 1000 };
+                            .retain_ms = 30LL * 86400 * 1000,
+                            .gpu_mode = GSD_GPUS_AUTO, .local_gpus = -1 };
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -182,8 +206,10 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
             if (door_opt(o, c, optarg) != 0)
                 return 2;
             break;
+        case 'V': o->gpu_mode = GSD_GPUS_VIRTUAL; break;
+        case 'U': o->virtual_users = 1; break;
         case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
-        case 'I': case 'R': case 'U': case 'M': case 'F':
+        case 'I': case 'R': case 'W': case 'M': case 'F': case 'g':
             if (opt_value(o, c, optarg) != 0)
                 return 2;
             break;
@@ -195,6 +221,10 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         fprintf(stderr, "gpuschedd: %s\n%s",
                 optind < argc ? "unexpected argument" : "--cluster and --state are required",
                 usage);
+        return 2;
+    }
+    if (o->gpu_mode == GSD_GPUS_VIRTUAL && o->local_gpus >= 0) {
+        fprintf(stderr, "gpuschedd: --local-gpus and --virtual-gpus exclude each other\n");
         return 2;
     }
     if (strcmp(o->backend, "local") != 0 && strcmp(o->backend, "slurm") != 0) {
@@ -355,6 +385,9 @@ static int gsd_run(struct gsd_opts *opts)
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* the state (journal, run files, job outputs) is private to the daemon:
+     * 0700 directories, 0600 files (jobs start with umask 022, supervise.c) */
+    umask(077);
     int fd = bind_listen(o.listen, url, sizeof url);
     if (fd < 0)
         return GSD_EXIT_FATAL;

@@ -183,6 +183,12 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     head(f, "gpusched_backend_errors_total", "counter",
          "Launch failures and supervisors lost without an exit record.");
     fprintf(f, "gpusched_backend_errors_total %lld\n", (long long)lp->backend_errors);
+    head(f, "gpusched_launch_failures_total", "counter",
+         "Launches that failed on the daemon's side (retried with back-off, not the job's "
+         "failure), by reason.");
+    for (int r = 0; r < GSD_LF_N; r++)
+        fprintf(f, "gpusched_launch_failures_total{reason=\"%s\"} %lld\n",
+                gsd_launch_fail_name[r], (long long)lp->launch_failures[r]);
     head(f, "gpusched_backend_gpu_mismatch_total", "counter",
          "Attempts that Slurm ran on other GPU indices than decided (the engine followed).");
     fprintf(f, "gpusched_backend_gpu_mismatch_total %lld\n", (long long)lp->gpu_mismatches);

@@ -25,7 +25,10 @@ start_daemon() {
     _log=$TMP/daemon.$(date +%s%N).log
     _trust=--trust-loopback # token tests set NO_TRUST=1 (docs/security.md)
     [ "${NO_TRUST:-}" = 1 ] && _trust=
-    $LAUNCH "$GPUSCHEDD" --state "$STATE" --listen "${LISTEN:-127.0.0.1:0}" $_trust "$@" \
+    # exec: virtual GPUs (node-local CUDA_VISIBLE_DEVICES) and users that are labels
+    _vx="--virtual-users"; case " $* " in *" --local-gpus "*|*" --virtual-gpus "*) ;; *) _vx="$_vx --virtual-gpus" ;; esac
+    # shellcheck disable=SC2086
+    $LAUNCH "$GPUSCHEDD" --state "$STATE" --listen "${LISTEN:-127.0.0.1:0}" $_trust $_vx "$@" \
         >"$_log.out" 2>>"$TMP/daemon.err" &
     DPID=$!
     _i=0

@@ -12,6 +12,10 @@ daemon_start() {
     _st=$1
     shift
     case " $* " in *" --cluster "*) _cl= ;; *) _cl="--cluster $ROOT/examples/seed-cluster.yaml" ;; esac
+    # exec: the tests' clusters are virtual (their CUDA_VISIBLE_DEVICES are node-local
+    # indices) and their users labels (GS_STRICT_USERS=1: an unknown user fails its launch)
+    case " $* " in *" --local-gpus "*|*" --virtual-gpus "*) ;; *) _cl="$_cl --virtual-gpus" ;; esac
+    [ -n "$GS_STRICT_USERS" ] || _cl="$_cl --virtual-users"
     # the previous daemon's line must not be read as this one's (the child
     # truncates the file only once it runs)
     rm -f "$TMP/daemon.out"
