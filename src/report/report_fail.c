@@ -1,0 +1,86 @@
+/* report_fail.c - failure cost and ETTR (report_fail.h). */
+#include "report/report_fail.h"
+#include "report/report.h"
+
+int gs_report_job_ettr(const struct gs_job_info *ji, double *ettr)
+{
+    if (ji->first_start == GS_TIME_NONE || ji->end == GS_TIME_NONE ||
+        ji->end <= ji->first_start)
+        return 0;
+    gs_time useful = ji->state == GS_JOB_DONE ? ji->work : ji->saved;
+    *ettr = (double)useful / (double)(ji->end - ji->first_start);
+    return 1;
+}
+
+struct totals {
+    double useful, wall, lost;  /* milli-GPU x ms */
+    int64_t jobs_hit;
+    int largest;                /* engine handle, -1 = none */
+    int largest_gpus;
+};
+
+static void add_job(struct totals *t, const struct gs_sim_fail *f, int j,
+                    const struct gs_job_info *ji)
+{
+    double mg = (double)gs_job_info_milli_gpus(ji), e;
+    if ((size_t)j < f->njobs) {
+        t->lost += mg * (double)f->lost[j];
+        t->jobs_hit += f->restarts[j] > 0;
+    }
+    if (ji->first_start != GS_TIME_NONE && ji->gpus > t->largest_gpus) {
+        t->largest = j;
+        t->largest_gpus = ji->gpus;
+    }
+    if (gs_report_job_ettr(ji, &e)) {
+        double wall = (double)(ji->end - ji->first_start);
+        t->useful += mg * e * wall;
+        t->wall += mg * wall;
+    }
+}
+
+static json_t *largest_json(const struct gs_engine *eng, const struct gs_sim_fail *f, int j)
+{
+    struct gs_job_info ji;
+    double e;
+    if (j < 0 || gs_engine_job_info(eng, j, &ji) < 0)
+        return json_null();
+    int known = gs_report_job_ettr(&ji, &e);
+    return json_pack("{s:s, s:i, s:o, s:i}", "id", ji.id, "gpus", ji.gpus, "ettr",
+                     known ? json_real(e) : json_null(), "restarts",
+                     (size_t)j < f->njobs ? f->restarts[j] : 0);
+}
+
+json_t *gs_report_fail_json(const struct gs_engine *eng, const struct gs_sim_fail *f)
+{
+    struct totals t = { 0, 0, 0, 0, -1, 0 };
+    for (int j = 0; j < gs_engine_job_count(eng); j++) {
+        struct gs_job_info ji;
+        if (gs_engine_job_info(eng, j, &ji) == 0)
+            add_job(&t, f, j, &ji);
+    }
+    return json_pack("{s:I, s:I, s:I, s:f, s:o, s:o}", "events", (json_int_t)f->events,
+                     "runs_ended", (json_int_t)f->hits, "jobs_hit", (json_int_t)t.jobs_hit,
+                     "lost_gpu_s", t.lost / GS_MILLI_GPU / 1000, "ettr",
+                     t.wall > 0 ? json_real(t.useful / t.wall) : json_null(), "largest",
+                     largest_json(eng, f, t.largest));
+}
+
+void gs_report_fail_csv_header(FILE *out)
+{
+    fputs(",ettr,lost_gpu_s_failure,restarts", out);
+}
+
+void gs_report_fail_csv_row(FILE *out, const struct gs_sim_fail *f, int job,
+                            const struct gs_job_info *ji)
+{
+    double e;
+    if (gs_report_job_ettr(ji, &e))
+        fprintf(out, ",%.6f", e);
+    else
+        fputc(',', out);
+    gs_time lost = (size_t)job < f->njobs ? f->lost[job] : 0;
+    char buf[32];
+    gs_report_fmt_sec(buf, sizeof buf,
+                      (double)gs_job_info_milli_gpus(ji) * (double)lost / GS_MILLI_GPU / 1000);
+    fprintf(out, ",%s,%d", buf, (size_t)job < f->njobs ? f->restarts[job] : 0);
+}

@@ -1,0 +1,100 @@
+#!/bin/sh
+# gpusched sim --failures F.yaml: random node failures drawn inside the run
+# (docs/failures.md).  Checked against an independent model, against the
+# same failures replayed from a file, and for bad files.
+#
+# The model check: one node n1 of 8 GPUs and one job A of 8 GPUs, 36000 s
+# of work, a checkpoint every 3600 s of work costing 60 s, a restore of
+# 300 s after each restart (retry.max_attempts 1000, so it is always
+# requeued).  `gen --mtbf 3h --repair 20m --seed S` writes the same failure
+# process (one shared drawing function) to a file; failures_model.awk walks
+# that file by hand: a run from saved work s ends at
+#   t0 + restore + (36000 - s) + 60 x (checkpoints left: floor(35999 / 3600) - s / 3600)
+# unless a failure comes first; at a failure at d the work since the last
+# finished write is lost and the job restarts at the repair's end with
+# restore 300.  Its end, restarts and lost GPU-s (x 8) must equal jobs.csv's
+# end, restarts and lost_gpu_s_failure, and ettr = 36000 / end.  A second
+# job C at 1e6 s keeps the node events of gen's file (horizon = last submit
+# + longest job) past A's end.
+. "$(dirname "$0")/tap.sh"
+plan 22
+cat >"$TMP/c.yaml" <<'Y'
+cluster:
+  gpu_types:
+    H100-80G: { memory_gb: 80 }
+  nodes:
+    - { name: n1, gpus: 8, gpu_type: H100-80G }
+Y
+printf 'id,submit,duration,gpus,checkpoint_interval,checkpoint_cost,restore_cost\nA,0,36000,8,3600,60,300\nC,1000000,1,8,0,0,0\n' >"$TMP/t.csv"
+printf 'retry:\n  max_attempts: 1000\n' >"$TMP/p.yaml"
+AWKM=$(dirname "$0")/failures_model.awk
+for seed in 1 2 3; do
+    "$GPUSCHED" gen --jobs 100 --seed $seed --cluster "$TMP/c.yaml" --mtbf 3h --repair 20m \
+        --node-events-out "$TMP/e$seed.csv" >/dev/null
+    printf 'node_mtbf: 3h\nrepair: 20m\nseed: %s\n' $seed >"$TMP/f$seed.yaml"
+    run "$GPUSCHED" sim --cluster "$TMP/c.yaml" --trace "$TMP/t.csv" --policy "$TMP/p.yaml" \
+        --failures "$TMP/f$seed.yaml" --check --out "$TMP/o$seed"
+    got=$(awk -F, '$1 == "A" {printf "%.3f %d %.3f %.6f", $4, $18, $17, $16}' "$TMP/o$seed/jobs.csv")
+    want=$(awk -f "$AWKM" "$TMP/e$seed.csv" | awk '{printf "%s %s %s %.6f", $1, $2, $3, 36000 / $1}')
+    is "$got" "$want" "seed $seed: end, restarts, lost GPU-s, ettr as the hand model walks the failures"
+done
+# seed 2 has 11 restarts in that model: the check covers many failures
+is "$(awk -F, '$1 == "A" {print $18}' "$TMP/o2/jobs.csv")" 11 "seed 2: 11 restarts"
+is "$(jq '.failures.largest.restarts' "$TMP/o2/summary.json")" 11 "summary: largest job's restarts"
+# C ran 1 s of work in 1 s: ettr 1; summary ettr = GPU-time weighted:
+# (8 x 36000 + 8 x 1) / (8 x endA + 8 x 1)
+endA=$(awk -F, '$1 == "A" {print $4}' "$TMP/o2/jobs.csv")
+is "$(jq '.failures.ettr * 1e6 | round' "$TMP/o2/summary.json")" \
+   "$(awk -v e="$endA" 'BEGIN {printf "%d", (36001 / (e + 1)) * 1e6 + 0.5}')" \
+   "summary ettr is the GPU-time weighted ratio"
+
+# the same process replayed from a file gives the same schedule
+C=$ROOT/examples/seed-cluster.yaml
+"$GPUSCHED" gen --jobs 300 --seed 5 --cluster "$C" --ckpt-interval 30m --ckpt-cost 1m \
+    --mtbf 1d --repair 2h --node-events-out "$TMP/e5.csv" >"$TMP/t5.csv"
+printf 'node_mtbf: 1d\nrepair: 2h\nseed: 5\n' >"$TMP/f5.yaml"
+"$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --node-events "$TMP/e5.csv" --out "$TMP/ne" \
+    >/dev/null
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml" --check \
+    --out "$TMP/fa"
+ok $rc "sim --failures on 300 generated jobs (invariants checked)"
+ok $(cut -d, -f1-15 "$TMP/ne/jobs.csv" | cmp -s - "$(cut -d, -f1-15 "$TMP/fa/jobs.csv" >"$TMP/x"; echo "$TMP/x")"; echo $?) \
+    "jobs.csv equals the replay of gen --mtbf's file (same seed) in its first 15 columns"
+is "$(jq '.failures.events' "$TMP/fa/summary.json")" \
+   "$(awk -F, '$3 == "down" && $1 < '"$(jq .span.end "$TMP/fa/summary.json")"' {n++} END {print n}' "$TMP/e5.csv")" \
+   "events = the file's downs before the end"
+is "$(head -1 "$TMP/fa/jobs.csv" | cut -d, -f16-)" "ettr,lost_gpu_s_failure,restarts" "new columns at the end"
+# no preemption here: all lost work is the failures'
+is "$(awk -F, 'NR > 1 && $12 != $17 {n++} END {print n + 0}' "$TMP/fa/jobs.csv")" 0 \
+   "lost_gpu_s = lost_gpu_s_failure for every job"
+is "$(jq '.failures.lost_gpu_s | round' "$TMP/fa/summary.json")" \
+   "$(awk -F, 'NR > 1 {s += $17} END {printf "%d", s + 0.5}' "$TMP/fa/jobs.csv")" \
+   "summary lost_gpu_s = the sum over jobs"
+# reproducible; another seed differs
+"$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml" --out "$TMP/fb" >/dev/null
+ok $(cmp -s "$TMP/fa/jobs.csv" "$TMP/fb/jobs.csv"; echo $?) "same seed: same jobs.csv"
+printf 'node_mtbf: 1d\nrepair: 2h\nseed: 6\n' >"$TMP/f6.yaml"
+"$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f6.yaml" --out "$TMP/fc" >/dev/null
+ok $(cmp -s "$TMP/fa/jobs.csv" "$TMP/fc/jobs.csv"; [ $? -ne 0 ]; echo $?) "another seed: another jobs.csv"
+# weibull runs and reports
+printf 'node_mtbf: 1d\nrepair: 2h\nseed: 5\ndistribution: weibull\nshape: 0.7\n' >"$TMP/w.yaml"
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/w.yaml" --json --check
+is "$(printf '%s' "$out" | jq '.failures.events > 0')" true "weibull failures happen"
+# without --failures: no failures object, no new columns
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --json
+is "$(printf '%s' "$out" | jq 'has("failures")')" false "no failures object without --failures"
+
+# bad files name file, line and key
+bad() { printf "$1" >"$TMP/bad.yaml"
+    run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/bad.yaml"; }
+bad 'node_mtbf: 1d\nrepair: 2h\ncolour: red\n'
+like "$out" "bad.yaml:3: colour: unknown key" "unknown key named with line"
+bad 'node_mtbf: 0\nrepair: 2h\n'
+like "$out" "bad.yaml:1: node_mtbf: expected a duration > 0" "node_mtbf 0"
+bad 'node_mtbf: 1d\n'
+like "$out" "bad.yaml:1: repair: required key missing" "repair missing"
+bad 'node_mtbf: 1d\nrepair: 1h\ndistribution: gamma\n'
+like "$out" "bad.yaml:3: distribution: expected exponential or weibull, got 'gamma'" "bad distribution"
+bad 'node_mtbf: 1d\nrepair: 1h\ndistribution: weibull\nshape: -1\n'
+is "$rc" 1 "bad shape: exit 1"
+like "$out" "bad.yaml:4: shape: expected a number" "bad shape named with line"
