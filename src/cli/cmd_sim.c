@@ -279,7 +279,8 @@ int cmd_sim(int argc, char **argv)
     struct gs_node_events ne = { 0 };
     if (gs_cli_inputs_cluster(&in, a.cluster) == 0 &&
         gs_cli_inputs_policies(&in, &a.policy, 1) == 0 &&
-        gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0 && load_failures(&a) == 0 &&
+        gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0 &&
+        load_failures(&a) == 0 &&
         load_latency(&a, &in.pols[0]) == 0) {
         gs_cli_warn_load("sim", in.cluster, &in.pols[0], NULL, in.trace);
         status = run(&a, in.cluster, &in.pols[0], in.trace, a.node_events ? &ne : NULL);

@@ -17,7 +17,7 @@
 # job C at 1e6 s keeps the node events of gen's file (horizon = last submit
 # + longest job) past A's end.
 . "$(dirname "$0")/tap.sh"
-plan 22
+plan 25
 cat >"$TMP/c.yaml" <<'Y'
 cluster:
   gpu_types:
@@ -83,6 +83,17 @@ is "$(printf '%s' "$out" | jq '.failures.events > 0')" true "weibull failures ha
 # without --failures: no failures object, no new columns
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --json
 is "$(printf '%s' "$out" | jq 'has("failures")')" false "no failures object without --failures"
+
+# compare --failures: each policy's failures object is sim's under it
+P=$ROOT/examples/policies
+run "$GPUSCHED" compare --cluster "$C" --trace "$TMP/t5.csv" --policy "$P/easy-user.yaml" \
+    --policy "$P/conservative-user.yaml" --failures "$TMP/f5.yaml" --json
+ok $rc "compare --failures runs"
+for pol in easy-user conservative-user; do
+    is "$(printf '%s' "$out" | jq -c --arg n $pol '.policies[] | select(.name == $n) | .failures')" \
+       "$("$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --policy "$P/$pol.yaml" \
+           --failures "$TMP/f5.yaml" --json | jq -c .failures)" "compare = sim for $pol"
+done
 
 # bad files name file, line and key
 bad() { printf "$1" >"$TMP/bad.yaml"
