@@ -110,7 +110,7 @@ int gs_failures_parse_yaml(const char *text, size_t len, const char *name,
                                   gs_yaml_kind(root))
                   : gs_errorf(err, GS_EINVAL, "%s: empty file: node_mtbf and repair are "
                                               "required", name);
-    if (rc == 0)
+    if (rc == 0 && root && root->type == YAML_MAPPING_NODE)
         rc = walk(&y, root, &m, err);
     gs_yaml_fini(&y);
     if (rc == 0)

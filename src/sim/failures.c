@@ -30,6 +30,12 @@ static double draw_up(const struct gs_failure_model *m, struct gs_rng *r)
     return m->mtbf_s / tgamma(1.0 + 1.0 / k) * pow(e, 1.0 / k);
 }
 
+/* Seconds to gs_time; past the representable range (or NaN): GS_TIME_INF. */
+static gs_time to_time(double sec)
+{
+    return sec < 9.2e15 ? gs_time_from_sec(sec) : GS_TIME_INF;
+}
+
 int gs_fail_stream_init(struct gs_fail_stream *s, const struct gs_failure_model *m, int nnodes,
                         struct gs_error *err)
 {
@@ -68,8 +74,8 @@ static int draw_node(struct gs_fail_stream *s, int n, gs_time until, int close,
     struct gs_rng r;
     memcpy(r.s, fn->s, sizeof r.s);
     for (;;) {
-        gs_time t = gs_time_from_sec(fn->next_s);
-        if (t >= until && !(close && fn->down))
+        gs_time t = to_time(fn->next_s);
+        if (t == GS_TIME_INF || (t >= until && !(close && fn->down)))
             break;
         struct gs_node_event e = { t, n, -1, fn->down ? GS_NODE_UP : GS_NODE_DOWN };
         if (gs_node_events_append(out, &e) < 0)
@@ -102,4 +108,15 @@ int gs_fail_stream_draw(struct gs_fail_stream *s, gs_time until, struct gs_node_
 int gs_fail_stream_close(struct gs_fail_stream *s, gs_time until, struct gs_node_events *out)
 {
     return draw(s, until, 1, out);
+}
+
+gs_time gs_fail_stream_next(const struct gs_fail_stream *s)
+{
+    gs_time t = GS_TIME_INF;
+    for (int n = 0; n < s->nnodes; n++) {
+        gs_time tn = to_time(s->nodes[n].next_s);
+        if (tn < t)
+            t = tn;
+    }
+    return t;
 }

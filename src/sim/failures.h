@@ -65,4 +65,7 @@ int gs_fail_stream_draw(struct gs_fail_stream *s, gs_time until, struct gs_node_
  * (`gen --mtbf`: a node never stays down past the horizon). */
 int gs_fail_stream_close(struct gs_fail_stream *s, gs_time until, struct gs_node_events *out);
 
+/* Time of the earliest event not drawn yet (GS_TIME_INF for no nodes). */
+gs_time gs_fail_stream_next(const struct gs_fail_stream *s);
+
 #endif

@@ -197,14 +197,13 @@ static int refill_failures(struct sim *s, struct gs_error *err)
         return 0;
     s->fev.n = 0;
     s->next_fev = 0;
-    while (s->fev.n == 0) {
-        gs_time until = s->fs.drawn_to > GS_TIME_INF - FAIL_WINDOW_MS
-                            ? GS_TIME_INF : s->fs.drawn_to + FAIL_WINDOW_MS;
-        if (gs_fail_stream_draw(&s->fs, until, &s->fev) < 0)
-            return gs_errorf(err, GS_ENOMEM, "out of memory");
-        if (until == GS_TIME_INF)
-            break;
-    }
+    /* from the next event on (a day may hold none when failures are rare) */
+    gs_time from = gs_fail_stream_next(&s->fs);
+    if (from < s->fs.drawn_to)
+        from = s->fs.drawn_to;
+    gs_time until = from > GS_TIME_INF - FAIL_WINDOW_MS ? GS_TIME_INF : from + FAIL_WINDOW_MS;
+    if (gs_fail_stream_draw(&s->fs, until, &s->fev) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
     return 0;
 }
 
