@@ -2,6 +2,9 @@
 #include "report/report_fail.h"
 #include "report/report.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 int gs_report_job_ettr(const struct gs_job_info *ji, double *ettr)
 {
     if (ji->first_start == GS_TIME_NONE || ji->end == GS_TIME_NONE ||
@@ -50,6 +53,69 @@ static json_t *largest_json(const struct gs_engine *eng, const struct gs_sim_fai
                      (size_t)j < f->njobs ? f->restarts[j] : 0);
 }
 
+/* One job's share of its team's figures (milli-GPU x ms). */
+struct team_row {
+    const char *team;
+    double useful, wall, lost;
+    int restarts;
+};
+
+static int team_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct team_row *)a)->team, ((const struct team_row *)b)->team);
+}
+
+static json_t *team_json(const struct team_row *r)
+{
+    return json_pack("{s:o, s:f, s:i}", "ettr", r->wall > 0 ? json_real(r->useful / r->wall)
+                                                            : json_null(),
+                     "lost_gpu_s", r->lost / GS_MILLI_GPU / 1000, "restarts", r->restarts);
+}
+
+/* by_team: {TEAM: {ettr, lost_gpu_s, restarts}}: the jobs sorted by team
+ * and summed per run of equal names (n log n for any number of teams). */
+static json_t *by_team_json(const struct gs_engine *eng, const struct gs_sim_fail *f)
+{
+    int n = gs_engine_job_count(eng), m = 0;
+    struct team_row *rows = calloc(n > 0 ? (size_t)n : 1, sizeof *rows);
+    json_t *o = json_object();
+    if (!rows || !o) {
+        free(rows);
+        json_decref(o);
+        return NULL;
+    }
+    for (int j = 0; j < n; j++) {
+        struct gs_job_info ji;
+        double e, mg;
+        if (gs_engine_job_info(eng, j, &ji) < 0)
+            continue;
+        mg = (double)gs_job_info_milli_gpus(&ji);
+        struct team_row r = { ji.team ? ji.team : "", 0, 0, 0, 0 };
+        if ((size_t)j < f->njobs) {
+            r.lost = mg * (double)f->lost[j];
+            r.restarts = f->restarts[j];
+        }
+        if (gs_report_job_ettr(&ji, &e)) {
+            r.wall = mg * (double)(ji.end - ji.first_start);
+            r.useful = e * r.wall;
+        }
+        rows[m++] = r;
+    }
+    qsort(rows, (size_t)m, sizeof *rows, team_cmp);
+    for (int i = 0; i < m;) {
+        struct team_row t = rows[i++];
+        for (; i < m && strcmp(rows[i].team, t.team) == 0; i++) {
+            t.useful += rows[i].useful;
+            t.wall += rows[i].wall;
+            t.lost += rows[i].lost;
+            t.restarts += rows[i].restarts;
+        }
+        json_object_set_new(o, t.team, team_json(&t));
+    }
+    free(rows);
+    return o;
+}
+
 json_t *gs_report_fail_json(const struct gs_engine *eng, const struct gs_sim_fail *f)
 {
     struct totals t = { 0, 0, 0, 0, -1, 0 };
@@ -58,11 +124,14 @@ json_t *gs_report_fail_json(const struct gs_engine *eng, const struct gs_sim_fai
         if (gs_engine_job_info(eng, j, &ji) == 0)
             add_job(&t, f, j, &ji);
     }
-    return json_pack("{s:I, s:I, s:I, s:f, s:o, s:o}", "events", (json_int_t)f->events,
+    json_t *teams = by_team_json(eng, f);
+    if (!teams)
+        return NULL;
+    return json_pack("{s:I, s:I, s:I, s:f, s:o, s:o, s:o}", "events", (json_int_t)f->events,
                      "runs_ended", (json_int_t)f->hits, "jobs_hit", (json_int_t)t.jobs_hit,
                      "lost_gpu_s", t.lost / GS_MILLI_GPU / 1000, "ettr",
                      t.wall > 0 ? json_real(t.useful / t.wall) : json_null(), "largest",
-                     largest_json(eng, f, t.largest));
+                     largest_json(eng, f, t.largest), "by_team", teams);
 }
 
 void gs_report_fail_csv_header(FILE *out)

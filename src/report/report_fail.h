@@ -21,8 +21,9 @@ int gs_report_job_ettr(const struct gs_job_info *ji, double *ettr);
  * failure): events (node failures), runs_ended, jobs_hit, lost_gpu_s (work
  * lost to failures x GPUs), ettr (GPU-time weighted over the jobs that
  * started and ended: sum of gpus x useful / sum of gpus x wall; null when
- * there are none) and largest {id, gpus, ettr, restarts} (the first job of
- * the most GPUs that started). */
+ * there are none), largest {id, gpus, ettr, restarts} (the first job of
+ * the most GPUs that started) and by_team {TEAM: {ettr, lost_gpu_s,
+ * restarts}} (the same sums over each team's jobs). */
 json_t *gs_report_fail_json(const struct gs_engine *eng, const struct gs_sim_fail *f);
 
 /* jobs.csv's failure columns: ",ettr,lost_gpu_s_failure,restarts" for the

@@ -17,7 +17,7 @@
 # job C at 1e6 s keeps the node events of gen's file (horizon = last submit
 # + longest job) past A's end.
 . "$(dirname "$0")/tap.sh"
-plan 25
+plan 27
 cat >"$TMP/c.yaml" <<'Y'
 cluster:
   gpu_types:
@@ -70,6 +70,15 @@ is "$(awk -F, 'NR > 1 && $12 != $17 {n++} END {print n + 0}' "$TMP/fa/jobs.csv")
 is "$(jq '.failures.lost_gpu_s | round' "$TMP/fa/summary.json")" \
    "$(awk -F, 'NR > 1 {s += $17} END {printf "%d", s + 0.5}' "$TMP/fa/jobs.csv")" \
    "summary lost_gpu_s = the sum over jobs"
+# by_team: the sums of jobs.csv per team (restarts; lost GPU-s rounded)
+is "$(jq -r '.failures.by_team | to_entries[] | "\(.key) \(.value.restarts) \(.value.lost_gpu_s | round)"' \
+        "$TMP/fa/summary.json")" \
+   "$(awk -F, 'NR > 1 {l[$9] += $17; r[$9] += $18} END {for (t in l) printf "%s %d %d\n", t, r[t], l[t] + 0.5}' \
+        "$TMP/fa/jobs.csv" | sort)" "by_team restarts and lost GPU-s = jobs.csv per team"
+# team ETTR = sum gpus x wall x ettr / sum gpus x wall (wall = end - start), to 1e-4
+is "$(jq '.failures.by_team["team-b"].ettr * 1e4 | round' "$TMP/fa/summary.json")" \
+   "$(awk -F, 'NR > 1 && $9 == "team-b" && $16 != "" {w = $6 * ($4 - $3); u += w * $16; s += w}
+        END {printf "%d", u / s * 1e4 + 0.5}' "$TMP/fa/jobs.csv")" "team-b's ETTR from jobs.csv"
 # reproducible; another seed differs
 "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml" --out "$TMP/fb" >/dev/null
 ok $(cmp -s "$TMP/fa/jobs.csv" "$TMP/fb/jobs.csv"; echo $?) "same seed: same jobs.csv"
