@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/failures_yaml.h"
+#include "sim/failures.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

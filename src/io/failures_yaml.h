@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "core/base/error.h"
-#include "sim/failures.h"
+#include "core/cluster/failure_model.h"
 
 /* Parse YAML text (named `name` in messages) into `out`.  Required:
  * node_mtbf (a duration > 0) and repair (a duration >= 0); optional: seed

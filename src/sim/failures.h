@@ -12,18 +12,8 @@
 
 #include "core/base/error.h"
 #include "core/base/types.h"
+#include "core/cluster/failure_model.h"
 #include "core/cluster/node_event.h"
-
-enum gs_fail_dist { GS_FAIL_EXPONENTIAL, GS_FAIL_WEIBULL };
-
-/* A failure model: every node alternates up times drawn from `dist` with
- * mean mtbf_s and a fixed repair of repair_s down. */
-struct gs_failure_model {
-    uint64_t seed;
-    double mtbf_s, repair_s;
-    int dist;            /* enum gs_fail_dist */
-    double shape;        /* Weibull shape k (> 0); 1 = exponential */
-};
 
 /* One node's stream of failures: its own generator, seeded from the
  * model's seed and the node's index, so a node's failures do not depend on
