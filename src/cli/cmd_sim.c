@@ -168,6 +168,31 @@ static int finish_outputs(const char *dir, struct out_files *o, int ok)
                                "earlier run)", dir);
 }
 
+/* --failures in the text report: one paragraph from the summary's object. */
+static void print_failures(const struct gs_sim_result *r)
+{
+    json_t *f = gs_report_fail_json(r->engine, r->fail);
+    if (!f)
+        return;
+    const json_t *l = json_object_get(f, "largest"), *e = json_object_get(f, "ettr");
+    printf("\nnode failures: %lld, runs ended %lld, jobs hit %lld, lost %.1f GPU-h, ETTR %s",
+           (long long)json_integer_value(json_object_get(f, "events")),
+           (long long)json_integer_value(json_object_get(f, "runs_ended")),
+           (long long)json_integer_value(json_object_get(f, "jobs_hit")),
+           json_number_value(json_object_get(f, "lost_gpu_s")) / 3600,
+           json_is_real(e) ? "" : "-");
+    if (json_is_real(e))
+        printf("%.4f", json_real_value(e));
+    if (json_is_object(l) && json_is_real(json_object_get(l, "ettr")))
+        printf(" (largest job %s, %lld GPUs: ETTR %.4f, %lld restarts)",
+               json_string_value(json_object_get(l, "id")),
+               (long long)json_integer_value(json_object_get(l, "gpus")),
+               json_real_value(json_object_get(l, "ettr")),
+               (long long)json_integer_value(json_object_get(l, "restarts")));
+    printf("\n");
+    json_decref(f);
+}
+
 static int run(const struct sim_args *a, const struct gs_cluster *cl,
                const struct gs_policy *pol, const struct gs_trace *tr,
                const struct gs_node_events *ne)
@@ -223,6 +248,8 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
             printf("time 0 = %s (the trace's earliest submit; times below are seconds after "
                    "it)\n", iso);
         gs_report_summary_text(stdout, &r.summary, pol);
+        if (r.fail)
+            print_failures(&r);
     }
     gs_sim_result_fini(&r);
     return status;

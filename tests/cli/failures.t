@@ -17,7 +17,7 @@
 # job C at 1e6 s keeps the node events of gen's file (horizon = last submit
 # + longest job) past A's end.
 . "$(dirname "$0")/tap.sh"
-plan 27
+plan 28
 cat >"$TMP/c.yaml" <<'Y'
 cluster:
   gpu_types:
@@ -89,6 +89,9 @@ ok $(cmp -s "$TMP/fa/jobs.csv" "$TMP/fc/jobs.csv"; [ $? -ne 0 ]; echo $?) "anoth
 printf 'node_mtbf: 1d\nrepair: 2h\nseed: 5\ndistribution: weibull\nshape: 0.7\n' >"$TMP/w.yaml"
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/w.yaml" --json --check
 is "$(printf '%s' "$out" | jq '.failures.events > 0')" true "weibull failures happen"
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml"
+like "$out" "^node failures: $(jq .failures.events "$TMP/fa/summary.json"), runs ended $(jq .failures.runs_ended "$TMP/fa/summary.json")" \
+    "the text report has a failures line"
 # without --failures: no failures object, no new columns
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --json
 is "$(printf '%s' "$out" | jq 'has("failures")')" false "no failures object without --failures"
