@@ -95,8 +95,10 @@ static int draw(struct gs_fail_stream *s, gs_time until, int close, struct gs_no
             return GS_ENOMEM;
     if (until > s->drawn_to)
         s->drawn_to = until;
-    struct gs_node_events tail = { out->ev + first, out->n - first, out->n - first };
-    gs_node_events_sort(&tail);
+    if (out->n > first) { /* (out->ev may be NULL when nothing was drawn) */
+        struct gs_node_events tail = { out->ev + first, out->n - first, out->n - first };
+        gs_node_events_sort(&tail);
+    }
     return 0;
 }
 

@@ -17,7 +17,7 @@
 # job C at 1e6 s keeps the node events of gen's file (horizon = last submit
 # + longest job) past A's end.
 . "$(dirname "$0")/tap.sh"
-plan 28
+plan 32
 cat >"$TMP/c.yaml" <<'Y'
 cluster:
   gpu_types:
@@ -106,6 +106,38 @@ for pol in easy-user conservative-user; do
        "$("$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --policy "$P/$pol.yaml" \
            --failures "$TMP/f5.yaml" --json | jq -c .failures)" "compare = sim for $pol"
 done
+
+# retry.expedite: a job requeued after a node failure goes ahead of its
+# peers.  n1, n2 x 8 GPUs, FIFO.  A: 8 GPUs, 1000 s, checkpoint every 300 s
+# at no cost; B: 8 GPUs, 500 s (both at 0); C, D: 8 GPUs, 400 s at 10, 20.
+# n1 is down 400-450: A has 300 s saved.  Plain requeue puts A behind C and
+# D: C takes n1 at 450, D n2 at 500, A restarts at 850 and ends 850 + 700 =
+# 1550.  Expedited: A restarts on n1 at 450 and ends 1150; C takes n2 at
+# 500 (ends 900), D follows there at 900 (ends 1300).
+cat >"$TMP/c2.yaml" <<'Y'
+cluster:
+  gpu_types:
+    H100-80G: { memory_gb: 80 }
+  nodes:
+    - { name: n1, gpus: 8, gpu_type: H100-80G }
+    - { name: n2, gpus: 8, gpu_type: H100-80G }
+Y
+printf 'id,submit,duration,gpus,checkpoint_interval,checkpoint_cost,restore_cost\nA,0,1000,8,300,0,0\nB,0,500,8,0,0,0\nC,10,400,8,0,0,0\nD,20,400,8,0,0,0\n' >"$TMP/q.csv"
+printf 'time,node,state\n400,n1,down\n450,n1,up\n' >"$TMP/q-ev.csv"
+printf 'retry:\n  expedite: true\n' >"$TMP/exp.yaml"
+"$GPUSCHED" sim --cluster "$TMP/c2.yaml" --trace "$TMP/q.csv" --node-events "$TMP/q-ev.csv" \
+    --check --out "$TMP/q0" >/dev/null
+is "$(cut -d, -f1,3,4 "$TMP/q0/jobs.csv" | tr '\n' ' ')" "id,start,end A,0,1550 B,0,500 C,450,850 D,500,900 " \
+    "plain requeue: A behind C and D"
+"$GPUSCHED" sim --cluster "$TMP/c2.yaml" --trace "$TMP/q.csv" --node-events "$TMP/q-ev.csv" \
+    --policy "$TMP/exp.yaml" --check --out "$TMP/q1" >/dev/null
+is "$(cut -d, -f1,3,4 "$TMP/q1/jobs.csv" | tr '\n' ' ')" "id,start,end A,0,1150 B,0,500 C,500,900 D,900,1300 " \
+    "retry.expedite: A restarts at the repair's end"
+printf 'retry:\n  expedite: maybe\n' >"$TMP/exp-bad.yaml"
+run "$GPUSCHED" sim --cluster "$TMP/c2.yaml" --trace "$TMP/q.csv" --policy "$TMP/exp-bad.yaml"
+like "$out" "exp-bad.yaml:2: .*retry.expedite" "a bad retry.expedite names file, line and key"
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml" --policy "$TMP/exp.yaml" --check
+ok $rc "random failures with retry.expedite (invariants checked)"
 
 # bad files name file, line and key
 bad() { printf "$1" >"$TMP/bad.yaml"
