@@ -1,5 +1,7 @@
 /* report_fail.c - failure cost and ETTR (report_fail.h). */
 #include "report/report_fail.h"
+#include "io/html_svg.h"
+#include "report/html_private.h"
 #include "report/report.h"
 
 #include <stdlib.h>
@@ -152,4 +154,53 @@ void gs_report_fail_csv_row(FILE *out, const struct gs_sim_fail *f, int job,
     gs_report_fmt_sec(buf, sizeof buf,
                       (double)gs_job_info_milli_gpus(ji) * (double)lost / GS_MILLI_GPU / 1000);
     fprintf(out, ",%s,%d", buf, (size_t)job < f->njobs ? f->restarts[job] : 0);
+}
+
+static void html_num(FILE *out, const json_t *v, int decimals, double scale)
+{
+    fputs("<td>", out);
+    if (json_is_number(v))
+        fprintf(out, "%.*f", decimals, json_number_value(v) * scale);
+    else
+        fputs("-", out);
+    fputs("</td>", out);
+}
+
+void gs_report_fail_html(FILE *out, const struct gs_engine *eng, const struct gs_sim_fail *f)
+{
+    json_t *j = gs_report_fail_json(eng, f);
+    if (!j)
+        return;
+    const json_t *l = json_object_get(j, "largest"), *teams = json_object_get(j, "by_team");
+    gs_html_section(out, "Node failures",
+                    "Random node failures drawn during the run (sim --failures). ETTR: useful "
+                    "run time over wall time since the first start, GPU-time weighted.");
+    fprintf(out, "<table><tr><th>failures</th><th>runs ended</th><th>jobs hit</th>"
+                 "<th>lost GPU-h</th><th>ETTR</th><th>largest job</th><th>its ETTR</th>"
+                 "<th>its restarts</th></tr>\n<tr><td>%lld</td><td>%lld</td><td>%lld</td>",
+            (long long)json_integer_value(json_object_get(j, "events")),
+            (long long)json_integer_value(json_object_get(j, "runs_ended")),
+            (long long)json_integer_value(json_object_get(j, "jobs_hit")));
+    html_num(out, json_object_get(j, "lost_gpu_s"), 1, 1.0 / 3600);
+    html_num(out, json_object_get(j, "ettr"), 4, 1);
+    fputs("<td>", out);
+    html_text(out, json_is_object(l) ? json_string_value(json_object_get(l, "id")) : "-");
+    fputs("</td>", out);
+    html_num(out, json_object_get(l, "ettr"), 4, 1);
+    html_num(out, json_object_get(l, "restarts"), 0, 1);
+    fputs("</tr></table>\n<table><tr><th>team</th><th>ETTR</th><th>lost GPU-h</th>"
+          "<th>restarts</th></tr>\n", out);
+    const char *team;
+    const json_t *t;
+    json_object_foreach((json_t *)teams, team, t) {
+        fputs("<tr><td>", out);
+        html_text(out, team);
+        fputs("</td>", out);
+        html_num(out, json_object_get(t, "ettr"), 4, 1);
+        html_num(out, json_object_get(t, "lost_gpu_s"), 1, 1.0 / 3600);
+        html_num(out, json_object_get(t, "restarts"), 0, 1);
+        fputs("</tr>\n", out);
+    }
+    fputs("</table></section>\n", out);
+    json_decref(j);
 }

@@ -33,4 +33,8 @@ void gs_report_fail_csv_header(FILE *out);
 void gs_report_fail_csv_row(FILE *out, const struct gs_sim_fail *f, int job,
                             const struct gs_job_info *ji);
 
+/* The HTML report's "Node failures" section: the summary's failures object
+ * as two tables (totals and the largest job; per team). */
+void gs_report_fail_html(FILE *out, const struct gs_engine *eng, const struct gs_sim_fail *f);
+
 #endif

@@ -17,7 +17,7 @@
 # job C at 1e6 s keeps the node events of gen's file (horizon = last submit
 # + longest job) past A's end.
 . "$(dirname "$0")/tap.sh"
-plan 32
+plan 33
 cat >"$TMP/c.yaml" <<'Y'
 cluster:
   gpu_types:
@@ -92,6 +92,10 @@ is "$(printf '%s' "$out" | jq '.failures.events > 0')" true "weibull failures ha
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml"
 like "$out" "^node failures: $(jq .failures.events "$TMP/fa/summary.json"), runs ended $(jq .failures.runs_ended "$TMP/fa/summary.json")" \
     "the text report has a failures line"
+"$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml" --html "$TMP/r.html" >/dev/null
+is "$(grep -A3 '<h2>Node failures' "$TMP/r.html" | sed -n 's|^<tr><td>\([0-9]*\)</td><td>\([0-9]*\)</td>.*|\1 \2|p')" \
+   "$(jq -r '"\(.failures.events) \(.failures.runs_ended)"' "$TMP/fa/summary.json")" \
+   "the HTML report's Node failures section has the summary's counts"
 # without --failures: no failures object, no new columns
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --json
 is "$(printf '%s' "$out" | jq 'has("failures")')" false "no failures object without --failures"
