@@ -19,6 +19,8 @@ int gs_report_job_ettr(const struct gs_job_info *ji, double *ettr)
 
 struct totals {
     double useful, wall, lost;  /* milli-GPU x ms */
+    double lost_all, lost_kill; /* the engine's lost (failures and preemption);
+                                   killed jobs' work past their last checkpoint */
     int64_t jobs_hit;
     int largest;                /* engine handle, -1 = none */
     int largest_gpus;
@@ -32,6 +34,9 @@ static void add_job(struct totals *t, const struct gs_sim_fail *f, int j,
         t->lost += mg * (double)f->lost[j];
         t->jobs_hit += f->restarts[j] > 0;
     }
+    t->lost_all += mg * (double)ji->lost;
+    if (ji->state == GS_JOB_KILLED && ji->work > ji->saved)
+        t->lost_kill += mg * (double)(ji->work - ji->saved);
     if (ji->first_start != GS_TIME_NONE && ji->gpus > t->largest_gpus) {
         t->largest = j;
         t->largest_gpus = ji->gpus;
@@ -120,7 +125,7 @@ static json_t *by_team_json(const struct gs_engine *eng, const struct gs_sim_fai
 
 json_t *gs_report_fail_json(const struct gs_engine *eng, const struct gs_sim_fail *f)
 {
-    struct totals t = { 0, 0, 0, 0, -1, 0 };
+    struct totals t = { 0, 0, 0, 0, 0, 0, -1, 0 };
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
         if (gs_engine_job_info(eng, j, &ji) == 0)
@@ -129,9 +134,12 @@ json_t *gs_report_fail_json(const struct gs_engine *eng, const struct gs_sim_fai
     json_t *teams = by_team_json(eng, f);
     if (!teams)
         return NULL;
-    return json_pack("{s:I, s:I, s:I, s:f, s:o, s:o, s:o}", "events", (json_int_t)f->events,
-                     "runs_ended", (json_int_t)f->hits, "jobs_hit", (json_int_t)t.jobs_hit,
-                     "lost_gpu_s", t.lost / GS_MILLI_GPU / 1000, "ettr",
+    double k = 1.0 / GS_MILLI_GPU / 1000; /* milli-GPU x ms -> GPU-s */
+    return json_pack("{s:I, s:I, s:I, s:f, s:{s:f, s:f, s:f}, s:o, s:o, s:o}", "events",
+                     (json_int_t)f->events, "runs_ended", (json_int_t)f->hits, "jobs_hit",
+                     (json_int_t)t.jobs_hit, "lost_gpu_s", t.lost * k, "lost_gpu_s_by_cause",
+                     "failure", t.lost * k, "preemption", (t.lost_all - t.lost) * k,
+                     "time_limit", t.lost_kill * k, "ettr",
                      t.wall > 0 ? json_real(t.useful / t.wall) : json_null(), "largest",
                      largest_json(eng, f, t.largest), "by_team", teams);
 }

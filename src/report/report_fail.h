@@ -19,7 +19,8 @@ int gs_report_job_ettr(const struct gs_job_info *ji, double *ettr);
 
 /* The summary's `failures` object (new reference, NULL on allocation
  * failure): events (node failures), runs_ended, jobs_hit, lost_gpu_s (work
- * lost to failures x GPUs), ettr (GPU-time weighted over the jobs that
+ * lost to failures x GPUs), lost_gpu_s_by_cause {failure, preemption,
+ * time_limit (killed jobs' work past their last checkpoint)}, ettr (GPU-time weighted over the jobs that
  * started and ended: sum of gpus x useful / sum of gpus x wall; null when
  * there are none), largest {id, gpus, ettr, restarts} (the first job of
  * the most GPUs that started) and by_team {TEAM: {ettr, lost_gpu_s,

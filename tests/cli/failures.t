@@ -17,7 +17,7 @@
 # job C at 1e6 s keeps the node events of gen's file (horizon = last submit
 # + longest job) past A's end.
 . "$(dirname "$0")/tap.sh"
-plan 33
+plan 35
 cat >"$TMP/c.yaml" <<'Y'
 cluster:
   gpu_types:
@@ -142,6 +142,28 @@ run "$GPUSCHED" sim --cluster "$TMP/c2.yaml" --trace "$TMP/q.csv" --policy "$TMP
 like "$out" "exp-bad.yaml:2: .*retry.expedite" "a bad retry.expedite names file, line and key"
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml" --policy "$TMP/exp.yaml" --check
 ok $rc "random failures with retry.expedite (invariants checked)"
+
+# lost GPU-s by cause.  Time limit: one job of 8 GPUs, 1000 s of work,
+# checkpoint every 300 s at no cost, queue.runtime_cap 500 s: killed at 500
+# with 300 s saved, so 200 s x 8 = 1600 GPU-s lost to the limit.
+printf 'id,submit,duration,gpus,checkpoint_interval,checkpoint_cost,restore_cost\nK,0,1000,8,300,0,0\n' >"$TMP/k.csv"
+printf 'queue:\n  runtime_cap: 500\n' >"$TMP/cap.yaml"
+printf 'node_mtbf: 100000h\nrepair: 1h\n' >"$TMP/rare.yaml"
+is "$("$GPUSCHED" sim --cluster "$TMP/c.yaml" --trace "$TMP/k.csv" --policy "$TMP/cap.yaml" \
+        --failures "$TMP/rare.yaml" --json | jq -c '[.killed, .failures.lost_gpu_s_by_cause]')" \
+   '[1,{"failure":0,"preemption":0,"time_limit":1600}]' "a job killed by its runtime cap: 1600 GPU-s to time_limit"
+# preemption and failures in one run (arrangement (a) of docs/preemption.md):
+# preemption's part = jobs.csv's lost_gpu_s - lost_gpu_s_failure, and the
+# two add up to the summary's preemption.lost_gpu_hours (to 0.01 GPU-s)
+"$GPUSCHED" gen --jobs 600 --seed 5 --cluster "$C" --infer-share 0.3 --infer-gpu 0.5 \
+    --ckpt-interval 30m --out "$TMP/big.csv"
+"$GPUSCHED" sim --cluster "$C" --trace "$TMP/big.csv" --policy "$ROOT/examples/preemption/a-immediate.yaml" \
+    --failures "$TMP/f5.yaml" --check --out "$TMP/pb" >/dev/null
+is "$(jq -r '.failures.lost_gpu_s_by_cause as $c | (.preemption.lost_gpu_hours * 3600) as $l |
+        "\($c.preemption > 0) \($c.failure > 0) \((($c.failure + $c.preemption - $l) | fabs) < 0.01) \($c.preemption * 100 | round)"' \
+        "$TMP/pb/summary.json")" \
+   "true true true $(awk -F, 'NR > 1 {a += $12; f += $17} END {printf "%d", (a - f) * 100 + 0.5}' "$TMP/pb/jobs.csv")" \
+   "preemption and failure causes add up to the summary's lost work and match jobs.csv"
 
 # bad files name file, line and key
 bad() { printf "$1" >"$TMP/bad.yaml"
