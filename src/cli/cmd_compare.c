@@ -3,7 +3,9 @@
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
 #include "cli/progress_out.h"
+#include "io/failures_yaml.h"
 #include "report/report.h"
+#include "report/report_fail.h"
 #include "report/report_preempt.h"
 #include "sim/sim.h"
 
@@ -17,13 +19,17 @@
 static const char *const compare_help =
     "usage: gpusched compare --cluster C.yaml --trace T.csv --policy A.yaml\n"
     "                        --policy B.yaml ... [--json] [--html FILE]\n"
+    "                        [--failures F.yaml]\n"
     "\n"
     "Run every policy on the same trace and print one table: queue-wait p50/p90/p99\n"
     "overall and per size class, util_alloc, schedulability, jobs_per_gpu_day, the\n"
     "number of backfilled jobs and the accuracy of the duration estimates\n"
     "(median and p90 of estimate/actual, share underestimated).\n"
     "\n"
-    "  --html FILE   also write a self-contained HTML report with charts\n";
+    "  --html FILE   also write a self-contained HTML report with charts\n"
+    "  --failures F  random node failures drawn in every run, the same for each\n"
+    "                policy (docs/failures.md): adds ETTR, lost GPU-h and failure\n"
+    "                counts per policy (a table; `failures` in --json)\n";
 
 /* One policy's replay; path, name and policy are borrowed from the
  * arguments and the loaded inputs. */
@@ -32,10 +38,12 @@ struct run {
     const struct gs_policy *pol;
     struct gs_summary sum;
     struct gs_wait_cdf cdf;
+    json_t *fail;        /* owned: the failures object (--failures), or NULL */
 };
 
 struct compare_args {
-    const char *cluster, *trace, *html;
+    const char *cluster, *trace, *html, *failures;
+    struct gs_failure_model model;
     const char *policies[MAX_POLICIES];
     int npol, json;
 };
@@ -55,6 +63,11 @@ static int run_one(struct run *r, const struct gs_cluster *cl, const struct gs_t
     res->summary.pre.teams = NULL;
     res->summary.pre.nteams = 0;
     gs_wait_cdf_build(&r->cdf, res->engine);
+    if (res->fail && !(r->fail = gs_report_fail_json(res->engine, res->fail))) {
+        if (!keep)
+            gs_sim_result_fini(res);
+        return cli_failf("compare", 1, "out of memory");
+    }
     if (!keep)
         gs_sim_result_fini(res);
     return 0;
@@ -87,6 +100,26 @@ static void print_table(const struct run *runs, int n)
             printf(" %26s", cell);
         }
         printf("\n");
+    }
+}
+
+/* --failures: what they cost under each policy. */
+static void print_fail_table(const struct run *runs, int n)
+{
+    if (!runs[0].fail)
+        return;
+    printf("\nnode failures (one process, drawn while each run has jobs)\n"
+           "%-22s %8s %8s %8s %12s %8s %13s\n",
+           "policy", "failures", "runs", "jobs", "lost GPU-h", "ETTR", "largest ETTR");
+    for (int i = 0; i < n; i++) {
+        const json_t *f = runs[i].fail, *l = json_object_get(f, "largest");
+        printf("%-22.22s %8lld %8lld %8lld %12.1f %8.4f %13.4f\n", runs[i].name,
+               (long long)json_integer_value(json_object_get(f, "events")),
+               (long long)json_integer_value(json_object_get(f, "runs_ended")),
+               (long long)json_integer_value(json_object_get(f, "jobs_hit")),
+               json_number_value(json_object_get(f, "lost_gpu_s")) / 3600,
+               json_number_value(json_object_get(f, "ettr")),
+               json_number_value(json_object_get(l, "ettr")));
     }
 }
 
@@ -133,6 +166,8 @@ static json_t *runs_json(const struct run *runs, int n)
         json_t *o = gs_report_summary_json(&runs[i].sum, runs[i].pol);
         if (o)
             json_object_set_new(o, "name", json_string(runs[i].name));
+        if (o && runs[i].fail)
+            json_object_set(o, "failures", runs[i].fail);
         json_array_append_new(arr, o);
     }
     return json_pack("{s:o}", "policies", arr);
@@ -151,6 +186,7 @@ static int compare_opt(int c, const char *val, void *arg)
         break;
     case 'j': a->json = 1; break;
     case 'H': a->html = val; break;
+    case 'F': a->failures = val; break;
     }
     return 0;
 }
@@ -161,6 +197,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
         { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
         { "policy", required_argument, NULL, 'p' },  { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },          { "html", required_argument, NULL, 'H' },
+        { "failures", required_argument, NULL, 'F' },
         { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "compare", compare_help, opts };
@@ -178,6 +215,7 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
 {
     struct cli_html h;
     struct gs_sim_opts o = { 0 };
+    o.failures = a->failures ? &a->model : NULL;
     struct gs_sim_result first;
     memset(&first, 0, sizeof first);
     cli_html_init(&h, a->html != NULL);
@@ -187,9 +225,11 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     for (int i = 0; status == 0 && i < n; i++) {
         struct cli_progress prog;
         struct gs_sim_opts rest = { 0 }, *oi = i == 0 ? &o : &rest;
+        rest.failures = o.failures;
         cli_progress_init(&prog, "compare", runs[i].name, in->trace);
         cli_progress_opts(&prog, oi);
-        status = run_one(&runs[i], in->cluster, in->trace, i == 0 || prog.on ? oi : NULL,
+        status = run_one(&runs[i], in->cluster, in->trace,
+                         i == 0 || prog.on || o.failures ? oi : NULL,
                          i == 0 ? &first : NULL);
         cli_progress_done(&prog, status == 0);
     }
@@ -204,6 +244,7 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     else if (status == 0) {
         print_table(runs, n);
         print_class_table(runs, n);
+        print_fail_table(runs, n);
     }
     return status;
 }
@@ -220,7 +261,10 @@ int cmd_compare(int argc, char **argv)
     struct gs_cli_inputs in;
     gs_cli_inputs_init(&in, "compare");
     int status = 1;
-    if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.policies, a.npol) == 0) {
+    struct gs_error err = { 0 };
+    if (a.failures && gs_failures_load_yaml(a.failures, &a.model, &err) < 0) {
+        cli_fail("compare", &err);
+    } else if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.policies, a.npol) == 0) {
         for (int i = 0; i < a.npol; i++) {
             runs[i] = (struct run){ .path = a.policies[i], .name = in.names[i],
                                     .pol = &in.pols[i] };
@@ -228,8 +272,10 @@ int cmd_compare(int argc, char **argv)
         }
         status = run_all(&a, &in, runs, a.npol);
     }
-    for (int i = 0; i < a.npol; i++)
+    for (int i = 0; i < a.npol; i++) {
         gs_summary_fini(&runs[i].sum);
+        json_decref(runs[i].fail);
+    }
     gs_cli_inputs_fini(&in);
     return status;
 }

@@ -3,11 +3,13 @@
 #include "cli/cli_load.h"
 #include "cli/cli_out.h"
 #include "cli/html_out.h"
+#include "io/failures_yaml.h"
 #include "io/node_events_csv.h"
 #include "cli/progress_out.h"
 #include "cli/start_latency.h"
 #include "io/job_fields.h"
 #include "report/report.h"
+#include "report/report_fail.h"
 #include "sim/sim.h"
 
 #include <errno.h>
@@ -17,7 +19,7 @@
 static const char *const sim_help =
     "usage: gpusched sim --cluster C.yaml --trace T.csv [--policy P.yaml]\n"
     "                    [--out DIR] [--json] [--html FILE] [--node-events E.csv]\n"
-    "                    [--start-latency-from URL|FILE]\n"
+    "                    [--failures F.yaml] [--start-latency-from URL|FILE]\n"
     "\n"
     "Replay the trace on the cluster under the policy (defaults: fifo + pack)\n"
     "and print the summary: queue-wait percentiles overall, per size class and\n"
@@ -39,6 +41,11 @@ static const char *const sim_help =
     "  --check         verify every engine invariant after every step (slow; tests)\n"
     "  --node-events F nodes going down, draining, coming back: CSV time,node,state\n"
     "                  (down | drain | up; optional gpu column), docs/formats.md\n"
+    "  --failures F    random node failures drawn during the run: YAML node_mtbf,\n"
+    "                  repair, seed, distribution (exponential | weibull), shape\n"
+    "                  (docs/failures.md); adds the summary's `failures` object\n"
+    "                  (ETTR, lost GPU-s) and jobs.csv's columns ettr,\n"
+    "                  lost_gpu_s_failure, restarts at the end\n"
     "  --start-latency-from SRC  the policy's start_latency.median and .sigma\n"
     "                  from what gpuschedd measured (decision to running, engine\n"
     "                  time): SRC is its URL (GET /v1/cluster) or a file with\n"
@@ -46,7 +53,8 @@ static const char *const sim_help =
     "                  live-vs-sim comparisons (docs/daemon.md)\n";
 
 struct sim_args {
-    const char *cluster, *trace, *policy, *out, *html, *node_events, *latency_from;
+    const char *cluster, *trace, *policy, *out, *html, *node_events, *latency_from, *failures;
+    struct gs_failure_model model;
     int json, check;
 };
 
@@ -63,6 +71,7 @@ static int sim_opt(int c, const char *val, void *arg)
     case 'H': a->html = val; break;
     case 'N': a->node_events = val; break;
     case 'L': a->latency_from = val; break;
+    case 'F': a->failures = val; break;
     }
     return 0;
 }
@@ -76,6 +85,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
         { "help", no_argument, NULL, 'h' },          { "html", required_argument, NULL, 'H' },
         { "node-events", required_argument, NULL, 'N' },
         { "start-latency-from", required_argument, NULL, 'L' },
+        { "failures", required_argument, NULL, 'F' },
         { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "sim", sim_help, opts };
@@ -113,6 +123,8 @@ static json_t *summary_json(const struct gs_sim_result *r, const struct gs_polic
                             int64_t epoch)
 {
     json_t *j = gs_report_summary_json(&r->summary, pol);
+    if (j && r->fail)
+        json_object_set_new(j, "failures", gs_report_fail_json(r->engine, r->fail));
     char iso[40];
     if (j && epoch != GS_TIME_NONE && gs_format_iso8601(epoch, iso, sizeof iso) > 0)
         json_object_set_new(j, "time_zero", json_pack("{s:s, s:f}", "iso", iso, "unix",
@@ -134,7 +146,7 @@ static int write_outputs(const struct sim_args *a, struct out_files *o,
         return 1;
     if (open_in(a->out, "jobs.csv", &o->jobs, o->paths[2], sizeof o->paths[2]))
         return 1;
-    gs_report_jobs_csv_at(o->jobs.f, r->engine, epoch);
+    gs_report_jobs_csv_fail(o->jobs.f, r->engine, epoch, r->fail);
     return cli_out_close("sim", &o->jobs);
 }
 
@@ -156,6 +168,31 @@ static int finish_outputs(const char *dir, struct out_files *o, int ok)
                                "earlier run)", dir);
 }
 
+/* --failures in the text report: one paragraph from the summary's object. */
+static void print_failures(const struct gs_sim_result *r)
+{
+    json_t *f = gs_report_fail_json(r->engine, r->fail);
+    if (!f)
+        return;
+    const json_t *l = json_object_get(f, "largest"), *e = json_object_get(f, "ettr");
+    printf("\nnode failures: %lld, runs ended %lld, jobs hit %lld, lost %.1f GPU-h, ETTR %s",
+           (long long)json_integer_value(json_object_get(f, "events")),
+           (long long)json_integer_value(json_object_get(f, "runs_ended")),
+           (long long)json_integer_value(json_object_get(f, "jobs_hit")),
+           json_number_value(json_object_get(f, "lost_gpu_s")) / 3600,
+           json_is_real(e) ? "" : "-");
+    if (json_is_real(e))
+        printf("%.4f", json_real_value(e));
+    if (json_is_object(l) && json_is_real(json_object_get(l, "ettr")))
+        printf(" (largest job %s, %lld GPUs: ETTR %.4f, %lld restarts)",
+               json_string_value(json_object_get(l, "id")),
+               (long long)json_integer_value(json_object_get(l, "gpus")),
+               json_real_value(json_object_get(l, "ettr")),
+               (long long)json_integer_value(json_object_get(l, "restarts")));
+    printf("\n");
+    json_decref(f);
+}
+
 static int run(const struct sim_args *a, const struct gs_cluster *cl,
                const struct gs_policy *pol, const struct gs_trace *tr,
                const struct gs_node_events *ne)
@@ -170,7 +207,8 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
             return 1;
         gs_report_timeline_header(files.timeline.f);
     }
-    struct gs_sim_opts o = { on_tick, NULL, &files, a->check, ne };
+    struct gs_sim_opts o = { on_tick, NULL, &files, a->check, ne,
+                             a->failures ? &a->model : NULL };
     struct cli_html h;
     cli_html_init(&h, a->html != NULL);
     cli_html_names(&h, a->cluster, a->trace, &a->policy, 1);
@@ -210,6 +248,8 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
             printf("time 0 = %s (the trace's earliest submit; times below are seconds after "
                    "it)\n", iso);
         gs_report_summary_text(stdout, &r.summary, pol);
+        if (r.fail)
+            print_failures(&r);
     }
     gs_sim_result_fini(&r);
     return status;
@@ -223,6 +263,17 @@ static int load_node_events(const struct sim_args *a, const struct gs_cli_inputs
     struct gs_error err = { 0 };
     if (gs_node_events_load(a->node_events, in->cluster, gs_trace_epoch(in->trace), ne,
                             &err) == 0)
+        return 0;
+    cli_fail("sim", &err);
+    return -1;
+}
+
+static int load_failures(struct sim_args *a)
+{
+    if (!a->failures)
+        return 0;
+    struct gs_error err = { 0 };
+    if (gs_failures_load_yaml(a->failures, &a->model, &err) == 0)
         return 0;
     cli_fail("sim", &err);
     return -1;
@@ -256,6 +307,7 @@ int cmd_sim(int argc, char **argv)
     if (gs_cli_inputs_cluster(&in, a.cluster) == 0 &&
         gs_cli_inputs_policies(&in, &a.policy, 1) == 0 &&
         gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0 &&
+        load_failures(&a) == 0 &&
         load_latency(&a, &in.pols[0]) == 0) {
         gs_cli_warn_load("sim", in.cluster, &in.pols[0], NULL, in.trace);
         status = run(&a, in.cluster, &in.pols[0], in.trace, a.node_events ? &ne : NULL);

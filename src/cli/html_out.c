@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/cli_out.h"
 #include "report/html_report.h"
+#include "report/report_fail.h"
 
 #include <string.h>
 
@@ -75,6 +76,8 @@ int cli_html_sim(const char *path, struct cli_html *h, const struct gs_sim_resul
         return 1;
     struct gs_html_run run = { "simulation", &r->summary, r->engine, &h->tl, pol, NULL };
     gs_html_run_sections(f, &run);
+    if (r->fail)
+        gs_report_fail_html(f, r->engine, r->fail);
     return close_page("sim", &o);
 }
 

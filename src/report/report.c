@@ -3,6 +3,7 @@
 #include "io/csv.h"
 #include "io/job_fields.h"
 #include "io/report_diag.h"
+#include "report/report_fail.h"
 #include "report/report_preempt.h"
 #include "core/diagnose/diagnose.h"
 #include "core/metrics/preempt_metrics.h"
@@ -295,9 +296,18 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
 
 int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms)
 {
+    return gs_report_jobs_csv_fail(f, eng, epoch_ms, NULL);
+}
+
+int gs_report_jobs_csv_fail(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
+                            const struct gs_sim_fail *fail)
+{
     fprintf(f, "id,submit,start,end,wait,gpus,placement,state,team,"
-               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason%s\n",
+               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason%s",
             epoch_ms != GS_TIME_NONE ? ",submit_time,start_time,end_time" : "");
+    if (fail)
+        gs_report_fail_csv_header(f);
+    fputc('\n', f);
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
         if (gs_engine_job_info(eng, j, &ji) < 0)
@@ -321,6 +331,8 @@ int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms
             iso_cell(f, epoch_ms, ji.first_start);
             iso_cell(f, epoch_ms, ji.end);
         }
+        if (fail)
+            gs_report_fail_csv_row(f, fail, j, &ji);
         fputc('\n', f);
     }
     return ferror(f) ? GS_EIO : 0;

@@ -38,6 +38,12 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng);
  * never started or ended). */
 int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms);
 
+/* The same, and when `fail` (sim --failures) is not NULL three more
+ * columns at the very end: ettr, lost_gpu_s_failure, restarts
+ * (report_fail.h; docs/failures.md). */
+int gs_report_jobs_csv_fail(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
+                            const struct gs_sim_fail *fail);
+
 /* Timeline writer for gs_sim_opts.on_tick: one CSV row per step:
  * time, allocated GPUs (share-weighted), free GPUs, S_k, fragmented GPUs,
  * pending, running.  Call gs_report_timeline_header first. */

@@ -26,7 +26,18 @@ struct sim {
     int failed;         /* GS_ENOMEM inside the observer, or GS_ERANGE */
     int failed_job;     /* GS_ERANGE: the job whose end is not representable */
     size_t next_node_ev; /* next of opts->node_events to apply */
+    /* opts->failures: the process, the events drawn and not yet applied */
+    struct gs_fail_stream fs;
+    struct gs_node_events fev;
+    size_t next_fev;
+    unsigned char *fail_down; /* node -> down under a failure's repair */
+    int nfail_down;
+    gs_time *lost_seen;       /* engine handle -> its `lost` at its last event */
+    struct gs_sim_fail *fail; /* NULL without failures */
 };
+
+/* Failure events are drawn a day at a time. */
+#define FAIL_WINDOW_MS ((gs_time)86400 * 1000)
 
 static int ev_less(const struct finish_ev *a, const struct finish_ev *b)
 {
@@ -76,6 +87,22 @@ static gs_time oracle_estimate(void *arg, const struct gs_engine *eng, int job)
     return gs_trace_duration(s->tr, s->trace_of[job]);
 }
 
+/* Lost work by cause: the growth of the job's `lost` at a GS_EV_FAIL is the
+ * failure's; at any other event (preemption) it is not. */
+static void count_failure(struct sim *s, const struct gs_event *ev)
+{
+    struct gs_job_info ji;
+    if (ev->job < 0 || (size_t)ev->job >= s->fail->njobs ||
+        gs_engine_job_info(s->eng, ev->job, &ji) < 0)
+        return;
+    if (ev->kind == GS_EV_FAIL) {
+        s->fail->lost[ev->job] += ji.lost - s->lost_seen[ev->job];
+        s->fail->restarts[ev->job]++;
+        s->fail->hits++;
+    }
+    s->lost_seen[ev->job] = ji.lost;
+}
+
 static void on_event(void *arg, const struct gs_event *ev)
 {
     struct sim *s = arg;
@@ -96,6 +123,8 @@ static void on_event(void *arg, const struct gs_event *ev)
                ev->kind == GS_EV_PREEMPT || ev->kind == GS_EV_FAIL) {
         s->gen[ev->job]++; /* its pending finish event is now stale */
     }
+    if (s->fail)
+        count_failure(s, ev);
     if (s->opts && s->opts->on_event)
         s->opts->on_event(s->opts->arg, ev);
 }
@@ -154,7 +183,47 @@ static gs_time next_time(const struct sim *s, const size_t *order, size_t next, 
     const struct gs_node_events *ne = s->opts ? s->opts->node_events : NULL;
     if (ne && s->next_node_ev < ne->n && ne->ev[s->next_node_ev].time < t)
         t = ne->ev[s->next_node_ev].time;
+    int work = next < n || gs_engine_pending_count(s->eng) > 0 ||
+               gs_engine_running_count(s->eng) > 0;
+    if (s->fail && work && s->next_fev < s->fev.n && s->fev.ev[s->next_fev].time < t)
+        t = s->fev.ev[s->next_fev].time;
     return t;
+}
+
+/* Keep at least one failure event drawn ahead (the process never ends). */
+static int refill_failures(struct sim *s, struct gs_error *err)
+{
+    if (!s->fail || s->next_fev < s->fev.n)
+        return 0;
+    s->fev.n = 0;
+    s->next_fev = 0;
+    /* from the next event on (a day may hold none when failures are rare) */
+    gs_time from = gs_fail_stream_next(&s->fs);
+    if (from < s->fs.drawn_to)
+        from = s->fs.drawn_to;
+    gs_time until = from > GS_TIME_INF - FAIL_WINDOW_MS ? GS_TIME_INF : from + FAIL_WINDOW_MS;
+    if (gs_fail_stream_draw(&s->fs, until, &s->fev) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Apply the failure events of instant `t`. */
+static int apply_failures(struct sim *s, gs_time t, int64_t *events, struct gs_error *err)
+{
+    while (s->fail && s->next_fev < s->fev.n && s->fev.ev[s->next_fev].time == t) {
+        const struct gs_node_event *e = &s->fev.ev[s->next_fev++];
+        int down = e->state == GS_NODE_DOWN;
+        if (down == s->fail_down[e->node])
+            continue;
+        s->fail_down[e->node] = (unsigned char)down;
+        s->nfail_down += down ? 1 : -1;
+        s->fail->events += down;
+        int rc = gs_engine_node_set_state(s->eng, t, e->node, e->state, err);
+        if (rc < 0)
+            return rc;
+        (*events)++;
+    }
+    return 0;
 }
 
 /* Apply the node events of instant `t`. */
@@ -215,13 +284,16 @@ static int after_step(struct sim *s, struct gs_metrics *m, gs_time t, struct gs_
 /* With node events, jobs may wait for GPUs that never come back: once
  * nothing runs and no submission or node event is left, nothing can change
  * any more (aging only reorders the waiting jobs), so the replay ends and
- * they stay unfinished.  Without node events the replay ends as it always
+ * they stay unfinished (with failures: also no node waits for a repair).
+ * Without node events or failures the replay ends as it always
  * did (this is not checked, so those schedules cannot change). */
 static int stuck(const struct sim *s, size_t next, size_t n)
 {
     const struct gs_node_events *ne = s->opts ? s->opts->node_events : NULL;
-    return ne && s->next_node_ev >= ne->n && next >= n && s->nheap == 0 &&
-           gs_engine_running_count(s->eng) == 0;
+    if (!ne && !s->fail)
+        return 0;
+    return (!ne || s->next_node_ev >= ne->n) && s->nfail_down == 0 && next >= n &&
+           s->nheap == 0 && gs_engine_running_count(s->eng) == 0;
 }
 
 /* Replay the n jobs of the trace in submit order (`order`, NULL when n is
@@ -233,10 +305,13 @@ static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, si
     size_t next = 0;
     gs_time wake = GS_TIME_INF, last = 0;
     int rc = 0;
-    for (gs_time t; rc == 0 && (t = next_time(s, order, next, n, wake)) != GS_TIME_INF;) {
+    for (gs_time t; rc == 0 && (rc = refill_failures(s, err)) == 0 &&
+                    (t = next_time(s, order, next, n, wake)) != GS_TIME_INF;) {
         rc = apply_finishes(s, t, &out->events, err);
         if (rc == 0)
             rc = apply_node_events(s, t, &out->events, err);
+        if (rc == 0)
+            rc = apply_failures(s, t, &out->events, err);
         while (rc == 0 && next < n && gs_trace_job(s->tr, order[next])->submit == t) {
             rc = submit_job(s, order[next++], t, err);
             out->events++;
@@ -256,6 +331,34 @@ static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, si
     return rc;
 }
 
+static int setup_failures(struct sim *s, const struct gs_cluster *cl, size_t n,
+                          struct gs_error *err)
+{
+    int rc = gs_fail_stream_init(&s->fs, s->opts->failures, gs_cluster_node_count(cl), err);
+    if (rc < 0)
+        return rc;
+    s->fail = gs_calloc(1, sizeof *s->fail);
+    s->fail_down = gs_calloc((size_t)gs_cluster_node_count(cl) + 1, 1);
+    s->lost_seen = gs_calloc(n ? n : 1, sizeof *s->lost_seen);
+    if (!s->fail || !s->fail_down || !s->lost_seen)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    s->fail->njobs = n;
+    s->fail->lost = gs_calloc(n ? n : 1, sizeof *s->fail->lost);
+    s->fail->restarts = gs_calloc(n ? n : 1, sizeof *s->fail->restarts);
+    if (!s->fail->lost || !s->fail->restarts)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    return 0;
+}
+
+static void sim_fail_free(struct gs_sim_fail *f)
+{
+    if (!f)
+        return;
+    gs_free(f->lost);
+    gs_free(f->restarts);
+    gs_free(f);
+}
+
 static int setup(struct sim *s, const struct gs_cluster *cl, const struct gs_policy *pol,
                  struct gs_error *err)
 {
@@ -267,6 +370,8 @@ static int setup(struct sim *s, const struct gs_cluster *cl, const struct gs_pol
     s->gen = gs_calloc(n ? n : 1, sizeof *s->gen);
     if (!s->trace_of || !s->gen)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
+    if (s->opts && s->opts->failures && setup_failures(s, cl, n, err) < 0)
+        return err && err->code < 0 ? err->code : GS_ENOMEM;
     gs_engine_set_observer(s->eng, on_event, s);
     if (pol->estimate == GS_EST_ORACLE) {
         struct gs_estimator est = { "oracle", oracle_estimate, NULL, s };
@@ -297,7 +402,14 @@ int gs_sim_run(const struct gs_cluster *cl, const struct gs_policy *pol,
     if (rc == 0) {
         out->engine = s.eng;
         s.eng = NULL;
+        out->fail = s.fail;
+        s.fail = NULL;
     }
+    sim_fail_free(s.fail);
+    gs_fail_stream_fini(&s.fs);
+    gs_node_events_fini(&s.fev);
+    gs_free(s.fail_down);
+    gs_free(s.lost_seen);
     gs_engine_destroy(s.eng);
     gs_free(s.trace_of);
     gs_free(s.gen);
@@ -312,6 +424,8 @@ void gs_sim_result_fini(struct gs_sim_result *r)
     if (!r)
         return;
     gs_summary_fini(&r->summary);
+    sim_fail_free(r->fail);
+    r->fail = NULL;
     gs_engine_destroy(r->engine);
     r->engine = NULL;
 }

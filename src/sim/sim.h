@@ -16,6 +16,7 @@
 #include "core/metrics/metrics.h"
 #include "core/cluster/node_event.h"
 #include "core/policy/policy.h"
+#include "sim/failures.h"
 #include "workload/trace.h"
 
 /* One row of the timeline: the cluster after the step at `time`. */
@@ -39,6 +40,22 @@ struct gs_sim_opts {
     /* Node events to replay (optional; sorted by time): applied at their
      * instant after the job ends and before the submissions of it. */
     const struct gs_node_events *node_events;
+    /* Random node failures drawn inside the run (optional; failures.h,
+     * docs/failures.md): their node events are applied after those of
+     * `node_events` at the same instant, and drawn only while jobs remain
+     * (submitted later, pending or running).  A failure down on a node
+     * already down changes nothing; its repair's end brings the node up. */
+    const struct gs_failure_model *failures;
+};
+
+/* What the failures of opts->failures cost (docs/failures.md). */
+struct gs_sim_fail {
+    int64_t events;      /* node failures (downs) applied */
+    int64_t hits;        /* runs ended by a node failure */
+    size_t njobs;
+    gs_time *lost;       /* owned; per engine handle: work (ms) lost to node
+                            failures (the engine's `lost` less preemption's) */
+    int *restarts;       /* owned; per engine handle: runs ended by failures */
 };
 
 struct gs_sim_result {
@@ -46,6 +63,7 @@ struct gs_sim_result {
     struct gs_summary summary;    /* owned */
     int64_t steps;                /* scheduling passes run */
     int64_t events;               /* submissions + finishes + wakeups */
+    struct gs_sim_fail *fail;     /* owned; NULL without opts->failures */
 };
 
 /* Replay `tr` on `cl` under `pol`.  `opts` may be NULL.  On success fills

@@ -197,7 +197,7 @@ int gs_eng_fail_run(struct gs_engine *eng, int job, gs_time now, int why)
     int retry = (gs_policy_retry_on(&eng->pol) & bit) &&
                 j->failures < eng->pol.retry_max_attempts;
     if (retry) {
-        requeue(eng, job, now, why != 0);
+        requeue(eng, job, now, why != 0 || eng->pol.retry_expedite);
         if (why) { /* nothing ran: the failed launch is not a run */
             j->runs--;
             if (j->runs == 0)

@@ -105,6 +105,7 @@ static const struct key keys[] = {
     /* retries (issue 10; docs/policy.md) */
     KEY_RANGE("retry.max_attempts", K_INT, retry_max_attempts, 1, 1000),
     KEY("retry.on", K_FLAGS, retry_on, retry_on_names, retry_on_values, 0, 0),
+    KEY_ENUM("retry.expedite", retry_expedite, bool_names, NULL),
     KEY_PLAIN("start_latency.median", K_DURATION, start_latency),
     KEY_RANGE("start_latency.sigma", K_DOUBLE, start_latency_sigma, 0, 5),
     KEY_RANGE("start_latency.seed", K_INT, start_latency_seed, 0, 2147483647),

@@ -126,6 +126,8 @@ struct gs_policy {
     /* retries of failed attempts (lifecycle.c) */
     int retry_max_attempts;       /* failed attempts allowed before FAILED */
     int retry_on;                 /* bits of enum gs_retry_on, -1 = unset (all) */
+    int retry_expedite;           /* a job requeued after a node failure goes ahead of
+                                     its peers (as after a launch failure); 0 = off */
     /* the driver's start latency (engine.c): between the start decision and
      * the job really starting, its resources held; median 0 = none */
     gs_time start_latency;        /* median (the constant when sigma = 0) */
