@@ -34,7 +34,7 @@ start() {
     st=$1
     shift
     "$GPUSCHEDD" --cluster "$ROOT/examples/seed-cluster.yaml" --state "$st" \
-        --listen 127.0.0.1:0 "$@" >"$TMP/daemon.out" 2>"$TMP/daemon.err" &
+        --listen 127.0.0.1:0 --trust-loopback "$@" >"$TMP/daemon.out" 2>"$TMP/daemon.err" &
     DPID=$!
     URL=
     i=0

@@ -16,7 +16,7 @@ S=$TMP/s
 GPUSCHEDD_PLAIN=$GPUSCHEDD
 rm -f "$TMP/daemon.out"
 prlimit --nofile=40:40 "$GPUSCHEDD" --cluster "$ROOT/examples/seed-cluster.yaml" --state "$S" \
-    --listen 127.0.0.1:0 --virtual-gpus >"$TMP/daemon.out" 2>>"$TMP/daemon.err" &
+    --listen 127.0.0.1:0 --trust-loopback --virtual-gpus >"$TMP/daemon.out" 2>>"$TMP/daemon.err" &
 DPID=$!
 for _ in $(seq 100); do URL=$(sed -n 's/^listening on //p' "$TMP/daemon.out"); [ -n "$URL" ] && break; sleep 0.05; done
 wait_ready

@@ -121,7 +121,7 @@ cp "$GPUSCHEDD" "$N/gpuschedd"
 mkdir "$N/state" && chown nobody "$N/state"
 rm -f "$TMP/daemon.out"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$N/gpuschedd" \
-    --cluster "$ROOT/examples/seed-cluster.yaml" --state "$N/state" --listen 127.0.0.1:0 \
+    --cluster "$ROOT/examples/seed-cluster.yaml" --state "$N/state" --listen 127.0.0.1:0 --trust-loopback \
     >"$TMP/daemon.out" 2>>"$TMP/daemon.err" &
 DPID=$!
 for _ in $(seq 100); do
