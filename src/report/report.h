@@ -38,6 +38,19 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng);
  * never started or ended). */
 int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms);
 
+/* The same, and when `eta` is not NULL (the simulator's promises, per
+ * engine handle, `neta` of them) three more columns at the very end:
+ * est_start_at_submit, est_start_p90_at_submit (seconds; empty when there
+ * is no estimate / no bound) and est_basis_at_submit (gs_est_basis_name).
+ * Returns 0 or GS_EIO. */
+int gs_report_jobs_csv_eta(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
+                           const struct gs_eta_rec *eta, size_t neta);
+
+/* summary.json's "eta" object for `n` promises against the engine's first
+ * starts (core/diagnose/eta.h), or NULL on allocation failure. */
+json_t *gs_report_eta_json(const struct gs_engine *eng, const struct gs_eta_rec *eta,
+                           size_t n);
+
 /* Timeline writer for gs_sim_opts.on_tick: one CSV row per step:
  * time, allocated GPUs (share-weighted), free GPUs, S_k, fragmented GPUs,
  * pending, running.  Call gs_report_timeline_header first. */

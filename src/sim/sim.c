@@ -2,6 +2,7 @@
 #include "sim/sim.h"
 #include "core/base/alloc.h"
 #include "core/engine/engine_place.h"
+#include "core/diagnose/eta.h"
 
 #include <assert.h>
 #include <string.h>
@@ -26,6 +27,8 @@ struct sim {
     int failed;         /* GS_ENOMEM inside the observer, or GS_ERANGE */
     int failed_job;     /* GS_ERANGE: the job whose end is not representable */
     size_t next_node_ev; /* next of opts->node_events to apply */
+    struct gs_eta_cal *cal;   /* opts->eta: the promises' calibration */
+    struct gs_eta_rec *eta;   /* opts->eta: engine handle -> its promise */
 };
 
 static int ev_less(const struct finish_ev *a, const struct finish_ev *b)
@@ -76,6 +79,28 @@ static gs_time oracle_estimate(void *arg, const struct gs_engine *eng, int job)
     return gs_trace_duration(s->tr, s->trace_of[job]);
 }
 
+/* A job started: its first start goes to the calibration once its
+ * promise was made (a job that starts in its submit's pass is fed right
+ * after the promise, eta_step). */
+static void eta_started(struct sim *s, int job)
+{
+    struct gs_job_info ji;
+    if (s->eta[job].recorded && gs_engine_job_info(s->eng, job, &ji) == 0)
+        gs_eta_cal_observe(s->cal, &s->eta[job], ji.first_start);
+}
+
+/* After the pass at a submit instant: the promises of the jobs submitted
+ * in it (handles first..njobs). */
+static int eta_step(struct sim *s, size_t first, struct gs_error *err)
+{
+    for (size_t h = first; s->eta && h < s->njobs; h++) {
+        if (gs_eta_promise(s->eng, (int)h, s->cal, &s->eta[h]) == GS_ENOMEM)
+            return gs_errorf(err, GS_ENOMEM, "out of memory");
+        eta_started(s, (int)h);
+    }
+    return 0;
+}
+
 static void on_event(void *arg, const struct gs_event *ev)
 {
     struct sim *s = arg;
@@ -92,6 +117,8 @@ static void on_event(void *arg, const struct gs_event *ev)
         struct finish_ev fe = { end, s->seq++, ev->job, s->gen[ev->job] };
         if (heap_push(s, fe) < 0)
             s->failed = GS_ENOMEM;
+        if (ev->kind == GS_EV_START && s->eta)
+            eta_started(s, ev->job);
     } else if (ev->kind == GS_EV_KILL || ev->kind == GS_EV_CANCEL ||
                ev->kind == GS_EV_PREEMPT || ev->kind == GS_EV_FAIL) {
         s->gen[ev->job]++; /* its pending finish event is now stale */
@@ -237,12 +264,15 @@ static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, si
         rc = apply_finishes(s, t, &out->events, err);
         if (rc == 0)
             rc = apply_node_events(s, t, &out->events, err);
+        size_t first_new = s->njobs;
         while (rc == 0 && next < n && gs_trace_job(s->tr, order[next])->submit == t) {
             rc = submit_job(s, order[next++], t, err);
             out->events++;
         }
         if (rc == 0)
             rc = gs_engine_step(s->eng, t, err);
+        if (rc >= 0)
+            rc = eta_step(s, first_new, err);
         if (rc >= 0)
             rc = after_step(s, m, t, err);
         out->steps++;
@@ -268,6 +298,13 @@ static int setup(struct sim *s, const struct gs_cluster *cl, const struct gs_pol
     if (!s->trace_of || !s->gen)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
     gs_engine_set_observer(s->eng, on_event, s);
+    if (s->opts && s->opts->eta) {
+        s->cal = gs_malloc(sizeof *s->cal);
+        s->eta = gs_calloc(n ? n : 1, sizeof *s->eta);
+        if (!s->cal || !s->eta)
+            return gs_errorf(err, GS_ENOMEM, "out of memory");
+        gs_eta_cal_init(s->cal);
+    }
     if (pol->estimate == GS_EST_ORACLE) {
         struct gs_estimator est = { "oracle", oracle_estimate, NULL, s };
         gs_engine_set_estimator(s->eng, &est);
@@ -297,11 +334,16 @@ int gs_sim_run(const struct gs_cluster *cl, const struct gs_policy *pol,
     if (rc == 0) {
         out->engine = s.eng;
         s.eng = NULL;
+        out->eta = s.eta;
+        out->neta = s.njobs;
+        s.eta = NULL;
     }
     gs_engine_destroy(s.eng);
     gs_free(s.trace_of);
     gs_free(s.gen);
     gs_free(s.heap);
+    gs_free(s.eta);
+    gs_free(s.cal);
     gs_free(order);
     gs_metrics_destroy(m);
     return rc < 0 ? rc : 0;
@@ -314,4 +356,7 @@ void gs_sim_result_fini(struct gs_sim_result *r)
     gs_summary_fini(&r->summary);
     gs_engine_destroy(r->engine);
     r->engine = NULL;
+    gs_free(r->eta);
+    r->eta = NULL;
+    r->neta = 0;
 }

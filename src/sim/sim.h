@@ -15,6 +15,7 @@
 #include "core/base/error.h"
 #include "core/metrics/metrics.h"
 #include "core/cluster/node_event.h"
+#include "core/diagnose/eta.h"
 #include "core/policy/policy.h"
 #include "workload/trace.h"
 
@@ -39,6 +40,10 @@ struct gs_sim_opts {
     /* Node events to replay (optional; sorted by time): applied at their
      * instant after the job ends and before the submissions of it. */
     const struct gs_node_events *node_events;
+    /* Record every job's start-time promise right after the pass at its
+     * submit instant (core/diagnose/eta.h): gs_sim_result.eta.  It reads
+     * the engine only, so no decision changes. */
+    int eta;
 };
 
 struct gs_sim_result {
@@ -46,6 +51,9 @@ struct gs_sim_result {
     struct gs_summary summary;    /* owned */
     int64_t steps;                /* scheduling passes run */
     int64_t events;               /* submissions + finishes + wakeups */
+    struct gs_eta_rec *eta;       /* owned, opts->eta: per engine handle, NULL
+                                     otherwise */
+    size_t neta;                  /* entries in eta */
 };
 
 /* Replay `tr` on `cl` under `pol`.  `opts` may be NULL.  On success fills
