@@ -293,17 +293,19 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
     return gs_report_jobs_csv_at(f, eng, GS_TIME_NONE);
 }
 
-/* ",est,p90,basis" of the promise recorded for handle j (empty cells
- * when there is none). */
+/* ",est,p90,basis,calibrated" of the promise recorded for handle j
+ * (empty cells when there is none). */
 static void eta_cells(FILE *f, const struct gs_eta_rec *eta, size_t neta, int j)
 {
     const struct gs_eta_rec *r = eta && (size_t)j < neta ? &eta[j] : NULL;
-    char e[32] = "", p[32] = "";
+    char e[32] = "", p[32] = "", c[32] = "";
     if (r && r->recorded && r->est != GS_TIME_NONE)
         gs_report_fmt_sec(e, sizeof e, gs_time_to_sec(r->est));
     if (r && r->recorded && r->p90 != GS_TIME_NONE)
         gs_report_fmt_sec(p, sizeof p, gs_time_to_sec(r->p90));
-    fprintf(f, ",%s,%s,%s", e, p, r && r->recorded ? gs_est_basis_name(r->basis) : "");
+    if (r && r->recorded && r->cal != GS_TIME_NONE)
+        gs_report_fmt_sec(c, sizeof c, gs_time_to_sec(r->cal));
+    fprintf(f, ",%s,%s,%s,%s", e, p, r && r->recorded ? gs_est_basis_name(r->basis) : "", c);
 }
 
 int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms)
@@ -317,7 +319,8 @@ int gs_report_jobs_csv_eta(FILE *f, const struct gs_engine *eng, int64_t epoch_m
     fprintf(f, "id,submit,start,end,wait,gpus,placement,state,team,"
                "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason%s%s\n",
             epoch_ms != GS_TIME_NONE ? ",submit_time,start_time,end_time" : "",
-            eta ? ",est_start_at_submit,est_start_p90_at_submit,est_basis_at_submit" : "");
+            eta ? ",est_start_at_submit,est_start_p90_at_submit,est_basis_at_submit,"
+                  "est_start_cal_at_submit" : "");
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
         if (gs_engine_job_info(eng, j, &ji) < 0)

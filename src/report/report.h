@@ -39,9 +39,11 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng);
 int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms);
 
 /* The same, and when `eta` is not NULL (the simulator's promises, per
- * engine handle, `neta` of them) three more columns at the very end:
- * est_start_at_submit, est_start_p90_at_submit (seconds; empty when there
- * is no estimate / no bound) and est_basis_at_submit (gs_est_basis_name).
+ * engine handle, `neta` of them) four more columns at the very end:
+ * est_start_at_submit (the engine's estimate), est_start_p90_at_submit
+ * (seconds; empty when there is no estimate / no bound),
+ * est_basis_at_submit (gs_est_basis_name) and est_start_cal_at_submit (the
+ * calibrated point, core/diagnose/eta.h).
  * Returns 0 or GS_EIO. */
 int gs_report_jobs_csv_eta(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
                            const struct gs_eta_rec *eta, size_t neta);

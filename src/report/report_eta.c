@@ -6,8 +6,10 @@
 static json_t *group_json(const struct gs_eta_group *g)
 {
     json_t *cov = g->n_bound ? json_real((double)g->covered / (double)g->n_bound) : json_null();
-    return json_pack("{s:I, s:f, s:f, s:I, s:o, s:f, s:f}", "n", (json_int_t)g->n,
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:I, s:o, s:f, s:f}", "n", (json_int_t)g->n,
                      "median_abs_error_s", g->med_abs_s, "p90_abs_error_s", g->p90_abs_s,
+                     "calibrated_median_abs_error_s", g->cal_med_abs_s,
+                     "calibrated_p90_abs_error_s", g->cal_p90_abs_s,
                      "with_bound", (json_int_t)g->n_bound, "p90_coverage", cov,
                      "naive_now_median_abs_error_s", g->now_med_abs_s,
                      "naive_class_median_abs_error_s", g->class_med_abs_s);

@@ -26,7 +26,7 @@ jcol() {
         $1==id{s=""; for(k=1;k<=n;k++) s=s (k>1?",":"") $h[c[k]]; print s}' "$1"
 }
 LOSS=class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason
-ETA=est_start_at_submit,est_start_p90_at_submit,est_basis_at_submit
+ETA=est_start_at_submit,est_start_p90_at_submit,est_basis_at_submit,est_start_cal_at_submit
 
 run "$GPUSCHED" sim --cluster "$C" --trace "$P/example.csv" --policy "$P/checkpoint.yaml" \
     --json --out "$TMP/o"

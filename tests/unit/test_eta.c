@@ -79,9 +79,12 @@ static void test_reservation_behind_running(void **state)
     assert_int_equal(b->basis, GS_BASIS_RESERVATION);
     assert_int_equal(b->submit, SEC(10));
     assert_int_equal(job_named(r.engine, "B").first_start, SEC(100));
-    /* no error was known when either promise was made: no bound */
+    /* no error was known when either promise was made: no bound, and the
+     * calibrated point is the engine's estimate */
     assert_int_equal(a->p90, GS_TIME_NONE);
     assert_int_equal(b->p90, GS_TIME_NONE);
+    assert_int_equal(b->cal, SEC(200));
+    assert_int_equal(b->chosen, -1);
     /* naive class median: A is class "5-8" and nothing had started, so
      * submit (0); B is class "2-4", none started before it: submit (10) */
     assert_int_equal(a->naive_median, 0);
@@ -150,59 +153,108 @@ static void test_cannot_estimate(void **state)
     gs_policy_fini(&pol);
 }
 
-/* The bound: errors 1..19 s of class "1", basis profile, are too few (19 <
- * 20) and the class has no others: no bound.  A 20th (20 s): the 90 %
- * nearest-rank quantile of 1..20 is the ceil(0.9 x 20) = 18th value, 18 s,
- * so an estimate of 1,000 s gets the bound 1,018 s.  Class "2-4" has no
- * errors of basis quota but 20 of profile (-5 s each) through the class
- * fallback: quantile -5 s < 0, so the bound is the estimate itself. */
-static void test_bound(void **state)
+/* A promise of class `cls`, basis profile, submitted at 0 with the engine's
+ * estimate `est_s`. */
+static struct gs_eta_rec rec_at(int cls, double est_s)
+{
+    struct gs_eta_rec r = { 0 };
+    r.submit = 0;
+    r.est = SEC(est_s);
+    r.basis = GS_BASIS_PROFILE;
+    r.size_class = cls;
+    r.recorded = 1;
+    r.cand[0] = r.cand[1] = r.cand[2] = GS_TIME_NONE;
+    return r;
+}
+
+/* The calibration (H = 60 s).  Class "1": 20 jobs submitted at 0 with the
+ * estimate 100 s start at 100 + i s (i = 1..20).  After 19 nothing is
+ * calibrated (19 < 20): the point is the estimate, no bound.  After 20:
+ *   shift errors 1..20 s: median (nearest rank, 10th) 10 s;
+ *   ratios (100 + i + 60) / (100 + 60): median 170/160 = 1.0625, q90 (18th)
+ *   178/160 = 1.1125.
+ * A promise with the estimate 1,000 s (h + H = 1,060 s): candidates raw
+ * 1,000, shift 1,010, scale 1,060 x 1.0625 - 60 = 1,066.25 s.  These jobs
+ * had no candidates (no errors known at their promise), so none has a
+ * record of |error|: the point is scale, 1,066.25 s; the bound 1,060 x
+ * 1.1125 - 60 = 1,119.25 s.
+ * Class "2-4": 20 jobs, estimate 100 s, candidates 100 / 110 / 200 s, all
+ * start at 110 s: |errors| 10 / 0 / 90, so shift is chosen; shift median
+ * 10 s, ratios all 170/160.  Estimate 300 s: point 310 s; bound (300 + 60)
+ * x 1.0625 - 60 = 322.5 s. */
+static void test_calibration(void **state)
 {
     (void)state;
     struct gs_eta_cal *c = calloc(1, sizeof *c);
     assert_non_null(c);
     gs_eta_cal_init(c);
     for (int i = 1; i <= 20; i++) {
-        struct gs_eta_rec r = { .submit = 0, .est = SEC(100), .basis = GS_BASIS_PROFILE,
-                                .size_class = 0, .recorded = 1 };
-        if (i == 20)
-            assert_int_equal(gs_eta_cal_bound(c, 0, GS_BASIS_PROFILE, SEC(1000)),
-                             GS_TIME_NONE);
+        struct gs_eta_rec p = rec_at(0, 1000);
+        gs_eta_cal_apply(c, &p);
+        if (i == 20) {
+            assert_int_equal(p.cal, SEC(1000));
+            assert_int_equal(p.p90, GS_TIME_NONE);
+            assert_int_equal(p.chosen, -1);
+        }
+        struct gs_eta_rec r = rec_at(0, 100);
         gs_eta_cal_observe(c, &r, SEC(100 + i));
         assert_true(r.observed);
-        gs_eta_cal_observe(c, &r, SEC(100 + i)); /* a second start: no-op */
-        struct gs_eta_rec q = { .submit = 0, .est = SEC(100), .basis = GS_BASIS_PROFILE,
-                                .size_class = 1, .recorded = 1 };
-        gs_eta_cal_observe(c, &q, SEC(95));
+        gs_eta_cal_observe(c, &r, SEC(500)); /* a second start: no-op */
+        struct gs_eta_rec q = rec_at(1, 100);
+        q.cand[0] = SEC(100);
+        q.cand[1] = SEC(110);
+        q.cand[2] = SEC(200);
+        gs_eta_cal_observe(c, &q, SEC(110));
     }
-    assert_int_equal(gs_eta_cal_bound(c, 0, GS_BASIS_PROFILE, SEC(1000)), SEC(1018));
-    assert_int_equal(gs_eta_cal_bound(c, 1, GS_BASIS_QUOTA, SEC(1000)), SEC(1000));
-    assert_int_equal(gs_eta_cal_bound(c, 0, GS_BASIS_PROFILE, GS_TIME_NONE), GS_TIME_NONE);
+    struct gs_eta_rec p = rec_at(0, 1000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cand[0], SEC(1000));
+    assert_int_equal(p.cand[1], SEC(1010));
+    assert_int_equal(p.cand[2], 1066250);
+    assert_int_equal(p.chosen, 2);
+    assert_int_equal(p.cal, 1066250);
+    assert_int_equal(p.p90, 1119250);
+    p = rec_at(1, 300);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.chosen, 1);
+    assert_int_equal(p.cal, SEC(310));
+    assert_int_equal(p.p90, 322500);
+    /* no estimate: nothing to calibrate */
+    p = rec_at(0, 0);
+    p.est = GS_TIME_NONE;
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, GS_TIME_NONE);
+    assert_int_equal(p.p90, GS_TIME_NONE);
     /* every start also went to its class's waits: 20 in class "1" */
     assert_int_equal(c->wait[0].n, 20);
-    assert_int_equal(c->err_class[0].n, 20);
     free(c);
 }
 
 /* Statistics on four hand-made promises (seconds): submit, est, p90,
- * naive median, actual start:
- *   J1: 0, 10, 30, 5,  20    |err| 10, covered,  now |20|, median |15|
- *   J2: 0, 50, 60, 5,  100   |err| 50, not,      now 100,  median 95
- *   J3: 0, 0,  -,  5,  0     |err| 0,  no bound, now 0,    median 5
- *   J4: 0, 40, 90, 5,  never started: not counted
+ * calibrated point, naive median, actual start:
+ *   J1: 0, 10, 30, 20, 5,  20    |err| 10, cal 0,  covered, now 20, median 15
+ *   J2: 0, 50, 60, 80, 5,  100   |err| 50, cal 20, not,     now 100, median 95
+ *   J3: 0, 0,  -,  0,  5,  0     |err| 0,  cal 0,  no bound, now 0,  median 5
+ *   J4: 0, 40, 90, 40, 5,  never started: not counted
  * n 3, sorted errors 0, 10, 50: median 10, P90 (ceil 2.7 = 3rd) 50;
- * coverage 1 of 2; naive now 0, 20, 100: median 20; naive median 5, 15,
- * 95: median 15. */
+ * calibrated 0, 0, 20: median 0, P90 20; coverage 1 of 2; naive now 0, 20,
+ * 100: median 20; naive median 5, 15, 95: median 15. */
 static void test_stats(void **state)
 {
     (void)state;
-    struct gs_eta_rec r[4] = {
-        { 0, SEC(10), SEC(30), SEC(5), GS_BASIS_PROFILE, 0, 1, 1 },
-        { 0, SEC(50), SEC(60), SEC(5), GS_BASIS_RESERVATION, 1, 1, 1 },
-        { 0, 0, GS_TIME_NONE, SEC(5), GS_BASIS_NOW, 0, 1, 1 },
-        { 0, SEC(40), SEC(90), SEC(5), GS_BASIS_PROFILE, 0, 1, 0 },
-    };
-    gs_time start[4] = { SEC(20), SEC(100), 0, GS_TIME_NONE };
+    static const double v[4][6] = { { 10, 30, 20, 5, 20, 0 }, { 50, 60, 80, 5, 100, 1 },
+                                     { 0, -1, 0, 5, 0, 0 }, { 40, 90, 40, 5, -1, 0 } };
+    struct gs_eta_rec r[4];
+    gs_time start[4];
+    for (int i = 0; i < 4; i++) {
+        r[i] = rec_at((int)v[i][5], v[i][0]);
+        r[i].p90 = v[i][1] < 0 ? GS_TIME_NONE : SEC(v[i][1]);
+        r[i].cal = SEC(v[i][2]);
+        r[i].naive_median = SEC(v[i][3]);
+        start[i] = v[i][4] < 0 ? GS_TIME_NONE : SEC(v[i][4]);
+    }
+    r[1].basis = GS_BASIS_RESERVATION;
+    r[2].basis = GS_BASIS_NOW;
     struct gs_eta_stats st;
     assert_int_equal(gs_eta_stats_build(r, start, 4, &st), 0);
     assert_int_equal(st.jobs, 4);
@@ -211,14 +263,16 @@ static void test_stats(void **state)
     assert_int_equal(st.all.n, 3);
     assert_true(st.all.med_abs_s == 10);
     assert_true(st.all.p90_abs_s == 50);
+    assert_true(st.all.cal_med_abs_s == 0);
+    assert_true(st.all.cal_p90_abs_s == 20);
     assert_int_equal(st.all.n_bound, 2);
     assert_int_equal(st.all.covered, 1);
     assert_true(st.all.now_med_abs_s == 20);
     assert_true(st.all.class_med_abs_s == 15);
-    /* class "1": J1 and J3 (J4 never started): errors 0, 10 -> median 5 */
+    /* class "1": J1 and J3 (J4 never started): errors 10, 0 -> median 5 */
     assert_int_equal(st.by_size[0].n, 2);
     assert_true(st.by_size[0].med_abs_s == 5);
-    /* basis reservation: J2 alone */
+    /* basis reservation: J2 alone, not covered */
     assert_int_equal(st.by_basis[GS_BASIS_RESERVATION].n, 1);
     assert_int_equal(st.by_basis[GS_BASIS_RESERVATION].covered, 0);
 }
@@ -229,7 +283,7 @@ int main(void)
         cmocka_unit_test(test_reservation_behind_running),
         cmocka_unit_test(test_quota_held),
         cmocka_unit_test(test_cannot_estimate),
-        cmocka_unit_test(test_bound),
+        cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

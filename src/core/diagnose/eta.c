@@ -46,16 +46,17 @@ static gs_time select_kth(gs_time *a, int n, int k)
 }
 
 /* Nearest-rank quantile q (0 < q <= 1) of the window, cached until the
- * next push. */
+ * next push or another q. */
 static gs_time win_quantile(struct gs_eta_win *w, double q)
 {
-    if (!w->dirty)
+    if (!w->dirty && w->cached_q == q)
         return w->cached;
     gs_time tmp[GS_ETA_WINDOW];
     memcpy(tmp, w->v, (size_t)w->n * sizeof *tmp);
     int k = (int)(q * w->n + 0.999999) - 1;
     k = k < 0 ? 0 : k >= w->n ? w->n - 1 : k;
     w->cached = select_kth(tmp, w->n, k);
+    w->cached_q = q;
     w->dirty = 0;
     return w->cached;
 }
@@ -65,18 +66,56 @@ void gs_eta_cal_init(struct gs_eta_cal *c)
     memset(c, 0, sizeof *c);
 }
 
-gs_time gs_eta_cal_bound(struct gs_eta_cal *c, int cls, int basis, gs_time est)
+/* The key a job's calibration reads: its class and basis, else its class,
+ * when the window `which` (0 = shift, 1.. = abserr[which - 1]) has enough
+ * values; NULL otherwise. */
+static struct gs_eta_key *key_for(struct gs_eta_cal *c, int cls, int basis, int which)
 {
-    if (est == GS_TIME_NONE || cls < 0 || cls >= GS_SIZE_CLASSES || basis < 0 ||
-        basis >= GS_ETA_BASES)
-        return GS_TIME_NONE;
-    struct gs_eta_win *w = &c->err[cls][basis];
-    if (w->n < GS_ETA_MIN_SAMPLES)
-        w = &c->err_class[cls];
-    if (w->n < GS_ETA_MIN_SAMPLES)
-        return GS_TIME_NONE;
-    gs_time q = win_quantile(w, 0.9);
-    return q > 0 ? gs_time_add(est, q) : est;
+    struct gs_eta_key *k[2] = { &c->key[cls][basis], &c->cls[cls] };
+    for (int i = 0; i < 2; i++) {
+        const struct gs_eta_win *w = which ? &k[i]->abserr[which - 1] : &k[i]->shift;
+        if (w->n >= GS_ETA_MIN_SAMPLES)
+            return k[i];
+    }
+    return NULL;
+}
+
+/* submit + max(0, (h + H) x ratio - H) rounded to the ms, ratio in
+ * millionths. */
+static gs_time scaled(gs_time submit, gs_time est, gs_time ratio_ppm)
+{
+    double h = (double)(est - submit) + GS_ETA_HORIZON_MS;
+    double t = h * ((double)ratio_ppm / 1e6) - GS_ETA_HORIZON_MS;
+    if (t < 0)
+        t = 0;
+    if (t > 1e15) /* the end of representable time is far beyond */
+        t = 1e15;
+    return gs_time_add(submit, (gs_time)(t + 0.5));
+}
+
+void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
+{
+    r->cal = r->est;
+    r->p90 = GS_TIME_NONE;
+    r->chosen = -1;
+    for (int m = 0; m < GS_ETA_CANDIDATES; m++)
+        r->cand[m] = GS_TIME_NONE;
+    struct gs_eta_key *k = r->est == GS_TIME_NONE ? NULL
+                                                  : key_for(c, r->size_class, r->basis, 0);
+    if (!k)
+        return;
+    r->cand[0] = r->est;
+    r->cand[1] = gs_time_add(r->est, win_quantile(&k->shift, 0.5));
+    r->cand[1] = r->cand[1] < r->submit ? r->submit : r->cand[1];
+    r->cand[2] = scaled(r->submit, r->est, win_quantile(&k->ratio, 0.5));
+    struct gs_eta_key *s = key_for(c, r->size_class, r->basis, 1);
+    r->chosen = 2;
+    for (int m = 0; s && m < GS_ETA_CANDIDATES; m++)
+        if (win_quantile(&s->abserr[m], 0.5) < win_quantile(&s->abserr[r->chosen], 0.5))
+            r->chosen = m;
+    r->cal = r->cand[r->chosen];
+    r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, 0.9));
+    r->p90 = r->p90 < r->cal ? r->cal : r->p90;
 }
 
 int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
@@ -101,11 +140,26 @@ int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
             out->basis = d.est_basis;
         }
     }
-    out->p90 = gs_eta_cal_bound(c, out->size_class, out->basis, out->est);
+    gs_eta_cal_apply(c, out);
     struct gs_eta_win *w = &c->wait[out->size_class];
     out->naive_median = w->n ? gs_time_add(ji.submit, win_quantile(w, 0.5)) : ji.submit;
     out->recorded = 1;
     return 0;
+}
+
+static gs_time absdiff(gs_time a, gs_time b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_time start)
+{
+    win_push(&k->shift, start - r->est);
+    double ratio = ((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
+                   ((double)(r->est - r->submit) + GS_ETA_HORIZON_MS);
+    win_push(&k->ratio, (gs_time)(ratio * 1e6 + 0.5));
+    for (int m = 0; r->cand[0] != GS_TIME_NONE && m < GS_ETA_CANDIDATES; m++)
+        win_push(&k->abserr[m], absdiff(start, r->cand[m]));
 }
 
 void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start)
@@ -116,6 +170,6 @@ void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time star
     win_push(&c->wait[r->size_class], start - r->submit);
     if (r->est == GS_TIME_NONE)
         return;
-    win_push(&c->err[r->size_class][r->basis], start - r->est);
-    win_push(&c->err_class[r->size_class], start - r->est);
+    key_observe(&c->key[r->size_class][r->basis], r, start);
+    key_observe(&c->cls[r->size_class], r, start);
 }

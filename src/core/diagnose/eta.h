@@ -2,19 +2,24 @@
  * submitted, an upper bound at the 90 % quantile, two naive predictors,
  * and how good each was once the job started (docs/eta.md).
  *
- * The point estimate is gs_engine_explain's est_start (basis reservation,
- * profile, quota; "now" for a job that the submit's pass started or will
- * start next).  The bound is calibrated online: for each size class and
- * basis a window of the last GS_ETA_WINDOW errors (actual start minus
- * estimate) of jobs that already started; bound = estimate + the window's
- * 90 % quantile (nearest rank), never below the estimate.  A class and
- * basis with fewer than GS_ETA_MIN_SAMPLES errors falls back to the
- * class's errors over all bases, then gives no bound.
- *
- * Naive predictors, made at the same instant for the same jobs: "now"
- * (start = submit) and "class median" (submit + the median wait of the
- * last GS_ETA_WINDOW jobs of the same size class that started; submit when
- * none has).
+ * The engine's estimate ("raw") is gs_engine_explain's est_start (basis
+ * reservation, profile, quota; "now" for a job that the submit's pass
+ * started or will start next).  It is then calibrated online from the jobs
+ * that already started, per size class and basis (falling back to the
+ * size class over all bases, and to nothing under GS_ETA_MIN_SAMPLES jobs),
+ * each over the last GS_ETA_WINDOW such jobs.  With H = GS_ETA_HORIZON_MS
+ * and the horizon h = raw - submit:
+ *   ratio r = (actual - submit + H) / (h + H), kept per key;
+ *   candidates for the point: raw; raw + median(actual - raw) ("shift");
+ *     submit + max(0, (h + H) x median(r) - H) ("scale");
+ *   the point ("calibrated") is the candidate with the smallest median
+ *     |error| over the key's last jobs (scale until there are enough);
+ *   the bound = submit + max(0, (h + H) x q90(r) - H), never below the
+ *     point (q90: nearest rank).
+ * The naive predictors are made at the same instant for the same jobs:
+ * "now" (start = submit) and "class median" (submit + the median wait of
+ * the last GS_ETA_WINDOW jobs of the same size class that started; submit
+ * when none has).
  *
  * Nothing here changes scheduling state: gs_eta_promise reads the engine
  * the way gs_engine_explain does.
@@ -32,20 +37,30 @@
 #define GS_ETA_WINDOW 512
 #define GS_ETA_MIN_SAMPLES 20
 #define GS_ETA_BASES (GS_BASIS_QUOTA + 1)
+#define GS_ETA_HORIZON_MS 60000      /* H: 60 s */
+#define GS_ETA_CANDIDATES 3          /* raw, shift, scale */
 
 /* A window of the last GS_ETA_WINDOW values, with a cached quantile. */
 struct gs_eta_win {
     gs_time v[GS_ETA_WINDOW];
     int n, next;
     int dirty;
+    double cached_q;
     gs_time cached;
 };
 
-/* The online calibration: errors per size class and basis, waits per
- * size class.  Plain data; gs_eta_cal_init empties it. */
+/* What the calibration keeps per key (size class and basis, or class):
+ * errors actual - raw, ratios (x 1e6), and each candidate's |error|. */
+struct gs_eta_key {
+    struct gs_eta_win shift, ratio;
+    struct gs_eta_win abserr[GS_ETA_CANDIDATES];
+};
+
+/* The online calibration.  Plain data (about 0.5 MiB); gs_eta_cal_init
+ * empties it. */
 struct gs_eta_cal {
-    struct gs_eta_win err[GS_SIZE_CLASSES][GS_ETA_BASES];
-    struct gs_eta_win err_class[GS_SIZE_CLASSES];
+    struct gs_eta_key key[GS_SIZE_CLASSES][GS_ETA_BASES];
+    struct gs_eta_key cls[GS_SIZE_CLASSES];
     struct gs_eta_win wait[GS_SIZE_CLASSES];
 };
 
@@ -53,11 +68,15 @@ struct gs_eta_cal {
  * engine's clock; GS_TIME_NONE = none. */
 struct gs_eta_rec {
     gs_time submit;
-    gs_time est;                /* point estimate, NONE = cannot tell */
+    gs_time est;                /* the engine's estimate, NONE = cannot tell */
     gs_time p90;                /* upper bound at 90 %, NONE = none */
     gs_time naive_median;       /* submit + running class median wait */
+    gs_time cal;                /* calibrated point, NONE with est (= est
+                                   until the key has enough jobs) */
+    gs_time cand[GS_ETA_CANDIDATES]; /* NONE until the key has enough jobs */
     int basis;                  /* enum gs_est_basis */
     int size_class;             /* gs_job_size_class */
+    int chosen;                 /* candidate the point took, -1 = none */
     int recorded;               /* the promise was made */
     int observed;               /* its start was fed to the calibration */
 };
@@ -69,6 +88,7 @@ struct gs_eta_group {
     int64_t n_bound;            /* of them, with a P90 bound */
     int64_t covered;            /* of those, started at or before the bound */
     double med_abs_s, p90_abs_s; /* |actual - est|, seconds */
+    double cal_med_abs_s, cal_p90_abs_s; /* |actual - calibrated point| */
     double now_med_abs_s;       /* naive "start now" */
     double class_med_abs_s;     /* naive "running class median wait" */
 };
@@ -86,21 +106,21 @@ struct gs_eta_stats {
 void gs_eta_cal_init(struct gs_eta_cal *c);
 
 /* Make the promise for `job` at the engine's current time, just after the
- * pass that saw its submission: the point estimate (explain), the bound
- * and the naive predictor from `c` (its cached quantiles are refreshed).
- * Fills `out` (recorded = 1, observed = 0).  Returns 0, GS_ENOENT (no such
- * job) or GS_ENOMEM. */
+ * pass that saw its submission: the engine's estimate (explain), the
+ * calibrated point and bound and the naive predictor from `c` (its cached
+ * quantiles are refreshed).  Fills `out` (recorded = 1, observed = 0).
+ * Returns 0, GS_ENOENT (no such job) or GS_ENOMEM. */
 int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
                    struct gs_eta_rec *out);
 
-/* Feed the first start of a job whose promise `r` was made: its error
- * (when it had an estimate) and its wait.  Sets r->observed; a second call
- * is a no-op. */
-void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start);
+/* The calibration part of a promise: fills r->cal, r->cand, r->chosen
+ * and r->p90 from r->submit, r->est, r->basis and r->size_class. */
+void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r);
 
-/* The calibrated bound for an estimate `est` of a job of size class `cls`
- * and basis `basis` (GS_TIME_NONE when est is, or too few errors). */
-gs_time gs_eta_cal_bound(struct gs_eta_cal *c, int cls, int basis, gs_time est);
+/* Feed the first start of a job whose promise `r` was made: its error,
+ * ratio and candidates' errors (when it had an estimate) and its wait.
+ * Sets r->observed; a second call is a no-op. */
+void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start);
 
 /* Accuracy of `n` promises against the first starts `start[i]`
  * (GS_TIME_NONE = never started).  Returns 0 or GS_ENOMEM. */

@@ -2,7 +2,8 @@
  *
  * Per group (all jobs, each size class, each basis) over the jobs with a
  * point estimate that started: the median and the 90 % quantile (nearest
- * rank) of |actual - estimate|, the coverage of the P90 bound, and the
+ * rank) of |actual - estimate| for the engine's estimate and for the
+ * calibrated point, the coverage of the P90 bound, and the
  * median absolute error of both naive predictors on the same jobs.  A
  * median of an even count is the mean of the two middle values. */
 #include "core/diagnose/eta.h"
@@ -70,6 +71,15 @@ static void group_build(const struct gs_eta_rec *recs, const gs_time *start, siz
     out->n = (int64_t)m;
     out->med_abs_s = median_s(buf, m);
     out->p90_abs_s = p90_s(buf, m);
+    m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct gs_eta_rec *r = &recs[i];
+        if (r->recorded && r->est != GS_TIME_NONE && start[i] != GS_TIME_NONE &&
+            in_group(r, kind, g))
+            buf[m++] = absdiff(start[i], r->cal == GS_TIME_NONE ? r->est : r->cal);
+    }
+    out->cal_med_abs_s = median_s(buf, m);
+    out->cal_p90_abs_s = p90_s(buf, m);
     for (int which = 0; which < 2; which++) {
         m = 0;
         for (size_t i = 0; i < n; i++) {
