@@ -66,18 +66,30 @@ void gs_eta_cal_init(struct gs_eta_cal *c)
     memset(c, 0, sizeof *c);
 }
 
-/* The key a job's calibration reads: its class and basis, else its class,
- * when the window `which` (0 = shift, 1.. = abserr[which - 1]) has enough
- * values; NULL otherwise. */
-static struct gs_eta_key *key_for(struct gs_eta_cal *c, int cls, int basis, int which)
+/* The key a job's calibration reads: its class, basis and bucket, else
+ * its class and basis, else its class, when the window `which` (0 =
+ * shift, 1.. = abserr[which - 1]) has enough values; NULL otherwise. */
+static struct gs_eta_key *key_for(struct gs_eta_cal *c, const struct gs_eta_rec *r, int which)
 {
-    struct gs_eta_key *k[2] = { &c->key[cls][basis], &c->cls[cls] };
-    for (int i = 0; i < 2; i++) {
+    struct gs_eta_key *k[3] = { &c->ahead[r->size_class][r->basis][r->bucket],
+                                &c->key[r->size_class][r->basis], &c->cls[r->size_class] };
+    for (int i = 0; i < 3; i++) {
         const struct gs_eta_win *w = which ? &k[i]->abserr[which - 1] : &k[i]->shift;
         if (w->n >= GS_ETA_MIN_SAMPLES)
             return k[i];
     }
     return NULL;
+}
+
+/* Bucket of `gpus` queued ahead: 0, then 1 + floor(log2), capped. */
+static int bucket_of(int64_t gpus)
+{
+    int b = 0;
+    while (gpus > 0 && b < GS_ETA_BUCKETS - 1) {
+        b++;
+        gpus >>= 1;
+    }
+    return b;
 }
 
 /* submit + max(0, (h + H) x ratio - H) rounded to the ms, ratio in
@@ -100,15 +112,14 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->chosen = -1;
     for (int m = 0; m < GS_ETA_CANDIDATES; m++)
         r->cand[m] = GS_TIME_NONE;
-    struct gs_eta_key *k = r->est == GS_TIME_NONE ? NULL
-                                                  : key_for(c, r->size_class, r->basis, 0);
+    struct gs_eta_key *k = r->est == GS_TIME_NONE ? NULL : key_for(c, r, 0);
     if (!k)
         return;
     r->cand[0] = r->est;
     r->cand[1] = gs_time_add(r->est, win_quantile(&k->shift, 0.5));
     r->cand[1] = r->cand[1] < r->submit ? r->submit : r->cand[1];
     r->cand[2] = scaled(r->submit, r->est, win_quantile(&k->ratio, 0.5));
-    struct gs_eta_key *s = key_for(c, r->size_class, r->basis, 1);
+    struct gs_eta_key *s = key_for(c, r, 1);
     r->chosen = 2;
     for (int m = 0; s && m < GS_ETA_CANDIDATES; m++)
         if (win_quantile(&s->abserr[m], 0.5) < win_quantile(&s->abserr[r->chosen], 0.5))
@@ -138,6 +149,7 @@ int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
         if (rc == 0) {
             out->est = d.est_start;
             out->basis = d.est_basis;
+            out->bucket = bucket_of(d.ahead_gpus);
         }
     }
     gs_eta_cal_apply(c, out);
@@ -170,6 +182,7 @@ void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time star
     win_push(&c->wait[r->size_class], start - r->submit);
     if (r->est == GS_TIME_NONE)
         return;
+    key_observe(&c->ahead[r->size_class][r->basis][r->bucket], r, start);
     key_observe(&c->key[r->size_class][r->basis], r, start);
     key_observe(&c->cls[r->size_class], r, start);
 }

@@ -5,9 +5,13 @@
  * The engine's estimate ("raw") is gs_engine_explain's est_start (basis
  * reservation, profile, quota; "now" for a job that the submit's pass
  * started or will start next).  It is then calibrated online from the jobs
- * that already started, per size class and basis (falling back to the
- * size class over all bases, and to nothing under GS_ETA_MIN_SAMPLES jobs),
- * each over the last GS_ETA_WINDOW such jobs.  With H = GS_ETA_HORIZON_MS
+ * that already started, per size class, basis and bucket of GPUs queued
+ * ahead of it (falling back to the class and basis, then to the class over
+ * all bases, and to nothing under GS_ETA_MIN_SAMPLES jobs), each over the
+ * last GS_ETA_WINDOW such jobs.  The engine's profile honours only the
+ * reservations of the jobs ahead, not the other queued work, so its error
+ * grows with the queue ahead: the bucket is what lets the calibration
+ * learn that.  With H = GS_ETA_HORIZON_MS
  * and the horizon h = raw - submit:
  *   ratio r = (actual - submit + H) / (h + H), kept per key;
  *   candidates for the point: raw; raw + median(actual - raw) ("shift");
@@ -39,6 +43,7 @@
 #define GS_ETA_BASES (GS_BASIS_QUOTA + 1)
 #define GS_ETA_HORIZON_MS 60000      /* H: 60 s */
 #define GS_ETA_CANDIDATES 3          /* raw, shift, scale */
+#define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
 
 /* A window of the last GS_ETA_WINDOW values, with a cached quantile. */
 struct gs_eta_win {
@@ -56,9 +61,10 @@ struct gs_eta_key {
     struct gs_eta_win abserr[GS_ETA_CANDIDATES];
 };
 
-/* The online calibration.  Plain data (about 0.5 MiB); gs_eta_cal_init
+/* The online calibration.  Plain data (about 3.8 MiB); gs_eta_cal_init
  * empties it. */
 struct gs_eta_cal {
+    struct gs_eta_key ahead[GS_SIZE_CLASSES][GS_ETA_BASES][GS_ETA_BUCKETS];
     struct gs_eta_key key[GS_SIZE_CLASSES][GS_ETA_BASES];
     struct gs_eta_key cls[GS_SIZE_CLASSES];
     struct gs_eta_win wait[GS_SIZE_CLASSES];
@@ -76,6 +82,9 @@ struct gs_eta_rec {
     gs_time cand[GS_ETA_CANDIDATES]; /* NONE until the key has enough jobs */
     int basis;                  /* enum gs_est_basis */
     int size_class;             /* gs_job_size_class */
+    int bucket;                 /* GPUs queued ahead of it (gs_diag ahead_gpus):
+                                   0 none, k = 2^(k-1) .. 2^k - 1, the last
+                                   bucket and more */
     int chosen;                 /* candidate the point took, -1 = none */
     int recorded;               /* the promise was made */
     int observed;               /* its start was fed to the calibration */
