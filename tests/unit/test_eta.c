@@ -219,14 +219,35 @@ static void test_calibration(void **state)
     assert_int_equal(p.chosen, 1);
     assert_int_equal(p.cal, SEC(310));
     assert_int_equal(p.p90, 322500);
+    /* the bucket of GPUs queued ahead: 20 more class-"1" jobs in bucket 3
+     * (4-7 GPUs ahead), estimate 100 s, start at 260 s: ratio 320/160 = 2.
+     * Estimate 1,000 s in bucket 3: scale 1,060 x 2 - 60 = 2,060 s, bound
+     * the same.  In bucket 5 (no jobs) it falls back to class and basis:
+     * 40 ratios, the 20 above (1.00625 .. 1.125) and twenty 2s: median
+     * (20th) 180/160 = 1.125, point 1,060 x 1.125 - 60 = 1,132.5 s; q90
+     * (36th) 2, bound 2,060 s. */
+    for (int i = 0; i < 20; i++) {
+        struct gs_eta_rec r = rec_at(0, 100);
+        r.bucket = 3;
+        gs_eta_cal_observe(c, &r, SEC(260));
+    }
+    p = rec_at(0, 1000);
+    p.bucket = 3;
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, SEC(2060));
+    assert_int_equal(p.p90, SEC(2060));
+    p.bucket = 5;
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, 1132500);
+    assert_int_equal(p.p90, SEC(2060));
     /* no estimate: nothing to calibrate */
     p = rec_at(0, 0);
     p.est = GS_TIME_NONE;
     gs_eta_cal_apply(c, &p);
     assert_int_equal(p.cal, GS_TIME_NONE);
     assert_int_equal(p.p90, GS_TIME_NONE);
-    /* every start also went to its class's waits: 20 in class "1" */
-    assert_int_equal(c->wait[0].n, 20);
+    /* every start also went to its class's waits: 40 in class "1" */
+    assert_int_equal(c->wait[0].n, 40);
     free(c);
 }
 
