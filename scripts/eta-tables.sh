@@ -16,7 +16,7 @@ CAL="python3 scripts/eta_calibrate.py"
 mkdir -p "$T"
 steps=${*:-gen aaic}
 header() {
-    echo "| run | truth | jobs | n | engine estimate | calibrated point | naive now | naive class median | P90 coverage |"
+    echo "| run | truth | subset | jobs | engine estimate | calibrated point | naive now | naive class median | P90 coverage |"
     echo "|---|---|---|---|---|---|---|---|---|"
 }
 
