@@ -13,7 +13,7 @@
 # = 90, median 45; naive class median: no job of A's class (5-8) or B's (2-4) had
 # started, so both predict the submit: the same 45.  No bound: coverage null.
 . "$(dirname "$0")/tap.sh"
-plan 10
+plan 12
 C=$DATA/one-node.yaml
 printf 'id,submit,duration,gpus,time_limit\nA,0,100,8,200\nB,10,50,4,100\n' >"$TMP/t.csv"
 printf 'queue: {policy: fifo, backfill: easy, duration_estimate: user}\n' >"$TMP/p.yaml"
@@ -35,3 +35,9 @@ is "$(printf '%s' "$e" | jq -c '[.with_bound, .p90_coverage]')" "[0,null]" "no b
 is "$(jq -c '.eta | [.jobs, .estimated, .unstarted]' "$TMP/o/summary.json")" "[2,2,0]" "summary.json has the same eta object"
 is "$(jq -c '.eta.by_basis.reservation | [.n, .median_abs_error_s]' "$TMP/o/summary.json")" "[1,100]" "by basis: reservation B, error 100"
 is "$(jq -c '.eta.by_size["5-8"] | [.n, .median_abs_error_s]' "$TMP/o/summary.json")" "[1,0]" "by size: 5-8 is A, error 0"
+
+# The HTML report's promised-against-actual chart: one dot, B (A's promise was "now").
+run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv" --policy "$TMP/p.yaml" --html "$TMP/r.html"
+ok $rc "sim --html exits 0"
+is "$(grep -c '<circle' "$TMP/r.html") $(grep -c 'id="chart-eta"' "$TMP/r.html")" "1 1" \
+   "chart-eta draws one dot: B, the only job whose promise was not now"
