@@ -164,6 +164,7 @@ static struct gs_eta_rec rec_at(int cls, double est_s)
     r.size_class = cls;
     r.recorded = 1;
     r.cand[0] = r.cand[1] = r.cand[2] = GS_TIME_NONE;
+    r.p90 = GS_TIME_NONE;
     return r;
 }
 
@@ -246,6 +247,18 @@ static void test_calibration(void **state)
     gs_eta_cal_apply(c, &p);
     assert_int_equal(p.cal, GS_TIME_NONE);
     assert_int_equal(p.p90, GS_TIME_NONE);
+    /* the adaptive level: no job so far had a bound, so it is 0.9; 10
+     * class-"2-4" jobs that start after their bound raise it by 10 x 0.005
+     * x 0.9 = 0.045, then 5 covered ones lower it by 5 x 0.0005: 0.9425 */
+    assert_true(c->cls[1].level == 0.9);
+    for (int i = 0; i < 15; i++) {
+        struct gs_eta_rec r = rec_at(1, 100);
+        r.p90 = SEC(120);
+        gs_eta_cal_observe(c, &r, SEC(i < 10 ? 200 : 110));
+    }
+    assert_true(c->cls[1].level > 0.9425 - 1e-12 && c->cls[1].level < 0.9425 + 1e-12);
+    assert_true(c->key[1][GS_BASIS_PROFILE].level > 0.9425 - 1e-12);
+    assert_true(c->ahead[1][GS_BASIS_PROFILE][0].level < 0.9425 + 1e-12);
     /* every start also went to its class's waits: 40 in class "1" */
     assert_int_equal(c->wait[0].n, 40);
     free(c);

@@ -61,9 +61,23 @@ static gs_time win_quantile(struct gs_eta_win *w, double q)
     return w->cached;
 }
 
+static void key_init(struct gs_eta_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->level = 0.9;
+}
+
 void gs_eta_cal_init(struct gs_eta_cal *c)
 {
     memset(c, 0, sizeof *c);
+    for (int cl = 0; cl < GS_SIZE_CLASSES; cl++) {
+        key_init(&c->cls[cl]);
+        for (int b = 0; b < GS_ETA_BASES; b++) {
+            key_init(&c->key[cl][b]);
+            for (int q = 0; q < GS_ETA_BUCKETS; q++)
+                key_init(&c->ahead[cl][b][q]);
+        }
+    }
 }
 
 /* The key a job's calibration reads: its class, basis and bucket, else
@@ -125,7 +139,7 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
         if (win_quantile(&s->abserr[m], 0.5) < win_quantile(&s->abserr[r->chosen], 0.5))
             r->chosen = m;
     r->cal = r->cand[r->chosen];
-    r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, 0.9));
+    r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
     r->p90 = r->p90 < r->cal ? r->cal : r->p90;
 }
 
@@ -166,6 +180,10 @@ static gs_time absdiff(gs_time a, gs_time b)
 
 static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_time start)
 {
+    if (r->p90 != GS_TIME_NONE) { /* adapt the level to the coverage reached */
+        k->level += start > r->p90 ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
+        k->level = k->level < 0.5 ? 0.5 : k->level > 1 ? 1 : k->level;
+    }
     win_push(&k->shift, start - r->est);
     double ratio = ((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                    ((double)(r->est - r->submit) + GS_ETA_HORIZON_MS);

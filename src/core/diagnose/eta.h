@@ -18,8 +18,14 @@
  *     submit + max(0, (h + H) x median(r) - H) ("scale");
  *   the point ("calibrated") is the candidate with the smallest median
  *     |error| over the key's last jobs (scale until there are enough);
- *   the bound = submit + max(0, (h + H) x q90(r) - H), never below the
- *     point (q90: nearest rank).
+ *   the bound = submit + max(0, (h + H) x q(r) - H), never below the
+ *     point (nearest rank).  q starts at 0.9 and adapts to the coverage
+ *     actually reached (adaptive conformal inference, Gibbs and Candes
+ *     2021): each started job that had a bound moves the level of its keys
+ *     up by GS_ETA_GAMMA x 0.9 when it started after the bound, down by
+ *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, 1]), so that 1 job in 10
+ *     misses in the long run even though the errors of the jobs still
+ *     waiting are not known yet.
  * The naive predictors are made at the same instant for the same jobs:
  * "now" (start = submit) and "class median" (submit + the median wait of
  * the last GS_ETA_WINDOW jobs of the same size class that started; submit
@@ -43,6 +49,7 @@
 #define GS_ETA_BASES (GS_BASIS_QUOTA + 1)
 #define GS_ETA_HORIZON_MS 60000      /* H: 60 s */
 #define GS_ETA_CANDIDATES 3          /* raw, shift, scale */
+#define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
 #define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
 
 /* A window of the last GS_ETA_WINDOW values, with a cached quantile. */
@@ -59,10 +66,11 @@ struct gs_eta_win {
 struct gs_eta_key {
     struct gs_eta_win shift, ratio;
     struct gs_eta_win abserr[GS_ETA_CANDIDATES];
+    double level;               /* quantile of the bound: 0.9 adapted (below) */
 };
 
 /* The online calibration.  Plain data (about 3.8 MiB); gs_eta_cal_init
- * empties it. */
+ * empties it (every level 0.9). */
 struct gs_eta_cal {
     struct gs_eta_key ahead[GS_SIZE_CLASSES][GS_ETA_BASES][GS_ETA_BUCKETS];
     struct gs_eta_key key[GS_SIZE_CLASSES][GS_ETA_BASES];
