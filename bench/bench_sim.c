@@ -5,7 +5,9 @@
  * own.  Baseline in the same run: the "replay floor" - the same trace pushed
  * through a bare event heap with every job starting at submit (no engine, no
  * placement) - so the table shows what scheduling costs on top of the event
- * loop.  Usage: bench_sim [--size small|full] [--case N]
+ * loop.  --eta records every job's start-time promise (docs/eta.md): the
+ * hashes must not change.  Usage: bench_sim [--size small|full] [--case N]
+ * [--eta]
  */
 #define _DEFAULT_SOURCE
 #include "bench_util.h"
@@ -27,6 +29,7 @@ struct result {
 };
 
 static uint64_t hash_state;
+static int eta_on; /* --eta: record every job's promise (docs/eta.md) */
 
 static void on_event(void *arg, const struct gs_event *ev)
 {
@@ -110,7 +113,7 @@ static int run_case(size_t jobs, int nodes, int kind, double load, struct result
     r->floor_ms = replay_floor(tr);
     struct gs_policy pol;
     case_policy(&pol, kind);
-    struct gs_sim_opts o = { .on_event = on_event };
+    struct gs_sim_opts o = { .on_event = on_event, .eta = eta_on };
     struct gs_sim_result res;
     hash_state = 1469598103934665603ULL;
     t0 = bench_now_ms();
@@ -167,6 +170,8 @@ int main(int argc, char **argv)
             full = strcmp(argv[i + 1], "small") == 0 ? 0 : strcmp(argv[i + 1], "mid") == 0 ? 2 : 1, i++;
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--eta") == 0)
+            eta_on = 1;
     }
     const size_t jobs[] = { 10000, 100000, 1000000 };
     const int nodes[] = { 16, 128, 1024 };

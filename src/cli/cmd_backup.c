@@ -19,7 +19,12 @@ static const char *const help =
     "written as FILE.tmp, fsynced and renamed, then checked (quick_check).  Run it\n"
     "on the daemon's host as a user who can read the state directory.  To restore:\n"
     "stop the daemon, put FILE as journal.db in an empty state directory (or the\n"
-    "old one, with journal.db-wal and journal.db-shm removed) and start it there.\n";
+    "old one, with journal.db-wal and journal.db-shm removed) and start it there.\n"
+    "\n"
+    "  --state DIR     the daemon's state directory (its journal.db)\n"
+    "  --journal FILE  a journal file named directly\n"
+    "  --to FILE       where the copy goes (must not exist)\n"
+    "  -h, --help      this text; --version: the version and commit\n";
 
 int cmd_backup(int argc, char **argv)
 {

@@ -129,6 +129,8 @@ static json_t *summary_json(const struct gs_sim_result *r, const struct gs_polic
     if (j && epoch != GS_TIME_NONE && gs_format_iso8601(epoch, iso, sizeof iso) > 0)
         json_object_set_new(j, "time_zero", json_pack("{s:s, s:f}", "iso", iso, "unix",
                                                       (double)epoch / 1000));
+    if (j && r->eta)
+        json_object_set_new(j, "eta", gs_report_eta_json(r->engine, r->eta, r->neta));
     return j;
 }
 
@@ -146,7 +148,7 @@ static int write_outputs(const struct sim_args *a, struct out_files *o,
         return 1;
     if (open_in(a->out, "jobs.csv", &o->jobs, o->paths[2], sizeof o->paths[2]))
         return 1;
-    gs_report_jobs_csv_fail(o->jobs.f, r->engine, epoch, r->fail);
+    gs_report_jobs_csv_all(o->jobs.f, r->engine, epoch, r->eta, r->neta, r->fail);
     return cli_out_close("sim", &o->jobs);
 }
 
@@ -208,7 +210,7 @@ static int run(const struct sim_args *a, const struct gs_cluster *cl,
         gs_report_timeline_header(files.timeline.f);
     }
     struct gs_sim_opts o = { on_tick, NULL, &files, a->check, ne,
-                             a->failures ? &a->model : NULL };
+                             a->failures ? &a->model : NULL, 1 };
     struct cli_html h;
     cli_html_init(&h, a->html != NULL);
     cli_html_names(&h, a->cluster, a->trace, &a->policy, 1);

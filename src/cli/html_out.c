@@ -74,7 +74,8 @@ int cli_html_sim(const char *path, struct cli_html *h, const struct gs_sim_resul
     FILE *f = open_page("sim", &o, path, "gpusched simulation report", subtitle, h, pol);
     if (!f)
         return 1;
-    struct gs_html_run run = { "simulation", &r->summary, r->engine, &h->tl, pol, NULL };
+    struct gs_html_run run = { "simulation", &r->summary, r->engine, &h->tl, pol, NULL,
+                               r->eta, r->neta };
     gs_html_run_sections(f, &run);
     if (r->fail)
         gs_report_fail_html(f, r->engine, r->fail);
@@ -89,7 +90,7 @@ int cli_html_compare(const char *path, struct cli_html *h, const struct gs_sim_r
     n = n > GS_WHATIF_MAX_RUNS ? GS_WHATIF_MAX_RUNS : n;
     gs_timeline_close(&h->tl, sums[0]->span_end);
     for (int i = 0; i < n; i++) {
-        struct gs_html_run r = { names[i], sums[i], NULL, NULL, pols[i], &cdfs[i] };
+        struct gs_html_run r = { names[i], sums[i], NULL, NULL, pols[i], &cdfs[i], NULL, 0 };
         runs[i] = r;
     }
     struct cli_out o;
@@ -118,7 +119,7 @@ int cli_html_whatif(const char *path, struct cli_html *h, const struct gs_whatif
         return 1;
     gs_html_whatif_sections(f, w);
     struct gs_html_run run = { "actual", &w->runs[0].sum, w->actual.engine, &h->tl, pol,
-                               &w->runs[0].cdf };
+                               &w->runs[0].cdf, NULL, 0 };
     gs_html_run_sections(f, &run);
     return close_page("whatif", &o);
 }

@@ -26,4 +26,8 @@ void gs_html_heatmap(FILE *f, const struct gs_html_run *r);
 void gs_html_reasons_chart(FILE *f, const char *id, const struct gs_summary *const *sums,
                            const char *const *names, int n, int per_class);
 
+/* Promised against actual wait of the jobs whose promise was not "now"
+ * (r->eta; html_eta.c). */
+void gs_html_eta_chart(FILE *f, const struct gs_html_run *r);
+
 #endif

@@ -331,6 +331,8 @@ void gs_html_run_sections(FILE *f, const struct gs_html_run *r)
     }
     if (cdf)
         cdf_chart(f, r, cdf);
+    if (r->eta && r->eng && r->neta > 0) /* an empty trace promised nothing */
+        gs_html_eta_chart(f, r);
     if (r->eng && r->tl && gs_timeline_buckets(r->tl) > 0)
         gs_html_heatmap(f, r);
     gs_html_reasons_chart(f, "chart-reasons", &r->sum, &r->name, 1, 1);

@@ -10,6 +10,7 @@
  *   chart-cdf       wait CDF per size class
  *   chart-heatmap   GPU occupancy (GPU x time, coloured by job size)
  *   chart-reasons   waiting GPU-hours by reason, per size class
+ *   chart-eta       promised against actual wait (sim: docs/eta.md)
  *   chart-compare-cdf / chart-compare-reasons   compare: one per policy
  *   chart-whatif-cdf, table-whatif, verdict     whatif
  */
@@ -33,6 +34,8 @@ struct gs_html_run {
     const struct gs_timeline *tl;    /* util_alloc and S_k over time */
     const struct gs_policy *pol;
     const struct gs_wait_cdf *cdf;   /* else built from eng */
+    const struct gs_eta_rec *eta;    /* promises per engine handle (sim), or NULL */
+    size_t neta;
 };
 
 /* Page head, styles and the title block. */

@@ -294,17 +294,47 @@ int gs_report_jobs_csv(FILE *f, const struct gs_engine *eng)
     return gs_report_jobs_csv_at(f, eng, GS_TIME_NONE);
 }
 
+/* ",est,p90,basis,calibrated" of the promise recorded for handle j
+ * (empty cells when there is none). */
+static void eta_cells(FILE *f, const struct gs_eta_rec *eta, size_t neta, int j)
+{
+    const struct gs_eta_rec *r = eta && (size_t)j < neta ? &eta[j] : NULL;
+    char e[32] = "", p[32] = "", c[32] = "";
+    if (r && r->recorded && r->est != GS_TIME_NONE)
+        gs_report_fmt_sec(e, sizeof e, gs_time_to_sec(r->est));
+    if (r && r->recorded && r->p90 != GS_TIME_NONE)
+        gs_report_fmt_sec(p, sizeof p, gs_time_to_sec(r->p90));
+    if (r && r->recorded && r->cal != GS_TIME_NONE)
+        gs_report_fmt_sec(c, sizeof c, gs_time_to_sec(r->cal));
+    fprintf(f, ",%s,%s,%s,%s", e, p, r && r->recorded ? gs_est_basis_name(r->basis) : "", c);
+}
+
 int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms)
 {
-    return gs_report_jobs_csv_fail(f, eng, epoch_ms, NULL);
+    return gs_report_jobs_csv_all(f, eng, epoch_ms, NULL, 0, NULL);
 }
 
 int gs_report_jobs_csv_fail(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
                             const struct gs_sim_fail *fail)
 {
+    return gs_report_jobs_csv_all(f, eng, epoch_ms, NULL, 0, fail);
+}
+
+int gs_report_jobs_csv_eta(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
+                           const struct gs_eta_rec *eta, size_t neta)
+{
+    return gs_report_jobs_csv_all(f, eng, epoch_ms, eta, neta, NULL);
+}
+
+int gs_report_jobs_csv_all(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
+                           const struct gs_eta_rec *eta, size_t neta,
+                           const struct gs_sim_fail *fail)
+{
     fprintf(f, "id,submit,start,end,wait,gpus,placement,state,team,"
-               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason%s",
-            epoch_ms != GS_TIME_NONE ? ",submit_time,start_time,end_time" : "");
+               "class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason%s%s",
+            epoch_ms != GS_TIME_NONE ? ",submit_time,start_time,end_time" : "",
+            eta ? ",est_start_at_submit,est_start_p90_at_submit,est_basis_at_submit,"
+                  "est_start_cal_at_submit" : "");
     if (fail)
         gs_report_fail_csv_header(f);
     fputc('\n', f);
@@ -331,6 +361,8 @@ int gs_report_jobs_csv_fail(FILE *f, const struct gs_engine *eng, int64_t epoch_
             iso_cell(f, epoch_ms, ji.first_start);
             iso_cell(f, epoch_ms, ji.end);
         }
+        if (eta)
+            eta_cells(f, eta, neta, j);
         if (fail)
             gs_report_fail_csv_row(f, fail, j, &ji);
         fputc('\n', f);

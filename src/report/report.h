@@ -44,6 +44,27 @@ int gs_report_jobs_csv_at(FILE *f, const struct gs_engine *eng, int64_t epoch_ms
 int gs_report_jobs_csv_fail(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
                             const struct gs_sim_fail *fail);
 
+/* The same, and when `eta` is not NULL (the simulator's promises, per
+ * engine handle, `neta` of them) four more columns at the very end:
+ * est_start_at_submit (the engine's estimate), est_start_p90_at_submit
+ * (seconds; empty when there is no estimate / no bound),
+ * est_basis_at_submit (gs_est_basis_name) and est_start_cal_at_submit (the
+ * calibrated point, core/diagnose/eta.h).
+ * Returns 0 or GS_EIO. */
+int gs_report_jobs_csv_eta(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
+                           const struct gs_eta_rec *eta, size_t neta);
+
+/* summary.json's "eta" object for `n` promises against the engine's first
+ * starts (core/diagnose/eta.h), or NULL on allocation failure. */
+json_t *gs_report_eta_json(const struct gs_engine *eng, const struct gs_eta_rec *eta,
+                           size_t n);
+
+/* Both: the promise columns (when `eta`), then the failure columns (when
+ * `fail`), after the common ones.  Returns 0 or GS_EIO. */
+int gs_report_jobs_csv_all(FILE *f, const struct gs_engine *eng, int64_t epoch_ms,
+                           const struct gs_eta_rec *eta, size_t neta,
+                           const struct gs_sim_fail *fail);
+
 /* Timeline writer for gs_sim_opts.on_tick: one CSV row per step:
  * time, allocated GPUs (share-weighted), free GPUs, S_k, fragmented GPUs,
  * pending, running.  Call gs_report_timeline_header first. */

@@ -2,6 +2,7 @@
 #include "sim/sim.h"
 #include "core/base/alloc.h"
 #include "core/engine/engine_place.h"
+#include "core/diagnose/eta.h"
 
 #include <assert.h>
 #include <string.h>
@@ -34,6 +35,8 @@ struct sim {
     int nfail_down;
     gs_time *lost_seen;       /* engine handle -> its `lost` at its last event */
     struct gs_sim_fail *fail; /* NULL without failures */
+    struct gs_eta_cal *cal;   /* opts->eta: the promises' calibration */
+    struct gs_eta_rec *eta;   /* opts->eta: engine handle -> its promise */
 };
 
 /* Failure events are drawn a day at a time. */
@@ -103,6 +106,28 @@ static void count_failure(struct sim *s, const struct gs_event *ev)
     s->lost_seen[ev->job] = ji.lost;
 }
 
+/* A job started: its first start goes to the calibration once its
+ * promise was made (a job that starts in its submit's pass is fed right
+ * after the promise, eta_step). */
+static void eta_started(struct sim *s, int job)
+{
+    struct gs_job_info ji;
+    if (s->eta[job].recorded && gs_engine_job_info(s->eng, job, &ji) == 0)
+        gs_eta_cal_observe(s->cal, &s->eta[job], ji.first_start);
+}
+
+/* After the pass at a submit instant: the promises of the jobs submitted
+ * in it (handles first..njobs). */
+static int eta_step(struct sim *s, size_t first, struct gs_error *err)
+{
+    for (size_t h = first; s->eta && h < s->njobs; h++) {
+        if (gs_eta_promise(s->eng, (int)h, s->cal, &s->eta[h]) == GS_ENOMEM)
+            return gs_errorf(err, GS_ENOMEM, "out of memory");
+        eta_started(s, (int)h);
+    }
+    return 0;
+}
+
 static void on_event(void *arg, const struct gs_event *ev)
 {
     struct sim *s = arg;
@@ -119,6 +144,8 @@ static void on_event(void *arg, const struct gs_event *ev)
         struct finish_ev fe = { end, s->seq++, ev->job, s->gen[ev->job] };
         if (heap_push(s, fe) < 0)
             s->failed = GS_ENOMEM;
+        if (ev->kind == GS_EV_START && s->eta)
+            eta_started(s, ev->job);
     } else if (ev->kind == GS_EV_KILL || ev->kind == GS_EV_CANCEL ||
                ev->kind == GS_EV_PREEMPT || ev->kind == GS_EV_FAIL) {
         s->gen[ev->job]++; /* its pending finish event is now stale */
@@ -312,12 +339,15 @@ static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, si
             rc = apply_node_events(s, t, &out->events, err);
         if (rc == 0)
             rc = apply_failures(s, t, &out->events, err);
+        size_t first_new = s->njobs;
         while (rc == 0 && next < n && gs_trace_job(s->tr, order[next])->submit == t) {
             rc = submit_job(s, order[next++], t, err);
             out->events++;
         }
         if (rc == 0)
             rc = gs_engine_step(s->eng, t, err);
+        if (rc >= 0)
+            rc = eta_step(s, first_new, err);
         if (rc >= 0)
             rc = after_step(s, m, t, err);
         out->steps++;
@@ -373,6 +403,13 @@ static int setup(struct sim *s, const struct gs_cluster *cl, const struct gs_pol
     if (s->opts && s->opts->failures && setup_failures(s, cl, n, err) < 0)
         return err && err->code < 0 ? err->code : GS_ENOMEM;
     gs_engine_set_observer(s->eng, on_event, s);
+    if (s->opts && s->opts->eta) {
+        s->cal = gs_malloc(sizeof *s->cal);
+        s->eta = gs_calloc(n ? n : 1, sizeof *s->eta);
+        if (!s->cal || !s->eta)
+            return gs_errorf(err, GS_ENOMEM, "out of memory");
+        gs_eta_cal_init(s->cal);
+    }
     if (pol->estimate == GS_EST_ORACLE) {
         struct gs_estimator est = { "oracle", oracle_estimate, NULL, s };
         gs_engine_set_estimator(s->eng, &est);
@@ -404,6 +441,9 @@ int gs_sim_run(const struct gs_cluster *cl, const struct gs_policy *pol,
         s.eng = NULL;
         out->fail = s.fail;
         s.fail = NULL;
+        out->eta = s.eta;
+        out->neta = s.njobs;
+        s.eta = NULL;
     }
     sim_fail_free(s.fail);
     gs_fail_stream_fini(&s.fs);
@@ -414,6 +454,8 @@ int gs_sim_run(const struct gs_cluster *cl, const struct gs_policy *pol,
     gs_free(s.trace_of);
     gs_free(s.gen);
     gs_free(s.heap);
+    gs_free(s.eta);
+    gs_free(s.cal);
     gs_free(order);
     gs_metrics_destroy(m);
     return rc < 0 ? rc : 0;
@@ -428,4 +470,7 @@ void gs_sim_result_fini(struct gs_sim_result *r)
     r->fail = NULL;
     gs_engine_destroy(r->engine);
     r->engine = NULL;
+    gs_free(r->eta);
+    r->eta = NULL;
+    r->neta = 0;
 }

@@ -15,6 +15,7 @@
 #include "core/base/error.h"
 #include "core/metrics/metrics.h"
 #include "core/cluster/node_event.h"
+#include "core/diagnose/eta.h"
 #include "core/policy/policy.h"
 #include "sim/failures.h"
 #include "workload/trace.h"
@@ -46,6 +47,10 @@ struct gs_sim_opts {
      * (submitted later, pending or running).  A failure down on a node
      * already down changes nothing; its repair's end brings the node up. */
     const struct gs_failure_model *failures;
+    /* Record every job's start-time promise right after the pass at its
+     * submit instant (core/diagnose/eta.h): gs_sim_result.eta.  It reads
+     * the engine only, so no decision changes. */
+    int eta;
 };
 
 /* What the failures of opts->failures cost (docs/failures.md). */
@@ -64,6 +69,9 @@ struct gs_sim_result {
     int64_t steps;                /* scheduling passes run */
     int64_t events;               /* submissions + finishes + wakeups */
     struct gs_sim_fail *fail;     /* owned; NULL without opts->failures */
+    struct gs_eta_rec *eta;       /* owned, opts->eta: per engine handle, NULL
+                                     otherwise */
+    size_t neta;                  /* entries in eta */
 };
 
 /* Replay `tr` on `cl` under `pol`.  `opts` may be NULL.  On success fills

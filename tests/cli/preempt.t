@@ -26,6 +26,7 @@ jcol() {
         $1==id{s=""; for(k=1;k<=n;k++) s=s (k>1?",":"") $h[c[k]]; print s}' "$1"
 }
 LOSS=class,preemptions,lost_gpu_s,checkpoint_gpu_s,restore_gpu_s,wait_reason
+ETA=est_start_at_submit,est_start_p90_at_submit,est_basis_at_submit,est_start_cal_at_submit
 
 run "$GPUSCHED" sim --cluster "$C" --trace "$P/example.csv" --policy "$P/checkpoint.yaml" \
     --json --out "$TMP/o"
@@ -40,8 +41,8 @@ is "$(printf '%s' "$j" | jq '.util_effective * 9760 | round')" 8800 \
 is "$(awk -F, '$1=="B"{print $3","$4}' "$TMP/o/jobs.csv")" "250,350" "B runs 250-350"
 is "$(awk -F, '$1=="A"{print $3","$4}' "$TMP/o/jobs.csv")" "0,1220" "A first starts at 0, ends 1220"
 is "$(head -1 "$TMP/o/jobs.csv")" \
-    "id,submit,start,end,wait,gpus,placement,state,team,$LOSS" \
-    "jobs.csv: the old columns first, unchanged, then the loss columns"
+    "id,submit,start,end,wait,gpus,placement,state,team,$LOSS,$ETA" \
+    "jobs.csv: the old columns first, unchanged, then the loss columns, then the promise (docs/eta.md)"
 is "$(jcol "$TMP/o/jobs.csv" A $LOSS)" "train,1,240,720,0,shortage" \
     "jobs.csv A: preempted once, lost 240 GPU-s, checkpoints 720 GPU-s"
 is "$(jcol "$TMP/o/jobs.csv" B $LOSS)" "train,0,0,0,0,none" "jobs.csv B: lost nothing, never waited"

@@ -1,0 +1,206 @@
+/* eta.c - start-time promises at submit, their online calibration and
+ * their accuracy (eta.h). */
+#include "core/diagnose/eta.h"
+#include "core/base/alloc.h"
+#include "core/base/error.h"
+#include "core/engine/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void win_push(struct gs_eta_win *w, gs_time v)
+{
+    w->v[w->next] = v;
+    w->next = (w->next + 1) % GS_ETA_WINDOW;
+    if (w->n < GS_ETA_WINDOW)
+        w->n++;
+    w->dirty = 1;
+}
+
+/* k-th smallest (0-based) of a[0..n) by quickselect; reorders a. */
+static gs_time select_kth(gs_time *a, int n, int k)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        gs_time pivot = a[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                gs_time t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return a[k];
+    }
+    return a[k];
+}
+
+/* Nearest-rank quantile q (0 < q <= 1) of the window, cached until the
+ * next push or another q. */
+static gs_time win_quantile(struct gs_eta_win *w, double q)
+{
+    if (!w->dirty && w->cached_q == q)
+        return w->cached;
+    gs_time tmp[GS_ETA_WINDOW];
+    memcpy(tmp, w->v, (size_t)w->n * sizeof *tmp);
+    int k = (int)(q * w->n + 0.999999) - 1;
+    k = k < 0 ? 0 : k >= w->n ? w->n - 1 : k;
+    w->cached = select_kth(tmp, w->n, k);
+    w->cached_q = q;
+    w->dirty = 0;
+    return w->cached;
+}
+
+static void key_init(struct gs_eta_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->level = 0.9;
+}
+
+void gs_eta_cal_init(struct gs_eta_cal *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int cl = 0; cl < GS_SIZE_CLASSES; cl++) {
+        key_init(&c->cls[cl]);
+        for (int b = 0; b < GS_ETA_BASES; b++) {
+            key_init(&c->key[cl][b]);
+            for (int q = 0; q < GS_ETA_BUCKETS; q++)
+                key_init(&c->ahead[cl][b][q]);
+        }
+    }
+}
+
+/* The key a job's calibration reads: its class, basis and bucket, else
+ * its class and basis, else its class, when the window `which` (0 =
+ * shift, 1.. = abserr[which - 1]) has enough values; NULL otherwise. */
+static struct gs_eta_key *key_for(struct gs_eta_cal *c, const struct gs_eta_rec *r, int which)
+{
+    struct gs_eta_key *k[3] = { &c->ahead[r->size_class][r->basis][r->bucket],
+                                &c->key[r->size_class][r->basis], &c->cls[r->size_class] };
+    for (int i = 0; i < 3; i++) {
+        const struct gs_eta_win *w = which ? &k[i]->abserr[which - 1] : &k[i]->shift;
+        if (w->n >= GS_ETA_MIN_SAMPLES)
+            return k[i];
+    }
+    return NULL;
+}
+
+/* Bucket of `gpus` queued ahead: 0, then 1 + floor(log2), capped. */
+static int bucket_of(int64_t gpus)
+{
+    int b = 0;
+    while (gpus > 0 && b < GS_ETA_BUCKETS - 1) {
+        b++;
+        gpus >>= 1;
+    }
+    return b;
+}
+
+/* submit + max(0, (h + H) x ratio - H) rounded to the ms, ratio in
+ * millionths. */
+static gs_time scaled(gs_time submit, gs_time est, gs_time ratio_ppm)
+{
+    double h = (double)(est - submit) + GS_ETA_HORIZON_MS;
+    double t = h * ((double)ratio_ppm / 1e6) - GS_ETA_HORIZON_MS;
+    if (t < 0)
+        t = 0;
+    if (t > 1e15) /* the end of representable time is far beyond */
+        t = 1e15;
+    return gs_time_add(submit, (gs_time)(t + 0.5));
+}
+
+void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
+{
+    r->cal = r->est;
+    r->p90 = GS_TIME_NONE;
+    r->chosen = -1;
+    for (int m = 0; m < GS_ETA_CANDIDATES; m++)
+        r->cand[m] = GS_TIME_NONE;
+    struct gs_eta_key *k = r->est == GS_TIME_NONE ? NULL : key_for(c, r, 0);
+    if (!k)
+        return;
+    r->cand[0] = r->est;
+    r->cand[1] = gs_time_add(r->est, win_quantile(&k->shift, 0.5));
+    r->cand[1] = r->cand[1] < r->submit ? r->submit : r->cand[1];
+    r->cand[2] = scaled(r->submit, r->est, win_quantile(&k->ratio, 0.5));
+    struct gs_eta_key *s = key_for(c, r, 1);
+    r->chosen = 2;
+    for (int m = 0; s && m < GS_ETA_CANDIDATES; m++)
+        if (win_quantile(&s->abserr[m], 0.5) < win_quantile(&s->abserr[r->chosen], 0.5))
+            r->chosen = m;
+    r->cal = r->cand[r->chosen];
+    r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
+    r->p90 = r->p90 < r->cal ? r->cal : r->p90;
+}
+
+int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
+                   struct gs_eta_rec *out)
+{
+    struct gs_job_info ji;
+    int rc = gs_engine_job_info(eng, job, &ji);
+    if (rc < 0)
+        return rc;
+    memset(out, 0, sizeof *out);
+    out->submit = ji.submit;
+    out->size_class = gs_job_size_class(ji.gpus);
+    out->est = gs_engine_now(eng);
+    out->basis = GS_BASIS_NOW;
+    if (ji.state == GS_JOB_PENDING) {
+        struct gs_diag d;
+        rc = gs_engine_explain(eng, job, &d);
+        if (rc == GS_ENOMEM)
+            return rc;
+        if (rc == 0) {
+            out->est = d.est_start;
+            out->basis = d.est_basis;
+            out->bucket = bucket_of(d.ahead_gpus);
+        }
+    }
+    gs_eta_cal_apply(c, out);
+    struct gs_eta_win *w = &c->wait[out->size_class];
+    out->naive_median = w->n ? gs_time_add(ji.submit, win_quantile(w, 0.5)) : ji.submit;
+    out->recorded = 1;
+    return 0;
+}
+
+static gs_time absdiff(gs_time a, gs_time b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_time start)
+{
+    if (r->p90 != GS_TIME_NONE) { /* adapt the level to the coverage reached */
+        k->level += start > r->p90 ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
+        k->level = k->level < 0.5 ? 0.5 : k->level > 1 ? 1 : k->level;
+    }
+    win_push(&k->shift, start - r->est);
+    double ratio = ((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
+                   ((double)(r->est - r->submit) + GS_ETA_HORIZON_MS);
+    win_push(&k->ratio, (gs_time)(ratio * 1e6 + 0.5));
+    for (int m = 0; r->cand[0] != GS_TIME_NONE && m < GS_ETA_CANDIDATES; m++)
+        win_push(&k->abserr[m], absdiff(start, r->cand[m]));
+}
+
+void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start)
+{
+    if (!r->recorded || r->observed || start == GS_TIME_NONE)
+        return;
+    r->observed = 1;
+    win_push(&c->wait[r->size_class], start - r->submit);
+    if (r->est == GS_TIME_NONE)
+        return;
+    key_observe(&c->ahead[r->size_class][r->basis][r->bucket], r, start);
+    key_observe(&c->key[r->size_class][r->basis], r, start);
+    key_observe(&c->cls[r->size_class], r, start);
+}

@@ -1,0 +1,147 @@
+/* eta.h - start-time promises: the estimated start recorded when a job is
+ * submitted, an upper bound at the 90 % quantile, two naive predictors,
+ * and how good each was once the job started (docs/eta.md).
+ *
+ * The engine's estimate ("raw") is gs_engine_explain's est_start (basis
+ * reservation, profile, quota; "now" for a job that the submit's pass
+ * started or will start next).  It is then calibrated online from the jobs
+ * that already started, per size class, basis and bucket of GPUs queued
+ * ahead of it (falling back to the class and basis, then to the class over
+ * all bases, and to nothing under GS_ETA_MIN_SAMPLES jobs), each over the
+ * last GS_ETA_WINDOW such jobs.  The engine's profile honours only the
+ * reservations of the jobs ahead, not the other queued work, so its error
+ * grows with the queue ahead: the bucket is what lets the calibration
+ * learn that.  With H = GS_ETA_HORIZON_MS
+ * and the horizon h = raw - submit:
+ *   ratio r = (actual - submit + H) / (h + H), kept per key;
+ *   candidates for the point: raw; raw + median(actual - raw) ("shift");
+ *     submit + max(0, (h + H) x median(r) - H) ("scale");
+ *   the point ("calibrated") is the candidate with the smallest median
+ *     |error| over the key's last jobs (scale until there are enough);
+ *   the bound = submit + max(0, (h + H) x q(r) - H), never below the
+ *     point (nearest rank).  q starts at 0.9 and adapts to the coverage
+ *     actually reached (adaptive conformal inference, Gibbs and Candes
+ *     2021): each started job that had a bound moves the level of its keys
+ *     up by GS_ETA_GAMMA x 0.9 when it started after the bound, down by
+ *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, 1]), so that 1 job in 10
+ *     misses in the long run even though the errors of the jobs still
+ *     waiting are not known yet.
+ * The naive predictors are made at the same instant for the same jobs:
+ * "now" (start = submit) and "class median" (submit + the median wait of
+ * the last GS_ETA_WINDOW jobs of the same size class that started; submit
+ * when none has).
+ *
+ * Nothing here changes scheduling state: gs_eta_promise reads the engine
+ * the way gs_engine_explain does.
+ */
+#ifndef GS_CORE_ETA_H
+#define GS_CORE_ETA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/types.h"
+#include "core/diagnose/diagnose.h"
+#include "core/policy/job.h"
+
+#define GS_ETA_WINDOW 512
+#define GS_ETA_MIN_SAMPLES 20
+#define GS_ETA_BASES (GS_BASIS_QUOTA + 1)
+#define GS_ETA_HORIZON_MS 60000      /* H: 60 s */
+#define GS_ETA_CANDIDATES 3          /* raw, shift, scale */
+#define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
+#define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
+
+/* A window of the last GS_ETA_WINDOW values, with a cached quantile. */
+struct gs_eta_win {
+    gs_time v[GS_ETA_WINDOW];
+    int n, next;
+    int dirty;
+    double cached_q;
+    gs_time cached;
+};
+
+/* What the calibration keeps per key (size class and basis, or class):
+ * errors actual - raw, ratios (x 1e6), and each candidate's |error|. */
+struct gs_eta_key {
+    struct gs_eta_win shift, ratio;
+    struct gs_eta_win abserr[GS_ETA_CANDIDATES];
+    double level;               /* quantile of the bound: 0.9 adapted (below) */
+};
+
+/* The online calibration.  Plain data (about 3.8 MiB); gs_eta_cal_init
+ * empties it (every level 0.9). */
+struct gs_eta_cal {
+    struct gs_eta_key ahead[GS_SIZE_CLASSES][GS_ETA_BASES][GS_ETA_BUCKETS];
+    struct gs_eta_key key[GS_SIZE_CLASSES][GS_ETA_BASES];
+    struct gs_eta_key cls[GS_SIZE_CLASSES];
+    struct gs_eta_win wait[GS_SIZE_CLASSES];
+};
+
+/* What was promised to one job at its submit.  Times in ms on the
+ * engine's clock; GS_TIME_NONE = none. */
+struct gs_eta_rec {
+    gs_time submit;
+    gs_time est;                /* the engine's estimate, NONE = cannot tell */
+    gs_time p90;                /* upper bound at 90 %, NONE = none */
+    gs_time naive_median;       /* submit + running class median wait */
+    gs_time cal;                /* calibrated point, NONE with est (= est
+                                   until the key has enough jobs) */
+    gs_time cand[GS_ETA_CANDIDATES]; /* NONE until the key has enough jobs */
+    int basis;                  /* enum gs_est_basis */
+    int size_class;             /* gs_job_size_class */
+    int bucket;                 /* GPUs queued ahead of it (gs_diag ahead_gpus):
+                                   0 none, k = 2^(k-1) .. 2^k - 1, the last
+                                   bucket and more */
+    int chosen;                 /* candidate the point took, -1 = none */
+    int recorded;               /* the promise was made */
+    int observed;               /* its start was fed to the calibration */
+};
+
+/* Accuracy of one group of jobs (all, a size class, a basis): jobs with an
+ * estimate that started. */
+struct gs_eta_group {
+    int64_t n;                  /* jobs with an estimate that started */
+    int64_t n_bound;            /* of them, with a P90 bound */
+    int64_t covered;            /* of those, started at or before the bound */
+    double med_abs_s, p90_abs_s; /* |actual - est|, seconds */
+    double cal_med_abs_s, cal_p90_abs_s; /* |actual - calibrated point| */
+    double now_med_abs_s;       /* naive "start now" */
+    double class_med_abs_s;     /* naive "running class median wait" */
+};
+
+struct gs_eta_stats {
+    int64_t jobs;               /* promises recorded */
+    int64_t estimated;          /* with a point estimate */
+    int64_t unstarted;          /* estimated but never started */
+    struct gs_eta_group all;
+    struct gs_eta_group by_size[GS_SIZE_CLASSES];
+    struct gs_eta_group by_basis[GS_ETA_BASES];
+};
+
+/* Empty the calibration `c`. */
+void gs_eta_cal_init(struct gs_eta_cal *c);
+
+/* Make the promise for `job` at the engine's current time, just after the
+ * pass that saw its submission: the engine's estimate (explain), the
+ * calibrated point and bound and the naive predictor from `c` (its cached
+ * quantiles are refreshed).  Fills `out` (recorded = 1, observed = 0).
+ * Returns 0, GS_ENOENT (no such job) or GS_ENOMEM. */
+int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
+                   struct gs_eta_rec *out);
+
+/* The calibration part of a promise: fills r->cal, r->cand, r->chosen
+ * and r->p90 from r->submit, r->est, r->basis and r->size_class. */
+void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r);
+
+/* Feed the first start of a job whose promise `r` was made: its error,
+ * ratio and candidates' errors (when it had an estimate) and its wait.
+ * Sets r->observed; a second call is a no-op. */
+void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start);
+
+/* Accuracy of `n` promises against the first starts `start[i]`
+ * (GS_TIME_NONE = never started).  Returns 0 or GS_ENOMEM. */
+int gs_eta_stats_build(const struct gs_eta_rec *recs, const gs_time *start, size_t n,
+                       struct gs_eta_stats *out);
+
+#endif

@@ -1,0 +1,324 @@
+/* test_eta.c - start-time promises recorded at submit (core/diagnose/eta.h,
+ * sim opts.eta; issue 27): the point estimate behind a known running job,
+ * behind a quota, one that cannot be made; the calibrated P90 bound; the
+ * accuracy statistics and both naive predictors.  Every expected number is
+ * derived by hand in the comment above its assertion.
+ *
+ * Cluster everywhere: one node of 8 GPUs ("n1:8"); policy fifo + pack with
+ * user estimates (testutil's fifo_pack), EASY backfill where stated.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+#include "core/diagnose/eta.h"
+
+struct ejob {
+    const char *id;
+    double submit_s;
+    int gpus;
+    double dur_s, limit_s; /* limit 0 = none */
+    const char *team;
+};
+
+/* Replay `rows` on one 8-GPU node under `pol` with promises recorded. */
+static void run_eta(const struct gs_policy *pol, const struct ejob *rows, size_t n,
+                    struct gs_sim_result *res, struct gs_cluster **cl)
+{
+    *cl = cluster_of("n1:8");
+    struct gs_trace *tr = gs_trace_create();
+    assert_non_null(tr);
+    for (size_t i = 0; i < n; i++) {
+        struct gs_job_spec s = row_spec(rows[i].id, rows[i].submit_s, rows[i].gpus, 0,
+                                        rows[i].team, 0, 0);
+        s.time_limit = rows[i].limit_s > 0 ? SEC(rows[i].limit_s) : 0;
+        trace_add_ok(tr, &s, rows[i].dur_s, i);
+    }
+    struct gs_sim_opts opts = { 0 };
+    opts.check = 1;
+    opts.eta = 1;
+    struct gs_error err = { 0 };
+    int rc = gs_sim_run(*cl, pol, tr, &opts, res, &err);
+    if (rc != 0)
+        fail_msg("gs_sim_run: %s", err.msg);
+    assert_non_null(res->eta);
+    assert_int_equal(res->neta, n);
+    gs_trace_destroy(tr);
+}
+
+static const struct gs_eta_rec *rec_of(const struct gs_sim_result *r, const char *id)
+{
+    int h = gs_engine_job_find(r->engine, id);
+    assert_true(h >= 0 && (size_t)h < r->neta);
+    assert_true(r->eta[h].recorded);
+    return &r->eta[h];
+}
+
+/* A (8 GPUs, runs 100 s, limit 200 s) holds the node from 0.  B (4 GPUs)
+ * arrives at 10: it cannot fit, and under EASY the pass at 10 reserves
+ * the node for it at A's planned end, 0 + 200 = 200 s: est 200, basis
+ * reservation.  A really ends at 100, so B starts at 100 (error -100 s).
+ * A itself started in its submit's pass: est = submit = 0, basis now. */
+static void test_reservation_behind_running(void **state)
+{
+    (void)state;
+    struct gs_policy pol;
+    fifo_pack(&pol);
+    pol_set(&pol, "queue.backfill", "easy");
+    const struct ejob rows[] = { { "A", 0, 8, 100, 200, NULL }, { "B", 10, 4, 50, 100, NULL } };
+    struct gs_sim_result r;
+    struct gs_cluster *cl;
+    run_eta(&pol, rows, 2, &r, &cl);
+    const struct gs_eta_rec *a = rec_of(&r, "A"), *b = rec_of(&r, "B");
+    assert_int_equal(a->est, 0);
+    assert_int_equal(a->basis, GS_BASIS_NOW);
+    assert_int_equal(b->est, SEC(200));
+    assert_int_equal(b->basis, GS_BASIS_RESERVATION);
+    assert_int_equal(b->submit, SEC(10));
+    assert_int_equal(job_named(r.engine, "B").first_start, SEC(100));
+    /* no error was known when either promise was made: no bound, and the
+     * calibrated point is the engine's estimate */
+    assert_int_equal(a->p90, GS_TIME_NONE);
+    assert_int_equal(b->p90, GS_TIME_NONE);
+    assert_int_equal(b->cal, SEC(200));
+    assert_int_equal(b->chosen, -1);
+    /* naive class median: A is class "5-8" and nothing had started, so
+     * submit (0); B is class "2-4", none started before it: submit (10) */
+    assert_int_equal(a->naive_median, 0);
+    assert_int_equal(b->naive_median, SEC(10));
+    gs_sim_result_fini(&r);
+    gs_cluster_destroy(cl);
+    gs_policy_fini(&pol);
+}
+
+/* Quota 4 for team t.  A (t, 4 GPUs, runs 100 s, limit 300 s) starts at 0.
+ * B (t, 2 GPUs) arrives at 10: 4 GPUs are idle but t is at its quota.  Its
+ * team frees GPUs when A ends by its estimate, 0 + 300 = 300 s: est 300,
+ * basis quota.  A really ends at 100, B starts at 100. */
+static void test_quota_held(void **state)
+{
+    (void)state;
+    struct gs_policy pol;
+    fifo_pack(&pol);
+    pol_set(&pol, "queue.quota.t", "4");
+    const struct ejob rows[] = { { "A", 0, 4, 100, 300, "t" }, { "B", 10, 2, 50, 100, "t" } };
+    struct gs_sim_result r;
+    struct gs_cluster *cl;
+    run_eta(&pol, rows, 2, &r, &cl);
+    const struct gs_eta_rec *b = rec_of(&r, "B");
+    assert_int_equal(b->est, SEC(300));
+    assert_int_equal(b->basis, GS_BASIS_QUOTA);
+    assert_int_equal(job_named(r.engine, "B").first_start, SEC(100));
+    gs_sim_result_fini(&r);
+    gs_cluster_destroy(cl);
+    gs_policy_fini(&pol);
+}
+
+/* A (8 GPUs, no time limit) runs 100 s from 0: under user estimates it
+ * has no estimate, so when B (1 GPU) arrives at 10 nothing says when a
+ * GPU frees: no estimate, no bound, basis unknown.  The statistics count B
+ * as a promise without an estimate, and only A (est 0, started 0) in the
+ * errors: n 1, median error 0. */
+static void test_cannot_estimate(void **state)
+{
+    (void)state;
+    struct gs_policy pol;
+    fifo_pack(&pol);
+    const struct ejob rows[] = { { "A", 0, 8, 100, 0, NULL }, { "B", 10, 1, 50, 0, NULL } };
+    struct gs_sim_result r;
+    struct gs_cluster *cl;
+    run_eta(&pol, rows, 2, &r, &cl);
+    const struct gs_eta_rec *b = rec_of(&r, "B");
+    assert_int_equal(b->est, GS_TIME_NONE);
+    assert_int_equal(b->p90, GS_TIME_NONE);
+    assert_int_equal(b->basis, GS_BASIS_UNKNOWN);
+    gs_time start[2];
+    for (int i = 0; i < 2; i++) {
+        struct gs_job_info ji;
+        assert_int_equal(gs_engine_job_info(r.engine, i, &ji), 0);
+        start[i] = ji.first_start;
+    }
+    struct gs_eta_stats st;
+    assert_int_equal(gs_eta_stats_build(r.eta, start, 2, &st), 0);
+    assert_int_equal(st.jobs, 2);
+    assert_int_equal(st.estimated, 1);
+    assert_int_equal(st.all.n, 1);
+    assert_true(st.all.med_abs_s == 0);
+    assert_int_equal(st.by_basis[GS_BASIS_UNKNOWN].n, 0);
+    gs_sim_result_fini(&r);
+    gs_cluster_destroy(cl);
+    gs_policy_fini(&pol);
+}
+
+/* A promise of class `cls`, basis profile, submitted at 0 with the engine's
+ * estimate `est_s`. */
+static struct gs_eta_rec rec_at(int cls, double est_s)
+{
+    struct gs_eta_rec r = { 0 };
+    r.submit = 0;
+    r.est = SEC(est_s);
+    r.basis = GS_BASIS_PROFILE;
+    r.size_class = cls;
+    r.recorded = 1;
+    r.cand[0] = r.cand[1] = r.cand[2] = GS_TIME_NONE;
+    r.p90 = GS_TIME_NONE;
+    return r;
+}
+
+/* The calibration (H = 60 s).  Class "1": 20 jobs submitted at 0 with the
+ * estimate 100 s start at 100 + i s (i = 1..20).  After 19 nothing is
+ * calibrated (19 < 20): the point is the estimate, no bound.  After 20:
+ *   shift errors 1..20 s: median (nearest rank, 10th) 10 s;
+ *   ratios (100 + i + 60) / (100 + 60): median 170/160 = 1.0625, q90 (18th)
+ *   178/160 = 1.1125.
+ * A promise with the estimate 1,000 s (h + H = 1,060 s): candidates raw
+ * 1,000, shift 1,010, scale 1,060 x 1.0625 - 60 = 1,066.25 s.  These jobs
+ * had no candidates (no errors known at their promise), so none has a
+ * record of |error|: the point is scale, 1,066.25 s; the bound 1,060 x
+ * 1.1125 - 60 = 1,119.25 s.
+ * Class "2-4": 20 jobs, estimate 100 s, candidates 100 / 110 / 200 s, all
+ * start at 110 s: |errors| 10 / 0 / 90, so shift is chosen; shift median
+ * 10 s, ratios all 170/160.  Estimate 300 s: point 310 s; bound (300 + 60)
+ * x 1.0625 - 60 = 322.5 s. */
+static void test_calibration(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    gs_eta_cal_init(c);
+    for (int i = 1; i <= 20; i++) {
+        struct gs_eta_rec p = rec_at(0, 1000);
+        gs_eta_cal_apply(c, &p);
+        if (i == 20) {
+            assert_int_equal(p.cal, SEC(1000));
+            assert_int_equal(p.p90, GS_TIME_NONE);
+            assert_int_equal(p.chosen, -1);
+        }
+        struct gs_eta_rec r = rec_at(0, 100);
+        gs_eta_cal_observe(c, &r, SEC(100 + i));
+        assert_true(r.observed);
+        gs_eta_cal_observe(c, &r, SEC(500)); /* a second start: no-op */
+        struct gs_eta_rec q = rec_at(1, 100);
+        q.cand[0] = SEC(100);
+        q.cand[1] = SEC(110);
+        q.cand[2] = SEC(200);
+        gs_eta_cal_observe(c, &q, SEC(110));
+    }
+    struct gs_eta_rec p = rec_at(0, 1000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cand[0], SEC(1000));
+    assert_int_equal(p.cand[1], SEC(1010));
+    assert_int_equal(p.cand[2], 1066250);
+    assert_int_equal(p.chosen, 2);
+    assert_int_equal(p.cal, 1066250);
+    assert_int_equal(p.p90, 1119250);
+    p = rec_at(1, 300);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.chosen, 1);
+    assert_int_equal(p.cal, SEC(310));
+    assert_int_equal(p.p90, 322500);
+    /* the bucket of GPUs queued ahead: 20 more class-"1" jobs in bucket 3
+     * (4-7 GPUs ahead), estimate 100 s, start at 260 s: ratio 320/160 = 2.
+     * Estimate 1,000 s in bucket 3: scale 1,060 x 2 - 60 = 2,060 s, bound
+     * the same.  In bucket 5 (no jobs) it falls back to class and basis:
+     * 40 ratios, the 20 above (1.00625 .. 1.125) and twenty 2s: median
+     * (20th) 180/160 = 1.125, point 1,060 x 1.125 - 60 = 1,132.5 s; q90
+     * (36th) 2, bound 2,060 s. */
+    for (int i = 0; i < 20; i++) {
+        struct gs_eta_rec r = rec_at(0, 100);
+        r.bucket = 3;
+        gs_eta_cal_observe(c, &r, SEC(260));
+    }
+    p = rec_at(0, 1000);
+    p.bucket = 3;
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, SEC(2060));
+    assert_int_equal(p.p90, SEC(2060));
+    p.bucket = 5;
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, 1132500);
+    assert_int_equal(p.p90, SEC(2060));
+    /* no estimate: nothing to calibrate */
+    p = rec_at(0, 0);
+    p.est = GS_TIME_NONE;
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, GS_TIME_NONE);
+    assert_int_equal(p.p90, GS_TIME_NONE);
+    /* the adaptive level: no job so far had a bound, so it is 0.9; 10
+     * class-"2-4" jobs that start after their bound raise it by 10 x 0.005
+     * x 0.9 = 0.045, then 5 covered ones lower it by 5 x 0.0005: 0.9425 */
+    assert_true(c->cls[1].level == 0.9);
+    for (int i = 0; i < 15; i++) {
+        struct gs_eta_rec r = rec_at(1, 100);
+        r.p90 = SEC(120);
+        gs_eta_cal_observe(c, &r, SEC(i < 10 ? 200 : 110));
+    }
+    assert_true(c->cls[1].level > 0.9425 - 1e-12 && c->cls[1].level < 0.9425 + 1e-12);
+    assert_true(c->key[1][GS_BASIS_PROFILE].level > 0.9425 - 1e-12);
+    assert_true(c->ahead[1][GS_BASIS_PROFILE][0].level < 0.9425 + 1e-12);
+    /* every start also went to its class's waits: 40 in class "1" */
+    assert_int_equal(c->wait[0].n, 40);
+    free(c);
+}
+
+/* Statistics on four hand-made promises (seconds): submit, est, p90,
+ * calibrated point, naive median, actual start:
+ *   J1: 0, 10, 30, 20, 5,  20    |err| 10, cal 0,  covered, now 20, median 15
+ *   J2: 0, 50, 60, 80, 5,  100   |err| 50, cal 20, not,     now 100, median 95
+ *   J3: 0, 0,  -,  0,  5,  0     |err| 0,  cal 0,  no bound, now 0,  median 5
+ *   J4: 0, 40, 90, 40, 5,  never started: not counted
+ * n 3, sorted errors 0, 10, 50: median 10, P90 (ceil 2.7 = 3rd) 50;
+ * calibrated 0, 0, 20: median 0, P90 20; coverage 1 of 2; naive now 0, 20,
+ * 100: median 20; naive median 5, 15, 95: median 15. */
+static void test_stats(void **state)
+{
+    (void)state;
+    static const double v[4][6] = { { 10, 30, 20, 5, 20, 0 }, { 50, 60, 80, 5, 100, 1 },
+                                     { 0, -1, 0, 5, 0, 0 }, { 40, 90, 40, 5, -1, 0 } };
+    struct gs_eta_rec r[4];
+    gs_time start[4];
+    for (int i = 0; i < 4; i++) {
+        r[i] = rec_at((int)v[i][5], v[i][0]);
+        r[i].p90 = v[i][1] < 0 ? GS_TIME_NONE : SEC(v[i][1]);
+        r[i].cal = SEC(v[i][2]);
+        r[i].naive_median = SEC(v[i][3]);
+        start[i] = v[i][4] < 0 ? GS_TIME_NONE : SEC(v[i][4]);
+    }
+    r[1].basis = GS_BASIS_RESERVATION;
+    r[2].basis = GS_BASIS_NOW;
+    struct gs_eta_stats st;
+    assert_int_equal(gs_eta_stats_build(r, start, 4, &st), 0);
+    assert_int_equal(st.jobs, 4);
+    assert_int_equal(st.estimated, 4);
+    assert_int_equal(st.unstarted, 1);
+    assert_int_equal(st.all.n, 3);
+    assert_true(st.all.med_abs_s == 10);
+    assert_true(st.all.p90_abs_s == 50);
+    assert_true(st.all.cal_med_abs_s == 0);
+    assert_true(st.all.cal_p90_abs_s == 20);
+    assert_int_equal(st.all.n_bound, 2);
+    assert_int_equal(st.all.covered, 1);
+    assert_true(st.all.now_med_abs_s == 20);
+    assert_true(st.all.class_med_abs_s == 15);
+    /* class "1": J1 and J3 (J4 never started): errors 10, 0 -> median 5 */
+    assert_int_equal(st.by_size[0].n, 2);
+    assert_true(st.by_size[0].med_abs_s == 5);
+    /* basis reservation: J2 alone, not covered */
+    assert_int_equal(st.by_basis[GS_BASIS_RESERVATION].n, 1);
+    assert_int_equal(st.by_basis[GS_BASIS_RESERVATION].covered, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reservation_behind_running),
+        cmocka_unit_test(test_quota_held),
+        cmocka_unit_test(test_cannot_estimate),
+        cmocka_unit_test(test_calibration),
+        cmocka_unit_test(test_stats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
