@@ -8,7 +8,7 @@
 # changed body 422, a key journaled before owners existed still answers).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 56
+plan 59
 
 chmod 711 "$TMP" # nobody reaches the socket's directory, nothing else
 mkdir -m 755 "$TMP/pub"
@@ -49,6 +49,30 @@ sapi() {
 
 is "$(stat -c %a "$SOCK")" 666 "the socket is mode 0666 (the directory decides who reaches it)"
 like "$(cat "$TMP/daemon.out")" "^socket unix:$SOCK\$" "the daemon says where its socket is"
+
+# --- end to end: the job runs as the account that submitted it (the
+# socket's peer uid, or the token's user), its output owned by it, 0600
+sapi nobody POST /v1/jobs '{"id":"e2e-n","gpus":0,"command":["id","-u"]}'
+sapi root POST /v1/jobs '{"id":"e2e-r","gpus":0,"command":["id","-u"]}'
+api POST /v1/jobs '{"id":"e2e-t","gpus":0,"command":["id","-u"]}' -H "$A"
+# sdone ID: until job ID has ended (20 s), asked over the socket as root
+sdone() {
+    for _ in $(seq 400); do
+        sapi root GET "/v1/jobs/$1"
+        [ "$(field "$body" .state)" = done ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+# eout ID: "UID-IN-OUTPUT OWNER MODE" of job ID's default output file
+eout() {
+    _f=$TMP/s/output/$(sqlite3 "$TMP/s/journal.db" "SELECT seq FROM jobs WHERE id='$1'").out
+    printf '%s %s' "$(cat "$_f")" "$(stat -c '%u %a' "$_f")"
+}
+sdone e2e-n && sdone e2e-r && sdone e2e-t
+is "$(eout e2e-n)" "65534 65534 600" "nobody's job over the socket ran as uid 65534; output nobody's, 0600"
+is "$(eout e2e-r)" "0 0 600" "root's job over the socket ran as uid 0; output 0600"
+is "$(eout e2e-t)" "65534 65534 600" "a job under a token naming nobody ran as uid 65534"
 
 # --- identity over the socket
 sapi nobody POST /v1/jobs '{"id":"n1","gpus":0,"command":["true"]}'
