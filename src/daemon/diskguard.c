@@ -147,14 +147,8 @@ static int probe_commit(struct gsd_loop *lp, struct gs_error *err)
     int rc = gs_store_begin(lp->st, err);
     if (rc == 0)
         rc = gs_store_meta_set(lp->st, "journal_probe", (int64_t)t.tv_sec, err);
-    if (rc == 0 && lp->clock_unsaved) { /* clock_setup's writes failed at start */
-        rc = gs_store_meta_set(lp->st, "clock_e0", lp->e0, err);
-        if (rc == 0)
-            rc = gs_store_meta_set(lp->st, "clock_w0", lp->w0, err);
-        if (rc == 0)
-            rc = gs_store_meta_set(lp->st, "clock_scale_micro",
-                                   (int64_t)llround(lp->opts.clock_scale * 1e6), err);
-    }
+    if (rc == 0 && lp->clock_unsaved) /* clock_setup's writes failed at start */
+        rc = gsd_clock_save(lp, err);
     if (rc == 0)
         rc = gs_store_commit(lp->st, err);
     if (rc < 0)

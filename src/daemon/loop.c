@@ -82,6 +82,19 @@ gs_time gsd_now(struct gsd_loop *lp)
     return t;
 }
 
+/* Write the clock's anchor (clock_e0, clock_w0, clock_scale_micro) in the
+ * open transaction; 0 or the store's error. */
+int gsd_clock_save(struct gsd_loop *lp, struct gs_error *err)
+{
+    int rc = gs_store_meta_set(lp->st, "clock_e0", lp->e0, err);
+    if (rc == 0)
+        rc = gs_store_meta_set(lp->st, "clock_w0", lp->w0, err);
+    if (rc == 0)
+        rc = gs_store_meta_set(lp->st, "clock_scale_micro",
+                               (int64_t)llround(lp->opts.clock_scale * 1e6), err);
+    return rc;
+}
+
 /* Anchor the engine clock (once per start): it continues the journal's
  * from the last committed turn by the wall time since then (the one span
  * no monotonic clock of ours saw; a step of the wall clock while the
@@ -111,12 +124,7 @@ static int clock_setup(struct gsd_loop *lp, struct gs_error *err)
         lp->next_id = 1;
     int rc = gs_store_begin(lp->st, err);
     if (rc == 0)
-        rc = gs_store_meta_set(lp->st, "clock_e0", lp->e0, err);
-    if (rc == 0)
-        rc = gs_store_meta_set(lp->st, "clock_w0", lp->w0, err);
-    if (rc == 0)
-        rc = gs_store_meta_set(lp->st, "clock_scale_micro",
-                               (int64_t)llround(lp->opts.clock_scale * 1e6), err);
+        rc = gsd_clock_save(lp, err);
     if (rc == 0)
         rc = gs_store_commit(lp->st, err);
     return rc;

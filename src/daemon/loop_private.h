@@ -218,6 +218,11 @@ struct gsd_vbuild;
 
 /* loop.c */
 gs_time gsd_now(struct gsd_loop *lp);
+
+/* Write the engine clock's anchor (meta clock_e0, clock_w0,
+ * clock_scale_micro) in the open journal transaction; 0 or the store's
+ * error in err (loop.c). */
+int gsd_clock_save(struct gsd_loop *lp, struct gs_error *err);
 int64_t gsd_mono_ms(void);
 gs_time gsd_wall_to_engine(struct gsd_loop *lp, int64_t wall_ms);
 void gsd_log(const char *fmt, ...)
