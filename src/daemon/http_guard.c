@@ -209,6 +209,17 @@ int64_t gsd_guard_reaped_total(void)
     return (int64_t)atomic_load(&reaped_total);
 }
 
+/* The thread pool for a descriptor limit of `nofile`: GSD_HTTP_THREADS,
+ * fewer under a small limit (each pool thread holds an epoll descriptor and
+ * an eventfd, per listener; at 40 descriptors a pool of 128 could not start
+ * and its listener served nobody). */
+static unsigned pool_size(long nofile)
+{
+    if (nofile <= 0 || nofile >= 4096)
+        return GSD_HTTP_THREADS;
+    return nofile >= 64 ? (unsigned)(nofile / 32) : 1;
+}
+
 struct MHD_Daemon *gsd_guard_start_mhd(struct gsd_guard *g, int fd,
                                        MHD_AccessHandlerCallback handler, void *hcls,
                                        MHD_RequestCompletedCallback completed, void *ccls)
@@ -223,7 +234,7 @@ struct MHD_Daemon *gsd_guard_start_mhd(struct gsd_guard *g, int fd,
         limit = nofile > 512 ? (unsigned)(nofile - 256) : (unsigned)(nofile / 2);
     return MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
                             handler, hcls, MHD_OPTION_LISTEN_SOCKET, fd,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned)GSD_HTTP_THREADS,
+                            MHD_OPTION_THREAD_POOL_SIZE, pool_size(nofile),
                             MHD_OPTION_CONNECTION_LIMIT, limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)per_ip,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)GSD_HTTP_IDLE_S,

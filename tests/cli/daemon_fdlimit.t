@@ -26,11 +26,11 @@ is "$(awk '/Max open files/ { print $4 }' "/proc/$DPID/limits")" 40 "its limit i
 # 120 one-GPU jobs of 1 s from 8 parallel submitters: up to 32 run at once,
 # each holding a pidfd, so the daemon runs out of descriptors
 for i in $(seq 1 $J); do printf '{"id":"j%d","gpus":1,"command":["sleep","1"]}\n' "$i"; done >"$TMP/bodies"
-codes=$(xargs -P 8 -d '\n' -I{} curl -s -o /dev/null -w '%{http_code}\n' \
+codes=$(xargs -P 8 -d '\n' -I{} curl -s -m 20 -o /dev/null -w '%{http_code}\n' \
     -H 'Content-Type: application/json' --data-binary {} "$URL/v1/jobs" <"$TMP/bodies" | sort | uniq -c)
 printf '%s\n' "$codes" | sed 's/^/# submits: /'
 for _ in $(seq 600); do
-    n=$(curl -s "$URL/v1/jobs?state=done" | jq '.jobs | length')
+    n=$(curl -s -m 10 "$URL/v1/jobs?state=done" | jq '.jobs | length')
     [ "$n" = "$(printf '%s\n' "$codes" | awk '$2 == 201 { print $1 }')" ] && break
     sleep 0.1
 done
