@@ -128,6 +128,13 @@ kill_jobs() {
 
 daemon_cleanup() {
     [ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null
+    # every daemon this test started that still runs (a failed check can
+    # leave one behind): only a process whose command line names $TMP
+    if [ -f "$TMP/daemon.pids" ]; then
+        while read -r _p; do
+            grep -qF "$TMP" "/proc/$_p/cmdline" 2>/dev/null && kill -KILL "$_p" 2>/dev/null
+        done <"$TMP/daemon.pids"
+    fi
     for _d in "$TMP"/*/run; do
         [ -d "$_d" ] && kill_jobs "$(dirname "$_d")"
     done
