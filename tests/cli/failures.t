@@ -34,12 +34,12 @@ for seed in 1 2 3; do
     printf 'node_mtbf: 3h\nrepair: 20m\nseed: %s\n' $seed >"$TMP/f$seed.yaml"
     run "$GPUSCHED" sim --cluster "$TMP/c.yaml" --trace "$TMP/t.csv" --policy "$TMP/p.yaml" \
         --failures "$TMP/f$seed.yaml" --check --out "$TMP/o$seed"
-    got=$(awk -F, '$1 == "A" {printf "%.3f %d %.3f %.6f", $4, $18, $17, $16}' "$TMP/o$seed/jobs.csv")
+    got=$(awk -F, '$1 == "A" {printf "%.3f %d %.3f %.6f", $4, $22, $21, $20}' "$TMP/o$seed/jobs.csv")
     want=$(awk -f "$AWKM" "$TMP/e$seed.csv" | awk '{printf "%s %s %s %.6f", $1, $2, $3, 36000 / $1}')
     is "$got" "$want" "seed $seed: end, restarts, lost GPU-s, ettr as the hand model walks the failures"
 done
 # seed 2 has 11 restarts in that model: the check covers many failures
-is "$(awk -F, '$1 == "A" {print $18}' "$TMP/o2/jobs.csv")" 11 "seed 2: 11 restarts"
+is "$(awk -F, '$1 == "A" {print $22}' "$TMP/o2/jobs.csv")" 11 "seed 2: 11 restarts"
 is "$(jq '.failures.largest.restarts' "$TMP/o2/summary.json")" 11 "summary: largest job's restarts"
 # C ran 1 s of work in 1 s: ettr 1; summary ettr = GPU-time weighted:
 # (8 x 36000 + 8 x 1) / (8 x endA + 8 x 1)
@@ -63,21 +63,23 @@ ok $(cut -d, -f1-15 "$TMP/ne/jobs.csv" | cmp -s - "$(cut -d, -f1-15 "$TMP/fa/job
 is "$(jq '.failures.events' "$TMP/fa/summary.json")" \
    "$(awk -F, '$3 == "down" && $1 < '"$(jq .span.end "$TMP/fa/summary.json")"' {n++} END {print n}' "$TMP/e5.csv")" \
    "events = the file's downs before the end"
-is "$(head -1 "$TMP/fa/jobs.csv" | cut -d, -f16-)" "ettr,lost_gpu_s_failure,restarts" "new columns at the end"
+# columns 16-19 are the start-time promise (est_start_at_submit .. est_start_cal_at_submit,
+# docs/eta.md); the failure columns come after them, last
+is "$(head -1 "$TMP/fa/jobs.csv" | cut -d, -f20-)" "ettr,lost_gpu_s_failure,restarts" "new columns at the end"
 # no preemption here: all lost work is the failures'
-is "$(awk -F, 'NR > 1 && $12 != $17 {n++} END {print n + 0}' "$TMP/fa/jobs.csv")" 0 \
+is "$(awk -F, 'NR > 1 && $12 != $21 {n++} END {print n + 0}' "$TMP/fa/jobs.csv")" 0 \
    "lost_gpu_s = lost_gpu_s_failure for every job"
 is "$(jq '.failures.lost_gpu_s | round' "$TMP/fa/summary.json")" \
-   "$(awk -F, 'NR > 1 {s += $17} END {printf "%d", s + 0.5}' "$TMP/fa/jobs.csv")" \
+   "$(awk -F, 'NR > 1 {s += $21} END {printf "%d", s + 0.5}' "$TMP/fa/jobs.csv")" \
    "summary lost_gpu_s = the sum over jobs"
 # by_team: the sums of jobs.csv per team (restarts; lost GPU-s rounded)
 is "$(jq -r '.failures.by_team | to_entries[] | "\(.key) \(.value.restarts) \(.value.lost_gpu_s | round)"' \
         "$TMP/fa/summary.json")" \
-   "$(awk -F, 'NR > 1 {l[$9] += $17; r[$9] += $18} END {for (t in l) printf "%s %d %d\n", t, r[t], l[t] + 0.5}' \
+   "$(awk -F, 'NR > 1 {l[$9] += $21; r[$9] += $22} END {for (t in l) printf "%s %d %d\n", t, r[t], l[t] + 0.5}' \
         "$TMP/fa/jobs.csv" | sort)" "by_team restarts and lost GPU-s = jobs.csv per team"
 # team ETTR = sum gpus x wall x ettr / sum gpus x wall (wall = end - start), to 1e-4
 is "$(jq '.failures.by_team["team-b"].ettr * 1e4 | round' "$TMP/fa/summary.json")" \
-   "$(awk -F, 'NR > 1 && $9 == "team-b" && $16 != "" {w = $6 * ($4 - $3); u += w * $16; s += w}
+   "$(awk -F, 'NR > 1 && $9 == "team-b" && $20 != "" {w = $6 * ($4 - $3); u += w * $20; s += w}
         END {printf "%d", u / s * 1e4 + 0.5}' "$TMP/fa/jobs.csv")" "team-b's ETTR from jobs.csv"
 # reproducible; another seed differs
 "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t5.csv" --failures "$TMP/f5.yaml" --out "$TMP/fb" >/dev/null
@@ -162,7 +164,7 @@ is "$("$GPUSCHED" sim --cluster "$TMP/c.yaml" --trace "$TMP/k.csv" --policy "$TM
 is "$(jq -r '.failures.lost_gpu_s_by_cause as $c | (.preemption.lost_gpu_hours * 3600) as $l |
         "\($c.preemption > 0) \($c.failure > 0) \((($c.failure + $c.preemption - $l) | fabs) < 0.01) \($c.preemption * 100 | round)"' \
         "$TMP/pb/summary.json")" \
-   "true true true $(awk -F, 'NR > 1 {a += $12; f += $17} END {printf "%d", (a - f) * 100 + 0.5}' "$TMP/pb/jobs.csv")" \
+   "true true true $(awk -F, 'NR > 1 {a += $12; f += $21} END {printf "%d", (a - f) * 100 + 0.5}' "$TMP/pb/jobs.csv")" \
    "preemption and failure causes add up to the summary's lost work and match jobs.csv"
 
 # bad files name file, line and key
