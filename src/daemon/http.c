@@ -377,10 +377,9 @@ static MHD_Result_t send_405(struct MHD_Connection *con, const char *url)
 /* The door (Host, Origin; Content-Type for a write) and the caller, on the
  * headers alone.  Returns 0, or the HTTP status of the refusal sent (*rc). */
 static int door_and_caller(struct listener *l, struct MHD_Connection *con, const char *method,
-                           int need, const char **team_only, const char **why,
-                           MHD_Result_t *rc)
+                           int need, const char **why, MHD_Result_t *rc)
 {
-    const char *code, *field;
+    const char *code, *field, *team_only; /* points into `who`: not passed out */
     int mutating = strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
     struct gsd_ident who;
     int st = gsd_door_check(&l->h->door, con, l->is_unix, 0, &code, &field, why);
@@ -390,7 +389,7 @@ static int door_and_caller(struct listener *l, struct MHD_Connection *con, const
         *rc = send_error(con, st, code, field, *why);
         return st;
     }
-    st = authorize(l, con, need, &who, team_only, why);
+    st = authorize(l, con, need, &who, &team_only, why);
     if (st)
         *rc = send_error(con, st, st == 401 ? "unauthorized" : st == 403 ? "forbidden"
                                                                          : "internal",
@@ -405,7 +404,7 @@ static int door_and_caller(struct listener *l, struct MHD_Connection *con, const
 static int precheck(struct listener *l, struct MHD_Connection *con, const char *url,
                     const char *method, MHD_Result_t *rc)
 {
-    const char *why = "", *team_only;
+    const char *why = "";
     char id[512];
     int need, gpu, st;
     if (gsd_guard_framing(con, &why)) {
@@ -420,7 +419,7 @@ static int precheck(struct listener *l, struct MHD_Connection *con, const char *
     else if (st == -2)
         *rc = send_405(con, url);
     else
-        st = door_and_caller(l, con, method, need, &team_only, &why, rc);
+        st = door_and_caller(l, con, method, need, &why, rc);
     if (!st && cl && strtoull(cl, NULL, 10) > GS_API_BODY_MAX)
         *rc = send_error(con, (st = 413), "too_large", NULL, "request body over 1 MiB");
     return st != 0;
