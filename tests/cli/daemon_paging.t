@@ -90,7 +90,13 @@ echo "# VmHWM (peak) $h0 -> $h1 kB with 16 clients paging by 1,000"
 # the bound: 16 x (a page: 1,000 jobs x ~0.5 kB, twice while it is copied
 # out; one read-only journal handle per concurrent list, with SQLite's
 # default 2 MiB page cache) = about 48 MiB, whatever the number of jobs
-ok "$([ $((h1 - h0)) -lt 49152 ]; echo $?)" "the daemon's peak memory grew by $((h1 - h0)) kB (< 48 MiB)"
+# (under ASan each pool thread that answers keeps its own allocator cache
+# and every block carries redzones: 64 MiB there; measured 55.7 MB with the
+# two listeners' pools, 16 of whose threads answer at once)
+bound=48
+[ "${GS_VARIANT:-}" = san ] && bound=64
+ok "$([ $((h1 - h0)) -lt $((bound * 1024)) ]; echo $?)" \
+    "the daemon's peak memory grew by $((h1 - h0)) kB (< $bound MiB)"
 out=$($FLOOD pages "$PORT" 16 10000 none)
 h2=$(hwm)
 echo "# VmHWM (peak) $h1 -> $h2 kB with 16 clients paging by 10,000 (for comparison)"
