@@ -22,30 +22,6 @@ extern char **environ;
 #define SYS_pidfd_open 434
 #endif
 
-int64_t gsd_proc_start_time(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return -1;
-    /* after ") " come fields 3.. ; starttime is field 22 */
-    p++;
-    for (int field = 3; field < 22 && p; field++) /* p: the space before field+1 */
-        p = strchr(p + 1, ' ');
-    if (!p)
-        return -1;
-    return strtoll(p + 1, NULL, 10);
-}
-
 static int pidfd_open(pid_t pid)
 {
     return (int)syscall(SYS_pidfd_open, pid, 0);

@@ -1,6 +1,7 @@
 /* reap.c - finding and ending every process of a job (see reap.h). */
 #define _GNU_SOURCE
 #include "daemon/reap.h"
+#include "daemon/backend.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -49,6 +50,14 @@ static int read_stat(pid_t pid, struct pstat *ps)
         return -1;
     ps->start = strtoll(p + 1, NULL, 10);
     return 0;
+}
+
+/* backend.h: the one reader of /proc/PID/stat serves the supervisors'
+ * identity (pid + start time) too. */
+int64_t gsd_proc_start_time(pid_t pid)
+{
+    struct pstat ps;
+    return read_stat(pid, &ps) == 0 ? ps.start : -1;
 }
 
 /* Every process of the system (a /proc scan); *n set; NULL on failure. */
