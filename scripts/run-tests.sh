@@ -42,7 +42,7 @@ run_variant() { # $1 = debug|san, $2 = make flags
     count "$LOG/unit-$v.tap" "unit $v"
     echo "== cli ($v)"
     GPUSCHED="$PWD/$B/bin/gpusched" GS_VARIANT=$v \
-        prove -v tests/cli/*.t >"$LOG/cli-$v.tap" 2>&1
+        prove -v --timer tests/cli/*.t >"$LOG/cli-$v.tap" 2>&1
     count "$LOG/cli-$v.tap" "cli $v"
     echo "== fuzz corpus replay ($v)"
     : >"$LOG/fuzz-$v.tap"
