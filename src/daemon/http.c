@@ -567,6 +567,9 @@ struct gsd_http *gsd_http_start(int tcp_fd, int unix_fd, const char *listen_host
         }
     }
     h->guard = gsd_guard_start(0);
+    if (!h->guard)
+        fprintf(stderr, "gpuschedd: cannot start the HTTP deadline thread (out of threads or "
+                        "memory: RLIMIT_NPROC, a cgroup's pids.max)\n");
     if (!h->guard ||
         gsd_door_init(&h->door, &h->tokens, o->tokens != NULL, o->trust_loopback, listen_host,
                       port, o->server_name, (size_t)o->n_server_name, o->allow_origin,
