@@ -472,13 +472,14 @@ void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t 
     for (size_t i = 0; i < lp->ndone; i++)
         if (lp->done[i].outcome == outcome && !strcmp(lp->done[i].team, team)) {
             lp->done[i].n += n;
+            lp->done[i].kept += n;
             return;
         }
     if (gsd_grow((void **)&lp->done, &lp->capdone, lp->ndone + 1, sizeof *lp->done) < 0)
         return;
     char *t = strdup(team);
     if (t)
-        lp->done[lp->ndone++] = (struct gsd_team_count){ t, outcome, n };
+        lp->done[lp->ndone++] = (struct gsd_team_count){ t, outcome, n, n };
 }
 
 static void free_job(struct gsd_loop *lp, size_t i)
