@@ -10,7 +10,7 @@
 # cancelled between pages, every job live throughout is still there once.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 14
+plan 15
 
 FLOOD="python3 $ROOT/tests/data/daemon/http_flood.py"
 S=$TMP/s
@@ -26,10 +26,12 @@ is "$n" 304 "304 jobs accepted: 4 running, 300 pending"
 # ids, in page order, one per line, into FILE
 page_all() { # LIMIT FILE [ACTION]
     : >"$2"
+    : >"$2.pos"
     _after= _pages=0
     while :; do
         _b=$(curl -s "$URL/v1/queue?limit=$1${_after:+&after=$_after}")
         printf '%s' "$_b" | jq -r '.jobs[].id' >>"$2"
+        printf '%s' "$_b" | jq -c '.jobs[] | select(.state == "pending") | [.queue_pos, .id]' >>"$2.pos"
         _pages=$((_pages + 1))
         _after=$(printf '%s' "$_b" | jq -r '.next // empty')
         [ -n "$_after" ] || break
@@ -45,6 +47,9 @@ is "$(field "$body" '.jobs | length') $(field "$body" 'has("next")')" "304 false
     "the default page (limit 1,000) holds all 304, no next"
 is "$(sort "$TMP/ids" | tr '\n' ' ')" "$(field "$body" '[.jobs[].id] | sort | join(" ")') " \
     "the pages hold exactly the jobs of the whole queue"
+is "$(jq -rs 'sort_by(.[0]) | map(.[1]) | join(" ")' "$TMP/ids.pos")" \
+    "$(field "$body" '[.jobs[] | select(.state == "pending") | .id] | join(" ")')" \
+    "the pending jobs of all pages sorted by queue_pos = the whole queue's pass order"
 # one page in queue order: running first, then the pending by queue_pos
 api GET '/v1/queue?limit=10'
 is "$(field "$body" '[.jobs[].state] | join(" ")')" \
