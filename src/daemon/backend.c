@@ -339,6 +339,17 @@ int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms)
     return 0;
 }
 
+int gsd_backend_exit_told(const char *rundir)
+{
+    char buf[128];
+    if (read_small(rundir, "exit", buf, sizeof buf) < 0)
+        return 0;
+    char *end;
+    strtoll(buf, &end, 10);
+    strtoll(end, &end, 10);
+    return strncmp(end, " T", 2) == 0;
+}
+
 void gsd_backend_release(struct gsd_proc *p)
 {
     if (p->pid > 0)

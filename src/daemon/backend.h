@@ -81,6 +81,10 @@ int gsd_backend_read_sup(const char *rundir, struct gsd_proc *p);
  * GS_EIO when this process is out of descriptors (try again later). */
 int gsd_backend_read_exit(const char *rundir, int *code, int64_t *end_ms);
 
+/* Whether RUNDIR/exit says the supervisor was told to stop (a SIGTERM or
+ * SIGINT reached it: its " T" mark).  1 or 0 (also when unreadable). */
+int gsd_backend_exit_told(const char *rundir);
+
 /* Reap the supervisor if it is our child and close its pidfd. */
 void gsd_backend_release(struct gsd_proc *p);
 

@@ -226,7 +226,7 @@ static int valid_state(const char *s)
     return 0;
 }
 
-/* GET /v1/jobs paging: ?limit=N (1..GSD_LIST_LIMIT_MAX) and ?after=CURSOR
+/* GET /v1/jobs and /v1/queue paging: ?limit=N (1..GSD_LIST_LIMIT_MAX) and ?after=CURSOR
  * (a previous page's `next`: a job's seq).  NULL, or the bad parameter. */
 static const char *list_page(struct MHD_Connection *con, struct gsd_cmd *c)
 {
@@ -470,12 +470,12 @@ static MHD_Result_t dispatch(struct listener *l, struct MHD_Connection *con, con
             return send_error(con, 400, "invalid", "state",
                               "state: expected pending, starting, running, stopping, done or "
                               "an outcome");
-        const char *bad = list_page(con, &c);
-        if (bad)
-            return send_error(con, 400, "invalid", bad,
-                              !strcmp(bad, "limit") ? "limit: an integer from 1 to 10000"
-                                                    : "after: the `next` of a previous page");
     }
+    const char *bad = kind == GSD_LIST || kind == GSD_QUEUE ? list_page(con, &c) : NULL;
+    if (bad)
+        return send_error(con, 400, "invalid", bad,
+                          !strcmp(bad, "limit") ? "limit: an integer from 1 to 10000"
+                                                : "after: the `next` of a previous page");
     return run_cmd(h, con, &c);
 }
 
@@ -567,6 +567,9 @@ struct gsd_http *gsd_http_start(int tcp_fd, int unix_fd, const char *listen_host
         }
     }
     h->guard = gsd_guard_start(0);
+    if (!h->guard)
+        fprintf(stderr, "gpuschedd: cannot start the HTTP deadline thread (out of threads or "
+                        "memory: RLIMIT_NPROC, a cgroup's pids.max)\n");
     if (!h->guard ||
         gsd_door_init(&h->door, &h->tokens, o->tokens != NULL, o->trust_loopback, listen_host,
                       port, o->server_name, (size_t)o->n_server_name, o->allow_origin,

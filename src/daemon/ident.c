@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "daemon/ident.h"
 
+#include <errno.h>
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <grp.h>
@@ -44,9 +46,11 @@ static int account_of(long uid, struct gsd_ident *id, char *group, size_t n)
 {
     struct passwd pw, *res = NULL;
     char buf[4096];
-    if (getpwuid_r((uid_t)uid, &pw, buf, sizeof buf, &res) != 0 || !res ||
-        !valid_account(pw.pw_name))
+    int e = getpwuid_r((uid_t)uid, &pw, buf, sizeof buf, &res);
+    if (e != 0 || !res || !valid_account(pw.pw_name)) {
+        errno = e; /* 0: no such account, or a name not usable */
         return -1;
+    }
     snprintf(id->user, sizeof id->user, "%s", pw.pw_name);
     struct group gr, *gres = NULL;
     char gbuf[4096];
@@ -193,7 +197,12 @@ static int self_ident(struct gsd_ident *id)
     memset(id, 0, sizeof *id);
     id->uid = (long)geteuid();
     if (account_of(id->uid, id, group, sizeof group) < 0) {
-        fprintf(stderr, "gpuschedd: the daemon's uid %ld has no usable account name\n", id->uid);
+        if (errno) /* e.g. EMFILE: the account database could not be read */
+            fprintf(stderr, "gpuschedd: the daemon's uid %ld: account lookup failed: %s\n",
+                    id->uid, strerror(errno));
+        else
+            fprintf(stderr, "gpuschedd: the daemon's uid %ld has no usable account name\n",
+                    id->uid);
         return -1;
     }
     id->uid = -1;

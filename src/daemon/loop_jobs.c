@@ -329,6 +329,50 @@ static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time 
     gsd_job_sync(lp, d);
 }
 
+/* The attempt ended without an exit status (code -1): its supervisor
+ * vanished, with its job (a cgroup-wide SIGKILL of daemon and jobs) or
+ * alone (the job's recorded processes were then ended by the backend's
+ * read_exit); or it ended with `code` after a SIGTERM that the daemon did
+ * not send (it sends one only to jobs it is stopping): systemd's
+ * KillMode=control-group stopping the whole unit.  Not the job's failure: the engine
+ * requeues it under the retry policy as a failure of the system
+ * (gs_engine_run_lost); journalled as a "lost" event. */
+static void lost_run(struct gsd_loop *lp, struct djob *d, gs_time now, int code)
+{
+    int sup = (int)d->proc.pid, attempt = d->ji.attempts;
+    lp->be->release(lp, d);
+    d->proc = (struct gsd_proc){ 0, 0, -1 };
+    d->kill_at = 0;
+    char detail[200];
+    if (code < 0)
+        snprintf(detail, sizeof detail,
+                 "attempt %d: supervisor %d vanished without an exit status; a system "
+                 "failure, not the job's", attempt, sup);
+    else
+        snprintf(detail, sizeof detail,
+                 "attempt %d: stopped by a SIGTERM the daemon did not send (exit %d; a stop "
+                 "of the whole service?); a system failure, not the job's", attempt, code);
+    gs_store_event(lp->st, now, d->seq, "lost", detail, NULL);
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (gs_engine_run_lost(lp->eng, now, d->handle, &err) < 0)
+        gsd_log("job %s: lost attempt not taken: %s", d->id, err.msg);
+    gsd_job_sync(lp, d);
+    gsd_log("job %s: %s; %s", d->id, detail,
+            d->ji.state == GS_JOB_PENDING ? "requeued" : "failed (no retry left)");
+}
+
+/* A local attempt that was not being stopped whose supervisor was told to
+ * stop (RUNDIR/exit's mark): someone else sent the SIGTERM. */
+static int told_by_others(struct gsd_loop *lp, const struct djob *d)
+{
+    if (lp->be != &gsd_backend_local)
+        return 0;
+    char dir[4096];
+    gsd_rundir(lp, d, dir, sizeof dir);
+    return gsd_backend_exit_told(dir);
+}
+
 /* The attempt's processes are gone: tell the engine (code -1 = the
  * supervisor never got the go: the launch did not happen, launch it now;
  * -2 = the backend's launch failed: the engine re-plans). */
@@ -346,6 +390,13 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     if (rc < 0) {
         code = 137; /* the supervisor died without a word: killed with its job */
         lp->backend_errors++;
+        if (d->ji.state != GS_JOB_STOPPING) { /* a stop is confirmed as before */
+            lost_run(lp, d, now, -1);
+            return;
+        }
+    } else if (d->ji.state != GS_JOB_STOPPING && code >= 0 && told_by_others(lp, d)) {
+        lost_run(lp, d, now, code);
+        return;
     } else {
         gs_time end = gsd_wall_to_engine(lp, end_ms); /* e.g. while the daemon was down */
         if (end < d->ji.start)
@@ -421,13 +472,14 @@ void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t 
     for (size_t i = 0; i < lp->ndone; i++)
         if (lp->done[i].outcome == outcome && !strcmp(lp->done[i].team, team)) {
             lp->done[i].n += n;
+            lp->done[i].kept += n;
             return;
         }
     if (gsd_grow((void **)&lp->done, &lp->capdone, lp->ndone + 1, sizeof *lp->done) < 0)
         return;
     char *t = strdup(team);
     if (t)
-        lp->done[lp->ndone++] = (struct gsd_team_count){ t, outcome, n };
+        lp->done[lp->ndone++] = (struct gsd_team_count){ t, outcome, n, n };
 }
 
 static void free_job(struct gsd_loop *lp, size_t i)

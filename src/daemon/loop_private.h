@@ -103,6 +103,7 @@ struct gsd_team_count {
     char *team;
     int outcome;
     int64_t n;
+    int64_t kept;             /* of them, still in the journal (retention purges) */
 };
 
 struct gsd_loop {
@@ -271,6 +272,18 @@ int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol);
 const char *gsd_state_name(int s);
 const char *gsd_outcome_name(int o);
 void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n);
+/* Metrics label sets (metrics_teams.c, docs/daemon.md "Metrics"): a purged
+ * ended job of `team` with `outcome` (an outcome name) leaves the journal;
+ * once a team has no ended job left there, no live job and no quota, its
+ * gpusched_jobs_ended_total series are dropped. */
+void gsd_count_purged(struct gsd_loop *lp, const char *team, const char *outcome);
+/* The team label to export for `team`: itself while fewer than the cap of
+ * label sets (GSD_METRICS_TEAMS_MAX, GPUSCHEDD_METRICS_TEAMS for tests) are
+ * taken by earlier teams of `seen[0..*nseen)` (updated), else "(other)". */
+#define GSD_METRICS_TEAMS_MAX 500
+const char *gsd_team_label(const char *team, const char **seen, size_t *nseen, size_t cap);
+/* The cap in force. */
+size_t gsd_metrics_teams_cap(void);
 /* Forget every live job and pending engine event (diskguard.c's rebuild
  * after a failed commit): pidfds closed, view entries dropped; the
  * processes run on and are found again by the restore. */

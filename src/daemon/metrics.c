@@ -88,20 +88,49 @@ struct team_state {
     int64_t n[D_DONE];
 };
 
+/* gpusched_jobs_ended_total: one series per (team, outcome), the teams
+ * past the cap summed per outcome under "(other)" (metrics_teams.c). */
+static void ended_jobs(FILE *f, struct gsd_loop *lp, const char **seen, size_t *nseen,
+                       size_t cap)
+{
+    head(f, "gpusched_jobs_ended_total", "counter", "Jobs ended, by outcome and team.");
+    int64_t other[O_TIMEOUT + 1] = { 0 };
+    int any_other = 0;
+    for (size_t i = 0; i < lp->ndone; i++) {
+        const struct gsd_team_count *c = &lp->done[i];
+        const char *t = seen ? gsd_team_label(c->team, seen, nseen, cap) : c->team;
+        if (t != c->team && c->outcome >= 0 && c->outcome <= O_TIMEOUT) {
+            other[c->outcome] += c->n;
+            any_other = 1;
+            continue;
+        }
+        fprintf(f, "gpusched_jobs_ended_total{outcome=\"%s\",team=\"",
+                gsd_outcome_name(c->outcome));
+        label(f, t);
+        fprintf(f, "\"} %lld\n", (long long)c->n);
+    }
+    for (int o = 0; any_other && o <= O_TIMEOUT; o++)
+        if (other[o] > 0)
+            fprintf(f, "gpusched_jobs_ended_total{outcome=\"%s\",team=\"(other)\"} %lld\n",
+                    gsd_outcome_name(o), (long long)other[o]);
+}
+
 static void live_jobs(FILE *f, struct gsd_loop *lp)
 {
     head(f, "gpusched_jobs", "gauge", "Live jobs by state and team.");
     struct team_state *t = calloc(lp->nlive + 1, sizeof *t);
-    size_t nt = 0;
-    for (size_t i = 0; t && i < lp->nlive; i++) {
+    size_t cap = gsd_metrics_teams_cap(), nseen = 0, nt = 0;
+    const char **seen = malloc(cap * sizeof *seen);
+    for (size_t i = 0; t && seen && i < lp->nlive; i++) {
         const struct djob *d = lp->live[i];
         if (d->state >= D_DONE)
             continue;
+        const char *name = gsd_team_label(d->team, seen, &nseen, cap);
         size_t k = 0;
-        while (k < nt && strcmp(t[k].team, d->team) != 0)
+        while (k < nt && strcmp(t[k].team, name) != 0)
             k++;
         if (k == nt)
-            t[nt++].team = d->team;
+            t[nt++].team = name;
         t[k].n[d->state]++;
     }
     for (size_t k = 0; t && k < nt; k++)
@@ -111,13 +140,8 @@ static void live_jobs(FILE *f, struct gsd_loop *lp)
             fprintf(f, "\"} %lld\n", (long long)t[k].n[s]);
         }
     free(t);
-    head(f, "gpusched_jobs_ended_total", "counter", "Jobs ended, by outcome and team.");
-    for (size_t i = 0; i < lp->ndone; i++) {
-        fprintf(f, "gpusched_jobs_ended_total{outcome=\"%s\",team=\"",
-                gsd_outcome_name(lp->done[i].outcome));
-        label(f, lp->done[i].team);
-        fprintf(f, "\"} %lld\n", (long long)lp->done[i].n);
-    }
+    ended_jobs(f, lp, seen, &nseen, cap);
+    free(seen);
 }
 
 static void cluster(FILE *f, struct gsd_loop *lp)

@@ -38,6 +38,8 @@ static int note_row(void *arg, const struct gs_store_job *r)
     struct gsd_loop *lp = arg;
     if (gsd_grow((void **)&lp->purged, &lp->cappurged, lp->npurged + 1, sizeof *lp->purged) == 0)
         lp->purged[lp->npurged++] = r->seq;
+    if (r->team && r->outcome) /* a rolled-back turn recounts them (diskguard.c) */
+        gsd_count_purged(lp, r->team, r->outcome);
     return 0;
 }
 

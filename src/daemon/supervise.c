@@ -22,7 +22,8 @@
  *    second (less often when a /proc scan takes over 10 ms: at most 1% of
  *    a CPU per job);
  *  - once the job and every descendant are gone writes RUNDIR/exit:
- *    "CODE END_MS" (CODE 0..255, 128 + signal; -1 = never launched).
+ *    "CODE END_MS" (CODE 0..255, 128 + signal; -1 = never launched), then
+ *    " T" when it was told to stop (SIGTERM or SIGINT).
  * A launch that fails before the job's program runs (no such user, cwd not
  * accessible, output file, exec) writes the reason to RUNDIR/error and
  * exits 126 (127 when the program is not found), the shell's codes.
@@ -77,11 +78,20 @@ static void put_file(const char *rundir, const char *name, const char *text)
     rename(tmp, path);
 }
 
-static void write_exit(const char *rundir, int code)
+/* "CODE END_MS", plus " T" when the supervisor was told to stop by a
+ * SIGTERM or SIGINT (the daemon sends it only to jobs it is stopping; from
+ * anyone else, e.g. systemd stopping the whole cgroup, it is a stop by the
+ * system: backend.h, gsd_backend_exit_told). */
+static void write_exit_told(const char *rundir, int code, int told)
 {
     char text[64];
-    snprintf(text, sizeof text, "%d %lld\n", code, wall_ms());
+    snprintf(text, sizeof text, "%d %lld%s\n", code, wall_ms(), told ? " T" : "");
     put_file(rundir, "exit", text);
+}
+
+static void write_exit(const char *rundir, int code)
+{
+    write_exit_told(rundir, code, 0);
 }
 
 /* A launch that failed before the job's program ran. */
@@ -203,16 +213,19 @@ static void stop_all(pid_t pid, int sig)
 
 /* Wait for the job and all its descendants, forwarding signals; returns
  * the job's exit code. */
-static int watch(pid_t pid, const sigset_t *set, const char *rundir)
+static int watch(pid_t pid, const sigset_t *set, const char *rundir, int *told)
 {
     static struct gsd_pid seen[4096];
     int nseen = 0, code = -1, killing = 0;
+    *told = 0;
     long long next_record = 0;
     for (;;) {
         struct timespec tick = { 0, 200000000L };
         int sig = sigtimedwait(set, NULL, &tick);
-        if (sig == SIGTERM || sig == SIGINT)
+        if (sig == SIGTERM || sig == SIGINT) {
             stop_all(pid, SIGTERM);
+            *told = 1;
+        }
         else if (sig == SIGUSR1)
             kill(-pid, SIGUSR1);
         else if (sig == SIGUSR2)
@@ -307,8 +320,9 @@ static int run(char **argv)
     free(buf);
     if (pid < 0)
         return 0;
-    int code = watch(pid, &set, rundir);
-    write_exit(rundir, code);
+    int told;
+    int code = watch(pid, &set, rundir, &told);
+    write_exit_told(rundir, code, told);
     return 0;
 }
 

@@ -672,33 +672,87 @@ static void answer_list(struct gsd_loop *lp, const struct gsd_view *v, struct gs
     c->body = x.out.s;
 }
 
-/* GET /v1/queue: the live jobs of the view, rendered once per view. */
+static int pos_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const struct pend *)a)->pos, y = ((const struct pend *)b)->pos;
+    return x < y ? -1 : x > y;
+}
+
+/* GET /v1/queue, one page: the live jobs after seq `after`, at most
+ * `limit`, chosen in seq order as GET /v1/jobs pages (the same cursor: a
+ * job is on exactly one page whatever starts, ends or arrives between
+ * them) and written as the queue reads: the page's jobs holding GPUs by
+ * seq, then its pending ones in the order of the next pass, each with its
+ * `queue_pos` (a client that pages sorts the pending ones of all pages by
+ * it: client_page.c).  NULL when out of memory. */
+static char *queue_page(const struct gsd_view *v, int64_t after, int limit)
+{
+    struct list_ctx x = { .v = v, .first = 1, .limit = limit, .last = after };
+    size_t p0 = pre_after(v, after), pi = p0, qi = 0, nt = 0;
+    struct pend *pend = pending_by_seq(v, after, &x.npend);
+    struct pend *take = pend ? malloc((x.npend + 1) * sizeof *take) : NULL;
+    if (v->q->n && (!pend || !take)) {
+        free(pend);
+        free(take);
+        return NULL;
+    }
+    for (int n = 0;; n++) {
+        const struct gsd_blob *a = pi < v->pre->n ? view_at(v, v->pre->s[pi]) : NULL;
+        const struct pend *q = qi < x.npend ? &pend[qi] : NULL;
+        if (!a && !q)
+            break;
+        if (n == limit) {
+            x.more = 1;
+            break;
+        }
+        if (a && (!q || a->seq < q->seq))
+            pi++;
+        else
+            take[nt++] = pend[qi++];
+    }
+    sb_add(&x.out, "{\"jobs\":[", 9);
+    for (size_t i = p0; i < pi; i++)
+        list_put(&x, view_at(v, v->pre->s[i]), -1);
+    int64_t last = x.last; /* the cursor: the largest seq on the page */
+    if (nt > 0)
+        last = take[nt - 1].seq > last ? take[nt - 1].seq : last;
+    if (nt > 1)
+        qsort(take, nt, sizeof *take, pos_cmp); /* pass order: their places in v->q */
+    for (size_t i = 0; i < nt; i++)
+        list_put(&x, view_at(v, take[i].slot), take[i].pos);
+    x.last = last;
+    list_end(&x);
+    free(pend);
+    free(take);
+    if (x.out.bad) {
+        free(x.out.s);
+        return NULL;
+    }
+    return x.out.s;
+}
+
+/* GET /v1/queue: its first page of the default size is rendered once per
+ * view (readers poll it), any other page on demand. */
 static void answer_queue(struct gsd_view *v, struct gsd_cmd *c)
 {
-    pthread_mutex_lock(&v->qmu);
-    if (!v->queue) {
-        struct sb out = { 0 };
-        int first = 1;
-        sb_add(&out, "{\"jobs\":[", 9);
-        for (size_t i = 0; i < v->pre->n; i++) {
-            const struct gsd_blob *b = view_at(v, v->pre->s[i]);
-            sb_job(&out, &first, b->data, b->len);
+    int limit = c->limit > 0 ? c->limit : GSD_LIST_LIMIT;
+    struct gsd_blob *q = NULL;
+    char *body = NULL;
+    if (c->after == 0 && limit == GSD_LIST_LIMIT) {
+        pthread_mutex_lock(&v->qmu);
+        if (!v->queue) {
+            char *s = queue_page(v, 0, limit);
+            v->queue = s ? body_blob(s) : NULL;
         }
-        for (size_t i = 0; i < v->q->n; i++) {
-            const struct gsd_blob *b = view_at(v, v->q->s[i]);
-            sb_job(&out, &first, b->data, b->len);
-        }
-        sb_end(&out, v->now);
-        v->queue = out.bad ? NULL : body_blob(out.s);
-        if (out.bad)
-            free(out.s);
+        q = gsd_blob_ref(v->queue);
+        pthread_mutex_unlock(&v->qmu);
+        body = q ? strndup(q->data, q->len) : NULL;
+        gsd_blob_unref(q);
+    } else {
+        body = queue_page(v, c->after, limit);
     }
-    struct gsd_blob *q = gsd_blob_ref(v->queue);
-    pthread_mutex_unlock(&v->qmu);
-    c->status = q ? 200 : 500;
-    c->body = q ? strndup(q->data, q->len)
-                : gsd_error_json(500, "internal", NULL, "out of memory");
-    gsd_blob_unref(q);
+    c->status = body ? 200 : 500;
+    c->body = body ? body : gsd_error_json(500, "internal", NULL, "out of memory");
 }
 
 static void answer_body(struct gsd_cmd *c, const struct gsd_blob *b)

@@ -13,6 +13,14 @@ plan 20
 alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]; }
 # wait_file F: until F holds a pid (10 s)
 wait_file() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
+# wait_attempt ID N: until the job has started attempt N (10 s)
+wait_attempt() {
+    for _ in $(seq 200); do
+        [ "$(curl -s "$URL/v1/jobs/$1" | jq -r '.attempts')" -ge "$2" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
 ppid_of() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f2; }
 P=$TMP/p
 mkdir "$P"
@@ -78,11 +86,14 @@ sf=$(ls "$S"/run/*/sup | tail -n 1)
 sup=$(sup_alive "$sf")
 like "$(cat "$(dirname "$sf")/pids")" "^$l1 " "run/SEQ-N/pids records the escaped process with its start time"
 kill -KILL "$sup"
-wait_state lost failed 10
+# no exit status: a system failure, the job is requeued (daemon_vanish.t)
+wait_attempt lost 2
 ok "$(! alive "$l0" && ! alive "$l1"; echo $?)" \
-    "the job's processes are gone once the job is recorded ended (supervisor killed)"
+    "the job's processes are gone once its attempt is recorded lost (supervisor killed)"
 like "$(cat "$TMP/daemon.err")" "job lost: supervisor $sup lost without an exit file; ended 2 of the job's processes" \
     "the daemon logs what it ended"
+api POST /v1/jobs/lost/cancel
+wait_state lost cancelled 10 >/dev/null
 
 # 5. the same while the daemon is down: ended at restart
 api POST /v1/jobs "{\"id\":\"lost2\",\"gpus\":8,\"command\":[\"sh\",\"-c\",
@@ -98,8 +109,10 @@ sleep 0.2
 ok "$(alive "$m0" && alive "$m1"; echo $?)" "daemon and supervisor dead: the job's processes run on"
 daemon_start "$S" --kill-wait 1
 ok $? "daemon restarted"
-wait_state lost2 failed 10
+wait_attempt lost2 2
 ok "$(! alive "$m0" && ! alive "$m1"; echo $?)" "restart: the lost supervisor's processes are ended"
+api POST /v1/jobs/lost2/cancel
+wait_state lost2 cancelled 10 >/dev/null
 # a job that needs the 8 GPUs runs now: they were offered again afterwards
 api POST /v1/jobs '{"id":"after","gpus":8,"command":["true"]}'
 wait_state after completed

@@ -192,6 +192,42 @@ static void test_retry_limits(void **state)
     assert_int_equal(lf_state(g, b), GS_JOB_FAILED);
 }
 
+/* A run lost without an exit status (the daemon's supervisor vanished
+ * with the job) is a system failure: with the default retry policy a
+ * running job goes back to the queue (pending, failures 1, GS_EV_FAIL, its
+ * GPUs free) and starts again as attempt 2; with retry.max_attempts 1 the
+ * lost run was its one allowed failure and it is FAILED; a job holding no
+ * GPUs is GS_ESTATE. */
+static void test_run_lost(void **state)
+{
+    (void)state;
+    struct lfix *f = lf_new("n1:8", NULL, 1);
+    int a = lf_submit(f, 0, "a", 8);
+    lf_step(f, 0);
+    lf_start(f, 0, a, 0, "n1", 0xFF);
+    LF_OK(f, gs_engine_started(f->eng, SEC(1), a, LF_ERR), 0);
+    LF_OK(f, gs_engine_run_lost(f->eng, SEC(5), a, LF_ERR), 0);
+    lf_event(f, 1, GS_EV_FAIL, a, SEC(5));
+    struct gs_job_info ji = lf_info(f, a);
+    assert_int_equal(ji.state, GS_JOB_PENDING);
+    assert_int_equal(ji.failures, 1);
+    assert_int_equal(lf_idle(f, "n1"), 0xFF);
+    LF_OK(f, gs_engine_run_lost(f->eng, SEC(5), a, LF_ERR), GS_ESTATE);
+    lf_step(f, SEC(5));
+    lf_start(f, 2, a, SEC(5), "n1", 0xFF);
+    assert_int_equal(lf_info(f, a).attempts, 2);
+
+    const char *kv[] = { "retry.max_attempts", "1", NULL };
+    struct lfix *g = lf_new("n1:8", kv, 1);
+    int b = lf_submit(g, 0, "b", 2);
+    lf_step(g, 0);
+    f = g; /* LF_OK checks `f` */
+    LF_OK(f, gs_engine_started(g->eng, SEC(1), b, LF_ERR), 0);
+    LF_OK(f, gs_engine_run_lost(g->eng, SEC(2), b, LF_ERR), 0);
+    assert_int_equal(lf_state(g, b), GS_JOB_FAILED);
+    assert_int_equal(lf_info(g, b).failures, 1);
+}
+
 /* A runtime cap in live mode: the job is STOPPING (GS_EV_KILL) at its cap,
  * KILLED once its exit is confirmed. */
 static void test_kill_stopping(void **state)
@@ -606,6 +642,7 @@ int main(void)
         cmocka_unit_test_teardown(test_retire, lf_teardown),
         cmocka_unit_test_teardown(test_drain_live, lf_teardown),
         cmocka_unit_test(test_retry_policy_yaml),
+        cmocka_unit_test_teardown(test_run_lost, lf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -282,6 +282,16 @@ int gs_engine_started(struct gs_engine *eng, gs_time now, int job, struct gs_err
 int gs_engine_launch_failed(struct gs_engine *eng, gs_time now, int job,
                             struct gs_error *err);
 
+/* The attempt of a job holding GPUs was lost without an exit status (the
+ * live driver's supervisor vanished together with the job: a cgroup-wide
+ * kill, the OOM killer): a failure of the system, not of the job.  Treated
+ * as a failure of the job's node alone: requeued under the progress model
+ * (losing the work since its last checkpoint) when `retry.on` has
+ * node_failure and it has failed fewer than retry.max_attempts times, else
+ * GS_JOB_FAILED; counted in gs_job_info.failures; reports GS_EV_FAIL.  A
+ * STOPPING job completes its stop.  GS_ESTATE when it holds no GPUs. */
+int gs_engine_run_lost(struct gs_engine *eng, gs_time now, int job, struct gs_error *err);
+
 /* The job's processes are gone, with `exit_code` (0..255, or 128 +
  * signal).  RUNNING (or STARTING): 0 = completed (GS_JOB_DONE, the
  * estimator learns the run time), else GS_JOB_FAILED with the code kept;

@@ -260,6 +260,20 @@ int gs_engine_launch_failed(struct gs_engine *eng, gs_time now, int handle, stru
     return 0;
 }
 
+int gs_engine_run_lost(struct gs_engine *eng, gs_time now, int handle, struct gs_error *err)
+{
+    int job = gs_eng_find(eng, handle, err), rc;
+    if (job < 0)
+        return job;
+    if (!gs_job_state_holds(eng->jobs[job].state))
+        return gs_errorf(err, GS_ESTATE, "job %s is not running", job_id(eng, job));
+    if ((rc = gs_eng_check_time(eng, now, err)) < 0)
+        return rc;
+    if (gs_eng_fail_run(eng, job, now, 0) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    return 0;
+}
+
 /* A running job ended on its own with `code`. */
 static void ended(struct gs_engine *eng, int job, gs_time now, int code)
 {
