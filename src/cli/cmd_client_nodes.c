@@ -1,5 +1,5 @@
-/* cmd_client_nodes.c - `gpusched nodes`, `drain`, `resume`, `down`, `cancel` and
- * `checkpoint`: the node table and the one-shot POST actions. */
+/* cmd_client_nodes.c - `gpusched nodes`, `drain`, `resume`, `down` and
+ * `checkpoint` (cancel: cmd_client_cancel.c): the node table and the one-shot POST actions. */
 #include "cli/client.h"
 
 #include <stdio.h>
@@ -33,12 +33,6 @@ static const char *const down_help =
     "  --gpu G        only GPU G of the node\n"
     "  --reason TEXT  why (at most 200 characters; shown by 'gpusched nodes')\n"
     GS_CLIENT_COMMON_HELP;
-
-static const char *const cancel_help =
-    "usage: gpusched cancel JOBID [--json]\n"
-    "\n"
-    "Cancel a pending or running job (a running one is stopped: SIGTERM, then\n"
-    "SIGKILL after the policy's kill_wait).\n" GS_CLIENT_COMMON_HELP;
 
 static const char *const checkpoint_help =
     "usage: gpusched checkpoint [JOBID] [--json]\n"
@@ -210,12 +204,6 @@ int cmd_down(int argc, char **argv)
         printf("%s: down\n", args[0]);
     json_decref(ans);
     return 0;
-}
-
-int cmd_cancel(int argc, char **argv)
-{
-    return post_action(argc, argv, "cancel", cancel_help, "/v1/jobs/", "/cancel", NULL,
-                       "cancelled");
 }
 
 int cmd_checkpoint(int argc, char **argv)
