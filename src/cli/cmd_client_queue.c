@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/queue_fmt.h"
+#include "cli/why_more.h"
 #include "io/timefmt.h"
 
 #include <stdio.h>
@@ -293,10 +294,19 @@ static void print_show(const json_t *ans)
     dump(NULL, ans, 0);
 }
 
-/* One reason's numbers on one line: "code: key value, key value, ...". */
-static void print_reason(const json_t *r)
+/* Whether reason number `k` = v is a time (holder_start: engine seconds). */
+static int is_time_key(const char *k, const json_t *v)
 {
-    char buf[64];
+    size_t n = strlen(k);
+    return json_is_number(v) && json_number_value(v) >= 1e8 &&
+           ((n > 6 && !strcmp(k + n - 6, "_start")) || (n > 4 && !strcmp(k + n - 4, "_end")));
+}
+
+/* One reason's numbers on one line: "code: key value, key value, ...";
+ * times as ISO 8601 + relative to `now`. */
+static void print_reason(const json_t *r, double now)
+{
+    char buf[96];
     const char *k;
     json_t *m;
     const char *code = json_string_value(json_object_get(r, "code"));
@@ -311,7 +321,8 @@ static void print_reason(const json_t *r)
             free(t);
         } else {
             printf("%s %s %s", first ? "" : ",", k,
-                   gs_client_field(r, k, "null", buf, sizeof buf));
+                   is_time_key(k, m) ? gs_timefmt_when(json_number_value(m), now, buf, sizeof buf)
+                                     : gs_client_field(r, k, "null", buf, sizeof buf));
         }
         first = 0;
     }
@@ -326,29 +337,34 @@ static void print_why(const json_t *ans)
                                          "reasons", "est_start", "est_in", "est_basis",
                                          "est_duration", NULL };
     char b1[64], b2[64], b3[64], b4[64];
+    const char *st = json_string_value(json_object_get(ans, "state"));
+    if (st && strcmp(st, "pending") != 0)
+        return; /* what it did or does: cli_why_more */
     printf("%s: %s (%s)\n", gs_client_field(ans, "id", "?", b1, sizeof b1),
            gs_client_field(ans, "state", "?", b2, sizeof b2),
            gs_client_field(ans, "reason", "no reason", b3, sizeof b3));
     const char *detail = json_string_value(json_object_get(ans, "detail"));
     const char *unblock = json_string_value(json_object_get(ans, "unblock"));
+    double in = num(ans, "est_in"), at = num(ans, "est_start");
+    double now = at >= 0 && in >= 0 ? at - in : (double)time(NULL);
+    char text[1024];
     if (detail)
-        printf("  %s\n", detail);
+        printf("  %s\n", gs_timefmt_text(detail, now, text, sizeof text));
     if (unblock)
-        printf("  unblock: %s\n", unblock);
+        printf("  unblock: %s\n", gs_timefmt_text(unblock, now, text, sizeof text));
     const json_t *rs = json_object_get(ans, "reasons");
     size_t i;
     const json_t *r;
     if (json_array_size(rs))
         printf("reasons:\n");
     json_array_foreach(rs, i, r) {
-        print_reason(r);
+        print_reason(r, now);
     }
-    double in = num(ans, "est_in"), at = num(ans, "est_start");
     printf("estimated start: %s",
-           at >= 0 ? gs_client_utc(at, b1, sizeof b1)
+           at >= 0 ? gs_timefmt_iso(at, b1, sizeof b1)
                    : gs_client_field(ans, "est_start", "unknown", b1, sizeof b1));
     if (in >= 0)
-        printf(" (in %s)", gs_client_hms(in, b2, sizeof b2));
+        printf(" (%s)", gs_timefmt_rel(in, b2, sizeof b2));
     printf(", basis %s", gs_client_field(ans, "est_basis", "unknown", b3, sizeof b3));
     if (num(ans, "est_duration") >= 0)
         printf(", est. run time %s", gs_client_hms(num(ans, "est_duration"), b4, sizeof b4));
@@ -387,8 +403,10 @@ static int get_one(int argc, char **argv, const char *name, const char *help,
         gs_client_print_json(ans);
     else
         print(ans);
+    if (!o.json && !strcmp(name, "why"))
+        status = cli_why_more(&o, ans);
     json_decref(ans);
-    return 0;
+    return status;
 }
 
 int cmd_show(int argc, char **argv)

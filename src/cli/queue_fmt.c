@@ -134,6 +134,11 @@ static void compact_placement(const char *p, char *out, size_t size)
         memcpy(out + size - 4, "...", 4);
 }
 
+void cli_qfmt_placement(const char *placement, char *out, size_t size)
+{
+    compact_placement(placement, out, size);
+}
+
 static int is_pending(const json_t *job)
 {
     const char *st = str(job, "state");

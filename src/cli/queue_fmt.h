@@ -46,6 +46,10 @@ void cli_qfmt_header(const struct cli_qfmt *f, FILE *out);
 /* Print job object `job`'s line; `now` is the answer's now_epoch. */
 void cli_qfmt_row(const struct cli_qfmt *f, const json_t *job, double now, FILE *out);
 
+/* A placement "node-1:0,node-1:1,node-2:3" as "node-1:0-1,node-2:3" into
+ * out[size] (truncated with "..."). */
+void cli_qfmt_placement(const char *placement, char *out, size_t size);
+
 /* Job states for -t/--state, one bit each (CLI_QST_*). */
 enum {
     CLI_QST_PENDING = 1 << 0, CLI_QST_STARTING = 1 << 1, CLI_QST_RUNNING = 1 << 2,

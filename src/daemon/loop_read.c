@@ -293,8 +293,9 @@ json_t *gsd_node_json(struct gsd_loop *lp, int n)
     for (int g = 0; down && g < gs_cluster_node_gpus(cl, n); g++)
         if (gs_engine_gpu_state(lp->eng, n, g) != GS_NODE_UP)
             json_array_append_new(
-                down, json_pack("{s:i, s:s}", "gpu", g, "state",
-                                gsd_node_state_name(gs_engine_gpu_state(lp->eng, n, g))));
+                down, json_pack("{s:i, s:s, s:s*}", "gpu", g, "state",
+                                gsd_node_state_name(gs_engine_gpu_state(lp->eng, n, g)),
+                                "reason", gsd_gpu_reason(lp, n, g)));
     const char *why = lp->node_reason ? lp->node_reason[n] : NULL;
     return json_pack("{s:s, s:s, s:s*, s:s, s:i, s:i, s:o, s:o}", "name",
                      gs_cluster_node_name(cl, n), "state",
