@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/loop_log.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -183,6 +184,7 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
         set_gpu_reason(lp, node, c->gpu, why);
     if (journal(lp, now, c, st) < 0)
         return -1;
+    gsd_log_node(lp, c->id, c->gpu, st, why);
     lp->view_force = 1;
     c->status = 200;
     c->kind = GSD_NODES; /* answered with the node list after the commit */
