@@ -26,9 +26,16 @@ static const struct {
 static int stderr_is_journald(void)
 {
     const char *js = getenv("JOURNAL_STREAM");
-    unsigned long long dev, ino;
+    char *end;
     struct stat st;
-    if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fstat(2, &st) < 0)
+    if (!js || fstat(2, &st) < 0)
+        return 0;
+    unsigned long long dev = strtoull(js, &end, 10);
+    if (end == js || *end != ':')
+        return 0;
+    const char *p = end + 1;
+    unsigned long long ino = strtoull(p, &end, 10);
+    if (end == p || *end)
         return 0;
     return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }

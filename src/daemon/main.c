@@ -105,6 +105,13 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
             break;
         }
         case 'I': o->init = 1; break;
+        case 'L':
+            if (gsd_log_setup(arg) < 0) {
+                fprintf(stderr, "gpuschedd: --log-level %s: expected err, warning, notice, "
+                                "info or debug\n", arg);
+                return 2;
+            }
+            break;
         case 'W': o->output_dir = arg; break;
         case 'R': return gsd_retain_opt(o, arg);
         case 'M': case 'F':
@@ -214,15 +221,8 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
             break;
         case 'V': o->gpu_mode = GSD_GPUS_VIRTUAL; break;
         case 'U': o->virtual_users = 1; break;
-        case 'L':
-            if (gsd_log_setup(optarg) < 0) {
-                fprintf(stderr, "gpuschedd: --log-level %s: expected err, warning, notice, "
-                                "info or debug\n", optarg);
-                return 2;
-            }
-            break;
         case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
-        case 'I': case 'R': case 'W': case 'M': case 'F': case 'g':
+        case 'I': case 'R': case 'W': case 'M': case 'F': case 'g': case 'L':
             if (opt_value(o, c, optarg) != 0)
                 return 2;
             break;

@@ -61,6 +61,15 @@ const char *gs_timefmt_when(double epoch, double now, char *buf, size_t size)
     return buf;
 }
 
+/* The number of the n digits at p (checked digits). */
+static int digits(const char *p, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++)
+        v = v * 10 + (p[i] - '0');
+    return v;
+}
+
 /* The length of an ISO stamp "YYYY-MM-DDTHH:MM:SS[.fff]Z" at p (0: none);
  * its seconds in *epoch. */
 static size_t iso_at(const char *p, double *epoch)
@@ -76,12 +85,12 @@ static size_t iso_at(const char *p, double *epoch)
     if (p[i] != 'Z')
         return 0;
     struct tm tm = { 0 };
-    tm.tm_year = atoi(p) - 1900;
-    tm.tm_mon = atoi(p + 5) - 1;
-    tm.tm_mday = atoi(p + 8);
-    tm.tm_hour = atoi(p + 11);
-    tm.tm_min = atoi(p + 14);
-    tm.tm_sec = atoi(p + 17);
+    tm.tm_year = digits(p, 4) - 1900;
+    tm.tm_mon = digits(p + 5, 2) - 1;
+    tm.tm_mday = digits(p + 8, 2);
+    tm.tm_hour = digits(p + 11, 2);
+    tm.tm_min = digits(p + 14, 2);
+    tm.tm_sec = digits(p + 17, 2);
     *epoch = (double)timegm(&tm);
     return i + 1;
 }
