@@ -293,7 +293,7 @@ const char *const cli_qfmt_fields_help =
     "  jobid (id)  name  team (account)  user  gpus  state (the outcome once ended)\n"
     "  st (Slurm's code: PD CF R CG CD F CA TO, KI killed, RJ rejected)\n"
     "  time (run time of this attempt)  wait (submit to start, or to now)\n"
-    "  nodelist (GPUs, or a pending job's (reason) detail [estimated start])\n"
+    "  nodelist (GPUs, or a pending job's reason, detail and estimated start)\n"
     "  reason (the code)  submit  start (pending: estimated)  end (ISO 8601, UTC)\n"
     "  timelimit  priority  exitcode  attempts  preemptions  queuepos\n"
     "Default: jobid,team,user,gpus,state,time,wait,nodelist\n";

@@ -4,7 +4,7 @@
 # names and job ids from a real gpuschedd (none when it does not answer).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 10
+plan 12
 PATH=$(dirname "$GPUSCHED"):$PATH
 export PATH
 COMP=$ROOT/scripts/gpusched.bash-completion
@@ -17,6 +17,13 @@ comp() {
 like "$(comp que)" "^queue $" "a command from gpusched --help"
 like "$(comp queue --no)" "^--noheader $" "an option from the command's --help"
 is "$(comp queue --format jobid,us)" "jobid,user " "--format: the field after the comma"
+fields=$(comp queue --format "")
+is "$(printf '%s\n' $fields | wc -l | tr -d ' ')" 20 "--format '': the 20 fields of queue --help"
+bad=; for f in $fields; do
+    GPUSCHED_SERVER=http://127.0.0.1:1 "$GPUSCHED" queue --format "$f" >/dev/null 2>&1
+    [ $? -eq 2 ] && bad="$bad $f"
+done
+is "$bad" "" "every field offered is one queue --format takes (no usage error)"
 is "$(comp queue -t P)" "PD " "-t: Slurm's codes"
 is "$(comp cancel --state run)" "running " "cancel --state: state names"
 
