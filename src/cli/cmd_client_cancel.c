@@ -15,12 +15,14 @@ static const char *const cancel_help =
     "SIGKILL after the policy's kill_wait): the JOBIDs given and/or the live\n"
     "jobs the filters select (with both, the JOBIDs that the filters select).\n"
     "Prints one line per job, 'ID: STATE' or 'ID: not cancelled: WHY'; exits 1\n"
-    "when any was not cancelled, 0 when every one was (or none matched).\n"
+    "when any was not cancelled, 0 when every one was (or none matched).  One\n"
+    "JOBID alone answers as before: 'ID: STATE', or the error on stderr.\n"
     "  -u, --user USERS   jobs of these users (comma list)\n"
     "  --team T           jobs of team T\n"
     "  -t, --state STATES jobs in these states (comma list, as 'gpusched queue';\n"
     "                     default pending, starting, running)\n"
-    "  --json             {\"results\": [{\"id\", \"http\", \"answer\"}...]}\n"
+    "  --json             {\"results\": [{\"id\", \"http\", \"answer\"}...]} (one JOBID\n"
+    "                     alone: the answer, or the error body)\n"
     GS_CLIENT_COMMON_HELP;
 
 struct cancel_args {
@@ -98,6 +100,32 @@ static json_t *select_ids(const struct gs_client_opts *o, const struct cancel_ar
     return out;
 }
 
+/* One id, no filter: as every one-shot command, the answer's state on
+ * stdout or the error as "gpusched: MESSAGE (..., HTTP N)" on stderr
+ * (with --json the answer or the error body on stdout); 0 or 1. */
+static int cancel_single(const struct gs_client_opts *o, const char *id)
+{
+    char path[1024], buf[64];
+    if (gs_client_id_path(path, sizeof path, "/v1/jobs/", id, "/cancel") < 0) {
+        fprintf(stderr, "gpusched cancel: job id too long\n");
+        return 2;
+    }
+    json_t *ans = NULL;
+    int st = gs_client_once(o, "POST", path, NULL, &ans);
+    if (st)
+        return st;
+    if (o->json) {
+        gs_client_print_json(ans);
+    } else {
+        const char *state = gs_client_field(ans, "state", "cancelled", buf, sizeof buf);
+        printf("%s: %s\n", id, !strcmp(state, "done")
+                                  ? gs_client_field(ans, "outcome", "done", buf, sizeof buf)
+                                  : state);
+    }
+    json_decref(ans);
+    return 0;
+}
+
 /* POST .../cancel for `id`; prints its line (and adds to `results` for
  * --json).  Returns 0 when cancelled, 1 when not. */
 static int cancel_one(struct gs_client *c, const struct gs_client_opts *o, const char *id,
@@ -157,6 +185,8 @@ int cmd_cancel(int argc, char **argv)
         fprintf(stderr, "gpusched cancel: give JOBIDs or a filter (--user, --team, --state)\n");
         return 2;
     }
+    if (nids == 1 && !filters)
+        return cancel_single(&o, ids[0]);
     json_t *sel = filters ? select_ids(&o, &a, ids, nids) : json_array();
     for (int k = 0; sel && !filters && k < nids; k++)
         json_array_append_new(sel, json_string(ids[k]));

@@ -9,7 +9,7 @@
 # completed before the cancels).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 17
+plan 18
 
 start_daemon --cluster "$ROOT/examples/seed-cluster.yaml" --policy "$DATA/live-basic.yaml"
 ok $? "daemon starts"
@@ -45,8 +45,10 @@ run "$G" cancel b1 c1 --user bob
 is "$(printf '%s\n' "$out" | sed 's/:.*//' | tr '\n' ' ')" "b1 " "ids with a filter: only the ids it selects (b1, not c1)"
 run "$G" cancel --user nobody-here
 is "$rc $out" "0 no job matches" "a filter matching nothing: says so, exit 0"
-run "$G" cancel --json nosuch
-is "$(printf '%s' "$out" | jq -c '.results[0] | [.id, .http]')" '["nosuch",404]' "--json: each id with its HTTP status"
+run "$G" cancel --json nosuch done1
+is "$(printf '%s' "$out" | jq -c '[.results[] | [.id, .http]]')" '[["nosuch",404],["done1",409]]' "--json: each id with its HTTP status"
+run "$G" cancel nosuch
+like "$rc $out" "^1 gpusched: no job 'nosuch' (.*HTTP 404)$" "one id alone: the error as every one-shot command prints it, exit 1"
 run "$G" cancel
 is "$rc" 2 "no id and no filter: usage error (exit 2)"
 run "$G" cancel -t XX
