@@ -56,9 +56,16 @@ int gs_client_parse(const struct gs_client_cmd *cmd, int argc, char **argv,
                     struct gs_client_opts *o, gs_client_opt_fn on_opt, void *arg,
                     char ***args, int *nargs)
 {
+    return gs_client_parse_short(cmd, "", argc, argv, o, on_opt, arg, args, nargs);
+}
+
+int gs_client_parse_short(const struct gs_client_cmd *cmd, const char *shortopts, int argc,
+                          char **argv, struct gs_client_opts *o, gs_client_opt_fn on_opt,
+                          void *arg, char ***args, int *nargs)
+{
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", cmd->opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, cmd->opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(cmd->help, stdout);
             return 0;

@@ -71,6 +71,11 @@ int gs_client_parse(const struct gs_client_cmd *cmd, int argc, char **argv,
                     struct gs_client_opts *o, gs_client_opt_fn on_opt, void *arg,
                     char ***args, int *nargs);
 
+/* gs_client_parse with getopt short options `shortopts` ("u:t:j:") as well. */
+int gs_client_parse_short(const struct gs_client_cmd *cmd, const char *shortopts, int argc,
+                          char **argv, struct gs_client_opts *o, gs_client_opt_fn on_opt,
+                          void *arg, char ***args, int *nargs);
+
 /* gs_client_parse for a command that takes only the common options and
  * min_args .. max_args operands: fills `o` from the environment first
  * (gs_client_opts_init).  Returns as gs_client_parse. */

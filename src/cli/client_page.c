@@ -13,6 +13,9 @@ static int take_page(json_t *ans, json_t *more, const char *key)
     json_t *a = json_object_get(ans, key), *b = json_object_get(more, key);
     if (!json_is_array(a) || !json_is_array(b) || json_array_extend(a, b) < 0)
         return -1;
+    json_t *now = json_object_get(more, "now_epoch"); /* the clock of the last page */
+    if (now)
+        json_object_set(ans, "now_epoch", now);
     json_t *next = json_object_get(more, "next");
     if (next)
         json_object_set(ans, "next", next);

@@ -1,5 +1,5 @@
-/* cmd_client_nodes.c - `gpusched nodes`, `drain`, `resume`, `down`, `cancel` and
- * `checkpoint`: the node table and the one-shot POST actions. */
+/* cmd_client_nodes.c - `gpusched nodes` and `checkpoint` (drain, resume,
+ * down: cmd_client_node_act.c; cancel: cmd_client_cancel.c). */
 #include "cli/client.h"
 
 #include <stdio.h>
@@ -10,35 +10,9 @@ static const char *const nodes_help =
     "usage: gpusched nodes [--json]\n"
     "\n"
     "One line per node (GET /v1/nodes): its state (up, drain, down), its GPUs,\n"
-    "how many are free and the free GPUs of each NVLink domain.\n" GS_CLIENT_COMMON_HELP;
-
-static const char *const drain_help =
-    "usage: gpusched drain NODE [--json]\n"
-    "\n"
-    "Drain a node: its running jobs finish, nothing new starts there.\n" GS_CLIENT_COMMON_HELP;
-
-static const char *const resume_help =
-    "usage: gpusched resume NODE [--json]\n"
-    "\n"
-    "Return a drained node to service.\n" GS_CLIENT_COMMON_HELP;
-
-static const char *const down_help =
-    "usage: gpusched down NODE [--gpu G] [--reason TEXT] [--json]\n"
-    "\n"
-    "Take a node (or one GPU of it) out of service, as if it had died: the\n"
-    "jobs running there lose their run at once (their processes are killed;\n"
-    "each is requeued, or failed after retry.max_attempts) and its GPUs are\n"
-    "offered to no one until 'gpusched resume NODE'.  Admin; journalled.\n"
-    "\n"
-    "  --gpu G        only GPU G of the node\n"
-    "  --reason TEXT  why (at most 200 characters; shown by 'gpusched nodes')\n"
-    GS_CLIENT_COMMON_HELP;
-
-static const char *const cancel_help =
-    "usage: gpusched cancel JOBID [--json]\n"
-    "\n"
-    "Cancel a pending or running job (a running one is stopped: SIGTERM, then\n"
-    "SIGKILL after the policy's kill_wait).\n" GS_CLIENT_COMMON_HELP;
+    "how many are free, their type and the free GPUs of each NVLink domain,\n"
+    "then the reason of a drain or down (--reason); below a node, one line per\n"
+    "GPU drained or down alone (NODE:GPU, its state and reason).\n" GS_CLIENT_COMMON_HELP;
 
 static const char *const checkpoint_help =
     "usage: gpusched checkpoint [JOBID] [--json]\n"
@@ -67,26 +41,51 @@ static void print_domains(const json_t *doms)
     }
 }
 
+/* One line per GPU drained or down alone (its state is not the node's):
+ * "  NODE:G  STATE  (REASON)". */
+static void print_gpus_out(const json_t *n)
+{
+    char b1[32], b2[32], b3[32], b4[256], b5[32], at[160];
+    size_t i;
+    const json_t *g;
+    const char *ns = gs_client_field(n, "state", "?", b5, sizeof b5);
+    json_array_foreach(json_object_get(n, "gpus_out"), i, g) {
+        const char *st = gs_client_field(g, "state", "?", b3, sizeof b3);
+        if (!strcmp(st, ns))
+            continue;
+        const char *why = gs_client_field(g, "reason", "", b4, sizeof b4);
+        snprintf(at, sizeof at, "%s:%s", gs_client_field(n, "name", "?", b1, sizeof b1),
+                 gs_client_field(g, "gpu", "?", b2, sizeof b2));
+        if (*why)
+            printf("  %-14s %-6s (%s)\n", at, st, why);
+        else
+            printf("  %-14s %s\n", at, st);
+    }
+}
+
 static void print_nodes(const json_t *ans, const json_t *nodes, void *arg)
 {
     (void)ans;
     (void)arg;
-    char b1[32], b2[32], b3[32], b4[32];
+    char b1[32], b2[32], b3[32], b4[32], b5[64], b6[256];
     size_t i;
     const json_t *n;
-    printf("%-16s %-6s %4s %4s %s\n", "NODE", "STATE", "GPUS", "FREE", "DOMAINS(FREE/GPUS)");
+    printf("%-16s %-6s %4s %4s %-8s %s\n", "NODE", "STATE", "GPUS", "FREE", "TYPE",
+           "DOMAINS(FREE/GPUS)");
     json_array_foreach(nodes, i, n) {
         const char *free_gpus = gs_client_field(n, "free", NULL, b3, sizeof b3);
         if (!free_gpus)
             free_gpus = gs_client_field(n, "free_gpus", "?", b3, sizeof b3);
-        printf("%-16s %-6s %4s %4s ", gs_client_field(n, "name", "?", b1, sizeof b1),
+        printf("%-16s %-6s %4s %4s %-8s ", gs_client_field(n, "name", "?", b1, sizeof b1),
                gs_client_field(n, "state", "?", b4, sizeof b4),
-               gs_client_field(n, "gpus", "?", b2, sizeof b2), free_gpus);
+               gs_client_field(n, "gpus", "?", b2, sizeof b2), free_gpus,
+               gs_client_field(n, "gpu_type", "-", b5, sizeof b5));
         print_domains(json_object_get(n, "domains"));
-        const char *why = json_string_value(json_object_get(n, "reason"));
-        if (why && *why)
+        const char *why = gs_client_field(n, "reason", "", b6, sizeof b6);
+        if (*why)
             printf("  (%s)", why);
         printf("\n");
+        print_gpus_out(n);
     }
 }
 
@@ -135,87 +134,6 @@ static int post_action(int argc, char **argv, const char *name, const char *help
         printf("%s: %s\n", target, gs_client_field(ans, "state", done, buf, sizeof buf));
     json_decref(ans);
     return 0;
-}
-
-int cmd_drain(int argc, char **argv)
-{
-    return post_action(argc, argv, "drain", drain_help, "/v1/nodes/", "/drain", NULL, "drain");
-}
-
-int cmd_resume(int argc, char **argv)
-{
-    return post_action(argc, argv, "resume", resume_help, "/v1/nodes/", "/resume", NULL, "up");
-}
-
-struct down_args {
-    const char *reason;
-    int gpu;
-};
-
-static int down_opt(int c, const char *val, void *arg)
-{
-    struct down_args *a = arg;
-    char *end = NULL;
-    if (c == 'r') {
-        a->reason = val;
-        return 0;
-    }
-    long g = strtol(val, &end, 10);
-    if (end == val || *end || g < 0 || g > 1000) {
-        fprintf(stderr, "gpusched down: --gpu: expected a GPU index, got '%s'\n", val);
-        return -1;
-    }
-    a->gpu = (int)g;
-    return 0;
-}
-
-int cmd_down(int argc, char **argv)
-{
-    static const struct option opts[] = { GS_CLIENT_COMMON_OPTS,
-                                          { "reason", required_argument, NULL, 'r' },
-                                          { "gpu", required_argument, NULL, 'g' },
-                                          { NULL, 0, NULL, 0 } };
-    const struct gs_client_cmd cmd = { "down", down_help, opts, 1, 1 };
-    struct gs_client_opts o;
-    struct down_args a = { NULL, -1 };
-    char **args;
-    int nargs;
-    gs_client_opts_init(&o);
-    int st = gs_client_parse(&cmd, argc, argv, &o, down_opt, &a, &args, &nargs);
-    if (st >= 0)
-        return st;
-    char *esc = gs_client_escape(args[0]);
-    char path[1024];
-    if (!esc || strlen(esc) > 900) {
-        free(esc);
-        fprintf(stderr, "gpusched down: name too long\n");
-        return 2;
-    }
-    if (a.gpu >= 0)
-        snprintf(path, sizeof path, "/v1/nodes/%s/gpus/%d/down", esc, a.gpu);
-    else
-        snprintf(path, sizeof path, "/v1/nodes/%s/down", esc);
-    free(esc);
-    json_t *body = a.reason ? json_pack("{s:s}", "reason", a.reason) : NULL, *ans = NULL;
-    st = a.reason && !body ? (fprintf(stderr, "gpusched down: --reason: not UTF-8\n"), 2)
-                           : gs_client_once(&o, "POST", path, body, &ans);
-    json_decref(body);
-    if (st)
-        return st;
-    if (o.json)
-        gs_client_print_json(ans);
-    else if (a.gpu >= 0)
-        printf("%s gpu %d: down\n", args[0], a.gpu);
-    else
-        printf("%s: down\n", args[0]);
-    json_decref(ans);
-    return 0;
-}
-
-int cmd_cancel(int argc, char **argv)
-{
-    return post_action(argc, argv, "cancel", cancel_help, "/v1/jobs/", "/cancel", NULL,
-                       "cancelled");
 }
 
 int cmd_checkpoint(int argc, char **argv)

@@ -2,6 +2,9 @@
  * of GET /v1/jobs, /v1/jobs/{id} and /v1/jobs/{id}/explain as text. */
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/queue_fmt.h"
+#include "cli/why_more.h"
+#include "io/timefmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,18 +12,31 @@
 #include <time.h>
 
 static const char *const queue_help =
-    "usage: gpusched queue [--state S] [--team T] [--all] [--json]\n"
+    "usage: gpusched queue [-t STATES] [-u USERS] [-j JOBS] [--team T] [--all]\n"
+    "                      [--format FIELDS] [--noheader] [--parsable] [--json]\n"
     "\n"
     "One line per job, as squeue prints them: running jobs (by start), then the\n"
     "pending ones in queue order (the next pass's), then finished ones:\n"
     "  JOBID TEAM USER GPUS STATE TIME WAIT NODELIST(REASON)\n"
     "TIME is the run time of the current attempt, WAIT the time since submit\n"
-    "until it started (or until now); a pending job shows its reason code and\n"
-    "numbers, a running one its GPUs (node:gpu ranges).  Finished jobs are\n"
-    "left out unless --all or --state done.\n"
-    "  --state S   only jobs in state S (pending, starting, running, stopping, done)\n"
-    "  --team T    only team T's jobs\n"
-    "  --all       include finished jobs\n" GS_CLIENT_COMMON_HELP;
+    "until it started (or until now), both from the daemon's clock when it\n"
+    "answered; a pending job shows its reason code and numbers, a running one\n"
+    "its GPUs (node:gpu ranges).  Finished jobs are left out unless --all or\n"
+    "-t names an ended state.\n"
+    "  -t, --state STATES  only jobs in these states (comma list): pending,\n"
+    "                 starting, running, stopping, done (any end), completed,\n"
+    "                 failed, cancelled, killed, rejected, timeout, all; or\n"
+    "                 Slurm's codes PD CF R CG CD F CA TO (KI, RJ: killed, rejected)\n"
+    "  -u, --user USERS    only these users' jobs (comma list)\n"
+    "  -j, --jobs IDS      only these jobs (comma list)\n"
+    "  --team T       only team T's jobs\n"
+    "  --all          include finished jobs (as -t all)\n"
+    "  --format FIELDS  the columns, e.g. jobid,user,st,time,nodelist (below)\n"
+    "  --noheader     no header line\n"
+    "  --parsable     fields separated by '|', no padding\n"
+    "  --json         the answer's JSON, with only the jobs selected\n"
+    "\n"
+    "%s" GS_CLIENT_COMMON_HELP;
 
 static const char *const show_help =
     "usage: gpusched show JOBID [--json]\n"
@@ -35,22 +51,40 @@ static const char *const why_help =
     "With --from-slurm, a job of the Slurm cluster instead ('gpusched why\n"
     "--from-slurm --help'; docs/slurm.md).\n" GS_CLIENT_COMMON_HELP;
 
-#define OPT_STATE 1
+#define OPT_STATE 't'
 #define OPT_TEAM 2
 #define OPT_ALL 3
+#define OPT_USER 'u'
+#define OPT_JOBS 'j'
+#define OPT_FORMAT 4
+#define OPT_NOHEADER 5
+#define OPT_PARSABLE 6
 
 struct queue_args {
-    const char *state, *team;
+    const char *team, *users, *jobs, *format;
+    unsigned states; /* CLI_QST_* mask; 0: not given */
     int all;
+    struct cli_qfmt fmt;
 };
 
 static int queue_opt(int c, const char *val, void *arg)
 {
     struct queue_args *a = arg;
+    char why[160];
     switch (c) {
-    case OPT_STATE: a->state = val; return 0;
+    case OPT_STATE:
+        if (cli_qstate_parse(val, &a->states, why, sizeof why) < 0) {
+            fprintf(stderr, "gpusched queue: --state: %s\n", why);
+            return -1;
+        }
+        return 0;
     case OPT_TEAM: a->team = val; return 0;
     case OPT_ALL: a->all = 1; return 0;
+    case OPT_USER: a->users = val; return 0;
+    case OPT_JOBS: a->jobs = val; return 0;
+    case OPT_FORMAT: a->format = val; return 0;
+    case OPT_NOHEADER: a->fmt.noheader = 1; return 0;
+    case OPT_PARSABLE: a->fmt.parsable = 1; return 0;
     }
     return -1;
 }
@@ -59,102 +93,6 @@ static double num(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : -1;
-}
-
-/* Append the run node:lo[-hi] to out (n bytes used of size). */
-static size_t put_run(char *out, size_t n, size_t size, const char *node, size_t nl, long lo,
-                      long hi)
-{
-    if (n >= size)
-        return n;
-    int w = lo == hi ? snprintf(out + n, size - n, "%s%.*s:%ld", n ? "," : "", (int)nl, node, lo)
-                     : snprintf(out + n, size - n, "%s%.*s:%ld-%ld", n ? "," : "", (int)nl,
-                                node, lo, hi);
-    return w > 0 ? n + (size_t)w : n;
-}
-
-/* "node-1:0,node-1:1,node-2:3" -> "node-1:0-1,node-2:3" (also accepts
- * spaces between entries, as jobs.csv writes them). */
-static void compact_placement(const char *p, char *out, size_t size)
-{
-    const char *node = NULL;
-    size_t nl = 0, n = 0;
-    long lo = 0, hi = 0;
-    out[0] = '\0';
-    while (*p) {
-        size_t len = strcspn(p, ", ");
-        const char *colon = memchr(p, ':', len);
-        if (colon) {
-            size_t cl = (size_t)(colon - p);
-            long g = strtol(colon + 1, NULL, 10);
-            if (node && cl == nl && memcmp(p, node, nl) == 0 && g == hi + 1) {
-                hi = g;
-            } else {
-                if (node)
-                    n = put_run(out, n, size, node, nl, lo, hi);
-                node = p, nl = cl, lo = hi = g;
-            }
-        }
-        p += len;
-        p += strspn(p, ", ");
-    }
-    if (node)
-        n = put_run(out, n, size, node, nl, lo, hi);
-    if (n >= size && size > 4)
-        memcpy(out + size - 4, "...", 4);
-}
-
-/* The NODELIST(REASON) column of one job; `now` for the estimated start. */
-static void where(const json_t *job, double now, char *out, size_t size)
-{
-    const char *pl = json_string_value(json_object_get(job, "placement"));
-    const json_t *r = json_object_get(job, "reason");
-    const char *state = json_string_value(json_object_get(job, "state"));
-    if (r && state && strcmp(state, "pending") == 0) {
-        const char *code = json_string_value(json_object_get(r, "code"));
-        const char *detail = json_string_value(json_object_get(r, "detail"));
-        double at = num(r, "estimated_start_epoch");
-        char in[48] = "", hms[32];
-        if (at >= 0)
-            snprintf(in, sizeof in, " [start in ~%s]",
-                     gs_client_hms(at > now ? at - now : 0, hms, sizeof hms));
-        snprintf(out, size, "(%s)%s%s%s", code ? code : "?", detail ? " " : "",
-                 detail ? detail : "", in);
-    } else if (pl && *pl) {
-        compact_placement(pl, out, size);
-    } else {
-        snprintf(out, size, "-");
-    }
-}
-
-/* The STATE column: the outcome for finished jobs. */
-static const char *state_text(const json_t *job)
-{
-    const char *st = json_string_value(json_object_get(job, "state"));
-    const char *oc = json_string_value(json_object_get(job, "outcome"));
-    if (st && strcmp(st, "done") == 0 && oc)
-        return oc;
-    return st ? st : "?";
-}
-
-static void print_row(const json_t *job, double now, int idw)
-{
-    char b1[32], b2[32], b3[32], t1[32], t2[32], w[512];
-    double start = num(job, "start_epoch"), end = num(job, "end_epoch");
-    double submit = num(job, "submit_epoch");
-    double stop = end >= 0 ? end : now;
-    const char *st = json_string_value(json_object_get(job, "state"));
-    int pending = st && strcmp(st, "pending") == 0;
-    where(job, now, w, sizeof w);
-    printf("%-*s %-10s %-10s %4s %-9s %10s %10s %s\n", idw,
-           gs_client_field(job, "id", "?", b1, sizeof b1),
-           gs_client_field(job, "team", "-", b2, sizeof b2),
-           gs_client_field(job, "user", "-", b3, sizeof b3),
-           gs_client_field(job, "gpus", "-", t1, sizeof t1), state_text(job),
-           gs_client_hms(pending || start < 0 ? 0 : stop - start, t2, sizeof t2),
-           gs_client_hms(submit < 0 ? -1 : (pending || start < 0 ? now : start) - submit, b1,
-                         sizeof b1),
-           w);
 }
 
 /* One table row's sort key: squeue's order, running jobs first (by
@@ -198,31 +136,72 @@ static struct row *sorted_rows(const json_t *jobs)
     return r;
 }
 
-/* Print the table; the id column as wide as the longest id. */
-static void print_queue(const json_t *ans, const json_t *jobs, void *arg)
+/* Whether `s` is one of the comma-separated `list`. */
+static int in_list(const char *list, const char *s)
 {
-    const struct queue_args *a = arg;
+    size_t n = s ? strlen(s) : 0;
+    for (const char *p = list; s; p++) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, s, n))
+            return 1;
+        p += len;
+        if (!*p)
+            break;
+    }
+    return 0;
+}
+
+/* The states shown: -t's, all with --all, else the live ones. */
+static unsigned shown_states(const struct queue_args *a)
+{
+    return a->states ? a->states : a->all ? (unsigned)CLI_QST_ALL : (unsigned)CLI_QST_LIVE;
+}
+
+/* Drop from `jobs` what the filters the server did not apply leave out:
+ * states (the server takes one), users and job ids. */
+static void filter_jobs(json_t *jobs, const struct queue_args *a)
+{
+    unsigned mask = shown_states(a);
+    for (size_t i = json_array_size(jobs); i-- > 0;) {
+        const json_t *job = json_array_get(jobs, i);
+        int keep = (cli_qstate_of(job) & mask) != 0 &&
+                   (!a->users || in_list(a->users, json_string_value(json_object_get(job, "user")))) &&
+                   (!a->jobs || in_list(a->jobs, json_string_value(json_object_get(job, "id"))));
+        if (!keep)
+            json_array_remove(jobs, i);
+    }
+}
+
+/* Print the table from the answer's clock (its now_epoch: the daemon's
+ * time when it answered the last page). */
+static void print_queue(const json_t *ans, const json_t *jobs, struct queue_args *a)
+{
     double now = num(ans, "now_epoch");
     if (now < 0)
         now = (double)time(NULL);
-    int idw = 5;
-    size_t i;
-    const json_t *job;
-    json_array_foreach(jobs, i, job) {
-        const char *id = json_string_value(json_object_get(job, "id"));
-        if (id && (int)strlen(id) > idw)
-            idw = (int)strlen(id) > 40 ? 40 : (int)strlen(id);
-    }
-    printf("%-*s %-10s %-10s %4s %-9s %10s %10s %s\n", idw, "JOBID", "TEAM", "USER", "GPUS",
-           "STATE", "TIME", "WAIT", "NODELIST(REASON)");
+    cli_qfmt_fit(&a->fmt, jobs);
+    cli_qfmt_header(&a->fmt, stdout);
     struct row *rows = sorted_rows(jobs);
-    for (i = 0; rows && i < json_array_size(jobs); i++) {
-        const char *st = json_string_value(json_object_get(rows[i].job, "state"));
-        if (!a->all && !a->state && st && strcmp(st, "done") == 0)
-            continue;
-        print_row(rows[i].job, now, idw);
-    }
+    for (size_t i = 0; rows && i < json_array_size(jobs); i++)
+        cli_qfmt_row(&a->fmt, rows[i].job, now, stdout);
     free(rows);
+}
+
+/* GET /v1/jobs with what the server filters: one state (or all ended
+ * ones) and the team. */
+static int queue_path(const struct queue_args *a, char *path, size_t n)
+{
+    unsigned m = shown_states(a);
+    const char *one = cli_qstate_name(m);
+    if (!one && m == (CLI_QST_ALL & ~(unsigned)CLI_QST_LIVE))
+        one = "done";
+    char *et = a->team ? gs_client_escape(a->team) : NULL;
+    if (a->team && !et)
+        return -1;
+    snprintf(path, n, "/v1/jobs%s%s%s%s%s%s", one || et ? "?" : "", one ? "state=" : "",
+             one ? one : "", one && et ? "&" : "", et ? "team=" : "", et ? et : "");
+    free(et);
+    return 0;
 }
 
 int cmd_queue(int argc, char **argv)
@@ -231,28 +210,47 @@ int cmd_queue(int argc, char **argv)
         { "state", required_argument, NULL, OPT_STATE },
         { "team", required_argument, NULL, OPT_TEAM },
         { "all", no_argument, NULL, OPT_ALL },
+        { "user", required_argument, NULL, OPT_USER },
+        { "jobs", required_argument, NULL, OPT_JOBS },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "noheader", no_argument, NULL, OPT_NOHEADER },
+        { "parsable", no_argument, NULL, OPT_PARSABLE },
         GS_CLIENT_COMMON_OPTS,
         { NULL, 0, NULL, 0 },
     };
-    const struct gs_client_cmd cmd = { "queue", queue_help, opts, 0, 0 };
+    char help[4096], why[160], path[1024];
+    snprintf(help, sizeof help, queue_help, cli_qfmt_fields_help);
+    const struct gs_client_cmd cmd = { "queue", help, opts, 0, 0 };
     struct gs_client_opts o;
     struct queue_args a = { 0 };
     char **args;
     int nargs;
     gs_client_opts_init(&o);
-    int st = gs_client_parse(&cmd, argc, argv, &o, queue_opt, &a, &args, &nargs);
+    int st = gs_client_parse_short(&cmd, "t:u:j:", argc, argv, &o, queue_opt, &a, &args, &nargs);
     if (st >= 0)
         return st;
-    char *es = a.state ? gs_client_escape(a.state) : NULL;
-    char *et = a.team ? gs_client_escape(a.team) : NULL;
-    char path[1024];
-    snprintf(path, sizeof path, "/v1/jobs%s%s%s%s%s", es || et ? "?" : "",
-             es ? "state=" : "", es ? es : "", es && et ? "&" : "", et ? "team=" : "");
-    if (et)
-        snprintf(path + strlen(path), sizeof path - strlen(path), "%s", et);
-    free(es);
-    free(et);
-    return gs_client_get_list(&o, path, "jobs", "job", print_queue, &a);
+    if (cli_qfmt_parse(a.format, &a.fmt, why, sizeof why) < 0) {
+        fprintf(stderr, "gpusched queue: --format: %s\n", why);
+        return 2;
+    }
+    if (queue_path(&a, path, sizeof path) < 0) {
+        fprintf(stderr, "gpusched queue: out of memory\n");
+        return 1;
+    }
+    json_t *ans = NULL;
+    if ((st = gs_client_get_pages(&o, path, "jobs", &ans)) != 0)
+        return st;
+    json_t *jobs = json_object_get(ans, "jobs");
+    if (!json_is_array(jobs))
+        st = (fprintf(stderr, "gpusched: the answer has no job list\n"), 1);
+    else
+        filter_jobs(jobs, &a);
+    if (!st && o.json)
+        gs_client_print_json(ans);
+    else if (!st)
+        print_queue(ans, jobs, &a);
+    json_decref(ans);
+    return st;
 }
 
 /* Print `v` under `key` with `indent` spaces: scalars on one line, objects
@@ -296,10 +294,19 @@ static void print_show(const json_t *ans)
     dump(NULL, ans, 0);
 }
 
-/* One reason's numbers on one line: "code: key value, key value, ...". */
-static void print_reason(const json_t *r)
+/* Whether reason number `k` = v is a time (holder_start: engine seconds). */
+static int is_time_key(const char *k, const json_t *v)
 {
-    char buf[64];
+    size_t n = strlen(k);
+    return json_is_number(v) && json_number_value(v) >= 1e8 &&
+           ((n > 6 && !strcmp(k + n - 6, "_start")) || (n > 4 && !strcmp(k + n - 4, "_end")));
+}
+
+/* One reason's numbers on one line: "code: key value, key value, ...";
+ * times as ISO 8601 + relative to `now`. */
+static void print_reason(const json_t *r, double now)
+{
+    char buf[96];
     const char *k;
     json_t *m;
     const char *code = json_string_value(json_object_get(r, "code"));
@@ -314,7 +321,8 @@ static void print_reason(const json_t *r)
             free(t);
         } else {
             printf("%s %s %s", first ? "" : ",", k,
-                   gs_client_field(r, k, "null", buf, sizeof buf));
+                   is_time_key(k, m) ? gs_timefmt_when(json_number_value(m), now, buf, sizeof buf)
+                                     : gs_client_field(r, k, "null", buf, sizeof buf));
         }
         first = 0;
     }
@@ -329,29 +337,34 @@ static void print_why(const json_t *ans)
                                          "reasons", "est_start", "est_in", "est_basis",
                                          "est_duration", NULL };
     char b1[64], b2[64], b3[64], b4[64];
+    const char *st = json_string_value(json_object_get(ans, "state"));
+    if (st && strcmp(st, "pending") != 0)
+        return; /* what it did or does: cli_why_more */
     printf("%s: %s (%s)\n", gs_client_field(ans, "id", "?", b1, sizeof b1),
            gs_client_field(ans, "state", "?", b2, sizeof b2),
            gs_client_field(ans, "reason", "no reason", b3, sizeof b3));
     const char *detail = json_string_value(json_object_get(ans, "detail"));
     const char *unblock = json_string_value(json_object_get(ans, "unblock"));
+    double in = num(ans, "est_in"), at = num(ans, "est_start");
+    double now = at >= 0 && in >= 0 ? at - in : (double)time(NULL);
+    char text[1024];
     if (detail)
-        printf("  %s\n", detail);
+        printf("  %s\n", gs_timefmt_text(detail, now, text, sizeof text));
     if (unblock)
-        printf("  unblock: %s\n", unblock);
+        printf("  unblock: %s\n", gs_timefmt_text(unblock, now, text, sizeof text));
     const json_t *rs = json_object_get(ans, "reasons");
     size_t i;
     const json_t *r;
     if (json_array_size(rs))
         printf("reasons:\n");
     json_array_foreach(rs, i, r) {
-        print_reason(r);
+        print_reason(r, now);
     }
-    double in = num(ans, "est_in"), at = num(ans, "est_start");
     printf("estimated start: %s",
-           at >= 0 ? gs_client_utc(at, b1, sizeof b1)
+           at >= 0 ? gs_timefmt_iso(at, b1, sizeof b1)
                    : gs_client_field(ans, "est_start", "unknown", b1, sizeof b1));
     if (in >= 0)
-        printf(" (in %s)", gs_client_hms(in, b2, sizeof b2));
+        printf(" (%s)", gs_timefmt_rel(in, b2, sizeof b2));
     printf(", basis %s", gs_client_field(ans, "est_basis", "unknown", b3, sizeof b3));
     if (num(ans, "est_duration") >= 0)
         printf(", est. run time %s", gs_client_hms(num(ans, "est_duration"), b4, sizeof b4));
@@ -390,8 +403,10 @@ static int get_one(int argc, char **argv, const char *name, const char *help,
         gs_client_print_json(ans);
     else
         print(ans);
+    if (!o.json && !strcmp(name, "why"))
+        status = cli_why_more(&o, ans);
     json_decref(ans);
-    return 0;
+    return status;
 }
 
 int cmd_show(int argc, char **argv)

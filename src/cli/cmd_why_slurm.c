@@ -11,6 +11,8 @@
 #include "io/report_diag.h"
 #include "sim/snapshot_run.h"
 
+#include "io/timefmt.h"
+
 #include <string.h>
 #include <time.h>
 
@@ -88,22 +90,28 @@ static void print_text(const struct why_args *a, const char *slurm_reason, const
         return;
     }
     printf("  Slurm's reason:    %s\n", slurm_reason);
+    double now = (double)time(NULL);
+    char text[1024];
+    const char *detail = json_string_value(json_object_get(o, "detail"));
     printf("  gpusched's reason: %s: %s\n", json_string_value(json_object_get(o, "reason")),
-           json_string_value(json_object_get(o, "detail")));
+           detail ? gs_timefmt_text(detail, now, text, sizeof text) : "(null)");
     const json_t *rs = json_object_get(o, "reasons");
     for (size_t i = 1; i < json_array_size(rs); i++)
         printf("  also:              %s\n",
                json_string_value(json_object_get(json_array_get(rs, i), "code")));
     if (strcmp(json_string_value(json_object_get(o, "reason")), "none") == 0)
         return;
-    printf("  unblock:           %s\n", json_string_value(json_object_get(o, "unblock")));
+    const char *unblock = json_string_value(json_object_get(o, "unblock"));
+    printf("  unblock:           %s\n",
+           unblock ? gs_timefmt_text(unblock, now, text, sizeof text) : "(null)");
     const json_t *at = json_object_get(o, "est_start"), *in = json_object_get(o, "est_in");
     if (json_is_number(at)) {
-        char when[32];
-        time_t t = (time_t)json_number_value(at);
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-        printf("  estimated start:   in %.0f s, %s (%s: running jobs end at their time"
-               " limits)\n", json_number_value(in), when,
+        char when[32], rel[32];
+        printf("  estimated start:   %s (%s; %s: running jobs end at their time limits)\n",
+               gs_timefmt_iso(json_number_value(at), when, sizeof when),
+               gs_timefmt_rel(json_is_number(in) ? json_number_value(in)
+                                                 : json_number_value(at) - now,
+                              rel, sizeof rel),
                json_string_value(json_object_get(o, "est_basis")));
     } else {
         printf("  estimated start:   unknown (running jobs without a time limit)\n");

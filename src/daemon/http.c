@@ -177,7 +177,7 @@ static MHD_Result_t submit(struct gsd_http *h, struct MHD_Connection *con, struc
     return rc;
 }
 
-/* POST /v1/nodes/NAME[/gpus/G]/down: an optional body {"reason": S}. */
+/* POST /v1/nodes/NAME[/gpus/G]/down and /drain: an optional body {"reason": S}. */
 static MHD_Result_t node_down(struct gsd_http *h, struct MHD_Connection *con, struct conn *cn,
                               struct gsd_cmd *c)
 {
@@ -459,7 +459,7 @@ static MHD_Result_t dispatch(struct listener *l, struct MHD_Connection *con, con
     if (kind == GSD_SUBMIT)
         return submit(h, con, cn, &who);
     struct gsd_cmd c = { .kind = kind, .id = id, .team_only = team_only, .gpu = gpu };
-    if (kind == GSD_NODE_DOWN)
+    if (kind == GSD_NODE_DOWN || kind == GSD_NODE_DRAIN)
         return node_down(h, con, cn, &c);
     if (kind == GSD_DASHBOARD)
         gsd_dash_args(con, c.page);

@@ -24,25 +24,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/log.h"
 #include "io/cluster_yaml.h"
 #include "io/names.h"
 #include "io/policy_yaml.h"
 
 void gsd_log(const char *fmt, ...)
 {
-    char ts[40];
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    struct tm tm;
-    gmtime_r(&t.tv_sec, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
     va_list ap;
     va_start(ap, fmt);
-    char line[4096], esc[4 * sizeof line];
-    vsnprintf(line, sizeof line, fmt, ap);
+    gsd_logv(GSD_LOG_INFO, fmt, ap); /* log.c */
     va_end(ap);
-    /* one line per event whatever a name holds (io/names.h: \xNN) */
-    fprintf(stderr, "%s gpuschedd: %s\n", ts, gs_name_escape(line, esc, sizeof esc));
 }
 
 static int64_t clock_ms(clockid_t id)
@@ -231,7 +223,7 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
     lp->opts = *opts;
     lp->efd = lp->sfd = lp->epfd = -1;
     const char *trace = getenv("GPUSCHEDD_TRACE");
-    lp->trace = trace && !strcmp(trace, "1");
+    lp->trace = (trace && !strcmp(trace, "1")) || gsd_log_enabled(GSD_LOG_DEBUG);
     const char *reads = getenv("GPUSCHEDD_READS");
     lp->reads_on_engine = reads && !strcmp(reads, "engine");
     const char *check = getenv("GPUSCHEDD_VIEW_CHECK");
@@ -675,7 +667,7 @@ fatal:
         release_batch(lp, cmds);
         return 0;
     }
-    gsd_log("fatal: %s", err.msg[0] ? err.msg : "journal or engine failure");
+    gsd_logl(GSD_LOG_ERR, "fatal: %s", err.msg[0] ? err.msg : "journal or engine failure");
     release_batch(lp, cmds);
     return -1;
 }

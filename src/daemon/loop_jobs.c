@@ -12,6 +12,8 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/log.h"
+#include "daemon/loop_log.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -142,8 +144,8 @@ void gsd_observer(void *arg, const struct gs_event *ev)
 {
     struct gsd_loop *lp = arg;
     if (lp->trace)
-        gsd_log("event %d job %d at %lld until %lld", ev->kind, ev->job, (long long)ev->time,
-                (long long)ev->until);
+        gsd_logl(GSD_LOG_DEBUG, "event %d job %d at %lld until %lld", ev->kind, ev->job,
+                 (long long)ev->time, (long long)ev->until);
     if (ev->kind == GS_EV_RESERVE || ev->kind == GS_EV_RATE)
         return;
     if (gsd_grow((void **)&lp->evs, &lp->capev, lp->nev + 1, sizeof *lp->evs) < 0) {
@@ -186,8 +188,10 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
     if (d->handle < 0 || gs_engine_job_info(lp->eng, d->handle, &ji) < 0)
         return;
     double old = (double)d->ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
+    int was = d->state;
     d->ji = ji;
     map_state(ji.state, ji.timed_out, &d->state, &d->outcome);
+    gsd_log_job_end(lp, d, was);
     double lost = (double)ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
     if (lost > old)
         lp->lost_gpu_s += lost - old;
@@ -258,6 +262,7 @@ static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, g
         gs_store_event(lp->st, e->time, d->seq, name, detail[0] ? detail : NULL, NULL);
     }
     gsd_job_sync(lp, d);
+    gsd_log_job_event(lp, d, e->kind);
 }
 
 int gsd_events_apply(struct gsd_loop *lp, gs_time now)

@@ -12,11 +12,14 @@
  *
  * Journal: meta node_state:NAME and gpu_state:NAME:G (enum gs_node_state;
  * gpu_states = 1 once any GPU was set alone), an event per command
- * (node_drain, node_resume, node_down with detail "NAME: REASON"; the GPU
- * forms add "/gpuG" to the name).
+ * (node_drain and node_down with detail "NAME: REASON", the reason empty
+ * when none was given; node_resume with "NAME"; the GPU forms add "/gpuG"
+ * to the name).  A restart takes the reason of a drained or down node or
+ * GPU from its last such event.
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/loop_log.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -87,6 +90,34 @@ static void set_reason(struct gsd_loop *lp, int node, const char *reason)
     lp->node_reason[node] = reason ? strdup(reason) : NULL;
 }
 
+/* The reason slot of GPU g of node n (NULL when out of range or memory). */
+static char **gpu_slot(struct gsd_loop *lp, int n, int g)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    if (!lp->gpu_reason || g < 0 || g >= gs_cluster_node_gpus(cl, n))
+        return NULL;
+    if (!lp->gpu_reason[n])
+        lp->gpu_reason[n] = calloc((size_t)gs_cluster_node_gpus(cl, n), sizeof(char *));
+    return lp->gpu_reason[n] ? &lp->gpu_reason[n][g] : NULL;
+}
+
+static void set_gpu_reason(struct gsd_loop *lp, int n, int g, const char *reason)
+{
+    char **slot = gpu_slot(lp, n, g);
+    if (!slot)
+        return;
+    free(*slot);
+    *slot = reason ? strdup(reason) : NULL;
+}
+
+const char *gsd_gpu_reason(const struct gsd_loop *lp, int n, int g)
+{
+    return lp->gpu_reason && lp->gpu_reason[n] && g >= 0 &&
+                   g < gs_cluster_node_gpus(gs_engine_cluster(lp->eng), n)
+               ? lp->gpu_reason[n][g]
+               : NULL;
+}
+
 static int journal(struct gsd_loop *lp, gs_time now, const struct gsd_cmd *c, int st)
 {
     static const char *const ev[] = { [GS_NODE_UP] = "node_resume",
@@ -95,8 +126,8 @@ static int journal(struct gsd_loop *lp, gs_time now, const struct gsd_cmd *c, in
     char key[GS_NAME_MAX + 32], detail[GS_NAME_MAX + 256];
     int w = c->gpu >= 0 ? snprintf(detail, sizeof detail, "%s/gpu%d", c->id, c->gpu)
                         : snprintf(detail, sizeof detail, "%s", c->id);
-    if (st == GS_NODE_DOWN && c->reason && w > 0 && (size_t)w < sizeof detail)
-        snprintf(detail + w, sizeof detail - (size_t)w, ": %.200s", c->reason);
+    if (st != GS_NODE_UP && w > 0 && (size_t)w < sizeof detail)
+        snprintf(detail + w, sizeof detail - (size_t)w, ": %.200s", c->reason ? c->reason : "");
     if (c->gpu >= 0)
         snprintf(key, sizeof key, "gpu_state:%s:%d", c->id, c->gpu);
     else
@@ -146,25 +177,52 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
     }
     if (st == GS_NODE_DOWN)
         end_runs(lp, now);
+    const char *why = st == GS_NODE_UP ? NULL : c->reason ? c->reason : "";
     if (c->gpu < 0)
-        set_reason(lp, node, st == GS_NODE_DOWN ? (c->reason ? c->reason : "") : NULL);
+        set_reason(lp, node, why);
+    else
+        set_gpu_reason(lp, node, c->gpu, why);
     if (journal(lp, now, c, st) < 0)
         return -1;
+    gsd_log_node(lp, c->id, c->gpu, st, why);
     lp->view_force = 1;
     c->status = 200;
     c->kind = GSD_NODES; /* answered with the node list after the commit */
     return 0;
 }
 
-/* The reason of node `name`'s last down, from its journal event. */
-static void restore_reason(struct gsd_loop *lp, int node, const char *name)
+/* The reason of the last drain or down (event `kind`) of `name` (a node,
+ * or "NODE/gpuG") from its journal event, "" when it has none. */
+static char *restore_reason(struct gsd_loop *lp, const char *kind, const char *name)
 {
-    char prefix[GS_NAME_MAX + 4], detail[512];
+    char prefix[GS_NAME_MAX + 32], detail[512];
     snprintf(prefix, sizeof prefix, "%s: ", name);
-    if (gs_store_event_last(lp->st, "node_down", prefix, detail, sizeof detail) == 0)
-        set_reason(lp, node, detail + strlen(prefix));
-    else
-        set_reason(lp, node, "");
+    if (gs_store_event_last(lp->st, kind, prefix, detail, sizeof detail) == 0)
+        return strdup(detail + strlen(prefix));
+    return strdup("");
+}
+
+static const char *state_event(int st)
+{
+    return st == GS_NODE_DOWN ? "node_down" : "node_drain";
+}
+
+/* GPU g of node n from meta gpu_state:NAME:G, with its reason. */
+static int restore_gpu(struct gsd_loop *lp, gs_time now, int n, int g)
+{
+    char key[GS_NAME_MAX + 32];
+    const char *name = gs_cluster_node_name(gs_engine_cluster(lp->eng), n);
+    int64_t st;
+    snprintf(key, sizeof key, "gpu_state:%s:%d", name, g);
+    if (gs_store_meta_get(lp->st, key, &st) != 0 || st == GS_NODE_UP)
+        return 0;
+    if (gs_engine_gpu_set_state(lp->eng, now, n, g, (int)st, NULL) < 0)
+        return -1;
+    char **slot = gpu_slot(lp, n, g);
+    snprintf(key, sizeof key, "%s/gpu%d", name, g);
+    if (slot && !*slot)
+        *slot = restore_reason(lp, state_event((int)st), key);
+    return 0;
 }
 
 int gsd_restore_nodes(struct gsd_loop *lp)
@@ -172,6 +230,8 @@ int gsd_restore_nodes(struct gsd_loop *lp)
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
     int nn = gs_cluster_node_count(cl);
     if (!lp->node_reason && !(lp->node_reason = calloc((size_t)nn + 1, sizeof(char *))))
+        return -1;
+    if (!lp->gpu_reason && !(lp->gpu_reason = calloc((size_t)nn + 1, sizeof(char **))))
         return -1;
     gs_time now = gsd_now(lp);
     int64_t st, gpus = 0;
@@ -183,14 +243,12 @@ int gsd_restore_nodes(struct gsd_loop *lp)
         if (gs_store_meta_get(lp->st, key, &st) == 0 && st != GS_NODE_UP &&
             gs_engine_node_set_state(lp->eng, now, n, (int)st, NULL) < 0)
             return -1;
-        if (gs_engine_node_state(lp->eng, n) == GS_NODE_DOWN && !lp->node_reason[n])
-            restore_reason(lp, n, name);
-        for (int g = 0; gpus && g < gs_cluster_node_gpus(cl, n); g++) {
-            snprintf(key, sizeof key, "gpu_state:%s:%d", name, g);
-            if (gs_store_meta_get(lp->st, key, &st) == 0 && st != GS_NODE_UP &&
-                gs_engine_gpu_set_state(lp->eng, now, n, g, (int)st, NULL) < 0)
+        int ns = gs_engine_node_state(lp->eng, n);
+        if (ns != GS_NODE_UP && !lp->node_reason[n])
+            lp->node_reason[n] = restore_reason(lp, state_event(ns), name);
+        for (int g = 0; gpus && g < gs_cluster_node_gpus(cl, n); g++)
+            if (restore_gpu(lp, now, n, g) < 0)
                 return -1;
-        }
     }
     return 0;
 }
@@ -202,6 +260,13 @@ void gsd_nodes_fini(struct gsd_loop *lp)
         free(lp->node_reason[n]);
     free(lp->node_reason);
     lp->node_reason = NULL;
+    for (int n = 0; lp->gpu_reason && cl && n < gs_cluster_node_count(cl); n++) {
+        for (int g = 0; lp->gpu_reason[n] && g < gs_cluster_node_gpus(cl, n); g++)
+            free(lp->gpu_reason[n][g]);
+        free(lp->gpu_reason[n]);
+    }
+    free(lp->gpu_reason);
+    lp->gpu_reason = NULL;
     for (size_t i = 0; i < lp->norphans; i++)
         gsd_backend_release(&lp->orphans[i]);
     free(lp->orphans);

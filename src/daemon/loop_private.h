@@ -179,7 +179,8 @@ struct gsd_loop {
     struct gs_store *readers[8];
     int nreaders;
     /* loop_nodes.c */
-    char **node_reason;       /* per node: why it is down (NULL when not down) */
+    char **node_reason;       /* per node: why it is drained or down (NULL when up) */
+    char ***gpu_reason;       /* per node, per GPU: the same for a GPU set alone */
     struct gsd_proc *orphans; /* supervisors of runs a `down` ended, dying */
     size_t norphans;
     /* diskguard.c */
@@ -347,6 +348,10 @@ void gsd_retain_after_commit(struct gsd_loop *lp);
 
 /* loop_nodes.c */
 const char *gsd_node_state_name(int st);
+
+/* Why GPU g of node n was drained or taken down alone (the --reason of its
+ * last drain/down, "" when none was given), or NULL (borrowed). */
+const char *gsd_gpu_reason(const struct gsd_loop *lp, int n, int g);
 int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c);
 int gsd_restore_nodes(struct gsd_loop *lp);
 void gsd_orphans_reap(struct gsd_loop *lp);

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "io/timefmt.h"
 #include "daemon/gpumap.h"
 
 #include <stdarg.h>
@@ -43,6 +44,29 @@ void gsd_api_of_row(const struct gs_store_job *r, struct gs_api_job *j)
                               .estimated_start = GS_TIME_NONE };
 }
 
+/* The engine's "t=SECONDS s" stamps in a reason text as ISO 8601 (the
+ * client adds the relative form: a published text must not go stale). */
+static void iso_stamps(char *text, size_t n)
+{
+    char buf[1024];
+    if (strstr(text, "t=") && n <= sizeof buf) {
+        gs_timefmt_text(text, -1, buf, n);
+        memcpy(text, buf, strlen(buf) + 1);
+    }
+}
+
+/* The same in member `key` of object o. */
+static void iso_member(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    char buf[1024];
+    if (s && strstr(s, "t=") && strlen(s) < sizeof buf) {
+        snprintf(buf, sizeof buf, "%s", s);
+        iso_stamps(buf, sizeof buf);
+        json_object_set_new(o, key, json_string(buf));
+    }
+}
+
 /* The engine's diagnosis `dg` of a pending job into j's reason fields. */
 static void set_reason(struct gsd_loop *lp, const struct gs_diag *dg, struct gs_api_job *j,
                        char *detail, char *unblock, size_t n)
@@ -50,6 +74,8 @@ static void set_reason(struct gsd_loop *lp, const struct gs_diag *dg, struct gs_
     j->reason_code = gs_reason_name(dg->reason);
     gs_report_diag_detail(detail, n, lp->eng, dg);
     gs_report_diag_unblock(unblock, n, lp->eng, dg);
+    iso_stamps(detail, n);
+    iso_stamps(unblock, n);
     j->reason_detail = detail;
     j->reason_unblock = unblock;
     j->estimated_start = dg->est_start;
@@ -274,8 +300,11 @@ static void answer_explain(struct gsd_loop *lp, struct gsd_cmd *c)
         return;
     }
     json_t *o = gs_report_diag_json(lp->eng, &dg);
-    if (o)
+    if (o) {
         json_object_set_new(o, "state", json_string("pending"));
+        iso_member(o, "detail");
+        iso_member(o, "unblock");
+    }
     c->body = dump(o);
 }
 
@@ -293,8 +322,9 @@ json_t *gsd_node_json(struct gsd_loop *lp, int n)
     for (int g = 0; down && g < gs_cluster_node_gpus(cl, n); g++)
         if (gs_engine_gpu_state(lp->eng, n, g) != GS_NODE_UP)
             json_array_append_new(
-                down, json_pack("{s:i, s:s}", "gpu", g, "state",
-                                gsd_node_state_name(gs_engine_gpu_state(lp->eng, n, g))));
+                down, json_pack("{s:i, s:s, s:s*}", "gpu", g, "state",
+                                gsd_node_state_name(gs_engine_gpu_state(lp->eng, n, g)),
+                                "reason", gsd_gpu_reason(lp, n, g)));
     const char *why = lp->node_reason ? lp->node_reason[n] : NULL;
     return json_pack("{s:s, s:s, s:s*, s:s, s:i, s:i, s:o, s:o}", "name",
                      gs_cluster_node_name(cl, n), "state",

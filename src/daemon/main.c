@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/log.h"
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
 #include "daemon/listen.h"
@@ -30,7 +31,7 @@ static const char usage[] =
     "                 [--socket PATH] [--trust-loopback] [--allow-origin ORIGIN]\n"
     "                 [--server-name HOST[:PORT]]\n"
     "                 [--init] [--min-free-mb N] [--output-dir DIR] [--job-file-limit SIZE]\n"
-    "                 [--retain AGE]\n"
+    "                 [--retain AGE] [--log-level LEVEL]\n"
     "       gpuschedd --check STATE   (the journal's health; exit 0 healthy, 4 damaged)\n"
     "  --listen        default 127.0.0.1:8642; port 0 picks a free port; the first\n"
     "                  stdout line is 'listening on http://HOST:PORT'; TCP clients\n"
@@ -41,6 +42,10 @@ static const char usage[] =
     "  --trust-loopback  serve token-less loopback TCP clients as admin acting as\n"
     "                  the daemon's user: for tests and demos only\n"
     "  --allow-origin  a browser Origin allowed besides the daemon's own (repeatable)\n"
+    "  --log-level     err, warning, notice, info (default: a line per job start,\n"
+    "                  end, preemption and node change) or debug (every engine\n"
+    "                  event; also GPUSCHEDD_TRACE=1); lines carry level=NAME, or\n"
+    "                  <N> when stderr is journald's (docs/operations.md)\n"
     "  --server-name   a Host the daemon answers to besides its listen address and\n"
     "                  localhost (repeatable; a proxy's name)\n"
     "  --sync          journal durability: full (default; survives power loss) or\n"
@@ -100,6 +105,13 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
             break;
         }
         case 'I': o->init = 1; break;
+        case 'L':
+            if (gsd_log_setup(arg) < 0) {
+                fprintf(stderr, "gpuschedd: --log-level %s: expected err, warning, notice, "
+                                "info or debug\n", arg);
+                return 2;
+            }
+            break;
         case 'W': o->output_dir = arg; break;
         case 'R': return gsd_retain_opt(o, arg);
         case 'M': case 'F':
@@ -183,6 +195,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "local-gpus", required_argument, NULL, 'g' },
         { "virtual-gpus", no_argument, NULL, 'V' },
         { "virtual-users", no_argument, NULL, 'U' },
+        { "log-level", required_argument, NULL, 'L' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
     };
     *o = (struct gsd_opts){ .listen = "127.0.0.1:8642", .backend = "local", .clock_scale = 1,
@@ -209,7 +222,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         case 'V': o->gpu_mode = GSD_GPUS_VIRTUAL; break;
         case 'U': o->virtual_users = 1; break;
         case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
-        case 'I': case 'R': case 'W': case 'M': case 'F': case 'g':
+        case 'I': case 'R': case 'W': case 'M': case 'F': case 'g': case 'L':
             if (opt_value(o, c, optarg) != 0)
                 return 2;
             break;
@@ -308,9 +321,10 @@ static int open_socket(const struct gsd_opts *o, char *buf, size_t n, const char
 static void say_trust(const struct gsd_opts *o)
 {
     if (o->trust_loopback)
-        fprintf(stderr, "gpuschedd: WARNING: --trust-loopback: every local user who can reach "
-                        "%s without a token is ADMIN and runs jobs as this daemon's user; for "
-                        "tests and demos only (docs/security.md)\n", o->listen);
+        gsd_logl(GSD_LOG_WARNING, "WARNING: --trust-loopback: every local user who can reach "
+                                  "%s without a token is ADMIN and runs jobs as this daemon's "
+                                  "user; for tests and demos only (docs/security.md)",
+                 o->listen);
 }
 
 /* -h, --help and --version anywhere on the command line: the usage or the
@@ -342,6 +356,7 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "--check"))
         return gsd_check_main(argc, argv);
     struct gsd_opts o;
+    gsd_log_setup(NULL); /* the default level; --log-level overrides it */
     int st = parse_opts(argc, argv, &o);
     if (st >= 0)
         return st;

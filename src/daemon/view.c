@@ -7,6 +7,7 @@
 #include "daemon/view_jobs.h"
 #include "daemon/vtab.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@ struct gsd_view {
     atomic_int refs;
     int64_t gen;
     gs_time now;
+    int64_t e0, m0;           /* the engine clock (loop_private.h), for view_now */
+    double scale;
     struct gsd_vsnap *jobs;   /* the job table (vtab.h), shared by chunks */
     struct gsd_slots *pre;    /* the not-pending jobs by seq (slots) */
     struct gsd_slots *q;      /* the queue in pass order (slots) */
@@ -315,6 +318,9 @@ void gsd_view_update(struct gsd_loop *lp, int same)
         pthread_mutex_init(&v->qmu, NULL);
         v->gen = ++lp->view_gen;
         v->now = lp->last_now;
+        v->e0 = lp->e0;
+        v->m0 = lp->m0;
+        v->scale = lp->opts.clock_scale;
     }
     if (!bad)
         bad = fill_jobs(lp, v, same, t0, budget(lp, t0)) < 0;
@@ -615,15 +621,25 @@ static size_t pre_after(const struct gsd_view *v, int64_t after)
     return lo;
 }
 
+/* The engine clock as of the answer (gsd_now's formula, without its side
+ * effect), never before the view's own time: a list's `now_epoch` is the
+ * time it is answered, not the time of the last commit (which lags by as
+ * long as the loop was idle: the TIME of `gpusched queue`). */
+static gs_time view_now(const struct gsd_view *v)
+{
+    gs_time t = v->e0 + (gs_time)llround((double)(gsd_mono_ms() - v->m0) * v->scale);
+    return t > v->now ? t : v->now;
+}
+
 /* `],"next":"SEQ"` (when more follow) `,"now_epoch":N}`. */
 static void list_end(struct list_ctx *x)
 {
     if (!x->more) {
-        sb_end(&x->out, x->v->now);
+        sb_end(&x->out, view_now(x->v));
         return;
     }
     struct sb tail = { 0 };
-    sb_end(&tail, x->v->now); /* `],"now_epoch":N}` */
+    sb_end(&tail, view_now(x->v)); /* `],"now_epoch":N}` */
     char num[48];
     int w = snprintf(num, sizeof num, "],\"next\":\"%lld\",", (long long)x->last);
     sb_add(&x->out, num, (size_t)w);

@@ -70,7 +70,7 @@ is "$(field "$body" '[.jobs[] | select(.state == "pending")] | length')" 1000 \
     "a state filter pages too (1,000 of the pending)"
 
 # the client pages through and keeps the queue order
-out=$(GPUSCHED_SERVER=$URL "$GPUSCHED" queue --json)
+out=$(GPUSCHED_SERVER=$URL "$GPUSCHED" queue --json --all)
 is "$(printf '%s' "$out" | jq '.jobs | length')" 2510 "gpusched queue --json: all 2,510 jobs"
 is "$(printf '%s' "$out" | jq 'has("next")')" false "... in one answer"
 is "$(printf '%s' "$out" | jq '[.jobs[] | select(.state == "pending") | .queue_pos] |

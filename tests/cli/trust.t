@@ -191,6 +191,8 @@ for f in "$ROOT"/src/cli/cmd_*.c; do
     client_queue) h=$("$GPUSCHED" queue --help) ;;
     client_submit) h=$("$GPUSCHED" submit --help) ;;
     client_nodes) h=$("$GPUSCHED" nodes --help; "$GPUSCHED" down --help) ;;
+    client_cancel) h=$("$GPUSCHED" cancel --help) ;;
+    client_node_act) h=$("$GPUSCHED" drain --help; "$GPUSCHED" down --help) ;;
     *) h=$("$GPUSCHED" "$c" --help) ;;
     esac
     for o in $(grep -oE '\{ "[a-z][a-z0-9_-]*", (required|no|optional)_argument' "$f" |
