@@ -137,6 +137,9 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
                                  c->id, c->id);
         return 0;
     }
+    if (st == GS_NODE_UP && c->gpu < 0 && /* quarantine.c: it may stay drained */
+        (st = gsd_quar_resume_state(lp, node, gs_engine_node_state(lp->eng, node))) < 0)
+        return -1;
     int rc = c->gpu >= 0 ? gs_engine_gpu_set_state(lp->eng, now, node, c->gpu, st, &err)
                          : gs_engine_node_set_state(lp->eng, now, node, st, &err);
     if (rc < 0) {
@@ -148,8 +151,11 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
         end_runs(lp, now);
     if (c->gpu < 0)
         set_reason(lp, node, st == GS_NODE_DOWN ? (c->reason ? c->reason : "") : NULL);
-    if (journal(lp, now, c, st) < 0)
+    if (journal(lp, now, c, st) < 0 ||
+        (st == GS_NODE_DOWN && c->gpu < 0 && gsd_quar_note_down(lp, node, now, c->reason) < 0))
         return -1;
+    if (c->gpu < 0)
+        gsd_quar_keep_reason(lp, node);
     lp->view_force = 1;
     c->status = 200;
     c->kind = GSD_NODES; /* answered with the node list after the commit */
@@ -185,6 +191,7 @@ int gsd_restore_nodes(struct gsd_loop *lp)
             return -1;
         if (gs_engine_node_state(lp->eng, n) == GS_NODE_DOWN && !lp->node_reason[n])
             restore_reason(lp, n, name);
+        gsd_quar_restore(lp, n);
         for (int g = 0; gpus && g < gs_cluster_node_gpus(cl, n); g++) {
             snprintf(key, sizeof key, "gpu_state:%s:%d", name, g);
             if (gs_store_meta_get(lp->st, key, &st) == 0 && st != GS_NODE_UP &&
@@ -202,6 +209,7 @@ void gsd_nodes_fini(struct gsd_loop *lp)
         free(lp->node_reason[n]);
     free(lp->node_reason);
     lp->node_reason = NULL;
+    gsd_quar_fini(lp);
     for (size_t i = 0; i < lp->norphans; i++)
         gsd_backend_release(&lp->orphans[i]);
     free(lp->orphans);

@@ -132,6 +132,11 @@ struct gs_policy {
      * restart of jobs of at least spares_min_gpus hit by a node failure */
     int spares_nodes;             /* 0 = none */
     int spares_min_gpus;          /* default 1 */
+    /* quarantine (gpuschedd only, daemon/quarantine.c): a node taken down
+     * this many times within the window stays drained when it comes back,
+     * until an operator resumes it; 0 = never */
+    int quarantine_failures;      /* default 3 */
+    gs_time quarantine_window;    /* default 1 h */
     /* the driver's start latency (engine.c): between the start decision and
      * the job really starting, its resources held; median 0 = none */
     gs_time start_latency;        /* median (the constant when sigma = 0) */
