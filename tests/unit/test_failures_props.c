@@ -50,7 +50,7 @@ static struct gs_trace *workload(uint64_t wseed)
     gs_rng_seed(&r, wseed * 7919 + 1);
     static const int sizes[] = { 1, 2, 4, 8 };
     double t = 0;
-    static char ids[NSMALL][8];
+    static char ids[NSMALL][16];
     for (int i = 0; i < NSMALL; i++) {
         t += -log(1 - gs_rng_uniform(&r)) * 4 * 86400.0 / NSMALL;
         snprintf(ids[i], sizeof ids[i], "s%d", i);
