@@ -7,7 +7,7 @@
 # drained node brings it back.  Below the threshold nothing happens.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 21
+plan 22
 
 S=$TMP/s
 P=$TMP/policy.yaml
@@ -44,6 +44,9 @@ like "$("$GPUSCHED" nodes --server "$URL" | grep '^node-1 ')" "drain .*(quaranti
 is "$(metric gpusched_node_quarantined)" 'gpusched_node_quarantined{node="node-1"} 1 ' \
    "/metrics: gpusched_node_quarantined{node} = 1"
 is "$(metric gpusched_nodes_quarantined)" "gpusched_nodes_quarantined 1 " "/metrics: one quarantined"
+api GET /v1/dashboard
+is "$(field "$body" '.nodes[] | select(.name == "node-1") | .state + "|" + .reason')" "drain|${r#down|}" \
+   "the dashboard's node data: drained, with the reason"
 # nothing starts there: four 8-GPU jobs, three run (node-2..4), one waits
 for i in 1 2 3 4; do
     api POST /v1/jobs "{\"id\":\"j$i\",\"gpus\":8,\"command\":[\"sleep\",\"30\"]}"
