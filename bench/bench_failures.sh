@@ -32,12 +32,19 @@ trap 'rm -rf "$T"' EXIT INT TERM
 printf 'node_mtbf: 6335h\nrepair: 4h\nseed: 1\n' >"$T/llama.yaml"
 printf 'retry:\n  max_attempts: 1000\n' >"$T/p.yaml"
 
-# wall seconds of a command (its stdout to $T/out)
+# wall seconds of a command (its stdout to $T/out), and its user CPU
+# seconds in parentheses where /usr/bin/time exists: on a shared machine
+# the wall time follows the load, the CPU time much less
 timed() {
     s=$(date +%s.%N)
-    "$@" >"$T/out"
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f %U -o "$T/cpu" "$@" >"$T/out"
+    else
+        "$@" >"$T/out"
+        echo "?" >"$T/cpu"
+    fi
     e=$(date +%s.%N)
-    echo "$s $e" | awk '{printf "%.2f", $2 - $1}'
+    echo "$s $e $(cat "$T/cpu")" | awk '{printf "%.2f(cpu:%s)", $2 - $1, $3}'
 }
 
 M=$(awk 'BEGIN {print 6335 * 3600 / 1920}')

@@ -5,8 +5,12 @@
 #include "cli/cli_load.h"
 #include "cli/html_out.h"
 #include "cli/progress_out.h"
+#include "cli/whatif_fail_out.h"
+#include "io/failures_yaml.h"
+#include "io/node_events_csv.h"
 #include "report/report_whatif.h"
 #include "sim/whatif.h"
+#include "sim/whatif_fail.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -17,6 +21,8 @@
 static const char *const whatif_help =
     "usage: gpusched whatif --cluster C.yaml --trace T.csv [--policy P.yaml ...]\n"
     "                       [--add-nodes 1,2,4] [--json] [--html FILE]\n"
+    "       gpusched whatif --cluster C.yaml --trace T.csv --failures F.yaml [--policy P]\n"
+    "                       [--min-gpus G] [--spares 0,1,2,4] [--node-events E.csv] [--json]\n"
     "\n"
     "Is the queue caused by fragmentation or by a real shortage of GPUs?  Replays\n"
     "the trace (1) as is, under the first policy; (2) on the fluid cluster: the\n"
@@ -34,7 +40,18 @@ static const char *const whatif_help =
     "  --policy FILE     policy YAML; repeat for alternatives (default: defaults)\n"
     "  --add-nodes LIST  comma-separated node counts to add, e.g. 1,2,4\n"
     "  --json            print JSON {runs, verdict}\n"
-    "  --html FILE       also write a self-contained HTML report\n";
+    "  --html FILE       also write a self-contained HTML report\n"
+    "\n"
+    "With --failures (docs/failures.md, \"Advice\"): for the jobs that matter (those\n"
+    "of the most GPUs, or of at least --min-gpus), their ETTR and GPU-hours lost to\n"
+    "node failures against their checkpoint interval (Young/Daly's sqrt(2 C M) x\n"
+    "1/4 ... 4, and the current one) and the number of hot spare nodes (policy\n"
+    "spares.nodes, for jobs of their size), every run with the same failures; and\n"
+    "which change helps them most.  Only the first policy is used.\n"
+    "  --failures F      the failure model (node_mtbf, repair, seed, ...)\n"
+    "  --min-gpus G      the jobs that matter: G GPUs or more (default: the largest)\n"
+    "  --spares LIST     spare-node counts to try (default 0,1,2,4; at most 8)\n"
+    "  --node-events E   node events replayed in every run too (as sim's)\n";
 
 struct whatif_args {
     const char *cluster, *trace, *html;
@@ -43,7 +60,28 @@ struct whatif_args {
     int add[MAX_ADDS];
     int nadd;
     int json;
+    const char *failures, *node_events; /* --failures: the failure advice */
+    int min_gpus;
+    int spares[GS_WFAIL_MAX_SPARES];
+    int nspares;
 };
+
+static int parse_spares(const char *text, struct whatif_args *a)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    a->nspares = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        long long v;
+        if (a->nspares == GS_WFAIL_MAX_SPARES)
+            return cli_failf("whatif", -1, "--spares: at most %d counts", GS_WFAIL_MAX_SPARES);
+        if (cli_parse_long("whatif", "--spares", tok, 0, 65536, &v) < 0)
+            return -1;
+        a->spares[a->nspares++] = (int)v;
+    }
+    return a->nspares ? 0 : cli_failf("whatif", -1, "--spares: expected counts, e.g. 0,1,2");
+}
 
 static int parse_adds(const char *text, struct whatif_args *a)
 {
@@ -75,6 +113,16 @@ static int whatif_opt(int c, const char *val, void *arg)
     case 'n': return parse_adds(val, a);
     case 'j': a->json = 1; break;
     case 'H': a->html = val; break;
+    case 'F': a->failures = val; break;
+    case 'N': a->node_events = val; break;
+    case 's': return parse_spares(val, a);
+    case 'g': {
+        long long v;
+        if (cli_parse_long("whatif", "--min-gpus", val, 1, 1000000000, &v) < 0)
+            return -1;
+        a->min_gpus = (int)v;
+        break;
+    }
     }
     return 0;
 }
@@ -85,6 +133,8 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
         { "cluster", required_argument, NULL, 'c' }, { "trace", required_argument, NULL, 't' },
         { "policy", required_argument, NULL, 'p' },  { "add-nodes", required_argument, NULL, 'n' },
         { "json", no_argument, NULL, 'j' },          { "html", required_argument, NULL, 'H' },
+        { "failures", required_argument, NULL, 'F' }, { "node-events", required_argument, NULL, 'N' },
+        { "spares", required_argument, NULL, 's' },   { "min-gpus", required_argument, NULL, 'g' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
     static const struct gs_cli_cmd cmd = { "whatif", whatif_help, opts };
@@ -93,6 +143,11 @@ static int parse_args(int argc, char **argv, struct whatif_args *a)
         return st;
     if (!a->cluster || !a->trace)
         return cli_failf("whatif", 2, "--cluster and --trace are required (see --help)");
+    if (!a->failures && (a->node_events || a->nspares || a->min_gpus))
+        return cli_failf("whatif", 2, "--min-gpus, --spares and --node-events need --failures");
+    if (a->failures && (a->nadd || a->html || a->npol > 1))
+        return cli_failf("whatif", 2, "--failures takes one --policy and no --add-nodes or "
+                                      "--html");
     return -1;
 }
 
@@ -161,6 +216,35 @@ static int run(const struct whatif_args *a, const struct gs_cli_inputs *in)
     return status;
 }
 
+/* --failures: the checkpoint interval x spares grid and its verdict. */
+static int run_failures(const struct whatif_args *a, const struct gs_cli_inputs *in)
+{
+    struct gs_failure_model m;
+    struct gs_node_events ne = { 0 };
+    struct gs_error err = { 0 };
+    static struct gs_wfail w; /* large: keep it off the stack */
+    if (gs_failures_load_yaml(a->failures, &m, &err) < 0 ||
+        (a->node_events && gs_node_events_load(a->node_events, in->cluster,
+                                               gs_trace_epoch(in->trace), &ne, &err) < 0)) {
+        gs_node_events_fini(&ne);
+        return cli_fail("whatif", &err);
+    }
+    struct gs_wfail_opts o = { a->min_gpus, a->nspares ? a->spares : NULL, a->nspares };
+    int rc = gs_wfail_run(&w, in->cluster, &in->pols[0], in->trace, &m,
+                          a->node_events ? &ne : NULL, &o, &err);
+    gs_node_events_fini(&ne);
+    if (rc < 0)
+        return cli_fail("whatif", &err);
+    if (a->json)
+        return cli_print_json(cli_wfail_json(&w)) ? 1 : 0;
+    char text[2048];
+    cli_wfail_table(stdout, &w, &m);
+    cli_wfail_verdict(text, sizeof text, &w);
+    printf("\n");
+    print_wrapped(text);
+    return 0;
+}
+
 int cmd_whatif(int argc, char **argv)
 {
     struct whatif_args a;
@@ -176,7 +260,7 @@ int cmd_whatif(int argc, char **argv)
     if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.pol_paths, npol) == 0) {
         for (int i = 0; i < in.npol; i++)
             gs_cli_warn_load("whatif", in.cluster, &in.pols[i], in.names[i], in.trace);
-        status = run(&a, &in);
+        status = a.failures ? run_failures(&a, &in) : run(&a, &in);
     }
     gs_cli_inputs_fini(&in);
     return status;

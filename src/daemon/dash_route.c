@@ -79,6 +79,7 @@ static json_t *document(struct gsd_loop *lp, const struct gsd_cmd *c)
     if (queue && st && down && node_states(lp, st, down) == 0) {
         struct gs_dash_src src = { .source = "daemon", .cl = cl, .eng = lp->eng,
                                    .jobs_before = -1, .node_state = st, .gpus_down = down,
+                                   .node_reason = lp->node_reason,
                                    .queue = queue, .nqueue = nq, .q_offset = c->page[0],
                                    .q_limit = c->page[1], .r_offset = c->page[2],
                                    .r_limit = c->page[3], .charts = charts };

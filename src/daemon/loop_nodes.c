@@ -168,6 +168,9 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
                                  c->id, c->id);
         return 0;
     }
+    if (st == GS_NODE_UP && c->gpu < 0 && /* quarantine.c: it may stay drained */
+        (st = gsd_quar_resume_state(lp, node, gs_engine_node_state(lp->eng, node))) < 0)
+        return -1;
     int rc = c->gpu >= 0 ? gs_engine_gpu_set_state(lp->eng, now, node, c->gpu, st, &err)
                          : gs_engine_node_set_state(lp->eng, now, node, st, &err);
     if (rc < 0) {
@@ -182,8 +185,11 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
         set_reason(lp, node, why);
     else
         set_gpu_reason(lp, node, c->gpu, why);
-    if (journal(lp, now, c, st) < 0)
+    if (journal(lp, now, c, st) < 0 ||
+        (st == GS_NODE_DOWN && c->gpu < 0 && gsd_quar_note_down(lp, node, now, c->reason) < 0))
         return -1;
+    if (c->gpu < 0)
+        gsd_quar_keep_reason(lp, node);
     gsd_log_node(lp, c->id, c->gpu, st, why);
     lp->view_force = 1;
     c->status = 200;
@@ -246,6 +252,7 @@ int gsd_restore_nodes(struct gsd_loop *lp)
         int ns = gs_engine_node_state(lp->eng, n);
         if (ns != GS_NODE_UP && !lp->node_reason[n])
             lp->node_reason[n] = restore_reason(lp, state_event(ns), name);
+        gsd_quar_restore(lp, n);
         for (int g = 0; gpus && g < gs_cluster_node_gpus(cl, n); g++)
             if (restore_gpu(lp, now, n, g) < 0)
                 return -1;
@@ -267,6 +274,7 @@ void gsd_nodes_fini(struct gsd_loop *lp)
     }
     free(lp->gpu_reason);
     lp->gpu_reason = NULL;
+    gsd_quar_fini(lp);
     for (size_t i = 0; i < lp->norphans; i++)
         gsd_backend_release(&lp->orphans[i]);
     free(lp->orphans);

@@ -181,6 +181,7 @@ struct gsd_loop {
     /* loop_nodes.c */
     char **node_reason;       /* per node: why it is drained or down (NULL when up) */
     char ***gpu_reason;       /* per node, per GPU: the same for a GPU set alone */
+    struct gsd_quar *quar;    /* quarantine.c: recent failures per node */
     struct gsd_proc *orphans; /* supervisors of runs a `down` ended, dying */
     size_t norphans;
     /* diskguard.c */
@@ -356,6 +357,31 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c);
 int gsd_restore_nodes(struct gsd_loop *lp);
 void gsd_orphans_reap(struct gsd_loop *lp);
 void gsd_nodes_fini(struct gsd_loop *lp);
+
+/* quarantine.c (docs/failures.md, "Quarantine"): a node taken down
+ * quarantine.failures times within quarantine.window is quarantined; the
+ * resume that ends its last repair leaves it drained, with a reason naming
+ * the failures, and only a resume of the drained node releases it. */
+/* Record a down of node `node` at `now` (reason may be NULL); at the
+ * threshold the node is quarantined (its reason, a journal event and meta
+ * quarantine:NAME = 1).  Returns 0, or -1 when the journal refuses. */
+int gsd_quar_note_down(struct gsd_loop *lp, int node, gs_time now, const char *reason);
+/* The state a resume of node `node` (now in state `cur`) gives: DRAIN for a
+ * quarantined node coming back from down, UP otherwise; a resume of a
+ * quarantined drained node releases it (history forgotten, meta cleared).
+ * Returns the state, or -1 when the journal refuses. */
+int gsd_quar_resume_state(struct gsd_loop *lp, int node, int cur);
+/* Set node_reason of a quarantined node to its quarantine text (after the
+ * command that changed its state). */
+void gsd_quar_keep_reason(struct gsd_loop *lp, int node);
+/* Restore the quarantine of `node` from the journal (meta and its last
+ * node_quarantine event). */
+void gsd_quar_restore(struct gsd_loop *lp, int node);
+/* /metrics: gpusched_node_quarantined{node} = 1 per quarantined node and
+ * gpusched_nodes_quarantined, their count. */
+void gsd_quar_metrics(FILE *f, struct gsd_loop *lp);
+int gsd_quar_is(const struct gsd_loop *lp, int node);
+void gsd_quar_fini(struct gsd_loop *lp);
 
 /* loop_read.c */
 void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c);

@@ -224,6 +224,7 @@ char *gsd_metrics_text(struct gsd_loop *lp)
          "Connections shut down because a request missed the whole-request deadline.");
     fprintf(f, "gpusched_http_deadline_closed_total %lld\n",
             (long long)gsd_guard_reaped_total());
+    gsd_quar_metrics(f, lp);
     fclose(f);
     return buf;
 }

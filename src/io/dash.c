@@ -66,6 +66,15 @@ static const char *state_name(int st)
     return st == GS_DASH_DOWN ? "down" : st == GS_DASH_DRAIN ? "drain" : "up";
 }
 
+/* The node's reason (down, quarantined: docs/failures.md) into `o`, when it has one. */
+static json_t *with_reason(json_t *o, const struct gs_dash_src *src, int n)
+{
+    const char *why = src->node_reason ? src->node_reason[n] : NULL;
+    if (o && why && *why)
+        json_object_set_new(o, "reason", json_string(why));
+    return o;
+}
+
 static json_t *node_json(const struct gs_dash_src *src, const struct gs_dash_gpumap *gm, int n,
                          int k)
 {
@@ -88,11 +97,11 @@ static json_t *node_json(const struct gs_dash_src *src, const struct gs_dash_gpu
             json_array_append_new(units, json_integer(d));
     }
     int md = gs_cluster_node_mdomain(cl, n);
-    return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:s?}", "name",
+    return with_reason(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:s?}", "name",
                      gs_cluster_node_name(cl, n), "state", state_name(st), "cells", cells, "free",
                      st == GS_DASH_UP ? __builtin_popcountll(gs_cluster_idle_mask(cl, n) & ~down) : 0,
                      "doms", doms, "units", units, "jobs", jobs, "mdomain",
-                     md >= 0 ? gs_cluster_label_name(cl, md) : NULL);
+                     md >= 0 ? gs_cluster_label_name(cl, md) : NULL), src, n);
 }
 
 static json_t *summary_json(const struct gs_dash_src *src)

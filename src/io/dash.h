@@ -43,6 +43,8 @@ struct gs_dash_src {
                                        handles, which belong to the queue */
     const unsigned char *node_state;/* per node enum gs_dash_node; NULL = all up */
     const uint64_t *gpus_down;      /* per node: GPUs out of service; NULL = none */
+    char *const *node_reason;       /* per node: why it is down or quarantined (the
+                                       node's "reason"), NULL entries or NULL = none */
     const int *queue;               /* job handles in pass order (borrowed) */
     int nqueue;
     int q_offset, q_limit;          /* the page of the queue given job by job */

@@ -58,6 +58,8 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     if (!eng->place)
         goto nomem;
     eng->backfill = gs_policy_backfill_mode(pol);
+    if (gs_eng_spares_init(eng) < 0)
+        goto nomem;
     if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0 || gs_eng_preempt_init(eng, err) < 0) {
         gs_engine_destroy(eng);
         return NULL;
@@ -108,6 +110,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_eng_diag_destroy(eng->diag);
     gs_eng_place_destroy(eng->place);
     gs_eng_nodes_destroy(eng->nodes);
+    gs_free(eng->spare_mask);
     gs_history_destroy(eng->hist);
     gs_eng_preempt_fini(eng);
     gs_free(eng);
@@ -280,7 +283,7 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->gpu_type = j->gpu_type;
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
-    req->nodes_allowed = gs_eng_part_nodes(eng, job);
+    req->nodes_allowed = gs_eng_spare_nodes(eng, job, gs_eng_part_nodes(eng, job));
     req->gpu_types = j->gpu_types;
     req->mig = j->mig;
     req->ctx = gs_eng_place_ctx(eng);
@@ -303,6 +306,7 @@ static int job_possible(struct gs_engine *eng, int job)
         return 0;
     struct gs_request req;
     gs_eng_request(eng, job, &req);
+    req.nodes_allowed = gs_eng_part_nodes(eng, job); /* the spares too: could it ever fit */
     /* the answer depends on the request's shape only: remember it for the
      * common unconstrained whole-GPU shapes (a full-cluster scan each) */
     int plain = req.milli == GS_MILLI_GPU && req.gpus <= GS_MAX_NODE_GPUS && !req.mig &&

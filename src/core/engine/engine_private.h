@@ -63,6 +63,8 @@ struct job {
     int16_t stop_reason;        /* STOPPING: state once confirmed, -1 = none */
     uint8_t front;              /* requeued after a failed launch: sorts ahead of
                                    its peers until it starts (queue_order.c) */
+    uint8_t recover;            /* requeued by a node failure, not started since:
+                                   it may use the hot spares (spares.c) */
     uint8_t capped;             /* preempted while past its runtime cap: it loses
                                    the over-cap right to preempt (preempt.c) */
     uint8_t timed_out;          /* its last run was stopped at its enforced time
@@ -152,11 +154,31 @@ struct gs_engine {
     struct gs_diag_state *diag; /* wait reasons and accounting (diagnose.c) */
     struct gs_eng_place *place; /* shapes, GPU index, frag figures (engine_place.c) */
     struct gs_eng_nodes *nodes; /* node states (nodes.c), NULL until one changes */
+    unsigned char *spare_mask;  /* per node, gs_eng_spare_nodes' answer; NULL
+                                   without spares.nodes (spares.c) */
     int live;                   /* asynchronous starts and stops (lifecycle.c) */
     size_t nstopping;           /* jobs in GS_JOB_STOPPING */
     size_t nstarting;           /* jobs in GS_JOB_STARTING */
     gs_time now;
 };
+
+/* Whether job `j` may restart on the hot spares: requeued by a node failure
+ * and not started since, with at least spares.min_gpus GPUs (spares.c). */
+static inline int gs_eng_spare_user(const struct gs_engine *eng, const struct job *j)
+{
+    return eng->pol.spares_nodes > 0 && j->recover && j->gpus >= eng->pol.spares_min_gpus;
+}
+
+/* The nodes job `job` may be placed on: `allowed` (its partition's, NULL =
+ * all) less the hot spares - the spares.nodes highest-numbered nodes whose
+ * GPUs are all idle (a down or drained node is not idle) - unless the job
+ * is a spare user.  Returns `allowed` itself when no spare is kept from it,
+ * else eng->spare_mask (valid until the next call).  (spares.c) */
+const unsigned char *gs_eng_spare_nodes(const struct gs_engine *eng, int job,
+                                        const unsigned char *allowed);
+
+/* Allocate eng->spare_mask when the policy keeps spares; GS_ENOMEM. */
+int gs_eng_spares_init(struct gs_engine *eng);
 
 /* Check that `now` does not go backwards and make it the engine's time.
  * Returns 0 or GS_EINVAL. */

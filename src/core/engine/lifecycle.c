@@ -55,6 +55,7 @@ void gs_eng_lifecycle_started(struct gs_engine *eng, int job)
     struct job *j = &eng->jobs[job];
     j->attempts++;
     j->front = 0;
+    j->recover = 0;
     if (eng->live) {
         j->state = GS_JOB_STARTING;
         eng->nstarting++;
@@ -198,6 +199,7 @@ int gs_eng_fail_run(struct gs_engine *eng, int job, gs_time now, int why)
                 j->failures < eng->pol.retry_max_attempts;
     if (retry) {
         requeue(eng, job, now, why != 0 || eng->pol.retry_expedite);
+        j->recover = (uint8_t)(why == 0 || j->recover); /* hot spares (spares.c) */
         if (why) { /* nothing ran: the failed launch is not a run */
             j->runs--;
             if (j->runs == 0)

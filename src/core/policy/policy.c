@@ -106,6 +106,12 @@ static const struct key keys[] = {
     KEY_RANGE("retry.max_attempts", K_INT, retry_max_attempts, 1, 1000),
     KEY("retry.on", K_FLAGS, retry_on, retry_on_names, retry_on_values, 0, 0),
     KEY_ENUM("retry.expedite", retry_expedite, bool_names, NULL),
+    /* hot spares (issue 26; spares.c, docs/failures.md) */
+    KEY_RANGE("spares.nodes", K_INT, spares_nodes, 0, 65536),
+    KEY_RANGE("spares.min_gpus", K_INT, spares_min_gpus, 1, 1e9),
+    /* quarantine of failing nodes in gpuschedd (issue 26; daemon/quarantine.c) */
+    KEY_RANGE("quarantine.failures", K_INT, quarantine_failures, 0, 16),
+    KEY_PLAIN("quarantine.window", K_DURATION, quarantine_window),
     KEY_PLAIN("start_latency.median", K_DURATION, start_latency),
     KEY_RANGE("start_latency.sigma", K_DOUBLE, start_latency_sigma, 0, 5),
     KEY_RANGE("start_latency.seed", K_INT, start_latency_seed, 0, 2147483647),
@@ -156,6 +162,10 @@ void gs_policy_init(struct gs_policy *p)
     p->slo_wait = (gs_time)30 * GS_MS_PER_SEC;
     p->retry_max_attempts = 3;
     p->retry_on = -1; /* unset: node_failure and launch_failure */
+    p->spares_nodes = 0;
+    p->spares_min_gpus = 1;
+    p->quarantine_failures = 3;
+    p->quarantine_window = (gs_time)3600 * GS_MS_PER_SEC;
     p->start_latency = 0;
     p->start_latency_sigma = 0;
     p->start_latency_seed = 1;

@@ -128,6 +128,15 @@ struct gs_policy {
     int retry_on;                 /* bits of enum gs_retry_on, -1 = unset (all) */
     int retry_expedite;           /* a job requeued after a node failure goes ahead of
                                      its peers (as after a launch failure); 0 = off */
+    /* hot spares (spares.c): this many idle nodes are kept free for the
+     * restart of jobs of at least spares_min_gpus hit by a node failure */
+    int spares_nodes;             /* 0 = none */
+    int spares_min_gpus;          /* default 1 */
+    /* quarantine (gpuschedd only, daemon/quarantine.c): a node taken down
+     * this many times within the window stays drained when it comes back,
+     * until an operator resumes it; 0 = never */
+    int quarantine_failures;      /* default 3 */
+    gs_time quarantine_window;    /* default 1 h */
     /* the driver's start latency (engine.c): between the start decision and
      * the job really starting, its resources held; median 0 = none */
     gs_time start_latency;        /* median (the constant when sigma = 0) */

@@ -143,7 +143,7 @@ static int plain(const struct gs_engine *eng, const struct job *j)
 {
     return j->milli == GS_MILLI_GPU && j->gpu_type == -1 && j->topology == eng->pol.topology &&
            j->gpus >= 1 && j->gpus <= MEMO_MAX_GPUS && j->cpu_milli == 0 &&
-           j->host_mem_mib == 0 && j->part < MEMO_GROUPS;
+           j->host_mem_mib == 0 && j->part < MEMO_GROUPS && !gs_eng_spare_user(eng, j);
 }
 
 /* Whether the memo already proves `j` (estimate `dur`) cannot start. */
