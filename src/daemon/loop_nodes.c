@@ -137,15 +137,21 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
                                  c->id, c->id);
         return 0;
     }
+    int was = c->gpu >= 0 ? gs_engine_gpu_state(lp->eng, node, c->gpu)
+                          : gs_engine_node_state(lp->eng, node);
+    if (st == GS_NODE_DOWN && was != GS_NODE_DOWN)
+        gsd_fail_node_down(lp, c->gpu >= 0); /* failstats.c: until fail_ctx = 0 */
     int rc = c->gpu >= 0 ? gs_engine_gpu_set_state(lp->eng, now, node, c->gpu, st, &err)
                          : gs_engine_node_set_state(lp->eng, now, node, st, &err);
     if (rc < 0) {
+        lp->fail_ctx = 0;
         c->status = 409;
         c->body = gsd_error_json(409, "conflict", "name", "%s", err.msg);
         return 0;
     }
     if (st == GS_NODE_DOWN)
         end_runs(lp, now);
+    lp->fail_ctx = 0;
     if (c->gpu < 0)
         set_reason(lp, node, st == GS_NODE_DOWN ? (c->reason ? c->reason : "") : NULL);
     if (journal(lp, now, c, st) < 0)

@@ -105,6 +105,18 @@ struct gsd_team_count {
     int64_t n;
 };
 
+/* failstats.c: the cost of failures and preemption (issue 26). */
+enum gsd_loss { GSD_LOSS_PREEMPTION, GSD_LOSS_NODE_FAILURE, GSD_LOSS_TIME_LIMIT, GSD_LOSS_OTHER,
+                GSD_LOSS_N };
+struct gsd_failstats {
+    double lost_gpu_s[GSD_LOSS_N];  /* work lost, GPU-seconds, by cause */
+    int64_t restarts[GSD_LOSS_N];   /* runs requeued, by cause (no time_limit) */
+    int64_t node_failures[2];       /* down: nodes, single GPUs */
+    double useful_gpu_s, wall_gpu_s; /* ended jobs: ETTR = useful / wall */
+    int64_t ended_jobs;
+    int dirty;                      /* changed since gsd_fail_save */
+};
+
 struct gsd_loop {
     struct gsd_opts opts;
     char *db_path, *run_dir, *out_dir;
@@ -208,6 +220,9 @@ struct gsd_loop {
     int gpu_mode;             /* enum gsd_gpu_mode: PHYSICAL or VIRTUAL once open */
     int *gpu_offset;          /* physical: per node, its first host GPU index */
     int64_t launch_failures[GSD_LF_N]; /* the daemon's own launch failures, by reason */
+    /* failstats.c */
+    struct gsd_failstats fail;
+    int fail_ctx;             /* a node or GPU is going down: failures are node failures */
 };
 struct gsd_conflict;
 
@@ -338,6 +353,35 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c);
 int gsd_restore_nodes(struct gsd_loop *lp);
 void gsd_orphans_reap(struct gsd_loop *lp);
 void gsd_nodes_fini(struct gsd_loop *lp);
+
+/* failstats.c (docs/metrics.md, "Live metrics") */
+extern const char *const gsd_loss_name[GSD_LOSS_N];
+/* Count what changed between a job's last engine record `old` and `cur`
+ * (lost work, restarts, its end), called by gsd_job_sync. */
+void gsd_fail_account(struct gsd_loop *lp, const struct gs_job_info *old,
+                      const struct gs_job_info *cur);
+/* A node (gpu_only 0) or a GPU goes down: count it, and attribute the
+ * failures synced until the caller sets lp->fail_ctx = 0 to it. */
+void gsd_fail_node_down(struct gsd_loop *lp, int gpu_only);
+/* Sync every live job as hit by a node failure (after the engine took a
+ * node down whose jobs are not synced at once: backend_slurm.c). */
+void gsd_fail_sync_all(struct gsd_loop *lp);
+/* Write the counters to the journal's meta table in the turn's transaction
+ * when they changed: 0, or -1 with err.  Load them back (restart, the
+ * rebuild after an outage); absent keys read as 0. */
+int gsd_fail_save(struct gsd_loop *lp, struct gs_error *err);
+void gsd_fail_load(struct gsd_loop *lp);
+/* GPU-seconds of useful work and of wall time since their first start of
+ * the running jobs (their ETTR is useful / wall). */
+void gsd_fail_ettr_running(struct gsd_loop *lp, double *useful, double *wall);
+/* The dashboard's "failures" object: lost_gpu_s {cause}, restarts {cause},
+ * node_failures {node, gpu}, ettr {running, ended, ended_jobs} (null when
+ * no job counts).  New reference, NULL when out of memory. */
+json_t *gsd_fail_json(struct gsd_loop *lp);
+
+/* metrics_alert.c: the series to alert on (docs/metrics.md, "Live
+ * metrics"), written into /metrics by gsd_metrics_text. */
+void gsd_metrics_alert(FILE *f, struct gsd_loop *lp);
 
 /* loop_read.c */
 void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c);
