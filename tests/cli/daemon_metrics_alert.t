@@ -10,7 +10,7 @@
 # Cluster: node-1..3, 8 GPUs each (24).  Policy: fifo, team a's quota 8.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 32
+plan 33
 S=$TMP/s
 cat >"$TMP/c.yaml" <<'EOF'
 cluster:
@@ -131,6 +131,10 @@ is "$(metric 'gpusched_job_restarts_total{cause="node_failure"}') $(metric 'gpus
     "1 0" "restarts: 1 by node failure, 0 by preemption"
 is "$(metric 'gpusched_node_failures_total{scope="node"}') $(metric 'gpusched_nodes{state="down"}')" "1 1" \
     "node failures: 1; 1 node down"
+# the dashboard's Failures panel has the same numbers (its document's "failures")
+api GET '/v1/dashboard?k=8'
+is "$(field "$body" '[.failures.lost_gpu_s.node_failure, .failures.restarts.node_failure, .failures.node_failures.node, .failures.node_failures.gpu] | map(tostring) | join(" ")')" \
+    "$la 1 1 1" "the dashboard's failures: lost $la GPU-s and 1 restart by node failure, 1 node and 1 GPU failure"
 grep -E '^gpusched_(lost_gpu|job_restarts|node_failures|ended_job|job_ettr_ratio\{jobs="ended")' "$M" >"$TMP/before"
 
 # A restart keeps the counters (journal meta)
