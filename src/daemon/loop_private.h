@@ -155,7 +155,6 @@ struct gsd_loop {
     struct gsd_hist pass_ms, commit_ms, wait_s, start_lat_s;
     struct gsd_latency start_lat;
     int64_t preemptions, backend_errors, submits, turns;
-    double lost_gpu_s;
     struct gsd_team_count *done;
     size_t ndone, capdone;
     struct gs_dash_series *dash;  /* the dashboard's history (dash_route.c) */
