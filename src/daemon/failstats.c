@@ -169,7 +169,7 @@ void gsd_fail_ettr_running(struct gsd_loop *lp, double *useful, double *wall)
     gs_time now = gs_engine_now(lp->eng);
     for (size_t i = 0; i < lp->nlive; i++) {
         struct gs_job_info ji; /* the engine's, its work up to its last call */
-        if (lp->live[i]->handle < 0 ||
+        if (lp->live[i]->handle < 0 || lp->live[i]->ji.state != GS_JOB_RUNNING ||
             gs_engine_job_info(lp->eng, lp->live[i]->handle, &ji) < 0 ||
             ji.state != GS_JOB_RUNNING || ji.first_start == GS_TIME_NONE ||
             now <= ji.first_start)
