@@ -31,6 +31,18 @@ metric() { # NAME{LABELS}: its value in $M
 }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; print !(d <= t) }'; }
 submit() { api POST /v1/jobs "$1"; [ "$code" = 201 ] || echo "# submit: $code $body"; }
+# fetch PATTERN...: /metrics into $M, read again until each PATTERN matches
+# a line (the body is re-rendered at most every 20 times its cost: slow
+# under ASan)
+fetch() {
+    i=0
+    while curl -s "$URL/metrics" >"$M"; [ $i -lt 100 ]; do
+        all=1
+        for p in "$@"; do grep -qE "$p" "$M" || all=0; done
+        [ $all = 1 ] && break
+        sleep 0.1; i=$((i + 1))
+    done
+}
 
 api POST /v1/nodes/node-2/drain
 api POST /v1/nodes/node-3/gpus/0/down '{"reason":"xid 79"}'
@@ -51,8 +63,7 @@ until [ "$(curl -s "$URL/v1/jobs/b2" | jq -r .reason.code)" = shortage ] || [ $i
 done
 is "$(curl -s "$URL/v1/jobs/a2" | jq -r .reason.code) $(curl -s "$URL/v1/jobs/b2" | jq -r .reason.code)" \
     "quota shortage" "a2 waits on quota, b2 on shortage"
-sleep 0.5 # /metrics is re-rendered at most every 20 times its cost
-curl -s "$URL/metrics" >"$M"
+fetch '^gpusched_jobs_pending\{reason="shortage"\} 1$' '^gpusched_jobs_pending\{reason="quota"\} 1$'
 run promtool check metrics <"$M"
 is "$rc $out" "0 " "promtool check metrics: no problem, no lint finding"
 like "$(grep '^gpusched_build_info' "$M")" '^gpusched_build_info{version="[^"]*",commit="[^"]*"} 1$' \
@@ -91,8 +102,9 @@ wait_state t1 timeout 20
 ok $? "t1 ends at its time limit"
 wait_state c1 completed 20
 ok $? "c1 completes"
-sleep 0.5
-curl -s "$URL/metrics" >"$M"
+# both ended: t1's loss is counted, and c1's useful time
+fetch '^gpusched_lost_gpu_seconds_total\{cause="time_limit"\} [1-9]' \
+    '^gpusched_ended_job_useful_gpu_seconds_total [1-9]'
 t1=$(curl -s "$URL/v1/jobs/t1" | jq '.end_epoch - .first_start_epoch')
 c1=$(curl -s "$URL/v1/jobs/c1" | jq '.end_epoch - .first_start_epoch')
 lt=$(metric 'gpusched_lost_gpu_seconds_total{cause="time_limit"}')
@@ -119,8 +131,7 @@ ok "$(near "$(metric 'gpusched_job_ettr_ratio{jobs="ended"}')" "$(echo "scale=8;
 api POST /v1/nodes/node-1/down '{"reason":"test"}'
 wait_state a1 pending 10
 ok $? "a1 requeued by node-1's failure"
-sleep 0.5
-curl -s "$URL/metrics" >"$M"
+fetch '^gpusched_node_failures_total\{scope="node"\} 1$'
 la=$(curl -s "$URL/v1/jobs/a1" | jq .lost_gpu_s)
 ln=$(metric 'gpusched_lost_gpu_seconds_total{cause="node_failure"}')
 ok "$(awk -v a="$la" -v b="$ln" 'BEGIN { print !(a > 0 && a == b) }')" \
