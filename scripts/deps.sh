@@ -23,6 +23,8 @@ slurmctld slurmd slurm-client libslurm-dev munge slurmdbd mariadb-server"
     PKGS="$PKGS faketime"
     # daemon_damage.t: seeded page overwrites (openssl enc); daemon_lock.t: flock
     PKGS="$PKGS openssl util-linux"
+    # daemon_metrics_alert.t: promtool check metrics on a live /metrics
+    PKGS="$PKGS prometheus bc"
 fi
 [ -n "${GS_EXTRA_PKGS:-}" ] && PKGS="$PKGS $GS_EXTRA_PKGS"
 missing=""

@@ -630,6 +630,10 @@ static int slurm_apply(struct gsd_loop *lp, gs_time now)
             gsd_log("slurm: node %s: %s", name, err.msg);
             continue;
         }
+        if (st == GS_NODE_DOWN) { /* failstats.c: the runs it ended are node failures */
+            gsd_fail_node_down(lp, 0);
+            gsd_fail_sync_all(lp);
+        }
         static const char *const ev[] = { "node_up", "node_drain", "node_down" };
         gsd_log("slurm: node %s is %s in Slurm", name, ev[want] + 5);
         gs_store_event(lp->st, now, 0, ev[st], name, NULL);

@@ -82,7 +82,7 @@ struct gsd_cmd {
     const char *state, *team;     /* LIST filters, NULL = any */
     const char *reason;           /* NODE_DOWN: why (from the body), may be NULL */
     int gpu;                      /* NODE_*: one GPU of the node, -1 = the node */
-    int page[4];                  /* DASHBOARD: q_offset, q_limit, r_offset, r_limit */
+    int page[5];                  /* DASHBOARD: q_offset, q_limit, r_offset, r_limit, k */
     int limit;                    /* LIST: at most this many jobs (0 = GSD_LIST_LIMIT) */
     int64_t after;                /* LIST: after this seq (the `next` cursor), 0 = all */
     int status;

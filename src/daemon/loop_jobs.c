@@ -187,14 +187,11 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
     struct gs_job_info ji;
     if (d->handle < 0 || gs_engine_job_info(lp->eng, d->handle, &ji) < 0)
         return;
-    double old = (double)d->ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
     int was = d->state;
+    gsd_fail_account(lp, &d->ji, &ji); /* lost work, restarts, ends: failstats.c */
     d->ji = ji;
     map_state(ji.state, ji.timed_out, &d->state, &d->outcome);
     gsd_log_job_end(lp, d, was);
-    double lost = (double)ji.lost * (double)gs_job_info_milli_gpus(&ji) / 1e6;
-    if (lost > old)
-        lp->lost_gpu_s += lost - old;
     d->dirty = 1;
 }
 

@@ -171,15 +171,21 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
     if (st == GS_NODE_UP && c->gpu < 0 && /* quarantine.c: it may stay drained */
         (st = gsd_quar_resume_state(lp, node, gs_engine_node_state(lp->eng, node))) < 0)
         return -1;
+    int was = c->gpu >= 0 ? gs_engine_gpu_state(lp->eng, node, c->gpu)
+                          : gs_engine_node_state(lp->eng, node);
+    if (st == GS_NODE_DOWN && was != GS_NODE_DOWN)
+        gsd_fail_node_down(lp, c->gpu >= 0); /* failstats.c: until fail_ctx = 0 */
     int rc = c->gpu >= 0 ? gs_engine_gpu_set_state(lp->eng, now, node, c->gpu, st, &err)
                          : gs_engine_node_set_state(lp->eng, now, node, st, &err);
     if (rc < 0) {
+        lp->fail_ctx = 0;
         c->status = 409;
         c->body = gsd_error_json(409, "conflict", "name", "%s", err.msg);
         return 0;
     }
     if (st == GS_NODE_DOWN)
         end_runs(lp, now);
+    lp->fail_ctx = 0;
     const char *why = st == GS_NODE_UP ? NULL : c->reason ? c->reason : "";
     if (c->gpu < 0)
         set_reason(lp, node, why);

@@ -106,6 +106,18 @@ struct gsd_team_count {
     int64_t kept;             /* of them, still in the journal (retention purges) */
 };
 
+/* failstats.c: the cost of failures and preemption (issue 26). */
+enum gsd_loss { GSD_LOSS_PREEMPTION, GSD_LOSS_NODE_FAILURE, GSD_LOSS_TIME_LIMIT, GSD_LOSS_OTHER,
+                GSD_LOSS_N };
+struct gsd_failstats {
+    double lost_gpu_s[GSD_LOSS_N];  /* work lost, GPU-seconds, by cause */
+    int64_t restarts[GSD_LOSS_N];   /* runs requeued, by cause (no time_limit) */
+    int64_t node_failures[2];       /* down: nodes, single GPUs */
+    double useful_gpu_s, wall_gpu_s; /* ended jobs: ETTR = useful / wall */
+    int64_t ended_jobs;
+    int dirty;                      /* changed since gsd_fail_save */
+};
+
 struct gsd_loop {
     struct gsd_opts opts;
     char *db_path, *run_dir, *out_dir;
@@ -144,7 +156,6 @@ struct gsd_loop {
     struct gsd_hist pass_ms, commit_ms, wait_s, start_lat_s;
     struct gsd_latency start_lat;
     int64_t preemptions, backend_errors, submits, turns;
-    double lost_gpu_s;
     struct gsd_team_count *done;
     size_t ndone, capdone;
     struct gs_dash_series *dash;  /* the dashboard's history (dash_route.c) */
@@ -211,6 +222,9 @@ struct gsd_loop {
     int gpu_mode;             /* enum gsd_gpu_mode: PHYSICAL or VIRTUAL once open */
     int *gpu_offset;          /* physical: per node, its first host GPU index */
     int64_t launch_failures[GSD_LF_N]; /* the daemon's own launch failures, by reason */
+    /* failstats.c */
+    struct gsd_failstats fail;
+    int fail_ctx;             /* a node or GPU is going down: failures are node failures */
 };
 struct gsd_conflict;
 
@@ -382,6 +396,35 @@ void gsd_quar_restore(struct gsd_loop *lp, int node);
 void gsd_quar_metrics(FILE *f, struct gsd_loop *lp);
 int gsd_quar_is(const struct gsd_loop *lp, int node);
 void gsd_quar_fini(struct gsd_loop *lp);
+
+/* failstats.c (docs/metrics.md, "Live metrics") */
+extern const char *const gsd_loss_name[GSD_LOSS_N];
+/* Count what changed between a job's last engine record `old` and `cur`
+ * (lost work, restarts, its end), called by gsd_job_sync. */
+void gsd_fail_account(struct gsd_loop *lp, const struct gs_job_info *old,
+                      const struct gs_job_info *cur);
+/* A node (gpu_only 0) or a GPU goes down: count it, and attribute the
+ * failures synced until the caller sets lp->fail_ctx = 0 to it. */
+void gsd_fail_node_down(struct gsd_loop *lp, int gpu_only);
+/* Sync every live job as hit by a node failure (after the engine took a
+ * node down whose jobs are not synced at once: backend_slurm.c). */
+void gsd_fail_sync_all(struct gsd_loop *lp);
+/* Write the counters to the journal's meta table in the turn's transaction
+ * when they changed: 0, or -1 with err.  Load them back (restart, the
+ * rebuild after an outage); absent keys read as 0. */
+int gsd_fail_save(struct gsd_loop *lp, struct gs_error *err);
+void gsd_fail_load(struct gsd_loop *lp);
+/* GPU-seconds of useful work and of wall time since their first start of
+ * the running jobs (their ETTR is useful / wall). */
+void gsd_fail_ettr_running(struct gsd_loop *lp, double *useful, double *wall);
+/* The dashboard's "failures" object: lost_gpu_s {cause}, restarts {cause},
+ * node_failures {node, gpu}, ettr {running, ended, ended_jobs} (null when
+ * no job counts).  New reference, NULL when out of memory. */
+json_t *gsd_fail_json(struct gsd_loop *lp);
+
+/* metrics_alert.c: the series to alert on (docs/metrics.md, "Live
+ * metrics"), written into /metrics by gsd_metrics_text. */
+void gsd_metrics_alert(FILE *f, struct gsd_loop *lp);
 
 /* loop_read.c */
 void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c);

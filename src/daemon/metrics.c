@@ -166,7 +166,9 @@ static void cluster(FILE *f, struct gsd_loop *lp)
     head(f, "gpusched_engine_job_records", "gauge",
          "Job records the engine has allocated (the peak of jobs held).");
     fprintf(f, "gpusched_engine_job_records %d\n", gs_engine_slot_count(lp->eng));
-    head(f, "gpusched_util_alloc", "gauge", "Allocated share of all GPUs (0..1).");
+    head(f, "gpusched_util_alloc", "gauge",
+         "DEPRECATED (removed in the next release): allocated share of all GPUs, down ones "
+         "counted as allocated; use gpusched_gpu_allocation_ratio.");
     fprintf(f, "gpusched_util_alloc %.6f\n",
             s.gpus ? (double)s.used_milli / (double)(s.gpus * 1000) : 0.0);
 }
@@ -201,9 +203,6 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     fprintf(f, "gpusched_start_latency_sigma %.6f\n", sig);
     head(f, "gpusched_preemptions_total", "counter", "Preemptions decided.");
     fprintf(f, "gpusched_preemptions_total %lld\n", (long long)lp->preemptions);
-    head(f, "gpusched_lost_gpu_seconds_total", "counter",
-         "GPU-seconds of work lost to preemption (redone).");
-    fprintf(f, "gpusched_lost_gpu_seconds_total %.3f\n", lp->lost_gpu_s);
     head(f, "gpusched_backend_errors_total", "counter",
          "Launch failures and supervisors lost without an exit record.");
     fprintf(f, "gpusched_backend_errors_total %lld\n", (long long)lp->backend_errors);
@@ -225,6 +224,7 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     fprintf(f, "gpusched_http_deadline_closed_total %lld\n",
             (long long)gsd_guard_reaped_total());
     gsd_quar_metrics(f, lp);
+    gsd_metrics_alert(f, lp); /* metrics_alert.c */
     fclose(f);
     return buf;
 }

@@ -780,7 +780,7 @@ static void answer_body(struct gsd_cmd *c, const struct gsd_blob *b)
 int gsd_view_answer(struct gsd_loop *lp, struct gsd_cmd *c)
 {
     int k = c->kind;
-    int first_page = !c->page[0] && !c->page[1] && !c->page[2] && !c->page[3];
+    int first_page = !c->page[0] && !c->page[1] && !c->page[2] && !c->page[3] && !c->page[4];
     if (lp->reads_on_engine)
         return 0;
     if (k != GSD_GET && k != GSD_LIST && k != GSD_QUEUE && k != GSD_NODES &&

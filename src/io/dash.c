@@ -61,6 +61,42 @@ static char cell_char(const struct gs_cluster *cl, int n, int g, int state, uint
     return used > 0 && used < GS_MILLI_GPU ? 'p' : 'b';
 }
 
+void gs_dash_kstats(const struct gs_cluster *cl, int k, struct gs_dash_kstats *out)
+{
+    k = k > 0 ? k : 1;
+    int maxnode = gs_cluster_max_node_gpus(cl);
+    int64_t idle_total = 0, sched = 0, topo = 0, small = 0;
+    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
+        int g = gs_cluster_node_gpus(cl, n);
+        uint64_t idle = gs_cluster_idle_mask(cl, n);
+        int i = __builtin_popcountll(idle);
+        idle_total += i;
+        if (g >= k) {
+            int s = gs_cluster_node_sched(cl, n, idle, k), t = k * (i / k - s);
+            sched += s;
+            topo += t > 0 ? t : 0;
+        } else if (g > 0 && i == g && k > maxnode) {
+            small += g; /* jobs span whole nodes: fully idle ones pool */
+        }
+    }
+    sched += small / k;
+    *out = (struct gs_dash_kstats){ k, sched, idle_total - (int64_t)k * sched - topo, topo };
+}
+
+int gs_dash_pick_k(const struct gs_dash_src *src)
+{
+    if (src->k > 0)
+        return src->k;
+    int k = 0;
+    for (int i = 0; src->k_from_queue && src->eng && i < src->nqueue; i++) {
+        struct gs_job_info ji;
+        if (gs_engine_job_info(src->eng, src->queue[i], &ji) == 0 &&
+            ji.state == GS_JOB_PENDING && ji.gpus > k)
+            k = ji.gpus;
+    }
+    return k > 0 ? k : gs_cluster_stats(src->cl).k;
+}
+
 static const char *state_name(int st)
 {
     return st == GS_DASH_DOWN ? "down" : st == GS_DASH_DRAIN ? "drain" : "up";
@@ -96,36 +132,73 @@ static json_t *node_json(const struct gs_dash_src *src, const struct gs_dash_gpu
         if (d < 32 && (um >> d & 1))
             json_array_append_new(units, json_integer(d));
     }
-    int md = gs_cluster_node_mdomain(cl, n);
-    return with_reason(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:s?}", "name",
+    int md = gs_cluster_node_mdomain(cl, n), type = gs_cluster_node_gpu_type(cl, n);
+    return with_reason(json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:s?, s:s?}", "name",
                      gs_cluster_node_name(cl, n), "state", state_name(st), "cells", cells, "free",
                      st == GS_DASH_UP ? __builtin_popcountll(gs_cluster_idle_mask(cl, n) & ~down) : 0,
                      "doms", doms, "units", units, "jobs", jobs, "mdomain",
-                     md >= 0 ? gs_cluster_label_name(cl, md) : NULL), src, n);
+                     md >= 0 ? gs_cluster_label_name(cl, md) : NULL, "gpu_type",
+                     type >= 0 ? gs_cluster_gpu_type_name(cl, type) : NULL), src, n);
 }
 
-static json_t *summary_json(const struct gs_dash_src *src)
+/* The k choices the page offers: the cluster's k, the k shown and each GPU
+ * count the pending jobs ask for (the first 16 distinct ones met in pass
+ * order; listed ascending). */
+static json_t *k_choices(const struct gs_dash_src *src, int k)
+{
+    int c[18], n = 0;
+    c[n++] = gs_cluster_stats(src->cl).k;
+    c[n++] = k;
+    for (int i = 0; src->eng && i < src->nqueue && n < 18; i++) {
+        struct gs_job_info ji;
+        int seen = 0;
+        if (gs_engine_job_info(src->eng, src->queue[i], &ji) < 0 ||
+            ji.state != GS_JOB_PENDING || ji.gpus <= 0)
+            continue;
+        for (int j = 0; j < n; j++)
+            seen |= c[j] == ji.gpus;
+        if (!seen)
+            c[n++] = ji.gpus;
+    }
+    json_t *a = json_array();
+    for (int lo = 0, m = 0; a && m < 16; m++) { /* the next larger value each time */
+        int best = 0;
+        for (int i = 0; i < n; i++)
+            if (c[i] > lo && (!best || c[i] < best))
+                best = c[i];
+        if (!best)
+            break;
+        json_array_append_new(a, json_integer(best));
+        lo = best;
+    }
+    return a;
+}
+
+static json_t *summary_json(const struct gs_dash_src *src, int k)
 {
     const struct gs_cluster *cl = src->cl;
     struct gs_cluster_stats s = gs_cluster_stats(cl);
+    struct gs_dash_kstats ks;
+    gs_dash_kstats(cl, k, &ks);
     int64_t free_gpus = 0;
     for (int n = 0; n < gs_cluster_node_count(cl); n++)
         if (!src->node_state || src->node_state[n] == GS_DASH_UP)
             free_gpus += __builtin_popcountll(gs_cluster_idle_mask(cl, n) &
                                               ~(src->gpus_down ? src->gpus_down[n] : 0));
-    return json_pack("{s:I, s:I, s:I, s:f, s:{s:i, s:I}, s:{s:I, s:I, s:f}}", "gpus",
-                     (json_int_t)s.gpus, "free_gpus", (json_int_t)free_gpus, "used_milli",
-                     (json_int_t)s.used_milli, "util_alloc",
+    return json_pack("{s:I, s:I, s:I, s:f, s:{s:i, s:I, s:s, s:o}, s:{s:I, s:I, s:f}}",
+                     "gpus", (json_int_t)s.gpus, "free_gpus", (json_int_t)free_gpus,
+                     "used_milli", (json_int_t)s.used_milli, "util_alloc",
                      s.gpus ? (double)s.used_milli / GS_MILLI_GPU / (double)s.gpus : 0.0,
-                     "schedulability", "k", s.k, "value", (json_int_t)s.sched, "fragmentation",
-                     "count", (json_int_t)s.frag_count, "topology",
-                     (json_int_t)s.frag_topology, "memory", gs_frag_memory(cl, NULL));
+                     "schedulability", "k", k, "value", (json_int_t)ks.sched, "k_basis",
+                     src->k > 0 ? "chosen" : src->k_from_queue && k != s.k ? "queue" : "cluster",
+                     "k_choices", k_choices(src, k), "fragmentation", "count",
+                     (json_int_t)ks.frag_count, "topology", (json_int_t)ks.frag_topology,
+                     "memory", gs_frag_memory(cl, NULL));
 }
 
-static json_t *map_json(const struct gs_dash_src *src, const struct gs_dash_gpumap *gm)
+static json_t *map_json(const struct gs_dash_src *src, const struct gs_dash_gpumap *gm, int k)
 {
     const struct gs_cluster *cl = src->cl;
-    int k = gs_cluster_stats(cl).k;
     json_t *nodes = json_array();
     for (int n = 0; nodes && n < gs_cluster_node_count(cl); n++) {
         json_t *o = node_json(src, gm, n, k);
@@ -143,12 +216,13 @@ json_t *gs_dash_json(const struct gs_dash_src *src, struct gs_error *err)
     json_t *doc = NULL;
     if (src->eng && gs_dash_gpumap_build(&gm, src) < 0)
         goto fail;
-    doc = summary_json(src);
+    int k = gs_dash_pick_k(src);
+    doc = summary_json(src, k);
     gs_time now = src->eng ? gs_engine_now(src->eng) : 0;
     if (!doc || json_object_set_new(doc, "version", json_integer(1)) < 0 ||
         json_object_set_new(doc, "source", json_string(src->source ? src->source : "")) < 0 ||
         json_object_set_new(doc, "time", json_real(gs_time_to_sec(now))) < 0 ||
-        json_object_set_new(doc, "nodes", map_json(src, src->eng ? &gm : NULL)) < 0 ||
+        json_object_set_new(doc, "nodes", map_json(src, src->eng ? &gm : NULL, k)) < 0 ||
         json_object_set_new(doc, "jobs", src->eng ? gm.table : json_array()) < 0)
         goto fail;
     gm.table = NULL;

@@ -7,6 +7,9 @@
  * serves the page, which polls `GET /v1/dashboard`).  docs/dashboard.md
  * describes the document's keys.
  *
+ * S_k: the daemon's page sizes k by what waits (the largest GPU count
+ * among the pending jobs; `k=N` in the poll chooses another).
+ *
  * Map cells, one character per GPU in the node's "cells" string:
  *   f free, p partly used (a shared GPU with room left), b busy,
  *   h held (a stopping job still holds it), d down, n free on a draining node.
@@ -50,7 +53,24 @@ struct gs_dash_src {
     int q_offset, q_limit;          /* the page of the queue given job by job */
     int r_offset, r_limit;          /* the page of the running list */
     json_t *charts;                 /* optional object of SVG strings (borrowed) */
+    int k;                          /* S_k's job size: > 0 as chosen; 0 = the cluster's
+                                       (largest NVLink domain or metrics.k), or with
+                                       k_from_queue the largest GPU count among the
+                                       queue's pending jobs when there are any */
+    int k_from_queue;
 };
+
+/* S_k and the count/topology fragmentation of the cluster's live state for
+ * a job size k >= 1 (the same rule as gs_cluster_stats, which has them
+ * for the cluster's own k only). */
+struct gs_dash_kstats {
+    int k;
+    int64_t sched, frag_count, frag_topology;
+};
+void gs_dash_kstats(const struct gs_cluster *cl, int k, struct gs_dash_kstats *out);
+
+/* The k of src's document (see gs_dash_src.k), at least 1. */
+int gs_dash_pick_k(const struct gs_dash_src *src);
 
 /* The dashboard document of `src` (new reference), or NULL with `err` set
  * (GS_ENOMEM).  Explaining the queue page runs gs_engine_explain, which is

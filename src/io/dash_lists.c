@@ -225,11 +225,15 @@ static json_t *running_item(const struct gs_dash_src *src, int job, gs_time now)
     gs_dash_placement(where, sizeof where, src->eng, job);
     json_t *est = ji.estimate == GS_TIME_NONE || ji.estimate <= 0
                       ? json_null() : json_real(gs_time_to_sec(ji.estimate));
-    return json_pack("{s:s, s:s, s:i, s:s, s:s, s:f, s:f, s:o}", "id", ji.id, "team",
+    /* ETTR so far: work kept over the time since the first start */
+    json_t *ettr = ji.first_start == GS_TIME_NONE || now <= ji.first_start
+                       ? json_null()
+                       : json_real((double)ji.work / (double)(now - ji.first_start));
+    return json_pack("{s:s, s:s, s:i, s:s, s:s, s:f, s:f, s:o, s:o}", "id", ji.id, "team",
                      ji.team ? ji.team : "default", "gpus", ji.gpus, "state", stname,
                      "placement", where, "start",
                      gs_time_to_sec(ji.start), "elapsed", gs_time_to_sec(now - ji.start),
-                     "estimate", est);
+                     "estimate", est, "ettr", ettr);
 }
 
 static int running_json(json_t *doc, const struct gs_dash_src *src, gs_time now)

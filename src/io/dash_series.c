@@ -1,6 +1,7 @@
 /* dash_series.c - the dashboard's history and its charts (dash_series.h). */
 #include "io/dash_series.h"
 #include "io/html_svg.h"
+#include "io/dash.h"
 #include "core/base/alloc.h"
 #include "core/place/frag.h"
 #include "core/metrics/metrics.h"
@@ -10,23 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct sample {
-    gs_time t;
-    double util, frag_memory;
-    int64_t sched, frag_count, frag_topology;
-    int pending;
-};
-
 struct wait_rec {
     gs_time start, wait;
-    int cls;
+    int cls, gpus;
 };
 
 struct gs_dash_series {
-    struct sample s[GS_DASH_SAMPLES];
+    struct gs_dash_sample s[GS_DASH_SAMPLES];
     int head, n;                     /* oldest at head, n kept */
     struct wait_rec w[GS_DASH_WAITS];
     int whead, wn;
+    int64_t wtotal;                  /* waits ever added */
     int k;
 };
 
@@ -40,7 +35,7 @@ void gs_dash_series_destroy(struct gs_dash_series *s)
     gs_free(s);
 }
 
-static const struct sample *at(const struct gs_dash_series *s, int i)
+static const struct gs_dash_sample *at(const struct gs_dash_series *s, int i)
 {
     return &s->s[(s->head + i) % GS_DASH_SAMPLES];
 }
@@ -56,7 +51,7 @@ void gs_dash_series_add(struct gs_dash_series *s, gs_time t, double util, int64_
 {
     if (s->n > 0 && t <= at(s, s->n - 1)->t)
         return;
-    struct sample v = { t, util, frag_memory, sched, frag_count, frag_topology, pending };
+    struct gs_dash_sample v = { t, util, frag_memory, sched, frag_count, frag_topology, pending, k };
     if (s->n < GS_DASH_SAMPLES) {
         s->s[(s->head + s->n++) % GS_DASH_SAMPLES] = v;
     } else {
@@ -68,7 +63,8 @@ void gs_dash_series_add(struct gs_dash_series *s, gs_time t, double util, int64_
 
 void gs_dash_series_add_wait(struct gs_dash_series *s, gs_time start, gs_time wait, int gpus)
 {
-    struct wait_rec r = { start, wait, gs_job_size_class(gpus) };
+    struct wait_rec r = { start, wait, gs_job_size_class(gpus), gpus };
+    s->wtotal++;
     if (s->wn < GS_DASH_WAITS) {
         s->w[(s->whead + s->wn++) % GS_DASH_WAITS] = r;
     } else {
@@ -78,6 +74,12 @@ void gs_dash_series_add_wait(struct gs_dash_series *s, gs_time start, gs_time wa
 }
 
 int gs_dash_series_sample(struct gs_dash_series *s, const struct gs_engine *eng, gs_time now)
+{
+    return gs_dash_series_sample_k(s, eng, now, 0);
+}
+
+int gs_dash_series_sample_k(struct gs_dash_series *s, const struct gs_engine *eng, gs_time now,
+                            int k)
 {
     if (s->n > 0 && now <= at(s, s->n - 1)->t)
         return s->n;
@@ -91,10 +93,48 @@ int gs_dash_series_sample(struct gs_dash_series *s, const struct gs_engine *eng,
     }
     const struct gs_cluster *cl = gs_engine_cluster(eng);
     struct gs_cluster_stats st = gs_cluster_stats(cl);
+    struct gs_dash_kstats ks;
+    gs_dash_kstats(cl, k > 0 ? k : st.k, &ks);
     double util = st.gpus ? (double)st.used_milli / GS_MILLI_GPU / (double)st.gpus : 0;
-    gs_dash_series_add(s, now, util, st.sched, st.frag_count, st.frag_topology,
-                       gs_frag_memory(cl, NULL), gs_engine_pending_count(eng), st.k);
+    gs_dash_series_add(s, now, util, ks.sched, ks.frag_count, ks.frag_topology,
+                       gs_frag_memory(cl, NULL), gs_engine_pending_count(eng), ks.k);
     return s->n;
+}
+
+int gs_dash_series_count(const struct gs_dash_series *s)
+{
+    return s->n;
+}
+
+const struct gs_dash_sample *gs_dash_series_at(const struct gs_dash_series *s, int i)
+{
+    return i >= 0 && i < s->n ? at(s, i) : NULL;
+}
+
+int64_t gs_dash_series_waits_total(const struct gs_dash_series *s)
+{
+    return s->wtotal;
+}
+
+int gs_dash_series_wait_newest(const struct gs_dash_series *s, int i, gs_time *start,
+                               gs_time *wait, int *gpus)
+{
+    if (i < 0 || i >= s->wn)
+        return GS_ENOENT;
+    const struct wait_rec *r = &s->w[(s->whead + s->wn - 1 - i) % GS_DASH_WAITS];
+    *start = r->start;
+    *wait = r->wait;
+    *gpus = r->gpus;
+    return 0;
+}
+
+json_t *gs_dash_series_info(const struct gs_dash_series *s)
+{
+    if (s->n == 0)
+        return json_pack("{s:i, s:n, s:n}", "samples", 0, "from", "to");
+    return json_pack("{s:i, s:f, s:f, s:i}", "samples", s->n, "from",
+                     gs_time_to_sec(at(s, 0)->t), "to", gs_time_to_sec(at(s, s->n - 1)->t),
+                     "k", at(s, s->n - 1)->k);
 }
 
 /* ---- charts ------------------------------------------------------------------ */
@@ -212,8 +252,15 @@ static json_t *sk_chart(const struct gs_dash_series *s, const struct axis *a, do
         return NULL;
     int nwin = sk_windows(s, &p, a);
     svg_line(&p, xs, ys, s->n, "#333", 1.4, 1, "S_k");
-    snprintf(l1, sizeof l1, "S_%d (now %lld)", s->k, (long long)at(s, s->n - 1)->sched);
-    snprintf(l2, sizeof l2, "S_%d >= 1 (%d window%s)", s->k, nwin, nwin == 1 ? "" : "s");
+    int k0 = at(s, 0)->k, k1 = at(s, s->n - 1)->k, same = 1;
+    for (int i = 0; i < s->n; i++)
+        same &= at(s, i)->k == k1;
+    if (same)
+        snprintf(l1, sizeof l1, "S_%d (now %lld)", k1, (long long)at(s, s->n - 1)->sched);
+    else /* k follows the largest waiting job */
+        snprintf(l1, sizeof l1, "S_k, k %d..%d (now S_%d = %lld)", k0 < k1 ? k0 : k1,
+                 k0 < k1 ? k1 : k0, k1, (long long)at(s, s->n - 1)->sched);
+    snprintf(l2, sizeof l2, "S_k >= 1 (%d window%s)", nwin, nwin == 1 ? "" : "s");
     const char *labels[] = { l1, l2 }, *colors[] = { "#333", "#c7e9c0" };
     svg_legend(f, 64, 16, labels, colors, 2);
     return close_chart(f, &buf);
@@ -224,7 +271,7 @@ static json_t *frag_chart(const struct gs_dash_series *s, const struct axis *a, 
 {
     double ymax = 1;
     for (int i = 0; i < s->n; i++) {
-        const struct sample *v = at(s, i);
+        const struct gs_dash_sample *v = at(s, i);
         double m = fmax(fmax((double)v->frag_count, (double)v->frag_topology), v->frag_memory);
         ymax = m > ymax ? m : ymax;
     }
@@ -239,7 +286,7 @@ static json_t *frag_chart(const struct gs_dash_series *s, const struct axis *a, 
     static const char *const colors[] = { "#ff7f0e", "#bcbd22", "#8c564b" };
     for (int form = 0; form < 3; form++) {
         for (int i = 0; i < s->n; i++) {
-            const struct sample *v = at(s, i);
+            const struct gs_dash_sample *v = at(s, i);
             xs[i] = xval(s, a, i);
             ys[i] = form == 0 ? (double)v->frag_count
                     : form == 1 ? (double)v->frag_topology : v->frag_memory;

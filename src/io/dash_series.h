@@ -22,6 +22,15 @@
 
 struct gs_dash_series;
 
+/* One sample: the state from t until the next sample.  S_k and the
+ * fragmentation are measured at k (the job size the page used then). */
+struct gs_dash_sample {
+    gs_time t;
+    double util, frag_memory;
+    int64_t sched, frag_count, frag_topology;
+    int pending, k;
+};
+
 /* Create an empty history.  NULL on allocation failure; destroy with
  * gs_dash_series_destroy (NULL is a no-op there). */
 struct gs_dash_series *gs_dash_series_create(void);
@@ -36,6 +45,24 @@ int gs_dash_series_due(const struct gs_dash_series *s, gs_time now, int interval
  * jobs scanned: O(jobs)).  A sample at or before the last one replaces
  * nothing and is ignored.  Returns the number of samples kept. */
 int gs_dash_series_sample(struct gs_dash_series *s, const struct gs_engine *eng, gs_time now);
+/* The same with S_k and the fragmentation measured at k (0 = the
+ * cluster's k). */
+int gs_dash_series_sample_k(struct gs_dash_series *s, const struct gs_engine *eng, gs_time now,
+                            int k);
+
+/* The samples kept (0 = the oldest; NULL out of range), the waits ever
+ * added and the i-th newest wait kept (0 or GS_ENOENT): what a driver
+ * stores to keep the history across restarts (gpuschedd's journal). */
+int gs_dash_series_count(const struct gs_dash_series *s);
+const struct gs_dash_sample *gs_dash_series_at(const struct gs_dash_series *s, int i);
+int64_t gs_dash_series_waits_total(const struct gs_dash_series *s);
+int gs_dash_series_wait_newest(const struct gs_dash_series *s, int i, gs_time *start,
+                               gs_time *wait, int *gpus);
+
+/* {samples, from, to, k}: how many samples are kept, the engine times (s)
+ * of the first and last (null when none) and the last one's k.  New
+ * reference, NULL on allocation failure. */
+json_t *gs_dash_series_info(const struct gs_dash_series *s);
 
 /* Record one sample from given values (tests, and drivers without an
  * engine).  `util` is a share of GPUs; waits are added separately. */

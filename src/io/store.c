@@ -25,6 +25,12 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
     "CREATE INDEX jobs_team ON jobs(team, seq);"
     "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL,"
     " job INTEGER, kind TEXT NOT NULL, detail TEXT);",
+    /* the dashboard's history (gs_store_sample_add), bounded by its callers */
+    "CREATE TABLE dash_samples(t_ms INTEGER PRIMARY KEY, util REAL NOT NULL,"
+    " sched INTEGER NOT NULL, frag_count INTEGER NOT NULL, frag_topology INTEGER NOT NULL,"
+    " frag_memory REAL NOT NULL, pending INTEGER NOT NULL, k INTEGER NOT NULL);"
+    "CREATE TABLE dash_waits(seq INTEGER PRIMARY KEY, start_ms INTEGER NOT NULL,"
+    " wait_ms INTEGER NOT NULL, gpus INTEGER NOT NULL);",
 };
 
 enum {
@@ -527,4 +533,85 @@ int gs_store_purge_ended(struct gs_store *st, gs_time before, int limit,
             return db_error(st, err, "purge");
     }
     return sqlite3_changes(st->db);
+}
+
+/* ---- the dashboard's history ------------------------------------------------ */
+
+/* Run `sql` with the int64 parameters v[0..n-1] bound (no rows).  0 or GS_EIO. */
+static int exec_ints(struct gs_store *st, const char *sql_text, const int64_t *v, int n,
+                     struct gs_error *err)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, sql_text, -1, &s, NULL) != SQLITE_OK)
+        return db_error(st, err, "dashboard history");
+    for (int i = 0; i < n; i++)
+        sqlite3_bind_int64(s, i + 1, v[i]);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : db_error(st, err, "dashboard history");
+}
+
+int gs_store_sample_add(struct gs_store *st, const struct gs_store_sample *x, int keep,
+                        struct gs_error *err)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO dash_samples(t_ms, util, sched,"
+                           " frag_count, frag_topology, frag_memory, pending, k)"
+                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", -1, &s, NULL) != SQLITE_OK)
+        return db_error(st, err, "dashboard history");
+    sqlite3_bind_int64(s, 1, x->t);
+    sqlite3_bind_double(s, 2, x->util);
+    sqlite3_bind_int64(s, 3, x->sched);
+    sqlite3_bind_int64(s, 4, x->frag_count);
+    sqlite3_bind_int64(s, 5, x->frag_topology);
+    sqlite3_bind_double(s, 6, x->frag_memory);
+    sqlite3_bind_int(s, 7, x->pending);
+    sqlite3_bind_int(s, 8, x->k);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE)
+        return db_error(st, err, "dashboard history");
+    int64_t k = keep;
+    return exec_ints(st, "DELETE FROM dash_samples WHERE t_ms < (SELECT t_ms FROM dash_samples"
+                         " ORDER BY t_ms DESC LIMIT 1 OFFSET ?1 - 1)", &k, 1, err);
+}
+
+int gs_store_wait_add(struct gs_store *st, gs_time start, gs_time wait, int gpus, int keep,
+                      struct gs_error *err)
+{
+    int64_t v[3] = { start, wait, gpus }, k = keep;
+    if (exec_ints(st, "INSERT INTO dash_waits(start_ms, wait_ms, gpus) VALUES(?1, ?2, ?3)", v,
+                  3, err) < 0)
+        return GS_EIO;
+    return exec_ints(st, "DELETE FROM dash_waits WHERE seq <= (SELECT max(seq) FROM dash_waits)"
+                         " - ?1", &k, 1, err);
+}
+
+int gs_store_history(struct gs_store *st, gs_store_sample_fn sample, gs_store_wait_fn wait,
+                     void *arg)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, "SELECT t_ms, util, sched, frag_count, frag_topology,"
+                           " frag_memory, pending, k FROM dash_samples ORDER BY t_ms", -1, &s,
+                           NULL) != SQLITE_OK)
+        return GS_EIO;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct gs_store_sample x = {
+            sqlite3_column_int64(s, 0), sqlite3_column_double(s, 1), sqlite3_column_int64(s, 2),
+            sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4), sqlite3_column_double(s, 5),
+            sqlite3_column_int(s, 6), sqlite3_column_int(s, 7)
+        };
+        sample(arg, &x);
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE || sqlite3_prepare_v2(st->db, "SELECT start_ms, wait_ms, gpus FROM"
+                                                " dash_waits ORDER BY seq", -1, &s,
+                                                NULL) != SQLITE_OK)
+        return GS_EIO;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        wait(arg, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+             sqlite3_column_int(s, 2));
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : GS_EIO;
 }

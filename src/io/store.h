@@ -26,7 +26,7 @@
 struct gs_store;
 
 /* Current schema version (user_version). */
-#define GS_STORE_SCHEMA 1
+#define GS_STORE_SCHEMA 2
 
 /* What a stopping job becomes once its processes are gone. */
 enum gs_store_stop {
@@ -135,7 +135,32 @@ int gs_store_done_counts(struct gs_store *st,
                                     int64_t n),
                          void *arg);
 
-#endif
+/* The dashboard's history (io/dash_series.h), kept across restarts in the
+ * tables dash_samples and dash_waits (schema step 2). */
+struct gs_store_sample {
+    gs_time t;                /* engine ms: one sample per time */
+    double util;
+    int64_t sched, frag_count, frag_topology;
+    double frag_memory;
+    int pending, k;
+};
+typedef void (*gs_store_sample_fn)(void *arg, const struct gs_store_sample *s);
+typedef void (*gs_store_wait_fn)(void *arg, gs_time start, gs_time wait, int gpus);
+
+/* Add (or replace, at the same time) one sample and keep the newest `keep`
+ * (>= 1).  0 or GS_EIO (err). */
+int gs_store_sample_add(struct gs_store *st, const struct gs_store_sample *s, int keep,
+                        struct gs_error *err);
+/* Add the queue wait of a job that started at `start` and keep the newest
+ * `keep` (>= 1).  0 or GS_EIO (err). */
+int gs_store_wait_add(struct gs_store *st, gs_time start, gs_time wait, int gpus, int keep,
+                      struct gs_error *err);
+/* Every sample (oldest first) to `sample`, then every wait (oldest first)
+ * to `wait`.  0 or GS_EIO. */
+int gs_store_history(struct gs_store *st, gs_store_sample_fn sample, gs_store_wait_fn wait,
+                     void *arg);
+
+
 
 /* Retention: delete the done rows whose end is before `before` (engine
  * ms), the first `limit` in seq order, and their events; fn (may be NULL)
@@ -169,3 +194,5 @@ int gs_store_health_of(const char *path, struct gs_store_health *h, struct gs_er
  * dest is written as DEST.tmp, fsynced and renamed).  *jobs = rows copied.
  * 0, GS_EIO or GS_EEXIST (dest exists) with err. */
 int gs_store_backup(const char *src, const char *dest, int64_t *jobs, struct gs_error *err);
+
+#endif

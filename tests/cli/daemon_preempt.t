@@ -10,7 +10,7 @@
 # SIGTERM gets SIGKILL 1 s later.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 16
+plan 18
 
 D=$ROOT/tests/data/daemon
 cat >"$TMP/job.sh" <<JOB
@@ -67,6 +67,18 @@ is "$(field "$body" '.preemptions')" 1 "it counts as preempted"
 wait_state S running 10
 api GET /v1/jobs/S
 is "$(field "$body" '.exit_code')" 137 "its stopped attempt ended by SIGKILL (137)"
+# S had no checkpoint: its run's work (x 8 GPUs) is lost to preemption,
+# as its job object's lost_gpu_s says; one restart by preemption
+# (/metrics is re-rendered at most every 20 times its cost: read until it shows)
+ls=$(field "$body" '.lost_gpu_s')
+i=0
+until api GET /metrics
+      printf '%s\n' "$body" | awk -v l="$ls" '$1 == "gpusched_lost_gpu_seconds_total{cause=\"preemption\"}" { f = ($2 > 0 && $2 == l) } END { exit !f }' ||
+      [ $i -ge 20 ]; do sleep 0.1; i=$((i + 1)); done
+is "$(printf '%s\n' "$body" | awk '$1 == "gpusched_lost_gpu_seconds_total{cause=\"preemption\"}" { print ($2 > 0) " " $2 + 0 }')" \
+    "1 $ls" "lost to preemption on /metrics = S's lost_gpu_s ($ls GPU-s)"
+is "$(printf '%s\n' "$body" | grep -E '^gpusched_(job_restarts_total\{cause="preemption"\}|lost_gpu_seconds_total\{cause="node_failure"\})' | awk '{ print $2 }' | tr '\n' ' ')" \
+    "0.000 1 " "one restart by preemption, nothing lost to node failures"
 api GET /v1/jobs/U
 ok "$(field "$body" '.start_epoch - 0.9 >= 0' >/dev/null; echo 0)" "U has a start time"
 api POST /v1/jobs/S/cancel

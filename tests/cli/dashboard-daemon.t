@@ -10,7 +10,7 @@
 # node with 8 free); cancelling x leaves free 2, 3, 8, 7.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/dash_lib.sh"
-plan 32
+plan 33
 C=$ROOT/examples/seed-cluster.yaml
 ART=$ROOT/build/test-artifacts
 mkdir -p "$ART"
@@ -73,8 +73,12 @@ is "$(ev 9)" 3 "three history charts (util_alloc, S_k, fragmentation)"
 run curl -s "$URL/v1/dashboard?q_limit=1&q_offset=0"
 is "$(printf '%s' "$out" | jq -c '[.queue.total, .queue.items[0].id, .queue.items[0].reason]')" \
     '[1,"w1","shortage"]' "GET /v1/dashboard: the queue with w1's reason"
-is "$(printf '%s' "$out" | jq -c '[.running.total, .schedulability.value]')" '[3,1]' \
-    "GET /v1/dashboard: 3 running, S_8 = 1"
+# k follows the largest waiting job: w1's 24 GPUs need 3 fully idle nodes
+# (only node-3 is), so S_24 = 0; at the cluster's k (?k=8) node-3 is the one unit
+is "$(printf '%s' "$out" | jq -c '[.running.total, .schedulability.k, .schedulability.value]')" '[3,24,0]' \
+    "GET /v1/dashboard: 3 running, k = 24 (w1), S_24 = 0"
+is "$(curl -s "$URL/v1/dashboard?k=8" | jq -c '[.schedulability.k, .schedulability.value]')" '[8,1]' \
+    "GET /v1/dashboard?k=8: S_8 = 1"
 # paging arguments out of range or not numbers fall back to the defaults
 run curl -s -w ' %{http_code}' "$URL/v1/dashboard?q_offset=999999&q_limit=-3&r_offset=x&r_limit=1e9"
 is "$(printf '%s' "${out% *}" | jq -c '[.queue.offset, .queue.limit, (.queue.items | length), .running.offset, .running.limit]') ${out##* }" \

@@ -81,6 +81,60 @@ static void test_seed_document(void **state)
  * takes its 8 free GPUs off the map (cells d, free 0, no unit: S_8 on the
  * map's terms has none left), node-4 draining shows its 7 free as n, and
  * GPU 7 of node-1 down leaves node-1 one free GPU: 20 - 8 - 7 - 1 = 4. */
+/* S_k at any k on the seed's snapshot with every node split 4 + 4 (the
+ * cluster's k is then 4).  Free: node-1 GPUs 6-7 (domain 1: 2), node-2 5-7
+ * (domain 1: 3), node-3 all, node-4 1-7 (domain 0: 3, domain 1: 4); 20 idle.
+ * k = 4: units node-3 d0, d1 and node-4 d1: S_4 = 3, count 20 - 12 = 8, no
+ * topology part (no node has 4 idle split across domains): the cluster's
+ * own statistics.  k = 8, larger than every domain (the whole-domain rule):
+ * node-3 takes one job on its two idle domains; node-4 has one idle domain
+ * and 3 in the other, which cannot hold the 4 left: S_8 = 1, count 12.
+ * k = 16, larger than every node: only fully idle nodes pool (node-3's 8):
+ * S_16 = 0, all 20 idle GPUs count.  A chosen k gives the document's
+ * figures, with k_basis "chosen". */
+static void test_kstats(void **state)
+{
+    (void)state;
+    const char *desc = "node-1:8:[4,4] node-2:8:[4,4] node-3:8:[4,4] node-4:8:[4,4]";
+    struct gs_cluster *idle = cluster_of(desc), *busy = gs_cluster_clone(idle);
+    struct gs_snapshot snap;
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_snapshot_parse_json(seed_snap, strlen(seed_snap), "s", busy, &snap, &err), 0);
+    struct gs_dash_kstats ks;
+    gs_dash_kstats(busy, 4, &ks);
+    struct gs_cluster_stats cs = gs_cluster_stats(busy);
+    assert_int_equal(cs.k, 4);
+    assert_int_equal(ks.sched, 3);
+    assert_int_equal(ks.frag_count, 8);
+    assert_int_equal(ks.frag_topology, 0);
+    assert_int_equal(ks.sched, cs.sched);
+    assert_int_equal(ks.frag_count, cs.frag_count);
+    assert_int_equal(ks.frag_topology, cs.frag_topology);
+    gs_dash_kstats(busy, 8, &ks);
+    assert_int_equal(ks.sched, 1);
+    assert_int_equal(ks.frag_count, 12);
+    assert_int_equal(ks.frag_topology, 0);
+    gs_dash_kstats(busy, 16, &ks);
+    assert_int_equal(ks.sched, 0);
+    assert_int_equal(ks.frag_count, 20);
+    struct gs_dash_src src = { .source = "snapshot", .cl = busy, .k = 8 };
+    assert_int_equal(gs_dash_pick_k(&src), 8);
+    json_t *d = gs_dash_json(&src, &err);
+    assert_non_null(d);
+    json_t *sk = json_object_get(d, "schedulability");
+    assert_int_equal(json_integer_value(json_object_get(sk, "k")), 8);
+    assert_int_equal(json_integer_value(json_object_get(sk, "value")), 1);
+    assert_string_equal(json_string_value(json_object_get(sk, "k_basis")), "chosen");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "fragmentation"), "count")), 12);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(d, "nodes"), 2), "units")), 2);
+    json_decref(d);
+    src.k = 0; /* no queue: the cluster's k */
+    assert_int_equal(gs_dash_pick_k(&src), 4);
+    gs_snapshot_fini(&snap);
+    gs_cluster_destroy(busy);
+    gs_cluster_destroy(idle);
+}
+
 static void test_node_states(void **state)
 {
     (void)state;
@@ -277,6 +331,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_document),
+        cmocka_unit_test(test_kstats),
         cmocka_unit_test(test_node_states),
         cmocka_unit_test(test_live_running_teams),
         cmocka_unit_test(test_queue_paging),

@@ -12,6 +12,8 @@
 
 #include "io/store.h"
 
+#include <sqlite3.h>
+
 static char dir[64], path[96];
 
 static int setup(void **state)
@@ -221,6 +223,98 @@ static void test_schema_version(void **state)
     assert_non_null(strstr(err.msg, "newer"));
 }
 
+/* The v1 schema exactly as main's daemon (GS_STORE_SCHEMA 1) made it, with
+ * one job row and a meta key. */
+static const char v1_sql[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+    "CREATE TABLE jobs("
+    " seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT UNIQUE,"
+    " team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL,"
+    " request TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT,"
+    " submit_ms INTEGER NOT NULL, first_start_ms INTEGER, start_ms INTEGER,"
+    " end_ms INTEGER, ckpt_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0,"
+    " runs INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0,"
+    " work_ms INTEGER NOT NULL DEFAULT 0, lost_ms INTEGER NOT NULL DEFAULT 0,"
+    " lost_gpu_s REAL NOT NULL DEFAULT 0, exit_code INTEGER, placement TEXT,"
+    " sup_pid INTEGER, sup_start INTEGER, stop INTEGER NOT NULL DEFAULT 0,"
+    " alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem INTEGER NOT NULL DEFAULT 0,"
+    " engine TEXT);"
+    "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';"
+    "CREATE INDEX jobs_team ON jobs(team, seq);"
+    "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL,"
+    " job INTEGER, kind TEXT NOT NULL, detail TEXT);"
+    "INSERT INTO jobs(id, team, user, gpus, request, state, submit_ms)"
+    " VALUES('old1', 'a', 'u', 2, '{}', 'pending', 500);"
+    "INSERT INTO meta VALUES('next_id', 7);"
+    "PRAGMA user_version = 1;";
+
+struct hist {
+    int ns, nw;
+    gs_time t[8], start[8];
+    int k[8], gpus[8];
+};
+
+static void on_sample(void *arg, const struct gs_store_sample *x)
+{
+    struct hist *h = arg;
+    if (h->ns < 8) {
+        h->t[h->ns] = x->t;
+        h->k[h->ns] = x->k;
+    }
+    h->ns++;
+}
+
+static void on_wait(void *arg, gs_time start, gs_time wait, int gpus)
+{
+    struct hist *h = arg;
+    (void)wait;
+    if (h->nw < 8) {
+        h->start[h->nw] = start;
+        h->gpus[h->nw] = gpus;
+    }
+    h->nw++;
+}
+
+/* A v1 journal opens, migrates (its rows kept) and then keeps the
+ * dashboard's history, bounded: 5 samples with keep 3 leave the newest 3
+ * (t = 3000, 4000, 5000); 4 waits with keep 2 the last 2. */
+static void test_v1_migrates_history(void **state)
+{
+    (void)state;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, v1_sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct gs_store *st = open_rw();
+    struct seen s = { 0 };
+    assert_int_equal(gs_store_job_by_id(st, "old1", collect, &s), 0);
+    assert_string_equal(s.state, "pending");
+    int64_t v = 0;
+    assert_int_equal(gs_store_meta_get(st, "next_id", &v), 0);
+    assert_int_equal(v, 7);
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    for (int i = 1; i <= 5; i++) {
+        struct gs_store_sample x = { .t = 1000 * i, .util = 0.1 * i, .sched = i, .k = 4 + i };
+        assert_int_equal(gs_store_sample_add(st, &x, 3, &err), 0);
+    }
+    for (int i = 1; i <= 4; i++)
+        assert_int_equal(gs_store_wait_add(st, 100 * i, 10, i, 2, &err), 0);
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    gs_store_close(st);
+    st = open_rw(); /* a second open: nothing to migrate, the history is there */
+    struct hist h = { 0 };
+    assert_int_equal(gs_store_history(st, on_sample, on_wait, &h), 0);
+    assert_int_equal(h.ns, 3);
+    assert_int_equal(h.t[0], 3000);
+    assert_int_equal(h.t[2], 5000);
+    assert_int_equal(h.k[2], 9);
+    assert_int_equal(h.nw, 2);
+    assert_int_equal(h.start[0], 300);
+    assert_int_equal(h.gpus[1], 4);
+    gs_store_close(st);
+}
+
 static void test_bad_path(void **state)
 {
     (void)state;
@@ -236,6 +330,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rollback_and_reopen, setup, teardown),
         cmocka_unit_test_setup_teardown(test_completed_order_and_event_last, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v1_migrates_history, setup, teardown),
         cmocka_unit_test(test_bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
