@@ -434,6 +434,10 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
         free(idem);
         return seen < 0 ? -1 : 1; /* 200 the same job, or 422 answered */
     }
+    if (gsd_admit_check(lp, c, now)) {
+        free(idem);
+        return 0; /* 400: it could never run here */
+    }
     char idbuf[32];
     if (!s->has_id && (fresh_id(lp, idbuf, sizeof idbuf) < 0 ||
                        gs_api_submit_set_id(s, idbuf) < 0))
@@ -442,6 +446,7 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
         c->status = 409;
         c->body = gsd_error_json(409, "conflict", "id", "job id '%.100s' already exists",
                                  s->row.spec.id);
+        free(idem);
         return 0;
     }
     s->row.spec.submit = now;

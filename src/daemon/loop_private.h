@@ -263,6 +263,11 @@ void gsd_launch_pending(struct gsd_loop *lp);
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
+/* Refusal at the door (loop_admit.c): when the engine could never run c's
+ * job on this cluster (gs_engine_possible), answer c 400 "never_runs" with
+ * the field to blame and return 1; else 0 (c untouched). */
+int gsd_admit_check(struct gsd_loop *lp, struct gsd_cmd *c, gs_time now);
+
 int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_submit *s,
                        struct gs_error *err);
 void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d);

@@ -232,7 +232,8 @@ static int grow_teams(struct gs_engine *eng, int team)
     return 0;
 }
 
-static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_spec *s)
+/* The request part of a job record from `s` (no strings interned). */
+static void fill_request(const struct gs_engine *eng, struct job *j, const struct gs_job_spec *s)
 {
     memset(j, 0, sizeof *j);
     j->submit = s->submit;
@@ -261,6 +262,11 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->mig = (uint8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
     j->mem_bw = (int16_t)(s->mem_bw > 0 ? s->mem_bw : 500);
     j->gpu_next = -1;
+}
+
+static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_spec *s)
+{
+    fill_request(eng, j, s);
     j->team = intern_or(eng, s->team, "default");
     j->user = intern_or(eng, s->user, "-");
     j->name = intern_or(eng, s->name, "-");
@@ -270,9 +276,9 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     return grow_teams(eng, j->team);
 }
 
-void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req)
+/* gs_eng_request of a job record (in eng->jobs or not). */
+static void request_of(const struct gs_engine *eng, const struct job *j, struct gs_request *req)
 {
-    const struct job *j = &eng->jobs[job];
     req->gpus = j->gpus;
     req->milli = j->milli;
     req->mem_mib = j->mem_mib;
@@ -280,7 +286,7 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->gpu_type = j->gpu_type;
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
-    req->nodes_allowed = gs_eng_part_nodes(eng, job);
+    req->nodes_allowed = gs_eng_part_nodes_of(eng, j->part);
     req->gpu_types = j->gpu_types;
     req->mig = j->mig;
     req->ctx = gs_eng_place_ctx(eng);
@@ -294,15 +300,20 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->blocked = NULL;
 }
 
-static int job_possible(struct gs_engine *eng, int job)
+void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req)
 {
-    const struct job *j = &eng->jobs[job];
+    request_of(eng, &eng->jobs[job], req);
+}
+
+/* Whether job record `j` (its partition assigned) could ever be placed. */
+static int job_possible(struct gs_engine *eng, const struct job *j)
+{
     if (j->gpus == 0)
         return 1;
     if (j->gpu_type == -2)
         return 0;
     struct gs_request req;
-    gs_eng_request(eng, job, &req);
+    request_of(eng, j, &req);
     /* the answer depends on the request's shape only: remember it for the
      * common unconstrained whole-GPU shapes (a full-cluster scan each) */
     int plain = req.milli == GS_MILLI_GPU && req.gpus <= GS_MAX_NODE_GPUS && !req.mig &&
@@ -315,6 +326,23 @@ static int job_possible(struct gs_engine *eng, int job)
     if (memo)
         *memo = ok ? 1 : -1;
     return ok;
+}
+
+int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
+                       struct gs_error *err)
+{
+    int rc = gs_eng_check_spec(spec, spec->submit, err);
+    if (rc < 0)
+        return rc;
+    struct job j;
+    fill_request(eng, &j, spec);
+    int part = gs_eng_part_pick(eng, &j, spec->queue);
+    if (part == 0 && job_possible(eng, &j))
+        return 1;
+    struct gs_request req;
+    request_of(eng, &j, &req);
+    gs_eng_refusal(eng, spec, part < 0 ? NULL : &req, j.part, err);
+    return 0;
 }
 
 /* Add a job record from `s`; returns its slot or a negative code.  The id
@@ -362,7 +390,7 @@ int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spe
     if (job < 0)
         return job;
     eng->now = now;
-    if (gs_eng_part_assign(eng, job) < 0 || !job_possible(eng, job)) {
+    if (gs_eng_part_assign(eng, job) < 0 || !job_possible(eng, &eng->jobs[job])) {
         eng->jobs[job].state = GS_JOB_REJECTED;
         eng->jobs[job].end = now;
         struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };

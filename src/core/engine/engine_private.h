@@ -212,6 +212,14 @@ void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
 /* Placement request for `job`. */
 void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req);
 
+/* Why a job with `spec` can never run (gs_engine_possible said so): fills
+ * `err` (GS_EINVAL) with "FIELD: reason", the request field to blame
+ * first.  `req` is its request (partition applied), NULL when no
+ * partition admits its class; `part` its partition index + 1, 0 = none.
+ * (door.c) */
+void gs_eng_refusal(const struct gs_engine *eng, const struct gs_job_spec *spec,
+                    const struct gs_request *req, int part, struct gs_error *err);
+
 /* Current estimate of the job's run time, or GS_TIME_NONE. */
 gs_time gs_eng_estimate(const struct gs_engine *eng, int job);
 
@@ -363,9 +371,17 @@ void gs_eng_preempt_fini(struct gs_engine *eng);
  * none takes the job's class (it is rejected).  (partition.c) */
 int gs_eng_part_assign(struct gs_engine *eng, int job);
 
+/* gs_eng_part_assign of a job record `j` not (yet) in eng->jobs, whose
+ * queue label is `label` (NULL or "" = none): sets j->part (and a whole
+ * GPU in an exclusive partition).  0 or GS_ENOENT.  (partition.c) */
+int gs_eng_part_pick(const struct gs_engine *eng, struct job *j, const char *label);
+
 /* Nodes the job's partition allows (for gs_request.nodes_allowed), NULL =
  * every node.  (partition.c) */
 const unsigned char *gs_eng_part_nodes(const struct gs_engine *eng, int job);
+
+/* The same for partition index `part` (job->part: 0 = none).  (partition.c) */
+const unsigned char *gs_eng_part_nodes_of(const struct gs_engine *eng, int part);
 
 /* Add (sign +1) or remove (-1) a job's GPUs from its partition's usage.
  * (partition.c) */
