@@ -462,13 +462,13 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
                                 .user = sp->user ? sp->user : "-", .gpus = sp->gpus,
                                 .request = req, .state = "pending", .submit = now };
     int rc = req ? gs_store_job_insert(lp->st, &row, seq, &err) : GS_ENOMEM;
-    free(req);
     free(idem);
-    if (rc < 0)
+    struct djob *d = rc < 0 ? NULL : gsd_job_new(lp, *seq, sp->id, row.team, row.user, sp->gpus);
+    if (!d || gsd_job_index(lp, d, h) < 0) {
+        free(req);
         return -1; /* the engine has it but the journal does not: fatal */
-    struct djob *d = gsd_job_new(lp, *seq, sp->id, row.team, row.user, sp->gpus);
-    if (!d || gsd_job_index(lp, d, h) < 0)
-        return -1;
+    }
+    d->request = req;
     d->milli = sp->milli;
     d->submit = now;
     gsd_job_sync(lp, d);
@@ -861,6 +861,9 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     if (lp->epfd >= 0)
         close(lp->epfd);
     free(lp->purged);
+    for (size_t i = 0; i < lp->npurged_out; i++)
+        free(lp->purged_out[i]);
+    free(lp->purged_out);
     free(lp->db_path);
     free(lp->gpu_offset);
     free(lp->run_dir);
