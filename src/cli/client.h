@@ -177,5 +177,6 @@ int cmd_drain(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_history(int argc, char **argv); /* cmd_client_history.c */
 
 #endif

@@ -67,6 +67,7 @@ enum gsd_cmd_kind {
     GSD_DASHBOARD,    /* GET /v1/dashboard (dash_route.h) */
     GSD_QUEUE,        /* GET /v1/queue: the live jobs (view.h) */
     GSD_NODE_DOWN,    /* POST /v1/nodes/{name}/down (admin; reason) */
+    GSD_HISTORY,      /* GET /v1/jobs/{id}/events (view_history.c) */
 };
 
 /* One request handed to the engine thread.  Inputs are borrowed from the
@@ -91,6 +92,12 @@ struct gsd_cmd {
     int done;
     struct gsd_cmd *next;
 };
+
+/* GET /v1/jobs/{c->id}/events (view_history.c): answer c (status, body)
+ * on the calling thread from a read-only journal handle of its own;
+ * c->limit / c->after page the events. */
+struct gsd_loop;
+void gsd_history_answer(const struct gsd_loop *lp, struct gsd_cmd *c);
 
 /* GET /v1/jobs paging: `limit` by default and at most (docs/daemon.md). */
 #define GSD_LIST_LIMIT 1000

@@ -248,6 +248,18 @@ static const char *list_page(struct MHD_Connection *con, struct gsd_cmd *c)
     return NULL;
 }
 
+/* GET /v1/jobs/ID/events: paged like GET /v1/jobs, answered here. */
+static MHD_Result_t history(struct MHD_Connection *con, struct gsd_http *h, struct gsd_cmd *c)
+{
+    const char *bad = list_page(con, c);
+    if (bad)
+        return send_error(con, 400, "invalid", bad,
+                          !strcmp(bad, "limit") ? "limit: an integer from 1 to 10000"
+                                                : "after: the `next` of a previous page");
+    gsd_history_answer(h->lp, c);
+    return send_body(con, c->status, c->body, NULL);
+}
+
 /* /v1/jobs... : returns the command kind and sets *id, or -1 (404). */
 static int job_route(const char *rest, const char *method, char *id, size_t n, int *need)
 {
@@ -264,6 +276,7 @@ static int job_route(const char *rest, const char *method, char *id, size_t n, i
                : !strcmp(slash, "/cancel")     ? GSD_CANCEL
                : !strcmp(slash, "/checkpoint") ? GSD_CHECKPOINT
                : !strcmp(slash, "/explain")    ? GSD_EXPLAIN
+               : !strcmp(slash, "/events")     ? GSD_HISTORY
                                                : -1;
     if (kind < 0)
         return -1;
@@ -463,6 +476,8 @@ static MHD_Result_t dispatch(struct listener *l, struct MHD_Connection *con, con
         return node_down(h, con, cn, &c);
     if (kind == GSD_DASHBOARD)
         gsd_dash_args(con, c.page);
+    if (kind == GSD_HISTORY)
+        return history(con, h, &c);
     if (kind == GSD_LIST) {
         c.state = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "state");
         c.team = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "team");

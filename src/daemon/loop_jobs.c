@@ -21,6 +21,7 @@
 
 #include "core/base/alloc.h"
 #include "daemon/view.h"
+#include "io/api_codec.h"
 
 
 const char *gsd_state_name(int s)
@@ -144,7 +145,13 @@ void gsd_observer(void *arg, const struct gs_event *ev)
     if (lp->trace)
         gsd_log("event %d job %d at %lld until %lld", ev->kind, ev->job, (long long)ev->time,
                 (long long)ev->until);
-    if (ev->kind == GS_EV_RESERVE || ev->kind == GS_EV_RATE)
+    if (ev->kind == GS_EV_RESERVE) { /* the first of each wait goes to the history */
+        struct djob *d = gsd_job_of_handle(lp, ev->job);
+        if (!d || d->reserve_noted)
+            return;
+        d->reserve_noted = 1;
+    }
+    if (ev->kind == GS_EV_RATE)
         return;
     if (gsd_grow((void **)&lp->evs, &lp->capev, lp->nev + 1, sizeof *lp->evs) < 0) {
         lp->oom = 1;
@@ -219,6 +226,7 @@ static void on_start(struct gsd_loop *lp, struct djob *d, struct devent *e)
     e->placement = NULL;
     d->alloc_milli = e->milli;
     d->alloc_mem = e->mem_mib;
+    d->reserve_noted = 0;
     if (d->ji.first_start == GS_TIME_NONE)
         gsd_hist_add(&lp->wait_s, (double)(e->time - d->submit) / 1000.0);
     d->launch_wanted = 1;
@@ -230,7 +238,7 @@ static const char *event_name(int kind)
     static const char *const n[] = {
         [GS_EV_START] = "start", [GS_EV_KILL] = "kill", [GS_EV_CANCEL] = "cancel",
         [GS_EV_REJECT] = "reject", [GS_EV_PREEMPT] = "preempt", [GS_EV_DRAIN] = "drain",
-        [GS_EV_FAIL] = "fail",
+        [GS_EV_FAIL] = "fail", [GS_EV_RESERVE] = "reserve",
     };
     return kind >= 0 && kind < (int)(sizeof n / sizeof n[0]) ? n[kind] : NULL;
 }
@@ -252,12 +260,21 @@ static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, g
     const char *name = event_name(e->kind);
     if (name) {
         char detail[96] = "";
+        char t[40];
         if (e->kind == GS_EV_START)
             snprintf(detail, sizeof detail, "attempt %d on %.60s", d->ji.attempts,
                      d->placement ? d->placement : "");
+        else if (e->kind == GS_EV_RESERVE)
+            snprintf(detail, sizeof detail, "planned start %s",
+                     gs_api_rfc3339(e->until, t, sizeof t));
         gs_store_event(lp->st, e->time, d->seq, name, detail[0] ? detail : NULL, NULL);
     }
     gsd_job_sync(lp, d);
+    if (e->kind == GS_EV_FAIL && d->state == D_PENDING) { /* no processes to wait for */
+        char detail[64];
+        snprintf(detail, sizeof detail, "after attempt %d", d->ji.attempts);
+        gs_store_event(lp->st, e->time, d->seq, "requeue", detail, NULL);
+    }
 }
 
 int gsd_events_apply(struct gsd_loop *lp, gs_time now)
@@ -327,6 +344,11 @@ static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time 
     if (rc < 0)
         gsd_log("job %s: exit %d not taken: %s", d->id, code, err.msg);
     gsd_job_sync(lp, d);
+    if (d->state == D_PENDING) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "after attempt %d", d->ji.attempts);
+        gs_store_event(lp->st, now, d->seq, "requeue", detail, NULL);
+    }
 }
 
 /* The attempt's processes are gone: tell the engine (code -1 = the

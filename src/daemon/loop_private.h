@@ -29,6 +29,7 @@ struct djob {
     size_t li;                /* its index in gsd_loop.live */
     char *id, *team, *user;
     char *request;            /* the submit body as journaled (job object), NULL */
+    int reserve_noted;        /* its reservation in this wait is in the events */
     int gpus, milli;
     gs_time submit;
     int state, outcome;       /* enum dstate / doutcome, from the engine's state */
