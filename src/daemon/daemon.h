@@ -78,6 +78,7 @@ struct gsd_cmd {
     struct gs_api_submit *sub;    /* SUBMIT */
     const char *idem;             /* SUBMIT: Idempotency-Key or NULL */
     const char *idem_owner;       /* SUBMIT: "user/team" the key belongs to */
+    int test_only;                /* SUBMIT: answer where and when, submit nothing */
     const char *id;               /* job id / node name */
     const char *team_only;        /* act only on this team's jobs (submit token) */
     const char *state, *team;     /* LIST filters, NULL = any */

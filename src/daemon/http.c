@@ -171,7 +171,9 @@ static MHD_Result_t submit(struct gsd_http *h, struct MHD_Connection *con, struc
     }
     char owner[2 * GS_NAME_ACCOUNT_MAX + 2];
     snprintf(owner, sizeof owner, "%s/%s", id->user, id->team);
-    struct gsd_cmd c = { .kind = GSD_SUBMIT, .sub = &s, .idem = idem, .idem_owner = owner };
+    const char *t = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "test_only");
+    struct gsd_cmd c = { .kind = GSD_SUBMIT, .sub = &s, .idem = idem, .idem_owner = owner,
+                         .test_only = t && strcmp(t, "0") != 0 && strcmp(t, "false") != 0 };
     rc = run_cmd(h, con, &c);
     gs_api_submit_fini(&s);
     return rc;

@@ -272,6 +272,12 @@ void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
  * the field to blame and return 1; else 0 (c untouched). */
 int gsd_admit_check(struct gsd_loop *lp, struct gsd_cmd *c, gs_time now);
 
+/* POST /v1/jobs?test_only=1 (loop_admit.c): answer c 200 with where and
+ * when the job would start were it submitted now (gs_engine_probe), or
+ * 400 as a refusal at the door; nothing is journaled.  Returns 0 (c is
+ * answered). */
+int gsd_probe_answer(struct gsd_loop *lp, struct gsd_cmd *c, gs_time now);
+
 int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_submit *s,
                        struct gs_error *err);
 void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "core/diagnose/diagnose.h"
 
 #define DESC "n1:8:[8] n2:8:[4,4] n3:4:[4]:A100"
 
@@ -141,6 +142,35 @@ static void test_messages(void **state)
     refusal(infer_only, s, "class: no partition of the policy admits training jobs");
 }
 
+/* gs_engine_probe: on the idle cluster a 4-GPU job fits now; pack takes
+ * the unit it leaves fewest free GPUs on: n3's 4 (node index 2), all of
+ * them (mask 0xF); the engine holds no job after it; an impossible one
+ * answers 0 with the door's message. */
+static void test_probe(void **state)
+{
+    (void)state;
+    struct gs_cluster *cl;
+    struct gs_engine *eng = make_engine(&cl, NULL);
+    struct gs_job_spec s = spec_of("p", 0, 4);
+    struct gs_diag d;
+    const struct gs_alloc *a;
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_engine_probe(eng, &s, &d, &a, &err), 1);
+    assert_int_equal(d.reason, GS_REASON_NONE);
+    assert_non_null(a);
+    assert_int_equal(a->nparts, 1);
+    assert_int_equal(a->parts[0].node, 2);
+    assert_int_equal(a->parts[0].mask, 0xF);
+    assert_int_equal(gs_engine_job_count(eng), 0);
+    assert_int_equal(gs_engine_job_find(eng, "p"), GS_ENOENT);
+    s.gpus = 21;
+    assert_int_equal(gs_engine_probe(eng, &s, &d, &a, &err), 0);
+    assert_string_equal(err.msg, "gpus: 21 requested, the cluster has 20 GPUs");
+    assert_null(a);
+    gs_engine_destroy(eng);
+    gs_cluster_destroy(cl);
+}
+
 static void test_bad_spec(void **state)
 {
     (void)state;
@@ -160,6 +190,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_submit),
         cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_probe),
         cmocka_unit_test(test_bad_spec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

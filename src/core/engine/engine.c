@@ -48,6 +48,7 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     eng->moved = gs_intmap_create();
     int n = gs_cluster_node_count(cl);
     eng->possible_buf.parts = gs_calloc((size_t)n, sizeof *eng->possible_buf.parts);
+    eng->probe_slot = -1;
     eng->possible_buf.cap = n;
     eng->diag = gs_eng_diag_create(n);
     eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
@@ -326,6 +327,22 @@ static int job_possible(struct gs_engine *eng, const struct job *j)
     if (memo)
         *memo = ok ? 1 : -1;
     return ok;
+}
+
+int gs_eng_probe_fill(struct gs_engine *eng, const struct gs_job_spec *s, struct job *j)
+{
+    fill_request(eng, j, s);
+    j->submit = eng->now;
+    j->handle = GS_PROBE_HANDLE; /* no job's: no reservation note or queue entry is its */
+    j->team = intern_or(eng, s->team, "default");
+    j->user = intern_or(eng, NULL, "-"); /* not interned: a probe adds no names */
+    j->name = intern_or(eng, NULL, "-");
+    j->queue = intern_or(eng, NULL, "");
+    if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0 || grow_teams(eng, j->team))
+        return GS_ENOMEM;
+    gs_eng_part_pick(eng, j, s->queue);
+    return gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs)
+               ? GS_ENOMEM : 0;
 }
 
 int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,

@@ -108,6 +108,8 @@ struct gs_engine {
     struct job *jobs;           /* by slot */
     size_t njobs, jobs_cap;     /* slots in use or free (a high-water mark) */
     int nhandles;               /* handles given so far */
+    int probe_slot;             /* gs_engine_probe's job (GS_PROBE_HANDLE) while it
+                                   runs, -1 otherwise */
     struct gs_intmap *moved;    /* handle -> slot where the two differ */
     int *pending;               /* handles in queue order, from phead; new entries
                                    only at the end (queue_order.c scans the tail) */
@@ -171,10 +173,14 @@ static inline int gs_eng_slot_free(const struct gs_engine *eng, int job)
 /* The slot of the live job with handle `handle`, or GS_ENOENT (never
  * given, or retired).  O(1): the slot itself while the job sits where its
  * handle points, else the `moved` map. */
+#define GS_PROBE_HANDLE INT32_MAX /* never given: gs_eng_add_job stops below it */
+
 static inline int gs_eng_slot(const struct gs_engine *eng, int handle)
 {
     if (handle >= 0 && (size_t)handle < eng->njobs && eng->jobs[handle].handle == handle)
         return handle;
+    if (handle == GS_PROBE_HANDLE)
+        return eng->probe_slot >= 0 ? eng->probe_slot : GS_ENOENT;
     return gs_intmap_get(eng->moved, handle);
 }
 
@@ -211,6 +217,12 @@ void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
 
 /* Placement request for `job`. */
 void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req);
+
+/* The record of a job with `s` submitted now, for a probe
+ * (gs_engine_probe): its request and partition, its team interned (for
+ * its quota), user and name the defaults; and room for it in
+ * eng->jobs[eng->njobs], a slot no job uses.  0 or GS_ENOMEM. */
+int gs_eng_probe_fill(struct gs_engine *eng, const struct gs_job_spec *s, struct job *j);
 
 /* Why a job with `spec` can never run (gs_engine_possible said so): fills
  * `err` (GS_EINVAL) with "FIELD: reason", the request field to blame
