@@ -52,29 +52,56 @@ static long days_of(int y, int m, int d)
     return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 }
 
-/* WHEN as UNIX seconds: a UTC date[Thh:mm[:ss]][Z] or N{s,m,h,d} ago.  -1 = bad. */
+/* Exactly n decimal digits at p into *v; the end, or NULL. */
+static const char *digits(const char *p, int n, int *v)
+{
+    *v = 0;
+    for (int i = 0; i < n; i++, p++) {
+        if (*p < '0' || *p > '9')
+            return NULL;
+        *v = *v * 10 + (*p - '0');
+    }
+    return p;
+}
+
+/* "N{s,m,h,d}" ago as UNIX seconds, -1 when s is not that. */
+static double ago(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || s[0] == '-' || s[0] == '+' || !(v >= 0) || !end[0] || end[1])
+        return -1;
+    double mul = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600
+               : *end == 'd' ? 86400 : -1;
+    return mul < 0 ? -1 : (double)time(NULL) - v * mul;
+}
+
+/* WHEN as UNIX seconds: a UTC YYYY-MM-DD[Thh:mm[:ss]][Z] or N{s,m,h,d}
+ * ago.  -1 = not readable. */
 static double parse_since(const char *s)
 {
-    int y, mo, d, h = 0, mi = 0, se = 0, n = 0;
-    char unit;
-    double v;
-    if (sscanf(s, "%lf%c%n", &v, &unit, &n) == 2 && !s[n] && v >= 0 && s[0] != '-') {
-        double mul = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600
-                   : unit == 'd' ? 86400 : -1;
-        return mul < 0 ? -1 : (double)time(NULL) - v * mul;
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
+    double a = ago(s);
+    if (a >= 0)
+        return a;
+    const char *p = digits(s, 4, &y);
+    if (p && *p == '-')
+        p = digits(p + 1, 2, &mo);
+    else
+        p = NULL;
+    if (p && *p == '-')
+        p = digits(p + 1, 2, &d);
+    else
+        p = NULL;
+    if (p && *p == 'T') {
+        p = digits(p + 1, 2, &h);
+        p = p && *p == ':' ? digits(p + 1, 2, &mi) : NULL;
+        if (p && *p == ':')
+            p = digits(p + 1, 2, &se);
     }
-    n = 0;
-    if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3)
-        return -1;
-    const char *p = s + n;
-    if (*p == 'T' && (n = 0, sscanf(p, "T%2d:%2d%n", &h, &mi, &n) == 2)) {
-        p += n;
-        if (*p == ':' && (n = 0, sscanf(p, ":%2d%n", &se, &n) == 1))
-            p += n;
-    }
-    if (*p == 'Z')
+    if (p && *p == 'Z')
         p++;
-    if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+    if (!p || *p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
         return -1;
     return (double)days_of(y, mo, d) * 86400.0 + h * 3600 + mi * 60 + se;
 }
