@@ -836,6 +836,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         free(d->id);
         free(d->team);
         free(d->user);
+        free(d->request);
         free(d->placement);
         free(d->bk_actual);
         free(d);
