@@ -182,5 +182,7 @@ int cmd_drain(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_down(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_history(int argc, char **argv); /* cmd_client_history.c */
+int cmd_jobs(int argc, char **argv);    /* cmd_client_jobs.c */
 
 #endif

@@ -31,7 +31,10 @@ static const char *const submit_help =
     "  --cwd DIR            working directory\n"
     "  --stdout FILE --stderr FILE   output files (default: under the state dir)\n"
     "  --idempotency-key K  retries with the same key create the job once\n"
-    "  --dry-run            print the request body (JSON) and send nothing\n" GS_CLIENT_COMMON_HELP;
+    "  --dry-run            print the request body (JSON) and send nothing\n"
+    "  --test-only          ask where and when the job would start were it\n"
+    "                       submitted now (the engine's estimate); submit nothing\n"
+    GS_CLIENT_COMMON_HELP;
 
 #define OPT_COL 0x2000 /* val of the column options: OPT_COL + column */
 #define OPT_ENV 0x3001
@@ -40,12 +43,13 @@ static const char *const submit_help =
 #define OPT_STDERR 0x3004
 #define OPT_IDEM 0x3005
 #define OPT_DRY 0x3006
-#define NEXTRA 10      /* the common and job options, the end row */
+#define OPT_TEST 0x3007
+#define NEXTRA 11      /* the common and job options, the end row */
 
 struct submit_args {
     json_t *req;
     const char *idem;
-    int dry;
+    int dry, test;
 };
 
 static int submit_opt(int c, const char *val, void *arg)
@@ -61,6 +65,7 @@ static int submit_opt(int c, const char *val, void *arg)
     case OPT_STDERR: key = "stderr"; break;
     case OPT_IDEM: a->idem = val; return 0;
     case OPT_DRY: a->dry = 1; return 0;
+    case OPT_TEST: a->test = 1; return 0;
     default: rc = gs_job_request_set(a->req, c - OPT_COL, val, &err); break;
     }
     if (key && json_object_set_new(a->req, key, json_string(val)) < 0)
@@ -91,6 +96,7 @@ static const struct option *submit_opts(void)
         { "stderr", required_argument, NULL, OPT_STDERR },
         { "idempotency-key", required_argument, NULL, OPT_IDEM },
         { "dry-run", no_argument, NULL, OPT_DRY },
+        { "test-only", no_argument, NULL, OPT_TEST },
         GS_CLIENT_COMMON_OPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -114,6 +120,27 @@ static int print_job(const struct gs_client_opts *o, const json_t *job)
     return 0;
 }
 
+/* --test-only's answer in one or two lines:
+ * "would start now on node-1:0,node-1:1 (nodes node-1)", or
+ * "would start 2026-...Z (basis reservation)" and the reason it waits. */
+static void print_probe(const json_t *p)
+{
+    char b1[64], b2[4096], b3[64], b4[512], b5[64];
+    const char *when = gs_client_field(p, "would_start", "unknown", b1, sizeof b1);
+    const json_t *reason = json_object_get(p, "reason");
+    if (!strcmp(when, "now")) {
+        printf("would start now on %s\n", gs_client_field(p, "placement", "-", b2, sizeof b2));
+        return;
+    }
+    const json_t *at = json_object_get(p, "estimated_start_epoch");
+    printf("would start %s (basis %s)\n",
+           json_is_number(at) ? gs_client_utc(json_number_value(at), b3, sizeof b3) : "unknown",
+           gs_client_field(p, "basis", "unknown", b5, sizeof b5));
+    if (reason)
+        printf("waits: %s: %s\n", gs_client_field(reason, "code", "-", b1, sizeof b1),
+               gs_client_field(reason, "detail", "", b4, sizeof b4));
+}
+
 int cmd_submit(int argc, char **argv)
 {
     int dash = argc;
@@ -124,7 +151,7 @@ int cmd_submit(int argc, char **argv)
         }
     struct gs_client_opts o;
     gs_client_opts_init(&o);
-    struct submit_args a = { json_object(), NULL, 0 };
+    struct submit_args a = { json_object(), NULL, 0, 0 };
     const struct gs_client_cmd cmd = { "submit", submit_help, submit_opts(), 0, 0 };
     char **args;
     int nargs, status = 1;
@@ -144,8 +171,12 @@ int cmd_submit(int argc, char **argv)
         struct gs_client *c = gs_client_create(&o);
         long http;
         json_t *job = NULL;
-        if (c && gs_client_call(c, "POST", "/v1/jobs", a.req, a.idem, &http, &job) == 0) {
-            if (http >= 200 && http < 300 && job) {
+        const char *path = a.test ? "/v1/jobs?test_only=1" : "/v1/jobs";
+        if (c && gs_client_call(c, "POST", path, a.req, a.idem, &http, &job) == 0) {
+            if (http >= 200 && http < 300 && job && a.test && !o.json) {
+                print_probe(job);
+                status = 0;
+            } else if (http >= 200 && http < 300 && job) {
                 status = print_job(&o, job);
             } else {
                 if (o.json && job)

@@ -33,6 +33,8 @@ static const struct command commands[] = {
     { "replay", cmd_replay, "submit a trace to gpuschedd in (scaled) real time" },
     { "start-latency", cmd_start_latency, "gpuschedd's measured start latency as sim's policy keys" },
     { "backup", cmd_backup, "a consistent copy of a running gpuschedd's journal (on its host)" },
+    { "jobs", cmd_jobs, "ended jobs from the journal, filtered, as sacct lists them" },
+    { "history", cmd_history, "every event of a job with its time (submitted ... ended)" },
     { "down", cmd_down, "take a node (or GPU) out of service: its runs end, its jobs requeue" },
 };
 

@@ -237,7 +237,7 @@ static const char *f_end(const json_t *job, double now, char *out, size_t size)
 static const char *f_limit(const json_t *job, double now, char *out, size_t size)
 {
     (void)now;
-    return gs_client_hms(num(job, "time_limit"), out, size);
+    return gs_client_hms(num(job, "time_limit_s"), out, size);
 }
 
 /* A field of the job object as it is ("-" when missing). */

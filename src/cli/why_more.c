@@ -52,7 +52,7 @@ static void print_out(const json_t *nodes)
 static void print_live(const json_t *job, double now)
 {
     char b1[64], b2[16], where[512], since[96], lim[32], by[96];
-    double start = num(job, "start_epoch"), limit = num(job, "time_limit");
+    double start = num(job, "start_epoch"), limit = num(job, "time_limit_s");
     const char *pl = json_string_value(json_object_get(job, "placement"));
     cli_qfmt_placement(pl ? pl : "", where, sizeof where);
     printf("%s: %s on %s since %s, attempt %s\n", gs_client_field(job, "id", "?", b1, sizeof b1),
@@ -62,7 +62,7 @@ static void print_live(const json_t *job, double now)
     if (limit > 0 && start >= 0)
         printf("  time limit %s: ends by %s\n", gs_client_hms(limit, lim, sizeof lim),
                gs_timefmt_when(start + limit, now, by, sizeof by));
-    else if (json_object_get(job, "time_limit"))
+    else if (json_object_get(job, "time_limit_s"))
         printf("  no time limit\n");
 }
 

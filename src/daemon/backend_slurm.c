@@ -344,8 +344,11 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
     char name[64], nn[16], out[4200], errp[4200], comment[300];
     tag(d, name, sizeof name);
     snprintf(nn, sizeof nn, "%d", nnodes);
-    snprintf(out, sizeof out, "--output=%s/%lld.out", lp->out_dir, (long long)d->seq);
-    snprintf(errp, sizeof errp, "--error=%s/%lld.err", lp->out_dir, (long long)d->seq);
+    char path[4100];
+    snprintf(out, sizeof out, "--output=%s", gsd_out_name(lp, d->id, d->ji.attempts, "out",
+                                                          path, sizeof path));
+    snprintf(errp, sizeof errp, "--error=%s", gsd_out_name(lp, d->id, d->ji.attempts, "err",
+                                                           path, sizeof path));
     if (s->out)
         snprintf(out, sizeof out, "--output=%s", s->out);
     if (s->err)

@@ -41,6 +41,7 @@ int gsd_conflict_hold(struct gsd_loop *lp, struct djob *d, const char *why)
     free(d->id);
     free(d->team);
     free(d->user);
+    free(d->request);
     free(d->placement);
     free(d);
     gsd_log("job %s: held out of the engine (journal conflict: %s); its processes are left "

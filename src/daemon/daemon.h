@@ -67,6 +67,7 @@ enum gsd_cmd_kind {
     GSD_DASHBOARD,    /* GET /v1/dashboard (dash_route.h) */
     GSD_QUEUE,        /* GET /v1/queue: the live jobs (view.h) */
     GSD_NODE_DOWN,    /* POST /v1/nodes/{name}/down (admin; reason) */
+    GSD_HISTORY,      /* GET /v1/jobs/{id}/events (view_history.c) */
 };
 
 /* One request handed to the engine thread.  Inputs are borrowed from the
@@ -77,6 +78,7 @@ struct gsd_cmd {
     struct gs_api_submit *sub;    /* SUBMIT */
     const char *idem;             /* SUBMIT: Idempotency-Key or NULL */
     const char *idem_owner;       /* SUBMIT: "user/team" the key belongs to */
+    int test_only;                /* SUBMIT: answer where and when, submit nothing */
     const char *id;               /* job id / node name */
     const char *team_only;        /* act only on this team's jobs (submit token) */
     const char *state, *team;     /* LIST filters, NULL = any */
@@ -91,6 +93,12 @@ struct gsd_cmd {
     int done;
     struct gsd_cmd *next;
 };
+
+/* GET /v1/jobs/{c->id}/events (view_history.c): answer c (status, body)
+ * on the calling thread from a read-only journal handle of its own;
+ * c->limit / c->after page the events. */
+struct gsd_loop;
+void gsd_history_answer(const struct gsd_loop *lp, struct gsd_cmd *c);
 
 /* GET /v1/jobs paging: `limit` by default and at most (docs/daemon.md). */
 #define GSD_LIST_LIMIT 1000

@@ -171,7 +171,9 @@ static MHD_Result_t submit(struct gsd_http *h, struct MHD_Connection *con, struc
     }
     char owner[2 * GS_NAME_ACCOUNT_MAX + 2];
     snprintf(owner, sizeof owner, "%s/%s", id->user, id->team);
-    struct gsd_cmd c = { .kind = GSD_SUBMIT, .sub = &s, .idem = idem, .idem_owner = owner };
+    const char *t = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "test_only");
+    struct gsd_cmd c = { .kind = GSD_SUBMIT, .sub = &s, .idem = idem, .idem_owner = owner,
+                         .test_only = t && strcmp(t, "0") != 0 && strcmp(t, "false") != 0 };
     rc = run_cmd(h, con, &c);
     gs_api_submit_fini(&s);
     return rc;
@@ -248,6 +250,18 @@ static const char *list_page(struct MHD_Connection *con, struct gsd_cmd *c)
     return NULL;
 }
 
+/* GET /v1/jobs/ID/events: paged like GET /v1/jobs, answered here. */
+static MHD_Result_t history(struct MHD_Connection *con, struct gsd_http *h, struct gsd_cmd *c)
+{
+    const char *bad = list_page(con, c);
+    if (bad)
+        return send_error(con, 400, "invalid", bad,
+                          !strcmp(bad, "limit") ? "limit: an integer from 1 to 10000"
+                                                : "after: the `next` of a previous page");
+    gsd_history_answer(h->lp, c);
+    return send_body(con, c->status, c->body, NULL);
+}
+
 /* /v1/jobs... : returns the command kind and sets *id, or -1 (404). */
 static int job_route(const char *rest, const char *method, char *id, size_t n, int *need)
 {
@@ -264,6 +278,7 @@ static int job_route(const char *rest, const char *method, char *id, size_t n, i
                : !strcmp(slash, "/cancel")     ? GSD_CANCEL
                : !strcmp(slash, "/checkpoint") ? GSD_CHECKPOINT
                : !strcmp(slash, "/explain")    ? GSD_EXPLAIN
+               : !strcmp(slash, "/events")     ? GSD_HISTORY
                                                : -1;
     if (kind < 0)
         return -1;
@@ -463,6 +478,8 @@ static MHD_Result_t dispatch(struct listener *l, struct MHD_Connection *con, con
         return node_down(h, con, cn, &c);
     if (kind == GSD_DASHBOARD)
         gsd_dash_args(con, c.page);
+    if (kind == GSD_HISTORY)
+        return history(con, h, &c);
     if (kind == GSD_LIST) {
         c.state = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "state");
         c.team = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "team");

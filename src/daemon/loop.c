@@ -421,11 +421,17 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
     struct gs_api_submit *s = c->sub;
     struct gs_error err;
     gs_error_clear(&err);
+    if (c->test_only)
+        return gsd_probe_answer(lp, c, now); /* answered; nothing journaled */
     char *idem = NULL;
     int seen = idem_seen(lp, c, &idem, seq);
     if (seen != 0) {
         free(idem);
         return seen < 0 ? -1 : 1; /* 200 the same job, or 422 answered */
+    }
+    if (gsd_admit_check(lp, c, now)) {
+        free(idem);
+        return 0; /* 400: it could never run here */
     }
     char idbuf[32];
     if (!s->has_id && (fresh_id(lp, idbuf, sizeof idbuf) < 0 ||
@@ -435,6 +441,7 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
         c->status = 409;
         c->body = gsd_error_json(409, "conflict", "id", "job id '%.100s' already exists",
                                  s->row.spec.id);
+        free(idem);
         return 0;
     }
     s->row.spec.submit = now;
@@ -450,13 +457,13 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
                                 .user = sp->user ? sp->user : "-", .gpus = sp->gpus,
                                 .request = req, .state = "pending", .submit = now };
     int rc = req ? gs_store_job_insert(lp->st, &row, seq, &err) : GS_ENOMEM;
-    free(req);
     free(idem);
-    if (rc < 0)
+    struct djob *d = rc < 0 ? NULL : gsd_job_new(lp, *seq, sp->id, row.team, row.user, sp->gpus);
+    if (!d || gsd_job_index(lp, d, h) < 0) {
+        free(req);
         return -1; /* the engine has it but the journal does not: fatal */
-    struct djob *d = gsd_job_new(lp, *seq, sp->id, row.team, row.user, sp->gpus);
-    if (!d || gsd_job_index(lp, d, h) < 0)
-        return -1;
+    }
+    d->request = req;
     d->milli = sp->milli;
     d->submit = now;
     gsd_job_sync(lp, d);
@@ -823,6 +830,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         free(d->id);
         free(d->team);
         free(d->user);
+        free(d->request);
         free(d->placement);
         free(d->bk_actual);
         free(d);
@@ -850,6 +858,9 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     if (lp->epfd >= 0)
         close(lp->epfd);
     free(lp->purged);
+    for (size_t i = 0; i < lp->npurged_out; i++)
+        free(lp->purged_out[i]);
+    free(lp->purged_out);
     free(lp->db_path);
     free(lp->gpu_offset);
     free(lp->run_dir);

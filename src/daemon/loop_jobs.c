@@ -23,6 +23,7 @@
 
 #include "core/base/alloc.h"
 #include "daemon/view.h"
+#include "io/api_codec.h"
 
 
 const char *gsd_state_name(int s)
@@ -146,7 +147,13 @@ void gsd_observer(void *arg, const struct gs_event *ev)
     if (lp->trace)
         gsd_logl(GSD_LOG_DEBUG, "event %d job %d at %lld until %lld", ev->kind, ev->job,
                  (long long)ev->time, (long long)ev->until);
-    if (ev->kind == GS_EV_RESERVE || ev->kind == GS_EV_RATE)
+    if (ev->kind == GS_EV_RESERVE) { /* the first of each wait goes to the history */
+        struct djob *d = gsd_job_of_handle(lp, ev->job);
+        if (!d || d->reserve_noted)
+            return;
+        d->reserve_noted = 1;
+    }
+    if (ev->kind == GS_EV_RATE)
         return;
     if (gsd_grow((void **)&lp->evs, &lp->capev, lp->nev + 1, sizeof *lp->evs) < 0) {
         lp->oom = 1;
@@ -220,6 +227,7 @@ static void on_start(struct gsd_loop *lp, struct djob *d, struct devent *e)
     e->placement = NULL;
     d->alloc_milli = e->milli;
     d->alloc_mem = e->mem_mib;
+    d->reserve_noted = 0;
     if (d->ji.first_start == GS_TIME_NONE)
         gsd_hist_add(&lp->wait_s, (double)(e->time - d->submit) / 1000.0);
     d->launch_wanted = 1;
@@ -231,7 +239,7 @@ static const char *event_name(int kind)
     static const char *const n[] = {
         [GS_EV_START] = "start", [GS_EV_KILL] = "kill", [GS_EV_CANCEL] = "cancel",
         [GS_EV_REJECT] = "reject", [GS_EV_PREEMPT] = "preempt", [GS_EV_DRAIN] = "drain",
-        [GS_EV_FAIL] = "fail",
+        [GS_EV_FAIL] = "fail", [GS_EV_RESERVE] = "reserve",
     };
     return kind >= 0 && kind < (int)(sizeof n / sizeof n[0]) ? n[kind] : NULL;
 }
@@ -253,13 +261,22 @@ static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, g
     const char *name = event_name(e->kind);
     if (name) {
         char detail[96] = "";
+        char t[40];
         if (e->kind == GS_EV_START)
             snprintf(detail, sizeof detail, "attempt %d on %.60s", d->ji.attempts,
                      d->placement ? d->placement : "");
+        else if (e->kind == GS_EV_RESERVE)
+            snprintf(detail, sizeof detail, "planned start %s",
+                     gs_api_rfc3339(e->until, t, sizeof t));
         gs_store_event(lp->st, e->time, d->seq, name, detail[0] ? detail : NULL, NULL);
     }
     gsd_job_sync(lp, d);
     gsd_log_job_event(lp, d, e->kind);
+    if (e->kind == GS_EV_FAIL && d->state == D_PENDING) { /* no processes to wait for */
+        char detail[64];
+        snprintf(detail, sizeof detail, "after attempt %d", d->ji.attempts);
+        gs_store_event(lp->st, e->time, d->seq, "requeue", detail, NULL);
+    }
 }
 
 int gsd_events_apply(struct gsd_loop *lp, gs_time now)
@@ -329,6 +346,11 @@ static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time 
     if (rc < 0)
         gsd_log("job %s: exit %d not taken: %s", d->id, code, err.msg);
     gsd_job_sync(lp, d);
+    if (d->state == D_PENDING) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "after attempt %d", d->ji.attempts);
+        gs_store_event(lp->st, now, d->seq, "requeue", detail, NULL);
+    }
 }
 
 /* The attempt ended without an exit status (code -1): its supervisor
@@ -500,6 +522,7 @@ static void free_job(struct gsd_loop *lp, size_t i)
     free(d->id);
     free(d->team);
     free(d->user);
+    free(d->request);
     free(d->placement);
     free(d->bk_actual);
     free(d);
@@ -534,7 +557,7 @@ void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_
         .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,
         .exit_code = ji->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
         .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
-        .alloc_mem = d->alloc_mem, .engine = info };
+        .alloc_mem = d->alloc_mem, .engine = info, .request = d->request };
 }
 
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)

@@ -94,8 +94,8 @@ static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
         return d->launch_why = rc == GS_EIO ? GSD_LF_REQUEST : -1, rc;
     char dir[4096], out[4096], errp[4096], *bufs[4] = { 0 };
     gsd_rundir(lp, d, dir, sizeof dir);
-    snprintf(out, sizeof out, "%s/%lld.out", lp->out_dir, (long long)d->seq);
-    snprintf(errp, sizeof errp, "%s/%lld.err", lp->out_dir, (long long)d->seq);
+    gsd_out_name(lp, d->id, d->ji.attempts, "out", out, sizeof out);
+    gsd_out_name(lp, d->id, d->ji.attempts, "err", errp, sizeof errp);
     char **env = launch_env(lp, d, &s, bufs);
     struct gsd_launch l = { .self = lp->opts.self, .rundir = dir, .argv = s.argv,
                             .envp = env, .cwd = s.cwd, .out = s.out ? s.out : out,

@@ -28,6 +28,8 @@ struct djob {
     int handle;               /* engine handle, -1 when not in the engine */
     size_t li;                /* its index in gsd_loop.live */
     char *id, *team, *user;
+    char *request;            /* the submit body as journaled (job object), NULL */
+    int reserve_noted;        /* its reservation in this wait is in the events */
     int gpus, milli;
     gs_time submit;
     int state, outcome;       /* enum dstate / doutcome, from the engine's state */
@@ -212,6 +214,8 @@ struct gsd_loop {
     /* retain.c */
     int64_t retain_next;      /* monotonic ms of the next purge (0 = the first turn) */
     int64_t *purged;          /* seqs purged in this turn, files removed after commit */
+    char **purged_out;        /* their ID.ATTEMPT output names, removed with them */
+    size_t npurged_out, cappurged_out;
     size_t npurged, cappurged;
     int64_t purged_total;
     /* conflict.c */
@@ -280,6 +284,17 @@ void gsd_launch_pending(struct gsd_loop *lp);
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
+/* Refusal at the door (loop_admit.c): when the engine could never run c's
+ * job on this cluster (gs_engine_possible), answer c 400 "never_runs" with
+ * the field to blame and return 1; else 0 (c untouched). */
+int gsd_admit_check(struct gsd_loop *lp, struct gsd_cmd *c, gs_time now);
+
+/* POST /v1/jobs?test_only=1 (loop_admit.c): answer c 200 with where and
+ * when the job would start were it submitted now (gs_engine_probe), or
+ * 400 as a refusal at the door; nothing is journaled.  Returns 0 (c is
+ * answered). */
+int gsd_probe_answer(struct gsd_loop *lp, struct gsd_cmd *c, gs_time now);
+
 int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_submit *s,
                        struct gs_error *err);
 void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d);
@@ -432,7 +447,19 @@ char *gsd_job_body(struct gsd_loop *lp, int64_t seq);
 void gsd_hist_init(struct gsd_hist *h, const double *le, int n);
 void gsd_hist_add(struct gsd_hist *h, double v);
 char *gsd_metrics_text(struct gsd_loop *lp);
-void gsd_api_of_row(const struct gs_store_job *r, struct gs_api_job *j);
+/* Why the job of row r ended, in words, into buf ("failed: exited 3");
+ * NULL while it has not ended (job_record.c). */
+const char *gsd_end_reason(const struct gs_store_job *r, char *buf, size_t n);
+
+/* The default output file of attempt `attempt` of job `id`:
+ * OUT_DIR/ID.ATTEMPT.SFX (gs_api_out_path; job_record.c). */
+char *gsd_out_name(const struct gsd_loop *lp, const char *id, int attempt, const char *sfx,
+                   char *buf, size_t n);
+
+/* The job object's fields of journal row r (borrowed from r, lp and
+ * `why`, n bytes that receive the end reason). */
+void gsd_api_of_row(const struct gsd_loop *lp, const struct gs_store_job *r,
+                    struct gs_api_job *j, char *why, size_t n);
 json_t *gsd_djob_json(struct gsd_loop *lp, const struct djob *d, json_t **diag);
 json_t *gsd_node_json(struct gsd_loop *lp, int n);
 json_t *gsd_nodes_json(struct gsd_loop *lp);

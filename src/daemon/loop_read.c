@@ -33,7 +33,8 @@ char *gsd_error_json(int status, const char *code, const char *field, const char
     return gs_api_error_body(&e);
 }
 
-void gsd_api_of_row(const struct gs_store_job *r, struct gs_api_job *j)
+void gsd_api_of_row(const struct gsd_loop *lp, const struct gs_store_job *r,
+                    struct gs_api_job *j, char *why, size_t n)
 {
     *j = (struct gs_api_job){ .id = r->id, .state = r->state, .outcome = r->outcome,
                               .team = r->team, .user = r->user, .gpus = r->gpus,
@@ -41,7 +42,9 @@ void gsd_api_of_row(const struct gs_store_job *r, struct gs_api_job *j)
                               .first_start = r->first_start, .placement = r->placement,
                               .attempts = r->attempts, .preemptions = r->preemptions,
                               .lost_gpu_s = r->lost_gpu_s, .exit_code = r->exit_code,
-                              .estimated_start = GS_TIME_NONE };
+                              .estimated_start = GS_TIME_NONE, .request = r->request,
+                              .out_dir = lp->out_dir };
+    j->end_reason = gsd_end_reason(r, why, n);
 }
 
 /* The engine's "t=SECONDS s" stamps in a reason text as ISO 8601 (the
@@ -90,8 +93,9 @@ json_t *gsd_djob_json(struct gsd_loop *lp, const struct djob *d, json_t **diag)
     struct gs_store_job r;
     struct gs_api_job j;
     struct gs_diag dg;
+    char why[160];
     gsd_job_row(d, &r, info, sizeof info);
-    gsd_api_of_row(&r, &j);
+    gsd_api_of_row(lp, &r, &j, why, sizeof why);
     if (diag)
         *diag = NULL;
     if (d->state == D_PENDING) {
@@ -121,7 +125,8 @@ static void add_reason(struct gsd_loop *lp, const struct gs_store_job *r, struct
 static json_t *row_json(struct gsd_loop *lp, const struct gs_store_job *r)
 {
     struct gs_api_job j;
-    gsd_api_of_row(r, &j);
+    char why[160];
+    gsd_api_of_row(lp, r, &j, why, sizeof why);
     char detail[512], unblock[512];
     if (!strcmp(r->state, "pending"))
         add_reason(lp, r, &j, detail, unblock, sizeof detail);

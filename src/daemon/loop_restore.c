@@ -193,7 +193,8 @@ static int from_row(struct djob *d, const struct gs_store_job *r)
     d->proc = (struct gsd_proc){ (pid_t)r->sup_pid, r->sup_start, -1 };
     d->alloc_milli = r->alloc_milli;
     d->alloc_mem = r->alloc_mem;
-    return r->placement && !d->placement ? -1 : 0;
+    d->request = r->request ? strdup(r->request) : NULL;
+    return (r->placement && !d->placement) || (r->request && !d->request) ? -1 : 0;
 }
 
 static int on_live_row(void *arg, const struct gs_store_job *r)

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "io/names.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,6 +34,22 @@ int gsd_retain_opt(struct gsd_opts *o, const char *arg)
     return 0;
 }
 
+/* Its output files ID.N.out|err, attempts 1..N, to remove after commit. */
+static void note_outputs(struct gsd_loop *lp, const struct gs_store_job *r)
+{
+    for (int a = 1; a <= r->attempts; a++) {
+        char name[GS_NAME_ID_MAX + 16];
+        snprintf(name, sizeof name, "%s.%d", r->id, a);
+        char *s = strdup(name);
+        if (!s || gsd_grow((void **)&lp->purged_out, &lp->cappurged_out, lp->npurged_out + 1,
+                           sizeof *lp->purged_out) < 0) {
+            free(s);
+            return; /* left on disk: a name the next purge does not see */
+        }
+        lp->purged_out[lp->npurged_out++] = s;
+    }
+}
+
 static int note_row(void *arg, const struct gs_store_job *r)
 {
     struct gsd_loop *lp = arg;
@@ -40,6 +57,7 @@ static int note_row(void *arg, const struct gs_store_job *r)
         lp->purged[lp->npurged++] = r->seq;
     if (r->team && r->outcome) /* a rolled-back turn recounts them (diskguard.c) */
         gsd_count_purged(lp, r->team, r->outcome);
+    note_outputs(lp, r);
     return 0;
 }
 
@@ -51,6 +69,9 @@ int gsd_retain_turn(struct gsd_loop *lp, gs_time now, struct gs_error *err)
     lp->retain_next = mono + 60000;
     gs_time cutoff = now - (gs_time)((double)lp->opts.retain_ms * lp->opts.clock_scale);
     lp->npurged = 0;
+    for (size_t i = 0; i < lp->npurged_out; i++)
+        free(lp->purged_out[i]);
+    lp->npurged_out = 0;
     int n = gs_store_purge_ended(lp->st, cutoff, RETAIN_BATCH, note_row, lp, err);
     if (n < 0)
         return -1;
@@ -115,6 +136,15 @@ void gsd_retain_after_commit(struct gsd_loop *lp)
             unlink(path);
         }
     }
+    for (size_t i = 0; i < lp->npurged_out; i++) {
+        static const char *const sfx[] = { "out", "err" };
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/%s.%s", lp->out_dir, lp->purged_out[i], sfx[k]);
+            unlink(path);
+        }
+        free(lp->purged_out[i]);
+    }
+    lp->npurged_out = 0;
     remove_runs(lp);
     lp->purged_total += (int64_t)lp->npurged;
     gsd_log("retention: purged %zu ended jobs older than %lld s (rows, events, output, "

@@ -432,18 +432,24 @@ static void reader_give(struct gsd_loop *lp, struct gs_store *st)
 
 /* A journal row's job object, without a reason (the row is not live in
  * the view: it has ended, or its commit has not been published yet). */
-static char *row_text(const struct gs_store_job *r)
+static char *row_text(const struct gsd_loop *lp, const struct gs_store_job *r)
 {
     struct gs_api_job j;
-    gsd_api_of_row(r, &j);
+    char why[160];
+    gsd_api_of_row(lp, r, &j, why, sizeof why);
     return gsd_json_text(gs_api_job_json(&j));
 }
 
+struct get_ctx {
+    const struct gsd_loop *lp;
+    char *text;
+};
+
 static int on_get_row(void *arg, const struct gs_store_job *r)
 {
-    char **out = arg;
-    *out = row_text(r);
-    return *out ? 1 : GS_ENOMEM;
+    struct get_ctx *x = arg;
+    x->text = row_text(x->lp, r);
+    return x->text ? 1 : GS_ENOMEM;
 }
 
 char *gsd_view_job_text(struct gsd_loop *lp, const char *id)
@@ -464,8 +470,9 @@ static void answer_get(struct gsd_loop *lp, const struct gsd_view *v, struct gsd
         return;
     }
     struct gs_store *st = reader_take(lp);
-    char *text = NULL;
-    int rc = st ? gs_store_job_by_id(st, c->id, on_get_row, &text) : GS_EIO;
+    struct get_ctx g = { lp, NULL };
+    int rc = st ? gs_store_job_by_id(st, c->id, on_get_row, &g) : GS_EIO;
+    char *text = g.text;
     if (st)
         reader_give(lp, st);
     if (rc == 1) {
@@ -508,6 +515,7 @@ struct pend {
 };
 
 struct list_ctx {
+    const struct gsd_loop *lp;
     const struct gsd_view *v;
     const char *state, *team;
     struct sb out;
@@ -575,7 +583,7 @@ static int on_list_row(void *arg, const struct gs_store_job *r)
         x->more = 1;
         return 1;
     }
-    char *text = row_text(r);
+    char *text = row_text(x->lp, r);
     if (!text)
         return GS_ENOMEM;
     sb_job(&x->out, &x->first, text, strlen(text));
@@ -652,7 +660,7 @@ static void list_end(struct list_ctx *x)
 
 static void answer_list(struct gsd_loop *lp, const struct gsd_view *v, struct gsd_cmd *c)
 {
-    struct list_ctx x = { .v = v, .state = c->state, .team = c->team, .first = 1,
+    struct list_ctx x = { .lp = lp, .v = v, .state = c->state, .team = c->team, .first = 1,
                           .limit = c->limit > 0 ? c->limit : GSD_LIST_LIMIT, .last = c->after };
     x.pre = pre_after(v, c->after);
     x.pend = pending_by_seq(v, c->after, &x.npend);

@@ -403,6 +403,9 @@ json_t *gs_api_job_json(const struct gs_api_job *j)
         json_t *r = reason_json(j);
         bad |= r ? json_object_set_new(o, "reason", r) : -1;
     }
+    if (j->request)
+        bad |= gs_api_job_add_request(o, j);
+    bad |= json_object_set_new(o, "end_reason", str_or_null(j->end_reason));
     if (bad) {
         json_decref(o);
         return NULL;

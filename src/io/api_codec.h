@@ -85,10 +85,29 @@ struct gs_api_job {
     int exit_code;            /* -1 = null */
     const char *reason_code, *reason_detail, *reason_unblock;
     gs_time estimated_start;  /* GS_TIME_NONE = null */
+    const char *request;      /* the submit body the journal keeps, NULL = none */
+    const char *out_dir;      /* the daemon's output directory (default files) */
+    const char *end_reason;   /* why it ended (done jobs), NULL = null */
 };
 
-/* The job object as JSON (new reference; NULL on allocation failure). */
+/* The job object as JSON (new reference; NULL on allocation failure).
+ * With j->request, the request's fields too (gs_api_job_add_request). */
 json_t *gs_api_job_json(const struct gs_api_job *j);
+
+/* Add to job object `o` what job j's submit body (j->request) asked for,
+ * defaults explicit: name, command, cwd, time_limit_s, priority, class
+ * (training or inference), queue, gpu_request {count, share, mem_gb, model,
+ * mig, topology}, checkpoint_interval_s, and stdout / stderr: the
+ * request's paths, else the current attempt's default files
+ * (gs_api_out_path; null before the first attempt) (api_record.c).  A
+ * body that does not decode adds nothing.  0, or -1 on allocation
+ * failure. */
+int gs_api_job_add_request(json_t *o, const struct gs_api_job *j);
+
+/* A job's default output file: DIR/ID.ATTEMPT.SFX ("out" or "err") into
+ * buf.  Returns buf ("" when it does not fit). */
+char *gs_api_out_path(const char *dir, const char *id, int attempt, const char *sfx, char *buf,
+                      size_t n);
 
 /* Write UNIX ms `t` as RFC 3339 UTC ("2026-12-01T10:00:00Z", with .mmm
  * when not whole seconds) into buf (>= 32 bytes).  Returns buf. */

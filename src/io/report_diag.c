@@ -237,8 +237,9 @@ static void resource_detail(char *buf, size_t n, const struct gs_engine *eng,
 void gs_report_diag_detail(char *buf, size_t n, const struct gs_engine *eng,
                            const struct gs_diag *d)
 {
-    struct gs_job_info ji;
-    gs_engine_job_info(eng, d->job, &ji);
+    struct gs_job_info ji = { 0 };
+    if (gs_engine_job_info(eng, d->job, &ji) < 0)
+        ji.team = "-"; /* a job not submitted (gs_engine_probe) */
     buf[0] = '\0';
     switch (d->reason) {
     case GS_REASON_NONE:
@@ -339,8 +340,9 @@ static void resource_numbers(json_t *o, const struct gs_engine *eng, const struc
 
 static void other_numbers(json_t *o, const struct gs_engine *eng, const struct gs_diag *d, int c)
 {
-    struct gs_job_info ji;
-    gs_engine_job_info(eng, d->job, &ji);
+    struct gs_job_info ji = { 0 };
+    if (gs_engine_job_info(eng, d->job, &ji) < 0)
+        ji.team = "-"; /* a job not submitted (gs_engine_probe) */
     if (c == GS_REASON_QUOTA) {
         json_object_set_new(o, "team", json_string(ji.team));
         json_object_set_new(o, "quota_gpus", json_integer(d->quota_gpus));

@@ -25,18 +25,20 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
     "CREATE INDEX jobs_team ON jobs(team, seq);"
     "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL,"
     " job INTEGER, kind TEXT NOT NULL, detail TEXT);",
-    /* the dashboard's history (gs_store_sample_add), bounded by its callers */
+    /* 1 -> 2: the dashboard's history (gs_store_sample_add), bounded by its callers */
     "CREATE TABLE dash_samples(t_ms INTEGER PRIMARY KEY, util REAL NOT NULL,"
     " sched INTEGER NOT NULL, frag_count INTEGER NOT NULL, frag_topology INTEGER NOT NULL,"
     " frag_memory REAL NOT NULL, pending INTEGER NOT NULL, k INTEGER NOT NULL);"
     "CREATE TABLE dash_waits(seq INTEGER PRIMARY KEY, start_ms INTEGER NOT NULL,"
     " wait_ms INTEGER NOT NULL, gpus INTEGER NOT NULL);",
+    /* 2 -> 3: a job's events in order (GET /v1/jobs/ID/events) */
+    "CREATE INDEX events_job ON events(job, seq);",
 };
 
 enum {
     Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_INSERT, Q_UPDATE, Q_EVENT,
     Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST,
-    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_COUNT
+    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_JOB_EVENTS, Q_COUNT
 };
 
 #define JOB_COLS                                                                           \
@@ -59,6 +61,8 @@ static const char *const sql[Q_COUNT] = {
                  " exit_code = ?14, placement = ?15, sup_pid = ?16, sup_start = ?17,"
                  " stop = ?18, alloc_milli = ?19, alloc_mem = ?20, engine = ?21 WHERE seq = ?1",
     [Q_EVENT] = "INSERT INTO events(time_ms, job, kind, detail) VALUES(?1, ?2, ?3, ?4)",
+    [Q_JOB_EVENTS] = "SELECT seq, time_ms, kind, detail FROM events WHERE job = ?1 AND seq > ?2"
+                     " ORDER BY seq LIMIT ?3",
     [Q_BY_ID] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?1",
     [Q_BY_IDEM] = "SELECT " JOB_COLS " FROM jobs WHERE idem = ?1",
     [Q_BY_SEQ] = "SELECT " JOB_COLS " FROM jobs WHERE seq = ?1",
@@ -457,6 +461,26 @@ int gs_store_event_last(struct gs_store *st, const char *kind, const char *prefi
         snprintf(buf, n, "%s", (const char *)d);
     sqlite3_reset(s);
     return d ? 0 : rc == SQLITE_ROW || rc == SQLITE_DONE ? GS_ENOENT : GS_EIO;
+}
+
+int gs_store_job_events(struct gs_store *st, int64_t job, int64_t after, int limit,
+                        gs_store_event_fn fn, void *arg)
+{
+    sqlite3_stmt *s = stmt(st, Q_JOB_EVENTS);
+    if (!s)
+        return GS_EIO;
+    sqlite3_bind_int64(s, 1, job);
+    sqlite3_bind_int64(s, 2, after);
+    sqlite3_bind_int(s, 3, limit);
+    int rc, out = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        out = fn(arg, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), col_text(s, 2),
+                 col_text(s, 3));
+        if (out)
+            break;
+    }
+    sqlite3_reset(s);
+    return out ? out : rc == SQLITE_DONE ? 0 : GS_EIO;
 }
 
 int gs_store_jobs_completed(struct gs_store *st, gs_store_job_fn fn, void *arg)

@@ -26,7 +26,7 @@
 struct gs_store;
 
 /* Current schema version (user_version). */
-#define GS_STORE_SCHEMA 2
+#define GS_STORE_SCHEMA 3
 
 /* What a stopping job becomes once its processes are gone. */
 enum gs_store_stop {
@@ -118,6 +118,16 @@ int gs_store_jobs_live(struct gs_store *st, gs_store_job_fn fn, void *arg);
  * filtered by state and team when those are not NULL. */
 int gs_store_jobs_list(struct gs_store *st, const char *state, const char *team,
                        int64_t after, int limit, gs_store_job_fn fn, void *arg);
+
+/* One event of a job: its seq in the log, engine time, kind and detail
+ * (NULL = none); strings valid during the call.  Non-zero stops. */
+typedef int (*gs_store_event_fn)(void *arg, int64_t seq, gs_time t, const char *kind,
+                                 const char *detail);
+
+/* Job `job`'s (seq) events after event seq `after`, oldest first, at most
+ * `limit`, through fn.  0, fn's non-zero return, or GS_EIO. */
+int gs_store_job_events(struct gs_store *st, int64_t job, int64_t after, int limit,
+                        gs_store_event_fn fn, void *arg);
 
 /* The detail of the latest event of `kind` whose detail starts with
  * `prefix`, into buf (truncated to n).  0, GS_ENOENT, GS_EIO. */

@@ -4,7 +4,7 @@
 # (CUDA_VISIBLE_DEVICES, exit codes, cancel), restart and re-adoption.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 41
+plan 43
 
 S=$TMP/s
 daemon_start "$S"
@@ -70,8 +70,8 @@ kill -0 "$pid" 2>/dev/null
 ok $((1 - $?)) "the cancelled job's process is gone"
 api POST /v1/jobs/long/cancel
 is "$code" 409 "cancelling an ended job is a conflict"
-# cancel a pending one: 40 GPUs never fit the seed's 32 -> rejected; an
-# 8-GPU job behind three 8-GPU sleepers waits
+# cancel a pending one: an 8-GPU job behind four 8-GPU sleepers waits;
+# 40 GPUs never fit the seed's 32 -> refused at the door (400, no job)
 for i in 1 2 3 4; do
     api POST /v1/jobs "{\"id\":\"big$i\",\"gpus\":8,\"command\":[\"sleep\",\"30\"]}"
 done
@@ -84,7 +84,8 @@ is "$(field "$body" '.reason')" shortage "explain: shortage"
 api POST /v1/jobs/waiter/cancel
 is "$(field "$body" '.state + " " + .outcome')" "done cancelled" "cancel of a pending job: at once"
 api POST /v1/jobs '{"id":"huge","gpus":40,"command":["true"]}'
-is "$(field "$body" '.state + " " + .outcome')" "done rejected" "40 GPUs on 32: rejected"
+is "$code $(field "$body" '.error.field + " " + .error.message')" \
+    "400 gpus gpus: 40 requested, the cluster has 32 GPUs" "40 GPUs on 32: refused at the door"
 for i in 1 2 3 4; do api POST /v1/jobs/big$i/cancel; done
 wait_state big4 cancelled
 
@@ -98,8 +99,11 @@ id1=$(field "$body" '.id')
 is "$code" 201 "first submit with an Idempotency-Key: 201"
 api POST /v1/jobs '{"command":["true"]}' -H 'Idempotency-Key: k-1'
 is "$code $(field "$body" '.id')" "200 $id1" "the retry returns the same job (200)"
+api GET '/v1/jobs?state=cancelled'
+is "$(field "$body" '[.jobs[] | select(.outcome != "cancelled")] | length')" 0 "list by outcome"
+is "$(field "$body" '[.jobs[].id] | index("waiter") != null')" true "... the cancelled waiter among them"
 api GET '/v1/jobs?state=rejected'
-is "$(field "$body" '[.jobs[].id] | join(",")')" huge "list by outcome"
+is "$(field "$body" '[.jobs[].id] | join(",")')" "" "the refused job is no job"
 api GET '/v1/jobs?state=bogus'
 is "$code $(field "$body" '.error.field')" "400 state" "bad state filter: 400 naming state"
 

@@ -144,8 +144,7 @@ wait_state yes failed 20
 ok $? "a job running yes into its output ends failed"
 api GET /v1/jobs/yes
 is "$(field "$body" .exit_code)" 153 "killed by SIGXFSZ (128 + 25) at its file cap"
-seq=$(sqlite3 "$S/journal.db" "select seq from jobs where id = 'yes'")
-is "$(stat -c %s "$S/output/$seq.out")" 262144 "its output stopped at the cap (256 KiB)"
+is "$(stat -c %s "$S/output/yes.1.out")" 262144 "its output stopped at the cap (256 KiB)"
 api POST /v1/jobs '{"id":"still","command":["true"]}'
 is "$code" 201 "scheduling goes on"
 daemon_stop

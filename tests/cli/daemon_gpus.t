@@ -94,7 +94,7 @@ daemon_start "$S"
 api POST /v1/jobs '{"id":"lbl","user":"u42","command":["id","-u"]}'
 api POST /v1/jobs '{"id":"real","user":"nobody","command":["id","-u"]}'
 wait_state lbl completed; wait_state real completed
-is "$(cat "$S/output/1.out") $(cat "$S/output/2.out")" "0 65534" \
+is "$(cat "$S/output/lbl.1.out") $(cat "$S/output/real.1.out")" "0 65534" \
     "--virtual-users: user u42 (no account) ran as the daemon (0), nobody as 65534"
 like "$(cat "$TMP/daemon.err")" "virtual-users: a job whose user has no account on this host runs as the daemon's own account" \
     "--virtual-users is announced at start"

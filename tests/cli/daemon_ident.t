@@ -66,7 +66,7 @@ sdone() {
 }
 # eout ID: "UID-IN-OUTPUT OWNER MODE" of job ID's default output file
 eout() {
-    _f=$TMP/s/output/$(sqlite3 "$TMP/s/journal.db" "SELECT seq FROM jobs WHERE id='$1'").out
+    _f=$TMP/s/output/$1.1.out
     printf '%s %s' "$(cat "$_f")" "$(stat -c '%u %a' "$_f")"
 }
 sdone e2e-n && sdone e2e-r && sdone e2e-t

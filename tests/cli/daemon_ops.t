@@ -10,7 +10,7 @@ cp "$ROOT/examples/seed-policy.yaml" "$TMP/policy.yaml"
 daemon_start "$TMP/s" --policy "$TMP/policy.yaml"
 api POST /v1/jobs '{"id":"m1","gpus":2,"team":"team-a","command":["sleep","30"]}'
 api POST /v1/jobs '{"id":"m2","gpus":8,"team":"team-b","command":["true"]}'
-api POST /v1/jobs '{"id":"m3","gpus":40,"command":["true"]}'
+api POST /v1/jobs '{"id":"m3","gpus":40,"command":["true"]}' # refused at the door
 wait_state m1 running
 wait_state m2 completed
 curl -s "$URL/metrics" >"$TMP/metrics"
@@ -42,7 +42,7 @@ sed 's/^/# /' "$TMP/parsed"
 like "$(cat "$TMP/parsed")" "^families [3-9][0-9]" "the exposition parses (prometheus_client) into its families"
 like "$(cat "$TMP/parsed")" "^running_team_a 1.0" "jobs by state and team: team-a has 1 running"
 like "$(cat "$TMP/parsed")" "^completed_team_b 1.0" "ended jobs by outcome and team"
-like "$(cat "$TMP/parsed")" "^rejected 1.0" "the 40-GPU job counts as rejected"
+like "$(cat "$TMP/parsed")" "^rejected None" "the 40-GPU job, refused at the door, is no ended job"
 # 32 GPUs, m1 holds 2 of node-1's 8: idle 30, S_8 = 3 whole nodes,
 # util_alloc = 2 / 32 = 0.0625
 like "$(cat "$TMP/parsed")" "^gpus 32.0 idle 30.0" "GPU totals"

@@ -20,8 +20,8 @@ S=$TMP/s
 GS_DAEMON_ONLY_SECRET=leak-$$ daemon_start "$S"
 ok $? "daemon started"
 
-# out FILE: the job's default stdout file (STATE/output/SEQ.out) of job ID
-out_of() { printf '%s/output/%s.out' "$S" "$(sqlite3 "$S/journal.db" "SELECT seq FROM jobs WHERE id='$1'")"; }
+# out FILE: the job's default stdout file (STATE/output/ID.ATTEMPT.out) of job ID
+out_of() { printf '%s/output/%s.1.out' "$S" "$1"; }
 
 api POST /v1/jobs '{"id":"nb","user":"nobody","command":["sh","-c",
     "id -u; id -g; grep -E \"^(Uid|Gid|Groups):\" /proc/self/status; pwd; env | sort"]}'
@@ -136,7 +136,7 @@ wait_ready
 api POST /v1/jobs '{"id":"self","command":["id","-u"]}'
 api POST /v1/jobs '{"id":"asroot","user":"root","command":["sh","-c","id -u"]}'
 wait_state self completed; wait_state asroot failed
-is "$(cat "$N/state/output/1.out")" 65534 "a daemon running as nobody: a job without user runs as nobody"
+is "$(cat "$N/state/output/self.1.out")" 65534 "a daemon running as nobody: a job without user runs as nobody"
 like "$(cat "$TMP/daemon.err")" "job asroot: launch failed: user 'root' (uid 0): the daemon runs as uid 65534, not root" \
     "and a job for root fails its launch, saying why"
 daemon_stop TERM

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/tap.sh"
 : "${GPUSCHEDD:=$(dirname "$GPUSCHED")/gpuschedd}"
 LIST="sim frag compare whatif fill gen slurm-conf import submit queue show why cancel
-checkpoint nodes drain resume replay start-latency down backup"
+checkpoint nodes drain resume replay start-latency down backup history jobs"
 FROM_HELP=$("$GPUSCHED" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
 n=$(printf '%s\n' $LIST | wc -l)
 plan $((n * 3 + 12))

@@ -177,7 +177,8 @@ static void test_job_json(void **state)
            "\"first_start\":null,\"first_start_epoch\":null,"
            "\"placement\":null,\"attempts\":0,\"preemptions\":0,\"lost_gpu_s\":0.0,"
            "\"exit_code\":null,\"reason\":{\"code\":\"count_fragmentation\",\"detail\":\"d\","
-           "\"unblock\":\"u\",\"estimated_start\":null,\"estimated_start_epoch\":null}}");
+           "\"unblock\":\"u\",\"estimated_start\":null,\"estimated_start_epoch\":null},"
+           "\"end_reason\":null}");
     free(s);
     json_decref(o);
     j.state = "done";
@@ -196,6 +197,34 @@ static void test_job_json(void **state)
     assert_string_equal(json_string_value(json_object_get(o, "first_start")),
                         "2026-12-01T10:00:00.123Z");
     assert_true(json_real_value(json_object_get(o, "first_start_epoch")) == 1796119200.123);
+    json_decref(o);
+    /* the request's fields, defaults explicit; the default output files of
+       attempt 2 (OUT/ID.ATTEMPT.SFX), a request's own stderr path */
+    j.request = "{\"gpus\":8,\"name\":\"n 1\",\"time_limit\":\"2h\",\"class\":\"infer\","
+                "\"gpu_model\":\"H100\",\"command\":[\"a\",\"b c\"],\"stderr\":\"/e\"}";
+    j.out_dir = "/out";
+    j.attempts = 2;
+    j.end_reason = "failed: exited 3";
+    o = gs_api_job_json(&j);
+    json_t *want = json_loads("{\"name\":\"n 1\",\"command\":[\"a\",\"b c\"],\"cwd\":null,"
+                              "\"time_limit_s\":7200,\"priority\":0,\"class\":\"inference\","
+                              "\"queue\":null,\"gpu_request\":{\"count\":8,\"share\":1.0,"
+                              "\"mem_gb\":null,\"model\":\"H100\",\"mig\":null,"
+                              "\"topology\":\"auto\"},\"checkpoint_interval_s\":null,"
+                              "\"stdout\":\"/out/j1.2.out\",\"stderr\":\"/e\","
+                              "\"end_reason\":\"failed: exited 3\"}", 0, NULL);
+    assert_non_null(want);
+    const char *k;
+    json_t *v;
+    json_object_foreach(want, k, v) {
+        if (!json_equal(json_object_get(o, k), v))
+            fail_msg("job object key %s differs", k);
+    }
+    json_decref(want);
+    json_decref(o);
+    j.attempts = 0; /* before the first attempt: no default file yet */
+    o = gs_api_job_json(&j);
+    assert_true(json_is_null(json_object_get(o, "stdout")));
     json_decref(o);
 }
 

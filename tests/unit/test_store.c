@@ -315,6 +315,75 @@ static void test_v1_migrates_history(void **state)
     gs_store_close(st);
 }
 
+struct evs {
+    int n;
+    int64_t seq[4];
+    char kinds[64];
+};
+
+static int on_ev(void *arg, int64_t seq, gs_time t, const char *kind, const char *detail)
+{
+    struct evs *e = arg;
+    (void)t;
+    (void)detail;
+    if (e->n < 4)
+        e->seq[e->n] = seq;
+    e->n++;
+    strncat(e->kinds, kind, sizeof e->kinds - strlen(e->kinds) - 2);
+    strcat(e->kinds, " ");
+    return 0;
+}
+
+/* A schema 1 journal (the v1 DDL as the daemon before events_job wrote it,
+ * by the sqlite3 shell) opens, migrates, and its events read by job. */
+static void test_migrate_v1(void **state)
+{
+    (void)state;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "sqlite3 %s \"CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+             "CREATE TABLE jobs(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT "
+             "UNIQUE, team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL, request "
+             "TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT, submit_ms INTEGER NOT NULL, "
+             "first_start_ms INTEGER, start_ms INTEGER, end_ms INTEGER, ckpt_ms INTEGER, "
+             "attempts INTEGER NOT NULL DEFAULT 0, runs INTEGER NOT NULL DEFAULT 0, "
+             "preemptions INTEGER NOT NULL DEFAULT 0, work_ms INTEGER NOT NULL DEFAULT 0, "
+             "lost_ms INTEGER NOT NULL DEFAULT 0, lost_gpu_s REAL NOT NULL DEFAULT 0, "
+             "exit_code INTEGER, placement TEXT, sup_pid INTEGER, sup_start INTEGER, stop "
+             "INTEGER NOT NULL DEFAULT 0, alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem "
+             "INTEGER NOT NULL DEFAULT 0, engine TEXT);"
+             "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';"
+             "CREATE INDEX jobs_team ON jobs(team, seq);"
+             "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, job "
+             "INTEGER, kind TEXT NOT NULL, detail TEXT);"
+             "INSERT INTO jobs(id, team, user, gpus, request, state, submit_ms) VALUES('a', "
+             "'t', 'u', 1, '{}', 'pending', 5);"
+             "INSERT INTO events(time_ms, job, kind) VALUES(6, 1, 'start'), (7, NULL, "
+             "'node_down'), (8, 1, 'end');"
+             "PRAGMA user_version = 1;\" 2>/dev/null", path);
+    if (system(cmd) != 0)
+        skip();
+    struct gs_store *st = open_rw();
+    struct evs e = { 0 };
+    assert_int_equal(gs_store_job_events(st, 1, 0, 10, on_ev, &e), 0);
+    assert_int_equal(e.n, 2); /* the node's event (job NULL) is not the job's */
+    assert_string_equal(e.kinds, "start end ");
+    assert_int_equal(e.seq[0], 1);
+    assert_int_equal(e.seq[1], 3);
+    struct evs f = { 0 }; /* paged: after the first, at most 1 */
+    assert_int_equal(gs_store_job_events(st, 1, 1, 1, on_ev, &f), 0);
+    assert_string_equal(f.kinds, "end ");
+    gs_store_close(st);
+    snprintf(cmd, sizeof cmd, "sqlite3 %s \"SELECT count(*) FROM sqlite_master WHERE name = "
+             "'events_job'\"", path);
+    FILE *p = popen(cmd, "r");
+    char line[16] = "";
+    assert_non_null(p);
+    assert_non_null(fgets(line, sizeof line, p));
+    pclose(p);
+    assert_string_equal(line, "1\n"); /* the migration made the index */
+}
+
 static void test_bad_path(void **state)
 {
     (void)state;
@@ -331,6 +400,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_completed_order_and_event_last, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_migrates_history, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
         cmocka_unit_test(test_bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -156,4 +156,17 @@ void gs_wait_reasons_build(struct gs_wait_reasons *out, const struct gs_engine *
  * GS_ENOENT (no such job), GS_ESTATE (not pending) or GS_ENOMEM. */
 int gs_engine_explain(struct gs_engine *eng, int job, struct gs_diag *out);
 
+/* What a job with `spec` would get were it submitted now (sbatch's
+ * --test-only): the diagnosis gs_engine_explain gives a pending job just
+ * submitted (reason, est_start and its basis, against the last pass's
+ * reservations), and, when it fits now (reason GS_REASON_NONE), *alloc =
+ * the GPUs the policy's strategy picks among the idle ones no reservation
+ * overlapping its run holds (borrowed until the next engine call; NULL
+ * otherwise).  No job, queue entry, event or estimate changes; only the
+ * team's name may be interned (for its quota).  Returns 1; 0 when it can
+ * never run, with `err` as gs_engine_possible; a negative code on a bad
+ * spec or GS_ENOMEM. */
+int gs_engine_probe(struct gs_engine *eng, const struct gs_job_spec *spec, struct gs_diag *d,
+                    const struct gs_alloc **alloc, struct gs_error *err);
+
 #endif

@@ -340,16 +340,12 @@ static void unblock(const struct gs_engine *eng, struct gs_diag *d)
         d->unblock_gpus = 0;
 }
 
-int gs_engine_explain(struct gs_engine *eng, int handle, struct gs_diag *d)
+/* gs_engine_explain of slot `job`. */
+static int explain_slot(struct gs_engine *eng, int job, struct gs_diag *d)
 {
-    int job = gs_eng_slot(eng, handle);
-    if (job < 0)
-        return GS_ENOENT;
     const struct job *j = &eng->jobs[job];
-    if (j->state != GS_JOB_PENDING)
-        return GS_ESTATE;
     memset(d, 0, sizeof *d);
-    d->job = handle;
+    d->job = gs_eng_handle(eng, job);
     d->best_node = d->best_dom_node = d->unblock_node = -1;
     struct gs_request req;
     gs_eng_request(eng, job, &req);
@@ -378,4 +374,55 @@ int gs_engine_explain(struct gs_engine *eng, int handle, struct gs_diag *d)
     if (d->blocker >= 0)
         d->blocker = gs_eng_handle(eng, d->blocker); /* a slot until here */
     return rc;
+}
+
+int gs_engine_explain(struct gs_engine *eng, int handle, struct gs_diag *d)
+{
+    int job = gs_eng_slot(eng, handle);
+    if (job < 0)
+        return GS_ENOENT;
+    if (eng->jobs[job].state != GS_JOB_PENDING)
+        return GS_ESTATE;
+    return explain_slot(eng, job, d);
+}
+
+int gs_engine_probe(struct gs_engine *eng, const struct gs_job_spec *spec, struct gs_diag *d,
+                    const struct gs_alloc **alloc, struct gs_error *err)
+{
+    *alloc = NULL;
+    int rc = gs_engine_possible(eng, spec, err);
+    if (rc <= 0)
+        return rc;
+    struct job tmp;
+    if (gs_eng_probe_fill(eng, spec, &tmp) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    int job = (int)eng->njobs; /* past every slot: no job, index or table sees it */
+    /* no pass has tried it: the resources decide, unless a job ranked
+     * ahead is blocked and nothing may pass it (no backfill) */
+    tmp.reason = GS_WAIT_RESOURCES;
+    eng->jobs[job] = tmp;
+    eng->probe_slot = job; /* the estimator finds it by its handle */
+    rc = explain_slot(eng, job, d);
+    if (rc == 0 && d->blocker >= 0 && gs_policy_backfill_mode(&eng->pol) == GS_BACKFILL_NONE) {
+        eng->jobs[job].reason = GS_WAIT_PRIORITY;
+        rc = explain_slot(eng, job, d);
+    }
+    if (rc < 0) {
+        eng->probe_slot = -1;
+        return gs_errorf(err, rc, "out of memory");
+    }
+    struct gs_diag_state *ds = eng->diag;
+    ds->scratch.nparts = 0;
+    if (d->reason == GS_REASON_NONE && tmp.gpus > 0) {
+        struct gs_request req;
+        gs_eng_request(eng, job, &req);
+        gs_profile_view_now(eng->profile, eng->cl, eng->now,
+                            d->est_duration == GS_TIME_NONE ? GS_TIME_INF : d->est_duration,
+                            ds->view);
+        if (gs_place(eng->cl, ds->view, &req, eng->pol.strategy, &ds->scratch, NULL) == 0)
+            *alloc = &ds->scratch;
+    }
+    eng->probe_slot = -1;
+    d->job = -1;
+    return 1;
 }

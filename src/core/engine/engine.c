@@ -48,6 +48,7 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     eng->moved = gs_intmap_create();
     int n = gs_cluster_node_count(cl);
     eng->possible_buf.parts = gs_calloc((size_t)n, sizeof *eng->possible_buf.parts);
+    eng->probe_slot = -1;
     eng->possible_buf.cap = n;
     eng->diag = gs_eng_diag_create(n);
     eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
@@ -235,7 +236,8 @@ static int grow_teams(struct gs_engine *eng, int team)
     return 0;
 }
 
-static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_spec *s)
+/* The request part of a job record from `s` (no strings interned). */
+static void fill_request(const struct gs_engine *eng, struct job *j, const struct gs_job_spec *s)
 {
     memset(j, 0, sizeof *j);
     j->submit = s->submit;
@@ -264,6 +266,11 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->mig = (uint8_t)(s->mig && *s->mig ? gs_mig_profile_find(s->mig) + 1 : 0);
     j->mem_bw = (int16_t)(s->mem_bw > 0 ? s->mem_bw : 500);
     j->gpu_next = -1;
+}
+
+static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_spec *s)
+{
+    fill_request(eng, j, s);
     j->team = intern_or(eng, s->team, "default");
     j->user = intern_or(eng, s->user, "-");
     j->name = intern_or(eng, s->name, "-");
@@ -273,9 +280,9 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     return grow_teams(eng, j->team);
 }
 
-void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req)
+/* gs_eng_request of a job record (in eng->jobs or not). */
+static void request_of(const struct gs_engine *eng, const struct job *j, struct gs_request *req)
 {
-    const struct job *j = &eng->jobs[job];
     req->gpus = j->gpus;
     req->milli = j->milli;
     req->mem_mib = j->mem_mib;
@@ -283,7 +290,7 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->gpu_type = j->gpu_type;
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
-    req->nodes_allowed = gs_eng_spare_nodes(eng, job, gs_eng_part_nodes(eng, job));
+    req->nodes_allowed = gs_eng_spare_nodes(eng, j, gs_eng_part_nodes_of(eng, j->part));
     req->gpu_types = j->gpu_types;
     req->mig = j->mig;
     req->ctx = gs_eng_place_ctx(eng);
@@ -297,16 +304,21 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     req->blocked = NULL;
 }
 
-static int job_possible(struct gs_engine *eng, int job)
+void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req)
 {
-    const struct job *j = &eng->jobs[job];
+    request_of(eng, &eng->jobs[job], req);
+}
+
+/* Whether job record `j` (its partition assigned) could ever be placed. */
+static int job_possible(struct gs_engine *eng, const struct job *j)
+{
     if (j->gpus == 0)
         return 1;
     if (j->gpu_type == -2)
         return 0;
     struct gs_request req;
-    gs_eng_request(eng, job, &req);
-    req.nodes_allowed = gs_eng_part_nodes(eng, job); /* the spares too: could it ever fit */
+    request_of(eng, j, &req);
+    req.nodes_allowed = gs_eng_part_nodes_of(eng, j->part); /* the spares too: could it ever fit */
     /* the answer depends on the request's shape only: remember it for the
      * common unconstrained whole-GPU shapes (a full-cluster scan each) */
     int plain = req.milli == GS_MILLI_GPU && req.gpus <= GS_MAX_NODE_GPUS && !req.mig &&
@@ -319,6 +331,39 @@ static int job_possible(struct gs_engine *eng, int job)
     if (memo)
         *memo = ok ? 1 : -1;
     return ok;
+}
+
+int gs_eng_probe_fill(struct gs_engine *eng, const struct gs_job_spec *s, struct job *j)
+{
+    fill_request(eng, j, s);
+    j->submit = eng->now;
+    j->handle = GS_PROBE_HANDLE; /* no job's: no reservation note or queue entry is its */
+    j->team = intern_or(eng, s->team, "default");
+    j->user = intern_or(eng, NULL, "-"); /* not interned: a probe adds no names */
+    j->name = intern_or(eng, NULL, "-");
+    j->queue = intern_or(eng, NULL, "");
+    if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0 || grow_teams(eng, j->team))
+        return GS_ENOMEM;
+    gs_eng_part_pick(eng, j, s->queue);
+    return gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs)
+               ? GS_ENOMEM : 0;
+}
+
+int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
+                       struct gs_error *err)
+{
+    int rc = gs_eng_check_spec(spec, spec->submit, err);
+    if (rc < 0)
+        return rc;
+    struct job j;
+    fill_request(eng, &j, spec);
+    int part = gs_eng_part_pick(eng, &j, spec->queue);
+    if (part == 0 && job_possible(eng, &j))
+        return 1;
+    struct gs_request req;
+    request_of(eng, &j, &req);
+    gs_eng_refusal(eng, spec, part < 0 ? NULL : &req, j.part, err);
+    return 0;
 }
 
 /* Add a job record from `s`; returns its slot or a negative code.  The id
@@ -366,7 +411,7 @@ int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spe
     if (job < 0)
         return job;
     eng->now = now;
-    if (gs_eng_part_assign(eng, job) < 0 || !job_possible(eng, job)) {
+    if (gs_eng_part_assign(eng, job) < 0 || !job_possible(eng, &eng->jobs[job])) {
         eng->jobs[job].state = GS_JOB_REJECTED;
         eng->jobs[job].end = now;
         struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };

@@ -145,6 +145,17 @@ void gs_engine_set_estimator(struct gs_engine *eng, const struct gs_estimator *e
 int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spec *spec,
                      struct gs_error *err);
 
+/* Whether a job with `spec` could ever run on this cluster as configured,
+ * by the very test gs_engine_submit makes before it rejects a job (a
+ * partition that admits its class, then a placement on the idle cluster),
+ * without submitting it: no job, event or queue entry is made.  Returns 1
+ * when it could; 0 when it never can, with `err` saying why as "FIELD:
+ * reason", the request field first ("gpus: 100 requested, the cluster has
+ * 24 GPUs"); a negative code for a bad spec, as gs_engine_submit (its
+ * submit time is taken as now). */
+int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
+                       struct gs_error *err);
+
 /* Report that running job `job` finished at `now`; its GPUs are released
  * and the estimator learns its run time.  Errors: GS_ENOENT, GS_ESTATE (not
  * running). */

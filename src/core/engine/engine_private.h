@@ -110,6 +110,8 @@ struct gs_engine {
     struct job *jobs;           /* by slot */
     size_t njobs, jobs_cap;     /* slots in use or free (a high-water mark) */
     int nhandles;               /* handles given so far */
+    int probe_slot;             /* gs_engine_probe's job (GS_PROBE_HANDLE) while it
+                                   runs, -1 otherwise */
     struct gs_intmap *moved;    /* handle -> slot where the two differ */
     int *pending;               /* handles in queue order, from phead; new entries
                                    only at the end (queue_order.c scans the tail) */
@@ -169,12 +171,12 @@ static inline int gs_eng_spare_user(const struct gs_engine *eng, const struct jo
     return eng->pol.spares_nodes > 0 && j->recover && j->gpus >= eng->pol.spares_min_gpus;
 }
 
-/* The nodes job `job` may be placed on: `allowed` (its partition's, NULL =
+/* The nodes job record `j` may be placed on: `allowed` (its partition's, NULL =
  * all) less the hot spares - the spares.nodes highest-numbered nodes whose
  * GPUs are all idle (a down or drained node is not idle) - unless the job
  * is a spare user.  Returns `allowed` itself when no spare is kept from it,
  * else eng->spare_mask (valid until the next call).  (spares.c) */
-const unsigned char *gs_eng_spare_nodes(const struct gs_engine *eng, int job,
+const unsigned char *gs_eng_spare_nodes(const struct gs_engine *eng, const struct job *j,
                                         const unsigned char *allowed);
 
 /* Allocate eng->spare_mask when the policy keeps spares; GS_ENOMEM. */
@@ -193,10 +195,14 @@ static inline int gs_eng_slot_free(const struct gs_engine *eng, int job)
 /* The slot of the live job with handle `handle`, or GS_ENOENT (never
  * given, or retired).  O(1): the slot itself while the job sits where its
  * handle points, else the `moved` map. */
+#define GS_PROBE_HANDLE INT32_MAX /* never given: gs_eng_add_job stops below it */
+
 static inline int gs_eng_slot(const struct gs_engine *eng, int handle)
 {
     if (handle >= 0 && (size_t)handle < eng->njobs && eng->jobs[handle].handle == handle)
         return handle;
+    if (handle == GS_PROBE_HANDLE)
+        return eng->probe_slot >= 0 ? eng->probe_slot : GS_ENOENT;
     return gs_intmap_get(eng->moved, handle);
 }
 
@@ -233,6 +239,20 @@ void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev);
 
 /* Placement request for `job`. */
 void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req);
+
+/* The record of a job with `s` submitted now, for a probe
+ * (gs_engine_probe): its request and partition, its team interned (for
+ * its quota), user and name the defaults; and room for it in
+ * eng->jobs[eng->njobs], a slot no job uses.  0 or GS_ENOMEM. */
+int gs_eng_probe_fill(struct gs_engine *eng, const struct gs_job_spec *s, struct job *j);
+
+/* Why a job with `spec` can never run (gs_engine_possible said so): fills
+ * `err` (GS_EINVAL) with "FIELD: reason", the request field to blame
+ * first.  `req` is its request (partition applied), NULL when no
+ * partition admits its class; `part` its partition index + 1, 0 = none.
+ * (door.c) */
+void gs_eng_refusal(const struct gs_engine *eng, const struct gs_job_spec *spec,
+                    const struct gs_request *req, int part, struct gs_error *err);
 
 /* Current estimate of the job's run time, or GS_TIME_NONE. */
 gs_time gs_eng_estimate(const struct gs_engine *eng, int job);
@@ -385,9 +405,17 @@ void gs_eng_preempt_fini(struct gs_engine *eng);
  * none takes the job's class (it is rejected).  (partition.c) */
 int gs_eng_part_assign(struct gs_engine *eng, int job);
 
+/* gs_eng_part_assign of a job record `j` not (yet) in eng->jobs, whose
+ * queue label is `label` (NULL or "" = none): sets j->part (and a whole
+ * GPU in an exclusive partition).  0 or GS_ENOENT.  (partition.c) */
+int gs_eng_part_pick(const struct gs_engine *eng, struct job *j, const char *label);
+
 /* Nodes the job's partition allows (for gs_request.nodes_allowed), NULL =
  * every node.  (partition.c) */
 const unsigned char *gs_eng_part_nodes(const struct gs_engine *eng, int job);
+
+/* The same for partition index `part` (job->part: 0 = none).  (partition.c) */
+const unsigned char *gs_eng_part_nodes_of(const struct gs_engine *eng, int part);
 
 /* Add (sign +1) or remove (-1) a job's GPUs from its partition's usage.
  * (partition.c) */

@@ -17,10 +17,10 @@ int gs_eng_spares_init(struct gs_engine *eng)
     return eng->spare_mask ? 0 : GS_ENOMEM;
 }
 
-const unsigned char *gs_eng_spare_nodes(const struct gs_engine *eng, int job,
+const unsigned char *gs_eng_spare_nodes(const struct gs_engine *eng, const struct job *j,
                                         const unsigned char *allowed)
 {
-    if (!eng->spare_mask || gs_eng_spare_user(eng, &eng->jobs[job]))
+    if (!eng->spare_mask || gs_eng_spare_user(eng, j))
         return allowed;
     int n = gs_cluster_node_count(eng->cl), kept = 0;
     const uint64_t *idle = gs_cluster_idle_masks(eng->cl), *full = gs_cluster_full_view(eng->cl);

@@ -211,14 +211,12 @@ static int allows(const struct part_rt *r, int klass)
     return r->classes == 0 || (r->classes & (1 << klass));
 }
 
-int gs_eng_part_assign(struct gs_engine *eng, int job)
+int gs_eng_part_pick(const struct gs_engine *eng, struct job *j, const char *label)
 {
-    struct gs_preempt *pre = eng->pre;
-    struct job *j = &eng->jobs[job];
+    const struct gs_preempt *pre = eng->pre;
     j->part = 0;
     if (!pre || pre->nparts == 0)
         return 0;
-    const char *label = gs_strtab_name(eng->strs, j->queue);
     int pick = -1;
     for (int i = 0; i < pre->nparts && label && *label; i++) {
         const char *name = eng->pol.partitions[i].name;
@@ -238,10 +236,20 @@ int gs_eng_part_assign(struct gs_engine *eng, int job)
     return 0;
 }
 
+int gs_eng_part_assign(struct gs_engine *eng, int job)
+{
+    struct job *j = &eng->jobs[job];
+    return gs_eng_part_pick(eng, j, gs_strtab_name(eng->strs, j->queue));
+}
+
+const unsigned char *gs_eng_part_nodes_of(const struct gs_engine *eng, int part)
+{
+    return part > 0 ? eng->pre->parts[part - 1].allowed : NULL;
+}
+
 const unsigned char *gs_eng_part_nodes(const struct gs_engine *eng, int job)
 {
-    int p = eng->jobs[job].part;
-    return p > 0 ? eng->pre->parts[p - 1].allowed : NULL;
+    return gs_eng_part_nodes_of(eng, eng->jobs[job].part);
 }
 
 uint64_t gs_eng_queue_group(const struct gs_engine *eng, int job)

@@ -174,7 +174,9 @@ def raw(port):
     print(body.decode("utf-8", "replace"))
 
 
-def submit(port, n, prefix, gpus, token):
+def submit(port, n, prefix, gpus, token, cancel=False):
+    """Submit n jobs; with cancel, cancel each at once (ended jobs in the
+    journal: a pending job's cancel ends it) and count the cancelled."""
     import http.client
     count, lock = [0], threading.Lock()
 
@@ -187,7 +189,14 @@ def submit(port, n, prefix, gpus, token):
                                                                      "application/json"}))
             r = c.getresponse()
             r.read()
-            if r.status == 201:
+            if r.status == 201 and cancel:
+                c.request("POST", "/v1/jobs/%s%d/cancel" % (prefix, i), "",
+                          auth_headers(token, {"Content-Type": "application/json"}))
+                r = c.getresponse()
+                r.read()
+                if r.status != 200:
+                    continue
+            if r.status in (200, 201):
                 with lock:
                     count[0] += 1
         c.close()
@@ -260,7 +269,8 @@ def main():
     elif sys.argv[1] == "perip":
         perip(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
     elif sys.argv[1] == "submit":
-        submit(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6])
+        submit(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6],
+               len(sys.argv) > 7 and sys.argv[7] == "cancel")
     elif sys.argv[1] == "pages":
         pages(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif sys.argv[1] == "slow":
