@@ -863,11 +863,14 @@ static void bench_run(int clients, int total)
     request(fd, "GET", "/metrics", NULL, out, sizeof out);
     close(fd);
     const char *h = "gpusched_start_latency_seconds";
+    double ls, lc; /* the launcher thread's time per launch (absent before it) */
+    hist_of(out, "gpusched_launch_duration_seconds", &ls, &lc);
     printf(" 7  submit+run+end, %2d client%s, true   %6ld jobs  %8.1f ms  %7.0f /s  (submits "
-           "%.0f /s)  decision-to-running p50 %.1f p90 %.1f p99 %.1f ms%s\n",
+           "%.0f /s)  decision-to-running p50 %.1f p90 %.1f p99 %.1f ms  launch mean %.2f ms"
+           "%s\n",
            clients, clients > 1 ? "s" : " ", got, ms, got / ms * 1000, want / sub_ms * 1000,
            hist_quantile(out, h, 0.5), hist_quantile(out, h, 0.9), hist_quantile(out, h, 0.99),
-           failed || got < want ? "  (FAILED: not every job ended completed)" : "");
+           lc > 0 ? ls / lc * 1e3 : 0, failed || got < want ? "  (FAILED: not every job ended completed)" : "");
     stop(&d);
 }
 

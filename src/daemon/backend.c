@@ -241,10 +241,13 @@ int gsd_backend_launch(const struct gsd_launch *l, struct gsd_proc *p, int *why,
     }
     char log[4096];
     snprintf(log, sizeof log, "%s/supervisor.log", l->rundir);
-    static struct exec_fail x; /* the engine thread's only */
+    struct exec_fail x; /* this thread's (a pool of launcher threads: launcher.h) */
     exec_fail_init(&x, l->rundir);
     *why = GSD_LF_FORK;
-    pid_t pid = fork();
+    /* vfork: the child shares this memory until its execve, so no page
+     * table is copied (the daemon's size does not slow a launch); it only
+     * makes system calls on its own stack frame (child_exec) */
+    pid_t pid = vfork();
     if (pid == 0)
         child_exec(argv, environ, rfd, log, &x, l->fsize);
     int e = errno;

@@ -453,6 +453,7 @@ static void free_job(struct gsd_loop *lp, size_t i)
 
 void gsd_jobs_drop_all(struct gsd_loop *lp)
 {
+    gsd_launch_drain(lp); /* no launch in flight refers to a job dropped here */
     while (lp->nlive > 0) {
         struct djob *d = lp->live[lp->nlive - 1];
         if (d->proc.pidfd >= 0)
@@ -499,7 +500,7 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
         gsd_job_row(d, &r, info, sizeof info);
         if (gs_store_job_update(lp->st, &r, err) < 0)
             return -1;
-        if (d->state == D_DONE && d->proc.pid == 0) {
+        if (d->state == D_DONE && d->proc.pid == 0 && !d->launching) {
             gsd_count_done(lp, d->team, d->outcome, 1);
             if (d->handle >= 0)
                 gs_engine_retire(lp->eng, d->handle, NULL);

@@ -38,6 +38,8 @@ struct djob {
     struct gsd_proc proc;     /* pid 0 = no supervisor */
     int launch_wanted;        /* START decided; launch after the commit */
     int launched;             /* launched after the last commit: confirm it */
+    int launching;            /* 1 + the attempt handed to the launcher thread and not
+                                 yet collected (launcher.h), 0 = none */
     int launch_error;         /* the launch failed: tell the engine */
     int exited;               /* its pidfd fired: collect the end */
     int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
@@ -171,6 +173,7 @@ struct gsd_loop {
     struct djob **qcache;     /* the queue as of the last turn's publish */
     size_t nqcache;
     struct gsd_hist publish_ms;
+    struct gsd_hist launch_ms;    /* one launch on the launcher thread */
     struct gsd_node_text *ntext;  /* per node: its object as last rendered (view.c) */
     struct gsd_vbuild *vb;    /* view.c: the job table kept between publishes */
     int view_check;           /* GPUSCHEDD_VIEW_CHECK=1: check each publish (view.c) */
@@ -208,8 +211,10 @@ struct gsd_loop {
     int gpu_mode;             /* enum gsd_gpu_mode: PHYSICAL or VIRTUAL once open */
     int *gpu_offset;          /* physical: per node, its first host GPU index */
     int64_t launch_failures[GSD_LF_N]; /* the daemon's own launch failures, by reason */
+    struct gsd_launcher *lch; /* the local backend's launcher thread (launcher.h) */
 };
 struct gsd_conflict;
+struct gsd_launcher;
 
 struct gsd_blob;
 struct gsd_view;
@@ -257,7 +262,16 @@ int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n);
 int gsd_info_parse(const char *text, struct gs_job_info *ji);
 void gsd_kill_timers(struct gsd_loop *lp);
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err);
+/* Hand the decided launches over (local: to the launcher thread, as one
+ * batch; slurm: carried out here); after the turn's commit. */
 void gsd_launch_pending(struct gsd_loop *lp);
+/* Take the launches the launcher thread has carried out: a supervisor is
+ * watched and confirmed next turn, a failure retried or reported (at the
+ * start of each turn). */
+void gsd_launch_collect(struct gsd_loop *lp);
+/* Wait for every launch handed over, then collect them (before the live
+ * jobs are dropped). */
+void gsd_launch_drain(struct gsd_loop *lp);
 /* Monotonic ms of the earliest launch (or exit read) retry due after the
  * daemon ran out of descriptors (loop_launch.c), 0 = none. */
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
