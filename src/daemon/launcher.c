@@ -21,6 +21,7 @@ struct gsd_launcher {
     int in_flight;            /* handed over, not yet taken back */
     int stop;
     int wake_fd;
+    int delay_ms;             /* GPUSCHEDD_TEST_LAUNCH_DELAY_MS (tests: a slow fork) */
 };
 
 void gsd_lreq_free(struct gsd_lreq *r)
@@ -71,6 +72,8 @@ static void *run(void *arg)
         r->next = NULL;
         ln->busy++;
         pthread_mutex_unlock(&ln->mu);
+        if (ln->delay_ms > 0)
+            usleep((useconds_t)ln->delay_ms * 1000);
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         gs_error_clear(&r->error);
@@ -97,6 +100,8 @@ struct gsd_launcher *gsd_launcher_start(int wake_fd)
     if (!ln)
         return NULL;
     ln->wake_fd = wake_fd;
+    const char *delay = getenv("GPUSCHEDD_TEST_LAUNCH_DELAY_MS");
+    ln->delay_ms = delay ? atoi(delay) : 0;
     pthread_mutex_init(&ln->mu, NULL);
     pthread_cond_init(&ln->cv, NULL);
     pthread_cond_init(&ln->idle, NULL);

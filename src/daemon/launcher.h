@@ -52,7 +52,8 @@ void gsd_lreq_free(struct gsd_lreq *r);
 struct gsd_launcher;
 
 /* Start the threads; `wake_fd` is the loop's eventfd, written (8 bytes) each
- * time a batch is done.  Returns the launcher, or NULL with errno set. */
+ * time a launch is done.  Test hook: GPUSCHEDD_TEST_LAUNCH_DELAY_MS=N makes
+ * every launch wait N ms first (a slow fork; tests/cli/daemon_launcher.t).  Returns the launcher, or NULL with errno set. */
 struct gsd_launcher *gsd_launcher_start(int wake_fd);
 
 /* Hand a list of requests over (ownership moves; NULL is fine). */
