@@ -850,6 +850,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         free(d->user);
         free(d->placement);
         free(d->bk_actual);
+        free(d->launch_msg);
         free(d);
     }
     gsd_view_fini(lp);

@@ -448,6 +448,7 @@ static void free_job(struct gsd_loop *lp, size_t i)
     free(d->user);
     free(d->placement);
     free(d->bk_actual);
+    free(d->launch_msg);
     free(d);
 }
 
@@ -481,7 +482,7 @@ void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_
         .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,
         .exit_code = ji->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
         .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
-        .alloc_mem = d->alloc_mem, .engine = info };
+        .alloc_mem = d->alloc_mem, .engine = info, .launch_error = d->launch_msg };
 }
 
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)

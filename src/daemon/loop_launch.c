@@ -305,9 +305,9 @@ static int local_signal(struct gsd_loop *lp, struct djob *d, int how)
 }
 
 /* A launch that failed before the job's program ran (supervise.c wrote
- * RUNDIR/error): logged and journalled as a launch_failed event with the
- * reason. */
-static void launch_error(struct gsd_loop *lp, const struct djob *d, const char *dir)
+ * RUNDIR/error): logged, journalled as a launch_failed event with the
+ * reason and kept as the job's launch_error (its row, the job object). */
+static void launch_error(struct gsd_loop *lp, struct djob *d, const char *dir)
 {
     char path[4200], msg[512];
     snprintf(path, sizeof path, "%s/error", dir);
@@ -319,6 +319,12 @@ static void launch_error(struct gsd_loop *lp, const struct djob *d, const char *
     msg[n] = '\0';
     gsd_log("job %s: launch failed: %s", d->id, msg);
     gs_store_event(lp->st, gsd_now(lp), d->seq, "launch_failed", msg, NULL);
+    char *keep = strdup(msg);
+    if (keep) {
+        free(d->launch_msg);
+        d->launch_msg = keep;
+        d->dirty = 1;
+    }
 }
 
 /* The attempt's end.  A supervisor gone without its exit file (killed)

@@ -48,6 +48,7 @@ struct djob {
                                  (loop_launch.c), 0 = none */
     int retries;              /* such failures in a row */
     int launch_why;           /* enum gsd_launch_fail of the last one, -1 = the job's */
+    char *launch_msg;         /* why the last launch of its command failed, NULL */
     int64_t bk_deadline;      /* slurm: monotonic ms by which it must run */
     int bk_running;           /* slurm: seen running */
     int bk_code;              /* slurm: exit code read at the end */

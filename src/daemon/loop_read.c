@@ -40,7 +40,8 @@ void gsd_api_of_row(const struct gs_store_job *r, struct gs_api_job *j)
                               .first_start = r->first_start, .placement = r->placement,
                               .attempts = r->attempts, .preemptions = r->preemptions,
                               .lost_gpu_s = r->lost_gpu_s, .exit_code = r->exit_code,
-                              .estimated_start = GS_TIME_NONE };
+                              .estimated_start = GS_TIME_NONE,
+                              .launch_error = r->launch_error };
 }
 
 /* The engine's diagnosis `dg` of a pending job into j's reason fields. */

@@ -85,6 +85,7 @@ struct gs_api_job {
     int exit_code;            /* -1 = null */
     const char *reason_code, *reason_detail, *reason_unblock;
     gs_time estimated_start;  /* GS_TIME_NONE = null */
+    const char *launch_error; /* NULL = the key is left out */
 };
 
 /* The job object as JSON (new reference; NULL on allocation failure). */
