@@ -22,6 +22,7 @@ struct gsd_launcher {
     int stop;
     int wake_fd;
     int delay_ms;             /* GPUSCHEDD_TEST_LAUNCH_DELAY_MS (tests: a slow fork) */
+    int fail_left;            /* GPUSCHEDD_TEST_LAUNCH_FAIL: launches still to fail */
 };
 
 void gsd_lreq_free(struct gsd_lreq *r)
@@ -71,6 +72,7 @@ static void *run(void *arg)
             ln->tail = NULL;
         r->next = NULL;
         ln->busy++;
+        int fail = ln->fail_left > 0 ? ln->fail_left-- : 0;
         pthread_mutex_unlock(&ln->mu);
         if (ln->delay_ms > 0)
             usleep((useconds_t)ln->delay_ms * 1000);
@@ -78,7 +80,13 @@ static void *run(void *arg)
         clock_gettime(CLOCK_MONOTONIC, &a);
         gs_error_clear(&r->error);
         r->why = -1;
-        r->rc = gsd_backend_launch(&r->l, &r->proc, &r->why, &r->error);
+        if (fail) { /* the test hook: a fork that fails for want of processes */
+            r->why = GSD_LF_FORK;
+            r->rc = gs_errorf(&r->error, GS_EIO, "fork: Resource temporarily unavailable "
+                                                  "(GPUSCHEDD_TEST_LAUNCH_FAIL)");
+        } else {
+            r->rc = gsd_backend_launch(&r->l, &r->proc, &r->why, &r->error);
+        }
         clock_gettime(CLOCK_MONOTONIC, &b);
         r->ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
         pthread_mutex_lock(&ln->mu);
@@ -102,6 +110,8 @@ struct gsd_launcher *gsd_launcher_start(int wake_fd)
     ln->wake_fd = wake_fd;
     const char *delay = getenv("GPUSCHEDD_TEST_LAUNCH_DELAY_MS");
     ln->delay_ms = delay ? atoi(delay) : 0;
+    const char *fail = getenv("GPUSCHEDD_TEST_LAUNCH_FAIL");
+    ln->fail_left = fail ? atoi(fail) : 0;
     pthread_mutex_init(&ln->mu, NULL);
     pthread_cond_init(&ln->cv, NULL);
     pthread_cond_init(&ln->idle, NULL);

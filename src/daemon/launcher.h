@@ -53,7 +53,9 @@ struct gsd_launcher;
 
 /* Start the threads; `wake_fd` is the loop's eventfd, written (8 bytes) each
  * time a launch is done.  Test hook: GPUSCHEDD_TEST_LAUNCH_DELAY_MS=N makes
- * every launch wait N ms first (a slow fork; tests/cli/daemon_launcher.t).  Returns the launcher, or NULL with errno set. */
+ * every launch wait N ms first (a slow fork; tests/cli/daemon_launcher.t);
+ * GPUSCHEDD_TEST_LAUNCH_FAIL=N makes the first N launches fail as a fork
+ * without processes would (EAGAIN: the daemon's failure).  Returns the launcher, or NULL with errno set. */
 struct gsd_launcher *gsd_launcher_start(int wake_fd);
 
 /* Hand a list of requests over (ownership moves; NULL is fine). */

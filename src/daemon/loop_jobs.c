@@ -283,23 +283,31 @@ void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
 /* Confirm last turn's launches to the engine. */
 static void confirm_launches(struct gsd_loop *lp, gs_time now)
 {
+    struct gs_error err;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->launched && d->ji.state == GS_JOB_STARTING) {
-            struct gs_error err;
             if (gs_engine_started(lp->eng, now, d->handle, &err) < 0)
                 gsd_log("job %s: start not confirmed: %s", d->id, err.msg);
             else if (d->decided != GS_TIME_NONE)
                 gsd_latency_add(lp, (double)(now - d->decided) / 1000.0);
             d->decided = GS_TIME_NONE;
             gsd_job_sync(lp, d);
+        } else if (d->launch_deferred) { /* the daemon's failure: back to pending */
+            if (gs_engine_launch_deferred(lp->eng, now, d->handle, &err) < 0)
+                gsd_log("job %s: launch not deferred: %s", d->id, err.msg);
+            gs_store_event(lp->st, now, d->seq, "launch_deferred",
+                           d->launch_why >= 0 ? gsd_launch_fail_name[d->launch_why] : NULL,
+                           NULL);
+            gsd_job_sync(lp, d);
+            d->decided = GS_TIME_NONE;
         } else if (d->launch_error) {
             lp->backend_errors++;
             gs_engine_launch_failed(lp->eng, now, d->handle, NULL);
             gsd_job_sync(lp, d);
             d->decided = GS_TIME_NONE;
         }
-        d->launched = d->launch_error = 0;
+        d->launched = d->launch_error = d->launch_deferred = 0;
     }
 }
 

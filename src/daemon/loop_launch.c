@@ -129,21 +129,38 @@ static struct gsd_lreq *prepare(struct gsd_loop *lp, struct djob *d, struct gs_e
 }
 
 /* A launch failed for the daemon's own reasons (descriptors, processes,
- * memory, its state directory): not the job's failure.  The job keeps its
- * decision and GPUs (state starting) and is launched again after a
- * back-off of 100 ms doubling to 10 s; counted by reason in /metrics. */
-static void retry_later(struct gsd_loop *lp, struct djob *d, const struct gs_error *err)
+ * memory, its state directory): not the job's failure.  The engine puts the
+ * job back as pending next turn, its GPUs released and no attempt charged
+ * (gs_engine_launch_deferred), and no pass runs (so nothing is decided that
+ * could not be launched) until a back-off of 100 ms, doubling with each
+ * round of failures in a row up to 10 s, has passed; counted by reason in
+ * /metrics. */
+static void defer(struct gsd_loop *lp, struct djob *d, const struct gs_error *err)
 {
-    int64_t wait = 100;
-    for (int k = 0; k < d->retries && wait < 10000; k++)
-        wait *= 2;
-    wait = wait > 10000 ? 10000 : wait;
+    int64_t mono = gsd_mono_ms();
+    if (mono >= lp->launch_hold_until) { /* a new round */
+        int64_t wait = 100;
+        for (int k = 0; k < lp->launch_streak && wait < 10000; k++)
+            wait *= 2;
+        lp->launch_hold_until = mono + (wait > 10000 ? 10000 : wait);
+        lp->launch_streak++;
+    }
     d->retries++;
-    d->retry_at = gsd_mono_ms() + wait;
-    d->launch_wanted = 1;
+    d->launch_deferred = 1;
     lp->launch_failures[d->launch_why]++;
-    gsd_log("job %s: launch failed on the daemon's side (%s: %s); retry %d in %lld ms", d->id,
-            gsd_launch_fail_name[d->launch_why], err->msg, d->retries, (long long)wait);
+    gsd_job_dirty(lp, d);
+    lp->again = 1;
+    gsd_log("job %s: launch failed on the daemon's side (%s: %s); retry %d in %lld ms, "
+            "pending meanwhile", d->id, gsd_launch_fail_name[d->launch_why], err->msg,
+            d->retries, (long long)(lp->launch_hold_until - mono));
+}
+
+int gsd_launch_held(struct gsd_loop *lp)
+{
+    if (lp->launch_hold_until > gsd_mono_ms())
+        return 1;
+    lp->launch_hold_until = 0; /* over: this pass runs */
+    return 0;
 }
 
 /* A launch that did not happen: retried when the daemon is to blame,
@@ -152,7 +169,7 @@ static void launch_failed(struct gsd_loop *lp, struct djob *d, const struct gs_e
 {
     d->proc = (struct gsd_proc){ 0, 0, -1 };
     if (lp->be == &gsd_backend_local && d->launch_why >= 0) {
-        retry_later(lp, d, err);
+        defer(lp, d, err);
         return;
     }
     gsd_log("job %s: launch failed: %s", d->id, err->msg);
@@ -200,6 +217,7 @@ static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
     }
     d->proc = r->proc;
     d->retries = 0;
+    lp->launch_streak = 0;
     d->launched = 1; /* confirmed (gs_engine_started) next turn */
     gsd_watch(lp, d);
     if (d->state == D_STOPPING) { /* cancelled or preempted while launching */
@@ -286,6 +304,8 @@ int64_t gsd_launch_next_retry(const struct gsd_loop *lp)
             (best == 0 || d->retry_at < best))
             best = d->retry_at;
     }
+    if (lp->launch_hold_until > 0 && (best == 0 || lp->launch_hold_until < best))
+        best = lp->launch_hold_until; /* the pass held back by defer() */
     return best;
 }
 

@@ -41,6 +41,8 @@ struct djob {
     int launching;            /* 1 + the attempt handed to the launcher thread and not
                                  yet collected (launcher.h), 0 = none */
     int launch_error;         /* the launch failed: tell the engine */
+    int launch_deferred;      /* the launch failed for the daemon's own reasons: the
+                                 engine puts it back as pending next turn */
     int exited;               /* its pidfd fired: collect the end */
     int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
     int64_t retry_at;         /* monotonic ms of the next launch try (or read of the
@@ -213,6 +215,9 @@ struct gsd_loop {
     int *gpu_offset;          /* physical: per node, its first host GPU index */
     int64_t launch_failures[GSD_LF_N]; /* the daemon's own launch failures, by reason */
     struct gsd_launcher *lch; /* the local backend's launcher thread (launcher.h) */
+    int64_t launch_hold_until; /* monotonic ms before which no pass runs: launches fail
+                                  on the daemon's side (loop_launch.c), 0 = none */
+    int launch_streak;        /* back-off rounds in a row (reset by a launch) */
 };
 struct gsd_conflict;
 struct gsd_launcher;
@@ -276,6 +281,10 @@ void gsd_launch_drain(struct gsd_loop *lp);
 /* Monotonic ms of the earliest launch (or exit read) retry due after the
  * daemon ran out of descriptors (loop_launch.c), 0 = none. */
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
+/* Whether passes are held back: launches fail on the daemon's side and
+ * their back-off has not ended (loop_launch.c); once it has, the hold is
+ * cleared (the pass about to run ends it). */
+int gsd_launch_held(struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
 int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_submit *s,
