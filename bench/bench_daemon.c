@@ -821,7 +821,8 @@ static double hist_quantile(const char *text, const char *name, double q)
 /* The count of completed jobs in /metrics text. */
 static long completed_of(const char *text)
 {
-    const char *p = strstr(text, "gpusched_jobs_ended_total{outcome=\"completed\",team=\"default\"} ");
+    const char *p =
+        strstr(text, "gpusched_jobs_ended_total{outcome=\"completed\",team=\"default\"} ");
     return p ? atol(strchr(p, '}') + 2) : 0;
 }
 
@@ -870,7 +871,8 @@ static void bench_run(int clients, int total)
            "%s\n",
            clients, clients > 1 ? "s" : " ", got, ms, got / ms * 1000, want / sub_ms * 1000,
            hist_quantile(out, h, 0.5), hist_quantile(out, h, 0.9), hist_quantile(out, h, 0.99),
-           lc > 0 ? ls / lc * 1e3 : 0, failed || got < want ? "  (FAILED: not every job ended completed)" : "");
+           lc > 0 ? ls / lc * 1e3 : 0,
+           failed || got < want ? "  (FAILED: not every job ended completed)" : "");
     stop(&d);
 }
 

@@ -109,9 +109,9 @@ struct gsd_launcher *gsd_launcher_start(int wake_fd)
         return NULL;
     ln->wake_fd = wake_fd;
     const char *delay = getenv("GPUSCHEDD_TEST_LAUNCH_DELAY_MS");
-    ln->delay_ms = delay ? atoi(delay) : 0;
+    ln->delay_ms = delay ? (int)strtol(delay, NULL, 10) : 0;
     const char *fail = getenv("GPUSCHEDD_TEST_LAUNCH_FAIL");
-    ln->fail_left = fail ? atoi(fail) : 0;
+    ln->fail_left = fail ? (int)strtol(fail, NULL, 10) : 0;
     pthread_mutex_init(&ln->mu, NULL);
     pthread_cond_init(&ln->cv, NULL);
     pthread_cond_init(&ln->idle, NULL);

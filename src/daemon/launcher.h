@@ -55,7 +55,8 @@ struct gsd_launcher;
  * time a launch is done.  Test hook: GPUSCHEDD_TEST_LAUNCH_DELAY_MS=N makes
  * every launch wait N ms first (a slow fork; tests/cli/daemon_launcher.t);
  * GPUSCHEDD_TEST_LAUNCH_FAIL=N makes the first N launches fail as a fork
- * without processes would (EAGAIN: the daemon's failure).  Returns the launcher, or NULL with errno set. */
+ * without processes would (EAGAIN: the daemon's failure).  Returns the
+ * launcher, or NULL with errno set. */
 struct gsd_launcher *gsd_launcher_start(int wake_fd);
 
 /* Hand a list of requests over (ownership moves; NULL is fine). */

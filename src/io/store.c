@@ -38,8 +38,8 @@ enum {
 #define JOB_COLS                                                                           \
     "seq, id, idem, team, user, gpus, request, state, outcome, submit_ms, first_start_ms," \
     " start_ms, end_ms, ckpt_ms, attempts, runs, preemptions, work_ms, lost_ms,"           \
-    " lost_gpu_s, exit_code, placement, sup_pid, sup_start, stop, alloc_milli, alloc_mem, engine,"   \
-    " launch_error"
+    " lost_gpu_s, exit_code, placement, sup_pid, sup_start, stop, alloc_milli, alloc_mem,"  \
+    " engine, launch_error"
 
 static const char *const sql[Q_COUNT] = {
     [Q_BEGIN] = "BEGIN IMMEDIATE",

@@ -6,7 +6,8 @@
 # after a back-off, counted in gpusched_launch_failures_total{reason}, and
 # none is failed for it; with launches made to fail on purpose
 # (GPUSCHEDD_TEST_LAUNCH_FAIL=4: a fork without processes), the API shows
-# the job pending, not starting, while they fail; an exit file the daemon cannot open for lack of descriptors is read
+# the job pending, not starting, while they fail; an exit file the daemon
+# cannot open for lack of descriptors is read
 # again later (not taken for a lost supervisor).  A job whose own command
 # cannot be executed (ENOENT, E2BIG) fails with the reason logged and
 # journalled.
