@@ -7,7 +7,7 @@
 # (an argument too large to execute: 126).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 13
+plan 14
 
 S=$TMP/s
 daemon_start "$S"
@@ -54,3 +54,4 @@ api GET "/v1/jobs?state=done"
 is "$(field "$body" '[.jobs[] | select(.launch_error != null)] | length')" 3 \
     "after a restart too, also in the job list"
 daemon_stop
+sanitizer_clean

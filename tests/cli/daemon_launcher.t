@@ -10,7 +10,7 @@
 # exactly once, as its first attempt.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 8
+plan 9
 
 S=$TMP/s
 GPUSCHEDD_TEST_LAUNCH_DELAY_MS=1500 daemon_start "$S"
@@ -42,3 +42,4 @@ is "$(field "$body" '[.jobs[] | select(.attempts != 1)] | length')" 0 "all as at
 ok "$([ "$(grep -c 'decided but not launched' "$TMP/daemon.err")" -ge 1 ]; echo $?)" \
     "the restart found jobs decided but not launched ($(grep -c 'decided but not launched' "$TMP/daemon.err"))"
 daemon_stop
+sanitizer_clean
