@@ -566,7 +566,8 @@ static int is_write(int kind)
 
 static int pass(struct gsd_loop *lp, gs_time now, struct gs_error *err)
 {
-    if (gsd_launch_held(lp)) /* launches fail on the daemon's side: decide nothing yet */
+    if (gsd_launch_held(lp)) /* launches fail on the daemon's side, or the launcher
+                                threads are saturated: decide nothing yet */
         return 0;
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);

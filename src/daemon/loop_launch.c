@@ -157,6 +157,11 @@ static void defer(struct gsd_loop *lp, struct djob *d, const struct gs_error *er
 
 int gsd_launch_held(struct gsd_loop *lp)
 {
+    /* back-pressure: while more launches wait than the threads can start
+     * in a few rounds, decided jobs would hold GPUs without running; the
+     * pass runs again when results come back (the eventfd wakes the loop) */
+    if (lp->lch && gsd_launcher_in_flight(lp->lch) >= 4 * GSD_LAUNCHER_THREADS)
+        return 1;
     if (lp->launch_hold_until > gsd_mono_ms())
         return 1;
     lp->launch_hold_until = 0; /* over: this pass runs */

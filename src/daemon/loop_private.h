@@ -282,8 +282,9 @@ void gsd_launch_drain(struct gsd_loop *lp);
  * daemon ran out of descriptors (loop_launch.c), 0 = none. */
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
 /* Whether passes are held back: launches fail on the daemon's side and
- * their back-off has not ended (loop_launch.c); once it has, the hold is
- * cleared (the pass about to run ends it). */
+ * their back-off has not ended (once it has, the hold is cleared: the pass
+ * about to run ends it), or 4 launches per launcher thread are still under
+ * way (loop_launch.c). */
 int gsd_launch_held(struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
