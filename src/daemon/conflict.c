@@ -43,6 +43,7 @@ int gsd_conflict_hold(struct gsd_loop *lp, struct djob *d, const char *why)
     free(d->user);
     free(d->request);
     free(d->placement);
+    free(d->launch_msg);
     free(d);
     gsd_log("job %s: held out of the engine (journal conflict: %s); its processes are left "
             "as they are: cancel it, or restart once the other job has ended "

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/launcher.h"
 #include "daemon/dash_route.h"
 #include "daemon/lockfile.h"
 #include "daemon/view.h"
@@ -182,6 +183,7 @@ static void metrics_init(struct gsd_loop *lp)
     gsd_hist_init(&lp->commit_ms, commit, (int)(sizeof commit / sizeof commit[0]));
     gsd_hist_init(&lp->wait_s, wait, (int)(sizeof wait / sizeof wait[0]));
     gsd_hist_init(&lp->publish_ms, pass, (int)(sizeof pass / sizeof pass[0]));
+    gsd_hist_init(&lp->launch_ms, pass, (int)(sizeof pass / sizeof pass[0]));
     static const double lat[] = { 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
                                   10, 30, 60 };
     gsd_hist_init(&lp->start_lat_s, lat, (int)(sizeof lat / sizeof lat[0]));
@@ -564,6 +566,9 @@ static int is_write(int kind)
 
 static int pass(struct gsd_loop *lp, gs_time now, struct gs_error *err)
 {
+    if (gsd_launch_held(lp)) /* launches fail on the daemon's side, or the launcher
+                                threads are saturated: decide nothing yet */
+        return 0;
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     int rc = gs_engine_step(lp->eng, now, err);
@@ -631,6 +636,7 @@ static int turn(struct gsd_loop *lp)
     gs_time now = gsd_now(lp);
     lp->again = more;
     lp->turns++;
+    gsd_launch_collect(lp); /* what the launcher thread has done since */
     if (lp->outage && !gsd_outage_probe(lp)) { /* writes refused, reads served */
         gsd_outage_answer(lp, cmds, is_write);
         release_batch(lp, cmds);
@@ -757,10 +763,8 @@ static void reload_policy(struct gsd_loop *lp)
     gsd_log("SIGHUP: policy %s reloaded", lp->opts.policy);
 }
 
-int gsd_loop_run(struct gsd_loop *lp)
+static int loop_body(struct gsd_loop *lp)
 {
-    if (gsd_journal_checked(lp) < 0) /* before the first write */
-        return GSD_EXIT_DAMAGED;
     while (!lp->stop) {
         struct epoll_event ev[64];
         int n = epoll_wait(lp->epfd, ev, 64, timeout_ms(lp));
@@ -797,8 +801,24 @@ int gsd_loop_run(struct gsd_loop *lp)
         if (lp->reload)
             reload_policy(lp);
     }
-    gsd_log("stopping; running jobs keep running and are re-adopted at the next start");
     return 0;
+}
+
+int gsd_loop_run(struct gsd_loop *lp)
+{
+    if (gsd_journal_checked(lp) < 0) /* before the first write */
+        return GSD_EXIT_DAMAGED;
+    if (lp->be == &gsd_backend_local && !(lp->lch = gsd_launcher_start(lp->efd))) {
+        gsd_log("fatal: the launcher thread: %s", strerror(errno));
+        return 1;
+    }
+    int rc = loop_body(lp);
+    gsd_launch_drain(lp); /* what is being launched is recorded (RUNDIR/sup) */
+    gsd_launcher_stop(lp->lch);
+    lp->lch = NULL;
+    if (rc == 0)
+        gsd_log("stopping; running jobs keep running and are re-adopted at the next start");
+    return rc;
 }
 
 void gsd_loop_close(struct gsd_loop *lp)
@@ -819,6 +839,8 @@ void gsd_loop_destroy(struct gsd_loop *lp)
 {
     if (!lp)
         return;
+    gsd_launcher_stop(lp->lch);
+    lp->lch = NULL;
     if (lp->be && lp->be->close)
         lp->be->close(lp);
     for (size_t i = 0; i < lp->nlive; i++) {
@@ -833,6 +855,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         free(d->request);
         free(d->placement);
         free(d->bk_actual);
+        free(d->launch_msg);
         free(d);
     }
     gsd_view_fini(lp);

@@ -302,23 +302,31 @@ void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
 /* Confirm last turn's launches to the engine. */
 static void confirm_launches(struct gsd_loop *lp, gs_time now)
 {
+    struct gs_error err;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->launched && d->ji.state == GS_JOB_STARTING) {
-            struct gs_error err;
             if (gs_engine_started(lp->eng, now, d->handle, &err) < 0)
                 gsd_log("job %s: start not confirmed: %s", d->id, err.msg);
             else if (d->decided != GS_TIME_NONE)
                 gsd_latency_add(lp, (double)(now - d->decided) / 1000.0);
             d->decided = GS_TIME_NONE;
             gsd_job_sync(lp, d);
+        } else if (d->launch_deferred) { /* the daemon's failure: back to pending */
+            if (gs_engine_launch_deferred(lp->eng, now, d->handle, &err) < 0)
+                gsd_log("job %s: launch not deferred: %s", d->id, err.msg);
+            gs_store_event(lp->st, now, d->seq, "launch_deferred",
+                           d->launch_why >= 0 ? gsd_launch_fail_name[d->launch_why] : NULL,
+                           NULL);
+            gsd_job_sync(lp, d);
+            d->decided = GS_TIME_NONE;
         } else if (d->launch_error) {
             lp->backend_errors++;
             gs_engine_launch_failed(lp->eng, now, d->handle, NULL);
             gsd_job_sync(lp, d);
             d->decided = GS_TIME_NONE;
         }
-        d->launched = d->launch_error = 0;
+        d->launched = d->launch_error = d->launch_deferred = 0;
     }
 }
 
@@ -525,11 +533,13 @@ static void free_job(struct gsd_loop *lp, size_t i)
     free(d->request);
     free(d->placement);
     free(d->bk_actual);
+    free(d->launch_msg);
     free(d);
 }
 
 void gsd_jobs_drop_all(struct gsd_loop *lp)
 {
+    gsd_launch_drain(lp); /* no launch in flight refers to a job dropped here */
     while (lp->nlive > 0) {
         struct djob *d = lp->live[lp->nlive - 1];
         if (d->proc.pidfd >= 0)
@@ -557,7 +567,8 @@ void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_
         .lost_gpu_s = (double)ji->lost * (double)gs_job_info_milli_gpus(ji) / 1e6,
         .exit_code = ji->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
         .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
-        .alloc_mem = d->alloc_mem, .engine = info, .request = d->request };
+        .alloc_mem = d->alloc_mem, .engine = info, .request = d->request,
+        .launch_error = d->launch_msg };
 }
 
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
@@ -576,7 +587,7 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
         gsd_job_row(d, &r, info, sizeof info);
         if (gs_store_job_update(lp->st, &r, err) < 0)
             return -1;
-        if (d->state == D_DONE && d->proc.pid == 0) {
+        if (d->state == D_DONE && d->proc.pid == 0 && !d->launching) {
             gsd_count_done(lp, d->team, d->outcome, 1);
             if (d->handle >= 0)
                 gs_engine_retire(lp->eng, d->handle, NULL);

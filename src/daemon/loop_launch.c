@@ -2,11 +2,14 @@
  * request is read back from the journal (the engine does not keep
  * commands), its environment built (CUDA_VISIBLE_DEVICES = the GPU indices
  * on its first node, GPUSCHED_JOB_ID, GPUSCHED_SERVER, GPUSCHED_PLACEMENT)
- * and its supervisor forked after the commit that recorded the decision.
+ * and its supervisor forked after the commit that recorded the decision,
+ * by the launcher thread (launcher.h): a turn's launches are handed over
+ * as one batch and their results collected at the start of a later turn.
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 #include "daemon/gpumap.h"
+#include "daemon/launcher.h"
 #include "daemon/reap.h"
 #include "daemon/runas.h"
 
@@ -85,86 +88,215 @@ int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_
     return 0;
 }
 
-static int launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
+/* The launch of d's decided attempt, built on the engine thread (the
+ * request is read back from the journal): NULL with err and
+ * d->launch_why (-1 = the job's own failure: a request that does not
+ * decode; else the daemon's, retried). */
+static struct gsd_lreq *prepare(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
 {
-    struct gs_api_submit s;
-    memset(&s, 0, sizeof s);
-    int rc = gsd_launch_request(lp, d, &s, err);
-    if (rc < 0) /* unreadable journal: retried; a request that does not decode: the job's */
-        return d->launch_why = rc == GS_EIO ? GSD_LF_REQUEST : -1, rc;
-    char dir[4096], out[4096], errp[4096], *bufs[4] = { 0 };
-    gsd_rundir(lp, d, dir, sizeof dir);
-    gsd_out_name(lp, d->id, d->ji.attempts, "out", out, sizeof out);
-    gsd_out_name(lp, d->id, d->ji.attempts, "err", errp, sizeof errp);
-    char **env = launch_env(lp, d, &s, bufs);
-    struct gsd_launch l = { .self = lp->opts.self, .rundir = dir, .argv = s.argv,
-                            .envp = env, .cwd = s.cwd, .out = s.out ? s.out : out,
-                            .err = s.err ? s.err : errp, .out_own = !s.out,
-                            .err_own = !s.err, .user = d->user,
-                            .fsize = lp->file_limit };
-    if (lp->opts.virtual_users && !gsd_runas_exists(d->user))
-        l.user = "-";
-    d->launch_why = GSD_LF_FORK; /* out of memory here: the daemon's failure too */
-    rc = env ? gsd_backend_launch(&l, &d->proc, &d->launch_why, err)
-             : gs_errorf(err, GS_ENOMEM, "out of memory");
-    free(env);
-    for (int i = 0; i < 4; i++)
-        free(bufs[i]);
-    gs_api_submit_fini(&s);
-    if (rc == 0) {
-        d->launched = 1; /* confirmed (gs_engine_started) next turn */
-        gsd_watch(lp, d);
+    struct gsd_lreq *r = calloc(1, sizeof *r);
+    d->launch_why = GSD_LF_FORK; /* out of memory here: the daemon's failure */
+    if (!r)
+        return gs_errorf(err, GS_ENOMEM, "out of memory"), NULL;
+    int rc = gsd_launch_request(lp, d, &r->s, err);
+    if (rc < 0) { /* unreadable journal: retried; a request that does not decode: the job's */
+        d->launch_why = rc == GS_EIO ? GSD_LF_REQUEST : -1;
+        free(r);
+        return NULL;
     }
-    return rc;
+    char dir[4096];
+    gsd_rundir(lp, d, dir, sizeof dir);
+    r->rundir = strdup(dir);
+    char path[4096];
+    r->out = strdup(gsd_out_name(lp, d->id, d->ji.attempts, "out", path, sizeof path));
+    r->err = strdup(gsd_out_name(lp, d->id, d->ji.attempts, "err", path, sizeof path));
+    r->user = strdup(lp->opts.virtual_users && !gsd_runas_exists(d->user) ? "-" : d->user);
+    r->env = launch_env(lp, d, &r->s, r->bufs);
+    if (!r->rundir || !r->out || !r->err || !r->user || !r->env || !r->bufs[3]) {
+        gsd_lreq_free(r);
+        return gs_errorf(err, GS_ENOMEM, "out of memory"), NULL;
+    }
+    r->l = (struct gsd_launch){ .self = lp->opts.self, .rundir = r->rundir,
+                                .argv = r->s.argv, .envp = r->env, .cwd = r->s.cwd,
+                                .out = r->s.out ? r->s.out : r->out,
+                                .err = r->s.err ? r->s.err : r->err, .out_own = !r->s.out,
+                                .err_own = !r->s.err, .user = r->user,
+                                .fsize = lp->file_limit };
+    r->d = d;
+    r->attempt = d->ji.attempts;
+    return r;
 }
 
 /* A launch failed for the daemon's own reasons (descriptors, processes,
- * memory, its state directory): not the job's failure.  The job keeps its
- * decision and GPUs (state starting) and is launched again after a
- * back-off of 100 ms doubling to 10 s; counted by reason in /metrics. */
-static void retry_later(struct gsd_loop *lp, struct djob *d, const struct gs_error *err)
+ * memory, its state directory): not the job's failure.  The engine puts the
+ * job back as pending next turn, its GPUs released and no attempt charged
+ * (gs_engine_launch_deferred), and no pass runs (so nothing is decided that
+ * could not be launched) until a back-off of 100 ms, doubling with each
+ * round of failures in a row up to 10 s, has passed; counted by reason in
+ * /metrics. */
+static void defer(struct gsd_loop *lp, struct djob *d, const struct gs_error *err)
 {
-    int64_t wait = 100;
-    for (int k = 0; k < d->retries && wait < 10000; k++)
-        wait *= 2;
-    wait = wait > 10000 ? 10000 : wait;
+    int64_t mono = gsd_mono_ms();
+    if (mono >= lp->launch_hold_until) { /* a new round */
+        int64_t wait = 100;
+        for (int k = 0; k < lp->launch_streak && wait < 10000; k++)
+            wait *= 2;
+        lp->launch_hold_until = mono + (wait > 10000 ? 10000 : wait);
+        lp->launch_streak++;
+    }
     d->retries++;
-    d->retry_at = gsd_mono_ms() + wait;
-    d->launch_wanted = 1;
+    d->launch_deferred = 1;
     lp->launch_failures[d->launch_why]++;
-    gsd_log("job %s: launch failed on the daemon's side (%s: %s); retry %d in %lld ms", d->id,
-            gsd_launch_fail_name[d->launch_why], err->msg, d->retries, (long long)wait);
+    gsd_job_dirty(lp, d);
+    lp->again = 1;
+    gsd_log("job %s: launch failed on the daemon's side (%s: %s); retry %d in %lld ms, "
+            "pending meanwhile", d->id, gsd_launch_fail_name[d->launch_why], err->msg,
+            d->retries, (long long)(lp->launch_hold_until - mono));
+}
+
+int gsd_launch_held(struct gsd_loop *lp)
+{
+    /* back-pressure: while more launches wait than the threads can start
+     * in a few rounds, decided jobs would hold GPUs without running; the
+     * pass runs again when results come back (the eventfd wakes the loop) */
+    if (lp->lch && gsd_launcher_in_flight(lp->lch) >= 4 * GSD_LAUNCHER_THREADS)
+        return 1;
+    if (lp->launch_hold_until > gsd_mono_ms())
+        return 1;
+    lp->launch_hold_until = 0; /* over: this pass runs */
+    return 0;
+}
+
+/* A launch that did not happen: retried when the daemon is to blame,
+ * else reported to the engine next turn. */
+static void launch_failed(struct gsd_loop *lp, struct djob *d, const struct gs_error *err)
+{
+    d->proc = (struct gsd_proc){ 0, 0, -1 };
+    if (lp->be == &gsd_backend_local && d->launch_why >= 0) {
+        defer(lp, d, err);
+        return;
+    }
+    gsd_log("job %s: launch failed: %s", d->id, err->msg);
+    d->launch_error = 1; /* the engine hears of it next turn */
+    gsd_job_dirty(lp, d);
+    lp->again = 1;
+}
+
+/* A supervisor whose job no longer wants it (stopped, its node down, the
+ * attempt re-planned while it was being launched): it goes (SIGKILL to its
+ * job's group) and is reaped with the orphans (loop_nodes.c). */
+static void discard(struct gsd_loop *lp, struct gsd_proc *p)
+{
+    gsd_backend_signal(p, GSD_SIG_KILL);
+    struct gsd_proc *o = realloc(lp->orphans, (lp->norphans + 1) * sizeof *o);
+    if (o) {
+        lp->orphans = o;
+        lp->orphans[lp->norphans++] = *p;
+    } else {
+        gsd_backend_release(p);
+    }
+}
+
+/* One launch the launcher thread has carried out. */
+static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
+{
+    struct djob *d = r->d;
+    gsd_hist_add(&lp->launch_ms, r->ms);
+    int wanted = d->launching == r->attempt + 1 && d->ji.attempts == r->attempt;
+    d->launching = 0;
+    d->launch_why = r->why;
+    if (r->rc < 0) {
+        if (wanted && d->state == D_STARTING)
+            launch_failed(lp, d, &r->error);
+        else if (wanted) /* a stop asked meanwhile: confirmed now */
+            d->launch_error = 1, lp->again = 1;
+        gsd_job_dirty(lp, d);
+        return;
+    }
+    if (!wanted || (d->state != D_STARTING && d->state != D_STOPPING)) {
+        discard(lp, &r->proc);
+        gsd_job_dirty(lp, d);
+        lp->again = 1; /* a new decision of it may wait for this one's end */
+        return;
+    }
+    d->proc = r->proc;
+    d->retries = 0;
+    lp->launch_streak = 0;
+    d->launched = 1; /* confirmed (gs_engine_started) next turn */
+    gsd_watch(lp, d);
+    if (d->state == D_STOPPING) { /* cancelled or preempted while launching */
+        if (gsd_backend_signal(&d->proc, GSD_SIG_TERM) < 0)
+            d->exited = 1;
+        d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
+    }
+    gsd_job_dirty(lp, d);
+    lp->again = 1; /* confirm and journal the supervisor's pid at once */
+}
+
+void gsd_launch_collect(struct gsd_loop *lp)
+{
+    if (!lp->lch)
+        return;
+    for (struct gsd_lreq *r = gsd_launcher_take(lp->lch), *next; r; r = next) {
+        next = r->next;
+        collect_one(lp, r);
+        gsd_lreq_free(r);
+    }
+}
+
+void gsd_launch_drain(struct gsd_loop *lp)
+{
+    if (!lp->lch)
+        return;
+    gsd_launcher_quiesce(lp->lch);
+    gsd_launch_collect(lp);
+}
+
+/* Slurm: the launch on the engine thread (one sbatch per job). */
+static void launch_now(struct gsd_loop *lp, struct djob *d)
+{
+    struct gs_error err;
+    gs_error_clear(&err);
+    if (lp->be->launch(lp, d, &err) < 0) {
+        launch_failed(lp, d, &err);
+        return;
+    }
+    d->retries = 0;
+    gsd_job_dirty(lp, d);
+    lp->again = 1;
 }
 
 void gsd_launch_pending(struct gsd_loop *lp)
 {
     int64_t mono = gsd_mono_ms();
+    struct gsd_lreq *batch = NULL, **tail = &batch;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
-        if (!d->launch_wanted || d->proc.pid > 0 || d->state != D_STARTING ||
+        if (!d->launch_wanted || d->proc.pid > 0 || d->launching || d->state != D_STARTING ||
             d->retry_at > mono)
             continue;
         d->launch_wanted = 0;
         d->retry_at = 0;
         d->launch_why = -1;
-        struct gs_error err;
-        gs_error_clear(&err);
         if (gsd_test_crash == GSD_CRASH_BEFORE_LAUNCH)
             _exit(99);
-        if (lp->be->launch(lp, d, &err) < 0) {
-            d->proc = (struct gsd_proc){ 0, 0, -1 };
-            if (lp->be == &gsd_backend_local && d->launch_why >= 0) {
-                retry_later(lp, d, &err);
-                continue;
-            }
-            gsd_log("job %s: launch failed: %s", d->id, err.msg);
-            d->launch_error = 1; /* the engine hears of it next turn */
-        } else {
-            d->retries = 0;
+        if (!lp->lch) {
+            launch_now(lp, d);
+            continue;
         }
-        gsd_job_dirty(lp, d);
-        lp->again = 1; /* confirm and journal the supervisor's pid at once */
+        struct gs_error err;
+        gs_error_clear(&err);
+        struct gsd_lreq *r = prepare(lp, d, &err);
+        if (!r) {
+            launch_failed(lp, d, &err);
+            continue;
+        }
+        d->launching = r->attempt + 1;
+        *tail = r;
+        tail = &r->next;
     }
+    if (batch)
+        gsd_launcher_submit(lp->lch, batch); /* the turn's launches, at once */
 }
 
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp)
@@ -176,6 +308,8 @@ int64_t gsd_launch_next_retry(const struct gsd_loop *lp)
             (best == 0 || d->retry_at < best))
             best = d->retry_at;
     }
+    if (lp->launch_hold_until > 0 && (best == 0 || lp->launch_hold_until < best))
+        best = lp->launch_hold_until; /* the pass held back by defer() */
     return best;
 }
 
@@ -195,9 +329,9 @@ static int local_signal(struct gsd_loop *lp, struct djob *d, int how)
 }
 
 /* A launch that failed before the job's program ran (supervise.c wrote
- * RUNDIR/error): logged and journalled as a launch_failed event with the
- * reason. */
-static void launch_error(struct gsd_loop *lp, const struct djob *d, const char *dir)
+ * RUNDIR/error): logged, journalled as a launch_failed event with the
+ * reason and kept as the job's launch_error (its row, the job object). */
+static void launch_error(struct gsd_loop *lp, struct djob *d, const char *dir)
 {
     char path[4200], msg[512];
     snprintf(path, sizeof path, "%s/error", dir);
@@ -209,6 +343,12 @@ static void launch_error(struct gsd_loop *lp, const struct djob *d, const char *
     msg[n] = '\0';
     gsd_log("job %s: launch failed: %s", d->id, msg);
     gs_store_event(lp->st, gsd_now(lp), d->seq, "launch_failed", msg, NULL);
+    char *keep = strdup(msg);
+    if (keep) {
+        free(d->launch_msg);
+        d->launch_msg = keep;
+        d->dirty = 1;
+    }
 }
 
 /* The attempt's end.  A supervisor gone without its exit file (killed)
@@ -238,6 +378,6 @@ static void local_release(struct gsd_loop *lp, struct djob *d)
 }
 
 const struct gsd_backend_ops gsd_backend_local = {
-    .name = "local", .open = local_open, .launch = launch, .signal = local_signal,
+    .name = "local", .open = local_open, .launch = NULL, .signal = local_signal,
     .reconcile = gsd_local_reconcile, .read_exit = local_read_exit, .release = local_release,
 };

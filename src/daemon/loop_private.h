@@ -40,7 +40,11 @@ struct djob {
     struct gsd_proc proc;     /* pid 0 = no supervisor */
     int launch_wanted;        /* START decided; launch after the commit */
     int launched;             /* launched after the last commit: confirm it */
+    int launching;            /* 1 + the attempt handed to the launcher thread and not
+                                 yet collected (launcher.h), 0 = none */
     int launch_error;         /* the launch failed: tell the engine */
+    int launch_deferred;      /* the launch failed for the daemon's own reasons: the
+                                 engine puts it back as pending next turn */
     int exited;               /* its pidfd fired: collect the end */
     int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
     int64_t retry_at;         /* monotonic ms of the next launch try (or read of the
@@ -48,6 +52,7 @@ struct djob {
                                  (loop_launch.c), 0 = none */
     int retries;              /* such failures in a row */
     int launch_why;           /* enum gsd_launch_fail of the last one, -1 = the job's */
+    char *launch_msg;         /* why the last launch of its command failed, NULL */
     int64_t bk_deadline;      /* slurm: monotonic ms by which it must run */
     int bk_running;           /* slurm: seen running */
     int bk_code;              /* slurm: exit code read at the end */
@@ -185,6 +190,7 @@ struct gsd_loop {
     struct djob **qcache;     /* the queue as of the last turn's publish */
     size_t nqcache;
     struct gsd_hist publish_ms;
+    struct gsd_hist launch_ms;    /* one launch on the launcher thread */
     struct gsd_node_text *ntext;  /* per node: its object as last rendered (view.c) */
     struct gsd_vbuild *vb;    /* view.c: the job table kept between publishes */
     int view_check;           /* GPUSCHEDD_VIEW_CHECK=1: check each publish (view.c) */
@@ -229,8 +235,13 @@ struct gsd_loop {
     /* failstats.c */
     struct gsd_failstats fail;
     int fail_ctx;             /* a node or GPU is going down: failures are node failures */
+    struct gsd_launcher *lch; /* the local backend's launcher thread (launcher.h) */
+    int64_t launch_hold_until; /* monotonic ms before which no pass runs: launches fail
+                                  on the daemon's side (loop_launch.c), 0 = none */
+    int launch_streak;        /* back-off rounds in a row (reset by a launch) */
 };
 struct gsd_conflict;
+struct gsd_launcher;
 
 struct gsd_blob;
 struct gsd_view;
@@ -278,10 +289,24 @@ int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n);
 int gsd_info_parse(const char *text, struct gs_job_info *ji);
 void gsd_kill_timers(struct gsd_loop *lp);
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err);
+/* Hand the decided launches over (local: to the launcher thread, as one
+ * batch; slurm: carried out here); after the turn's commit. */
 void gsd_launch_pending(struct gsd_loop *lp);
+/* Take the launches the launcher thread has carried out: a supervisor is
+ * watched and confirmed next turn, a failure retried or reported (at the
+ * start of each turn). */
+void gsd_launch_collect(struct gsd_loop *lp);
+/* Wait for every launch handed over, then collect them (before the live
+ * jobs are dropped). */
+void gsd_launch_drain(struct gsd_loop *lp);
 /* Monotonic ms of the earliest launch (or exit read) retry due after the
  * daemon ran out of descriptors (loop_launch.c), 0 = none. */
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
+/* Whether passes are held back: launches fail on the daemon's side and
+ * their back-off has not ended (once it has, the hold is cleared: the pass
+ * about to run ends it), or 4 launches per launcher thread are still under
+ * way (loop_launch.c). */
+int gsd_launch_held(struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
 /* Refusal at the door (loop_admit.c): when the engine could never run c's

@@ -190,6 +190,7 @@ static int from_row(struct djob *d, const struct gs_store_job *r)
         d->ji.submit = r->submit;
     }
     d->placement = r->placement ? strdup(r->placement) : NULL;
+    d->launch_msg = r->launch_error ? strdup(r->launch_error) : NULL;
     d->proc = (struct gsd_proc){ (pid_t)r->sup_pid, r->sup_start, -1 };
     d->alloc_milli = r->alloc_milli;
     d->alloc_mem = r->alloc_mem;

@@ -193,6 +193,9 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     hist(f, "gpusched_start_latency_seconds",
          "Start decision to confirmed running (engine time; the driver's start latency).",
          &lp->start_lat_s, 1);
+    hist(f, "gpusched_launch_duration_seconds",
+         "One supervisor's launch (run directory, fork, go) on the launcher thread.",
+         &lp->launch_ms, 1e-3);
     double med, sig;
     gsd_latency_get(&lp->start_lat, &med, &sig);
     head(f, "gpusched_start_latency_median_seconds", "gauge",

@@ -399,6 +399,8 @@ json_t *gs_api_job_json(const struct gs_api_job *j)
            json_object_set_new(o, "lost_gpu_s", json_real(j->lost_gpu_s)) |
            json_object_set_new(o, "exit_code",
                                j->exit_code < 0 ? json_null() : json_integer(j->exit_code));
+    if (j->launch_error)
+        bad |= json_object_set_new(o, "launch_error", json_string(j->launch_error));
     if (j->reason_code) {
         json_t *r = reason_json(j);
         bad |= r ? json_object_set_new(o, "reason", r) : -1;

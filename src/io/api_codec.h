@@ -88,6 +88,7 @@ struct gs_api_job {
     const char *request;      /* the submit body the journal keeps, NULL = none */
     const char *out_dir;      /* the daemon's output directory (default files) */
     const char *end_reason;   /* why it ended (done jobs), NULL = null */
+    const char *launch_error; /* NULL = the key is left out */
 };
 
 /* The job object as JSON (new reference; NULL on allocation failure).

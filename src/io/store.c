@@ -33,6 +33,8 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
     " wait_ms INTEGER NOT NULL, gpus INTEGER NOT NULL);",
     /* 2 -> 3: a job's events in order (GET /v1/jobs/ID/events) */
     "CREATE INDEX events_job ON events(job, seq);",
+    /* 3 -> 4: why the last launch of the job's command failed (exec's errno) */
+    "ALTER TABLE jobs ADD COLUMN launch_error TEXT;",
 };
 
 enum {
@@ -44,7 +46,8 @@ enum {
 #define JOB_COLS                                                                           \
     "seq, id, idem, team, user, gpus, request, state, outcome, submit_ms, first_start_ms," \
     " start_ms, end_ms, ckpt_ms, attempts, runs, preemptions, work_ms, lost_ms,"           \
-    " lost_gpu_s, exit_code, placement, sup_pid, sup_start, stop, alloc_milli, alloc_mem, engine"
+    " lost_gpu_s, exit_code, placement, sup_pid, sup_start, stop, alloc_milli, alloc_mem,"  \
+    " engine, launch_error"
 
 static const char *const sql[Q_COUNT] = {
     [Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -59,7 +62,8 @@ static const char *const sql[Q_COUNT] = {
                  " start_ms = ?5, end_ms = ?6, ckpt_ms = ?7, attempts = ?8, runs = ?9,"
                  " preemptions = ?10, work_ms = ?11, lost_ms = ?12, lost_gpu_s = ?13,"
                  " exit_code = ?14, placement = ?15, sup_pid = ?16, sup_start = ?17,"
-                 " stop = ?18, alloc_milli = ?19, alloc_mem = ?20, engine = ?21 WHERE seq = ?1",
+                 " stop = ?18, alloc_milli = ?19, alloc_mem = ?20, engine = ?21,"
+                 " launch_error = ?22 WHERE seq = ?1",
     [Q_EVENT] = "INSERT INTO events(time_ms, job, kind, detail) VALUES(?1, ?2, ?3, ?4)",
     [Q_JOB_EVENTS] = "SELECT seq, time_ms, kind, detail FROM events WHERE job = ?1 AND seq > ?2"
                      " ORDER BY seq LIMIT ?3",
@@ -315,6 +319,7 @@ int gs_store_job_update(struct gs_store *st, const struct gs_store_job *j,
     sqlite3_bind_int(s, 19, j->alloc_milli);
     sqlite3_bind_int64(s, 20, j->alloc_mem);
     bind_text(s, 21, j->engine);
+    bind_text(s, 22, j->launch_error);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? 0 : db_error(st, err, "update");
@@ -377,6 +382,7 @@ static void read_row(sqlite3_stmt *s, struct gs_store_job *j)
     j->alloc_milli = sqlite3_column_int(s, 25);
     j->alloc_mem = sqlite3_column_int64(s, 26);
     j->engine = col_text(s, 27);
+    j->launch_error = col_text(s, 28);
 }
 
 /* Step `s` to the end, calling fn per row.  Returns 0, fn's result, or

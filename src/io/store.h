@@ -26,7 +26,7 @@
 struct gs_store;
 
 /* Current schema version (user_version). */
-#define GS_STORE_SCHEMA 3
+#define GS_STORE_SCHEMA 4
 
 /* What a stopping job becomes once its processes are gone. */
 enum gs_store_stop {
@@ -57,6 +57,8 @@ struct gs_store_job {
     int alloc_milli;          /* the attempt's share and memory per GPU */
     int64_t alloc_mem;
     const char *engine;       /* the engine's record of the job (restore), NULL */
+    const char *launch_error; /* why the last launch of its command failed
+                                 ("exec PROG: No such file or directory"), NULL */
 };
 
 /* Called once per row; strings valid during the call.  A non-zero return

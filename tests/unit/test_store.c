@@ -392,6 +392,92 @@ static void test_bad_path(void **state)
     assert_int_equal(err.code, GS_EIO);
 }
 
+/* The v1 schema as main's daemon created it (migrations[0] of schema 1),
+ * with one ended job, then opened by this store: migrated to the current
+ * schema, the job intact, launch_error NULL; a launch_error written is
+ * read back after a reopen. */
+static const char v1_schema[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+    "CREATE TABLE jobs("
+    " seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT UNIQUE,"
+    " team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL,"
+    " request TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT,"
+    " submit_ms INTEGER NOT NULL, first_start_ms INTEGER, start_ms INTEGER,"
+    " end_ms INTEGER, ckpt_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0,"
+    " runs INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0,"
+    " work_ms INTEGER NOT NULL DEFAULT 0, lost_ms INTEGER NOT NULL DEFAULT 0,"
+    " lost_gpu_s REAL NOT NULL DEFAULT 0, exit_code INTEGER, placement TEXT,"
+    " sup_pid INTEGER, sup_start INTEGER, stop INTEGER NOT NULL DEFAULT 0,"
+    " alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem INTEGER NOT NULL DEFAULT 0,"
+    " engine TEXT);"
+    "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';"
+    "CREATE INDEX jobs_team ON jobs(team, seq);"
+    "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL,"
+    " job INTEGER, kind TEXT NOT NULL, detail TEXT);"
+    "INSERT INTO jobs(id, team, user, gpus, request, state, outcome, submit_ms, attempts,"
+    " exit_code) VALUES('old', 'a', 'u', 2, '{}', 'done', 'failed', 1000, 1, 127);"
+    "PRAGMA user_version = 1;";
+
+struct got {
+    char id[16], outcome[16], launch_error[128];
+    int exit_code, attempts, has_error;
+    int64_t seq;
+};
+
+static int on_got(void *arg, const struct gs_store_job *j)
+{
+    struct got *g = arg;
+    snprintf(g->id, sizeof g->id, "%s", j->id);
+    snprintf(g->outcome, sizeof g->outcome, "%s", j->outcome ? j->outcome : "");
+    g->has_error = j->launch_error != NULL;
+    snprintf(g->launch_error, sizeof g->launch_error, "%s",
+             j->launch_error ? j->launch_error : "");
+    g->exit_code = j->exit_code;
+    g->attempts = j->attempts;
+    g->seq = j->seq;
+    return 1;
+}
+
+static void test_v1_migrates(void **state)
+{
+    (void)state;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, v1_schema, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct gs_store *st = open_rw();
+    struct got g = { 0 };
+    assert_int_equal(gs_store_job_by_id(st, "old", on_got, &g), 1);
+    assert_string_equal(g.outcome, "failed");
+    assert_int_equal(g.exit_code, 127);
+    assert_int_equal(g.attempts, 1);
+    assert_int_equal(g.has_error, 0);
+    struct gs_store_job j = job("old", NULL);
+    j.seq = g.seq;
+    j.state = "done";
+    j.outcome = "failed";
+    j.exit_code = 127;
+    j.attempts = 1;
+    j.launch_error = "exec /nonexistent: No such file or directory";
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    assert_int_equal(gs_store_job_update(st, &j, &err), 0);
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    gs_store_close(st);
+    st = open_rw();
+    memset(&g, 0, sizeof g);
+    assert_int_equal(gs_store_job_by_id(st, "old", on_got, &g), 1);
+    assert_string_equal(g.launch_error, "exec /nonexistent: No such file or directory");
+    gs_store_close(st);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *s;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(s, 0), GS_STORE_SCHEMA); /* migrated to this one */
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +487,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_migrates_history, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v1_migrates, setup, teardown),
         cmocka_unit_test(test_bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -303,6 +303,18 @@ int gs_engine_launch_failed(struct gs_engine *eng, gs_time now, int job,
  * STOPPING job completes its stop.  GS_ESTATE when it holds no GPUs. */
 int gs_engine_run_lost(struct gs_engine *eng, gs_time now, int job, struct gs_error *err);
 
+/* A STARTING job could not be launched for the driver's own reasons (out
+ * of descriptors, processes or memory: not the job's failure): its GPUs are
+ * released and it goes back to the queue ahead of its peers, as if the
+ * START had not been decided: `attempts` and `runs` are restored, no
+ * failure is counted, the retry policy is not consulted and no event is
+ * reported (the driver knows; the simulator never calls it).  On a
+ * STOPPING job it confirms the stop, as gs_engine_launch_failed.  Returns
+ * 0, GS_ENOENT (no such job), GS_ESTATE (neither starting nor stopping),
+ * GS_EINVAL (time going back) or GS_ENOMEM. */
+int gs_engine_launch_deferred(struct gs_engine *eng, gs_time now, int job,
+                              struct gs_error *err);
+
 /* The job's processes are gone, with `exit_code` (0..255, or 128 +
  * signal).  RUNNING (or STARTING): 0 = completed (GS_JOB_DONE, the
  * estimator learns the run time), else GS_JOB_FAILED with the code kept;

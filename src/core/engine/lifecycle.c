@@ -276,6 +276,32 @@ int gs_engine_run_lost(struct gs_engine *eng, gs_time now, int handle, struct gs
     return 0;
 }
 
+int gs_engine_launch_deferred(struct gs_engine *eng, gs_time now, int handle,
+                              struct gs_error *err)
+{
+    int job = gs_eng_find(eng, handle, err), rc;
+    if (job < 0)
+        return job;
+    struct job *j = &eng->jobs[job];
+    if (j->state == GS_JOB_STOPPING) /* the stop is confirmed: nothing ran */
+        return gs_engine_launch_failed(eng, now, handle, err);
+    if (j->state != GS_JOB_STARTING)
+        return gs_errorf(err, GS_ESTATE, "job %s is not starting", job_id(eng, job));
+    if ((rc = gs_eng_check_time(eng, now, err)) < 0)
+        return rc;
+    if (grow_pending(eng) < 0)
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    eng->nstarting--;
+    shift_progress(&eng->prog[j->run_pos], now);
+    j->state = GS_JOB_RUNNING; /* stop_running's view of a job that held GPUs */
+    requeue(eng, job, now, 1);
+    j->attempts--; /* not an attempt of the job's: the same one is made again */
+    j->runs--;     /* and nothing ran */
+    if (j->runs == 0)
+        j->first_start = GS_TIME_NONE;
+    return 0;
+}
+
 /* A running job ended on its own with `code`. */
 static void ended(struct gs_engine *eng, int job, gs_time now, int code)
 {
