@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/loop_eta.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -192,6 +193,7 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
     if (lost > old)
         lp->lost_gpu_s += lost - old;
     d->dirty = 1;
+    gsd_eta_sync(lp, d);
 }
 
 /* Tell the job's processes to stop: TERM now, KILL after kill_wait.  A job
@@ -481,6 +483,7 @@ void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_
         .exit_code = ji->exit_code, .placement = d->placement, .sup_pid = d->proc.pid,
         .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
         .alloc_mem = d->alloc_mem, .engine = info };
+    gsd_eta_row(d, r);
 }
 
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)

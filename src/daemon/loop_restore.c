@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/loop_eta.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,7 @@ static int from_row(struct djob *d, const struct gs_store_job *r)
     d->proc = (struct gsd_proc){ (pid_t)r->sup_pid, r->sup_start, -1 };
     d->alloc_milli = r->alloc_milli;
     d->alloc_mem = r->alloc_mem;
+    gsd_eta_restore(d, r);
     return r->placement && !d->placement ? -1 : 0;
 }
 

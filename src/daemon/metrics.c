@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/loop_eta.h"
 #include "daemon/http_guard.h"
 
 #include <math.h>
@@ -200,6 +201,7 @@ char *gsd_metrics_text(struct gsd_loop *lp)
          "Connections shut down because a request missed the whole-request deadline.");
     fprintf(f, "gpusched_http_deadline_closed_total %lld\n",
             (long long)gsd_guard_reaped_total());
+    gsd_eta_metrics(f, lp);
     fclose(f);
     return buf;
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "io/store.h"
 
 static char dir[64], path[96];
@@ -221,6 +223,79 @@ static void test_schema_version(void **state)
     assert_non_null(strstr(err.msg, "newer"));
 }
 
+/* The schema of version 1 exactly as the daemon of that version created it
+ * (store.c's migrations[0] before the promise columns existed). */
+static const char v1_schema[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+    "CREATE TABLE jobs("
+    " seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT UNIQUE,"
+    " team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL,"
+    " request TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT,"
+    " submit_ms INTEGER NOT NULL, first_start_ms INTEGER, start_ms INTEGER,"
+    " end_ms INTEGER, ckpt_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0,"
+    " runs INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0,"
+    " work_ms INTEGER NOT NULL DEFAULT 0, lost_ms INTEGER NOT NULL DEFAULT 0,"
+    " lost_gpu_s REAL NOT NULL DEFAULT 0, exit_code INTEGER, placement TEXT,"
+    " sup_pid INTEGER, sup_start INTEGER, stop INTEGER NOT NULL DEFAULT 0,"
+    " alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem INTEGER NOT NULL DEFAULT 0,"
+    " engine TEXT);"
+    "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';"
+    "CREATE INDEX jobs_team ON jobs(team, seq);"
+    "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL,"
+    " job INTEGER, kind TEXT NOT NULL, detail TEXT);"
+    "INSERT INTO jobs(id, team, user, gpus, request, state, submit_ms)"
+    " VALUES('old', 'a', 'u', 2, '{}', 'pending', 1000);"
+    "PRAGMA user_version = 1;";
+
+struct eta_seen {
+    int n;
+    gs_time est, cal, p90;
+    char basis[16];
+};
+
+static int eta_collect(void *arg, const struct gs_store_job *j)
+{
+    struct eta_seen *s = arg;
+    s->n++;
+    s->est = j->eta_est;
+    s->cal = j->eta_cal;
+    s->p90 = j->eta_p90;
+    snprintf(s->basis, sizeof s->basis, "%s", j->eta_basis ? j->eta_basis : "(null)");
+    return 0;
+}
+
+/* A version 1 journal opens and migrates: its row keeps no promise (NULLs),
+ * then one is recorded and read back; a new job starts without one. */
+static void test_v1_migrates_eta(void **state)
+{
+    (void)state;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, v1_schema, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct gs_store *st = open_rw();
+    struct eta_seen s = { 0 };
+    assert_int_equal(gs_store_job_by_id(st, "old", eta_collect, &s), 0);
+    assert_int_equal(s.n, 1);
+    assert_true(s.est == GS_TIME_NONE && s.cal == GS_TIME_NONE && s.p90 == GS_TIME_NONE);
+    assert_string_equal(s.basis, "(null)");
+    struct gs_error err = { 0 };
+    int64_t seq;
+    struct gs_store_job j = job("new", NULL);
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    assert_int_equal(gs_store_job_insert(st, &j, &seq, &err), 0);
+    assert_int_equal(gs_store_job_set_eta(st, 1, 5000, 6000, GS_TIME_NONE, "profile", &err), 0);
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(gs_store_job_by_id(st, "old", eta_collect, &s), 0);
+    assert_true(s.est == 5000 && s.cal == 6000 && s.p90 == GS_TIME_NONE);
+    assert_string_equal(s.basis, "profile");
+    memset(&s, 0, sizeof s);
+    assert_int_equal(gs_store_job_by_seq(st, seq, eta_collect, &s), 0);
+    assert_string_equal(s.basis, "(null)");
+    gs_store_close(st);
+}
+
 static void test_bad_path(void **state)
 {
     (void)state;
@@ -233,6 +308,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_insert_update_live, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v1_migrates_eta, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rollback_and_reopen, setup, teardown),
         cmocka_unit_test_setup_teardown(test_completed_order_and_event_last, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),

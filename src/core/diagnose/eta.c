@@ -143,6 +143,25 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->p90 = r->p90 < r->cal ? r->cal : r->p90;
 }
 
+void gs_eta_promise_of(struct gs_eta_cal *c, gs_time submit, int gpus, gs_time now,
+                       const struct gs_diag *d, struct gs_eta_rec *out)
+{
+    memset(out, 0, sizeof *out);
+    out->submit = submit;
+    out->size_class = gs_job_size_class(gpus);
+    out->est = now;
+    out->basis = GS_BASIS_NOW;
+    if (d) {
+        out->est = d->est_start;
+        out->basis = d->est_basis;
+        out->bucket = bucket_of(d->ahead_gpus);
+    }
+    gs_eta_cal_apply(c, out);
+    struct gs_eta_win *w = &c->wait[out->size_class];
+    out->naive_median = w->n ? gs_time_add(submit, win_quantile(w, 0.5)) : submit;
+    out->recorded = 1;
+}
+
 int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
                    struct gs_eta_rec *out)
 {
@@ -150,26 +169,15 @@ int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
     int rc = gs_engine_job_info(eng, job, &ji);
     if (rc < 0)
         return rc;
-    memset(out, 0, sizeof *out);
-    out->submit = ji.submit;
-    out->size_class = gs_job_size_class(ji.gpus);
-    out->est = gs_engine_now(eng);
-    out->basis = GS_BASIS_NOW;
+    struct gs_diag d;
+    int have = 0;
     if (ji.state == GS_JOB_PENDING) {
-        struct gs_diag d;
         rc = gs_engine_explain(eng, job, &d);
         if (rc == GS_ENOMEM)
             return rc;
-        if (rc == 0) {
-            out->est = d.est_start;
-            out->basis = d.est_basis;
-            out->bucket = bucket_of(d.ahead_gpus);
-        }
+        have = rc == 0;
     }
-    gs_eta_cal_apply(c, out);
-    struct gs_eta_win *w = &c->wait[out->size_class];
-    out->naive_median = w->n ? gs_time_add(ji.submit, win_quantile(w, 0.5)) : ji.submit;
-    out->recorded = 1;
+    gs_eta_promise_of(c, ji.submit, ji.gpus, gs_engine_now(eng), have ? &d : NULL, out);
     return 0;
 }
 

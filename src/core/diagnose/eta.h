@@ -130,6 +130,14 @@ void gs_eta_cal_init(struct gs_eta_cal *c);
 int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
                    struct gs_eta_rec *out);
 
+/* A promise from a diagnosis already made: `d` is gs_engine_explain's
+ * answer for a pending job submitted at `submit` asking `gpus`, or NULL
+ * for a job that started or will start now (estimate = `now`, basis now).
+ * Fills `out` like gs_eta_promise (the cached quantiles of `c` are
+ * refreshed; nothing else in `c` changes).  Never fails. */
+void gs_eta_promise_of(struct gs_eta_cal *c, gs_time submit, int gpus, gs_time now,
+                       const struct gs_diag *d, struct gs_eta_rec *out);
+
 /* The calibration part of a promise: fills r->cal, r->cand, r->chosen
  * and r->p90 from r->submit, r->est, r->basis and r->size_class. */
 void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r);
