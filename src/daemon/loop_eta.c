@@ -212,3 +212,39 @@ void gsd_eta_metrics(FILE *f, const struct gsd_loop *lp)
     else
         fprintf(f, "gpusched_eta_p90_coverage_ratio %.6f\n", c.p90_coverage);
 }
+
+/* The promise keys of one dashboard queue item (`it`, job `d`): the promise
+ * now ("estimate", with "start_in" and "p90_in" in seconds from `now`, null
+ * when unknown) and the one at submit. */
+static void decorate_item(struct gsd_loop *lp, json_t *it, const struct djob *d, gs_time now)
+{
+    struct gs_diag dg;
+    struct gs_eta_rec r;
+    struct gs_api_eta a, at;
+    if (d->state != D_PENDING || d->handle < 0 || gs_engine_explain(lp->eng, d->handle, &dg) < 0)
+        return;
+    gsd_eta_now(lp, d, &dg, &r);
+    gsd_eta_api(&r, &a);
+    gsd_eta_api(&d->eta, &at);
+    json_t *e = gs_api_eta_json(&a);
+    if (e) {
+        json_object_set_new(e, "start_in", r.cal == GS_TIME_NONE ? json_null()
+                                              : json_real(gs_time_to_sec(r.cal - now)));
+        json_object_set_new(e, "p90_in", r.p90 == GS_TIME_NONE ? json_null()
+                                            : json_real(gs_time_to_sec(r.p90 - now)));
+        json_object_set_new(it, "estimate", e);
+    }
+    json_object_set_new(it, "estimate_at_submit", gs_api_eta_json(at.basis ? &at : NULL));
+}
+
+void gsd_eta_dash(struct gsd_loop *lp, json_t *doc)
+{
+    json_t *items = json_object_get(json_object_get(doc, "queue"), "items"), *it;
+    size_t i;
+    gs_time now = gs_engine_now(lp->eng);
+    json_array_foreach(items, i, it) {
+        const struct djob *d = gsd_job_by_id(lp, json_string_value(json_object_get(it, "id")));
+        if (d)
+            decorate_item(lp, it, d, now);
+    }
+}

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "core/base/error.h"
 #include "core/diagnose/eta.h"
 #include "io/api_codec.h"
@@ -69,6 +71,11 @@ void gsd_eta_restore(struct djob *d, const struct gs_store_job *row);
 
 /* The live calibration now. */
 void gsd_eta_calibration(const struct gsd_loop *lp, struct gsd_eta_cal_now *out);
+
+/* Add to each queue item of dashboard document `doc` its promise now
+ * ("estimate", with start_in and p90_in: seconds from now) and the one at
+ * submit.  Items it cannot decorate (out of memory) stay as they are. */
+void gsd_eta_dash(struct gsd_loop *lp, json_t *doc);
 
 /* Its /metrics families (docs/daemon.md) into f. */
 void gsd_eta_metrics(FILE *f, const struct gsd_loop *lp);

@@ -20,7 +20,7 @@
 # `why` and `queue` print them ("starts by about HH:MM"; TZ=UTC here).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 17
+plan 18
 export TZ=UTC
 
 case "${GS_VARIANT:-debug}" in san) X=5 ;; *) X=10 ;; esac
@@ -99,6 +99,12 @@ run "$GPUSCHED" why B
 like "$out" "^promise: starts by about $hm (basis reservation)$" "why B: starts by about $hm"
 run "$GPUSCHED" queue
 like "$out" "^B .*\[starts by about $hm\]$" "queue: B starts by about $hm"
+curl -s "$URL/v1/dashboard" >"$TMP/dash.json"
+ok $(jq -e --argjson a "$a" '.queue.items[] | select(.id == "B") |
+        (.estimate.start_epoch - $a - 3600 | fabs) < 0.0015 and .estimate.basis == "reservation"
+        and .estimate.start_in > 3000 and .estimate.start_in <= 3600
+        and .estimate_at_submit.basis == "reservation"' "$TMP/dash.json" >/dev/null; echo $?) \
+    "the dashboard's queue item of B has its promise"
 "$GPUSCHED" cancel B >/dev/null 2>&1
 "$GPUSCHED" cancel A >/dev/null
 wait_for is_state A cancelled
