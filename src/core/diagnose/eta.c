@@ -8,57 +8,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* First index of sorted[0..n) whose value is >= v. */
+static int lower_bound(const gs_time *a, int n, gs_time v)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static void win_push(struct gs_eta_win *w, gs_time v)
 {
+    gs_time *a = w->sorted;
+    if (w->n == GS_ETA_WINDOW && w->v[w->next] == v) { /* the same value leaves */
+        w->next = (w->next + 1) % GS_ETA_WINDOW;
+        return;
+    }
+    int j = lower_bound(a, w->n, v);
+    if (w->n < GS_ETA_WINDOW) {
+        memmove(a + j + 1, a + j, (size_t)(w->n - j) * sizeof *a);
+        a[j] = v;
+        w->n++;
+    } else { /* the oldest value leaves: one move between its place i and v's */
+        int i = lower_bound(a, w->n, w->v[w->next]);
+        if (j > i) {
+            memmove(a + i, a + i + 1, (size_t)(j - 1 - i) * sizeof *a);
+            a[j - 1] = v;
+        } else {
+            memmove(a + j + 1, a + j, (size_t)(i - j) * sizeof *a);
+            a[j] = v;
+        }
+    }
     w->v[w->next] = v;
     w->next = (w->next + 1) % GS_ETA_WINDOW;
-    if (w->n < GS_ETA_WINDOW)
-        w->n++;
-    w->dirty = 1;
 }
 
-/* k-th smallest (0-based) of a[0..n) by quickselect; reorders a. */
-static gs_time select_kth(gs_time *a, int n, int k)
+/* Nearest-rank quantile q (0 < q <= 1) of the window (n > 0). */
+static gs_time win_quantile(const struct gs_eta_win *w, double q)
 {
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-        gs_time pivot = a[lo + (hi - lo) / 2];
-        int i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                gs_time t = a[i];
-                a[i++] = a[j];
-                a[j--] = t;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return a[k];
-    }
-    return a[k];
-}
-
-/* Nearest-rank quantile q (0 < q <= 1) of the window, cached until the
- * next push or another q. */
-static gs_time win_quantile(struct gs_eta_win *w, double q)
-{
-    if (!w->dirty && w->cached_q == q)
-        return w->cached;
-    gs_time tmp[GS_ETA_WINDOW];
-    memcpy(tmp, w->v, (size_t)w->n * sizeof *tmp);
     int k = (int)(q * w->n + 0.999999) - 1;
     k = k < 0 ? 0 : k >= w->n ? w->n - 1 : k;
-    w->cached = select_kth(tmp, w->n, k);
-    w->cached_q = q;
-    w->dirty = 0;
-    return w->cached;
+    return w->sorted[k];
 }
 
 static void key_init(struct gs_eta_key *k)

@@ -52,13 +52,13 @@
 #define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
 #define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
 
-/* A window of the last GS_ETA_WINDOW values, with a cached quantile. */
+/* A window of the last GS_ETA_WINDOW values: in arrival order (v, a
+ * ring: the oldest leaves first) and kept sorted (sorted[0..n)), so that
+ * a quantile is one lookup and a push one binary search and move. */
 struct gs_eta_win {
     gs_time v[GS_ETA_WINDOW];
+    gs_time sorted[GS_ETA_WINDOW];
     int n, next;
-    int dirty;
-    double cached_q;
-    gs_time cached;
 };
 
 /* What the calibration keeps per key (size class and basis, or class):
@@ -69,7 +69,7 @@ struct gs_eta_key {
     double level;               /* quantile of the bound: 0.9 adapted (below) */
 };
 
-/* The online calibration.  Plain data (about 3.8 MiB); gs_eta_cal_init
+/* The online calibration.  Plain data (about 7.6 MiB); gs_eta_cal_init
  * empties it (every level 0.9). */
 struct gs_eta_cal {
     struct gs_eta_key ahead[GS_SIZE_CLASSES][GS_ETA_BASES][GS_ETA_BUCKETS];
@@ -124,8 +124,8 @@ void gs_eta_cal_init(struct gs_eta_cal *c);
 
 /* Make the promise for `job` at the engine's current time, just after the
  * pass that saw its submission: the engine's estimate (explain), the
- * calibrated point and bound and the naive predictor from `c` (its cached
- * quantiles are refreshed).  Fills `out` (recorded = 1, observed = 0).
+ * calibrated point and bound and the naive predictor from `c` (read
+ * only).  Fills `out` (recorded = 1, observed = 0).
  * Returns 0, GS_ENOENT (no such job) or GS_ENOMEM. */
 int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
                    struct gs_eta_rec *out);
@@ -133,8 +133,7 @@ int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
 /* A promise from a diagnosis already made: `d` is gs_engine_explain's
  * answer for a pending job submitted at `submit` asking `gpus`, or NULL
  * for a job that started or will start now (estimate = `now`, basis now).
- * Fills `out` like gs_eta_promise (the cached quantiles of `c` are
- * refreshed; nothing else in `c` changes).  Never fails. */
+ * Fills `out` like gs_eta_promise (`c` is only read).  Never fails. */
 void gs_eta_promise_of(struct gs_eta_cal *c, gs_time submit, int gpus, gs_time now,
                        const struct gs_diag *d, struct gs_eta_rec *out);
 
