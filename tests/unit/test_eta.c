@@ -276,6 +276,33 @@ static void test_calibration(void **state)
  * n 3, sorted errors 0, 10, 50: median 10, P90 (ceil 2.7 = 3rd) 50;
  * calibrated 0, 0, 20: median 0, P90 20; coverage 1 of 2; naive now 0, 20,
  * 100: median 20; naive median 5, 15, 95: median 15. */
+/* The conformal widening of the bound.  20 jobs of class "5-8" (index 2),
+ * estimated at 100 s with a bound of 100 s, all start at 260 s: ratio and
+ * bound ratio (260 + 60) / (100 + 60) = 2 each; each missed its bound, so
+ * the level rose 20 x 0.005 x 0.9 = 0.09 to 0.99.  A promise estimated at
+ * 1,000 s: scale point 1,060 x 2 - 60 = 2,060 s (no candidate errors were
+ * kept: the point is scale); the bound before widening is the ratios' q99,
+ * 2, so 2,060 s as well; the window of bound ratios has q90 = 2 > 1, so
+ * the bound becomes (2,060 + 60) x 2 - 60 = 4,180 s. */
+static void test_bound_widening(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    gs_eta_cal_init(c);
+    for (int i = 0; i < 20; i++) {
+        struct gs_eta_rec r = rec_at(2, 100);
+        r.p90 = r.p90_base = SEC(100);
+        gs_eta_cal_observe(c, &r, SEC(260));
+    }
+    struct gs_eta_rec p = rec_at(2, 1000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, SEC(2060));
+    assert_int_equal(p.p90_base, SEC(2060));
+    assert_int_equal(p.p90, SEC(4180));
+    free(c);
+}
+
 static int cmp_gs_time(const void *a, const void *b)
 {
     gs_time x = *(const gs_time *)a, y = *(const gs_time *)b;
@@ -363,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_cannot_estimate),
         cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_window_order),
+        cmocka_unit_test(test_bound_widening),
         cmocka_unit_test(test_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

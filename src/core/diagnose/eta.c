@@ -117,7 +117,7 @@ static gs_time scaled(gs_time submit, gs_time est, gs_time ratio_ppm)
 void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
 {
     r->cal = r->est;
-    r->p90 = GS_TIME_NONE;
+    r->p90 = r->p90_base = GS_TIME_NONE;
     r->chosen = -1;
     for (int m = 0; m < GS_ETA_CANDIDATES; m++)
         r->cand[m] = GS_TIME_NONE;
@@ -135,6 +135,12 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
             r->chosen = m;
     r->cal = r->cand[r->chosen];
     r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
+    r->p90_base = r->p90;
+    if (k->over.n >= GS_ETA_MIN_SAMPLES) {
+        gs_time f = win_quantile(&k->over, GS_ETA_OVER_Q);
+        if (f > 1000000)
+            r->p90 = scaled(r->submit, r->p90, f);
+    }
     r->p90 = r->p90 < r->cal ? r->cal : r->p90;
 }
 
@@ -187,6 +193,9 @@ static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_tim
         k->level += start > r->p90 ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
         k->level = k->level < 0.5 ? 0.5 : k->level > 1 ? 1 : k->level;
     }
+    if (r->p90 != GS_TIME_NONE)
+        win_push(&k->over, (gs_time)(((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
+                                         ((double)(r->p90_base - r->submit) + GS_ETA_HORIZON_MS) * 1e6 + 0.5));
     win_push(&k->shift, start - r->est);
     double ratio = ((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                    ((double)(r->est - r->submit) + GS_ETA_HORIZON_MS);

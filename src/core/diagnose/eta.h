@@ -25,7 +25,15 @@
  *     up by GS_ETA_GAMMA x 0.9 when it started after the bound, down by
  *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, 1]), so that 1 job in 10
  *     misses in the long run even though the errors of the jobs still
- *     waiting are not known yet.
+ *     waiting are not known yet;
+ *   the bound is then widened (never narrowed) by a split-conformal
+ *     factor: each started job that had a bound leaves in its key's window
+ *     `over` the ratio o = (actual - submit + H) / (b - submit + H) of its
+ *     start to that bound b before widening; with f = q_0.9(o) over the
+ *     key's last jobs (GS_ETA_MIN_SAMPLES or more), the bound is
+ *     submit + max(0, (b - submit + H) x f - H) when f > 1.  The level
+ *     alone stops at the largest ratio of the window (q = 1); the factor
+ *     reaches past it when the waits outgrow the window (docs/eta.md).
  * The naive predictors are made at the same instant for the same jobs:
  * "now" (start = submit) and "class median" (submit + the median wait of
  * the last GS_ETA_WINDOW jobs of the same size class that started; submit
@@ -51,6 +59,7 @@
 #define GS_ETA_CANDIDATES 3          /* raw, shift, scale */
 #define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
 #define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
+#define GS_ETA_OVER_Q 0.9            /* quantile of the bound's conformal widening */
 
 /* A window of the last GS_ETA_WINDOW values: in arrival order (v, a
  * ring: the oldest leaves first) and kept sorted (sorted[0..n)), so that
@@ -66,6 +75,7 @@ struct gs_eta_win {
 struct gs_eta_key {
     struct gs_eta_win shift, ratio;
     struct gs_eta_win abserr[GS_ETA_CANDIDATES];
+    struct gs_eta_win over;     /* (actual - submit + H) / (base bound - submit + H), x 1e6 */
     double level;               /* quantile of the bound: 0.9 adapted (below) */
 };
 
@@ -84,6 +94,7 @@ struct gs_eta_rec {
     gs_time submit;
     gs_time est;                /* the engine's estimate, NONE = cannot tell */
     gs_time p90;                /* upper bound at 90 %, NONE = none */
+    gs_time p90_base;           /* the bound before the conformal widening */
     gs_time naive_median;       /* submit + running class median wait */
     gs_time cal;                /* calibrated point, NONE with est (= est
                                    until the key has enough jobs) */
