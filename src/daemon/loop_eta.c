@@ -49,7 +49,7 @@ void gsd_eta_close(struct gsd_loop *lp)
 int gsd_eta_submitted(struct gsd_loop *lp, struct djob *d)
 {
     struct gsd_eta *e = lp->eta;
-    if (gsd_grow((void **)&e->fresh, &e->capfresh, e->nfresh + 1, sizeof *e->fresh) < 0)
+    if (gsd_grow((void **)&e->fresh, &e->capfresh, e->nfresh + 1, sizeof(struct djob *)) < 0)
         return -1;
     e->fresh[e->nfresh++] = d;
     return 0;
@@ -169,9 +169,9 @@ void gsd_eta_calibration(const struct gsd_loop *lp, struct gsd_eta_cal_now *out)
     if (!e->nwin)
         return;
     qsort(v, (size_t)e->nwin, sizeof *v, cmp_time);
-    int n = e->nwin; /* an even count's median: the mean of the two middle values */
-    out->median_abs_s = (n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2)
-                        / 1000.0;
+    int mid = e->nwin / 2; /* an even count's median: the mean of the two middle values */
+    double m = e->nwin % 2 ? (double)v[mid] : ((double)v[mid - 1] + (double)v[mid]) / 2;
+    out->median_abs_s = m / 1000.0;
 }
 
 /* "# HELP" and "# TYPE" of one family. */
