@@ -6,7 +6,11 @@
  * runs (fifo + EASY on user limits).  Reported: the median over 5 rounds of
  * one gs_eta_promise for every queued job (what a publish of every queued
  * job's estimate costs), per job and in total, and the pass itself for
- * scale.  Usage: bench_eta [--size small|full]
+ * scale; then the two parts of it apart: the engine's diagnosis of every
+ * queued job (gs_engine_explain, which counts the jobs ahead of each) and
+ * the calibration of the promise from those diagnoses (gs_eta_promise_of,
+ * on a calibration warmed with 4,096 started jobs so that every key has
+ * its windows).  Usage: bench_eta [--size small|full]
  */
 #define _DEFAULT_SOURCE
 #include "bench_util.h"
@@ -36,6 +40,38 @@ static int fill(struct gs_engine *eng, int nodes, int queued, struct gs_error *e
         if (gs_engine_submit(eng, 1000, &s, err) < 0)
             return 1;
     }
+    return 0;
+}
+
+/* The diagnosis and the calibration of every queued job's promise, timed
+ * apart. */
+static int split(struct gs_engine *eng, struct gs_eta_cal *cal, struct gs_eta_rec *rec, int base,
+                 int queued)
+{
+    struct gs_diag *d = calloc((size_t)queued, sizeof *d);
+    if (!d)
+        return -1;
+    for (int i = 0; i < 4096; i++) { /* warm: every key gets its windows */
+        struct gs_eta_rec r = rec[i % queued];
+        r.observed = 0;
+        gs_eta_cal_observe(cal, &r, gs_time_add(r.submit, (gs_time)(i % 97) * 60000));
+    }
+    double t0 = bench_now_ms();
+    for (int i = 0; i < queued; i++)
+        if (gs_engine_explain(eng, base + i, &d[i]) < 0)
+            return -1;
+    double explain_ms = bench_now_ms() - t0;
+    t0 = bench_now_ms();
+    int bounded = 0;
+    for (int i = 0; i < queued; i++) {
+        gs_eta_promise_of(cal, 1000, d[i].gpus, 1000, &d[i], &rec[i]);
+        bounded += rec[i].p90 != GS_TIME_NONE;
+    }
+    double cal_ms = bench_now_ms() - t0;
+    printf("  of which: diagnosis (explain) %.1f ms (%.2f us per job), calibration %.2f ms "
+           "(%.3f us per job; %d of %d with a P90 bound)\n",
+           explain_ms, explain_ms * 1e3 / queued, cal_ms, cal_ms * 1e3 / queued, bounded, queued);
+    free(d);
     return 0;
 }
 
@@ -79,6 +115,8 @@ int main(int argc, char **argv)
            nodes * 8, queued, pass_ms, ms[2], ms[2] * 1e3 / queued, ms[0], ms[4], known, queued,
            gs_time_to_sec(rec[queued - 1].est));
     printf("  running %d, last job basis %s\n", gs_engine_running_count(eng), gs_est_basis_name(rec[queued - 1].basis));
+    if (split(eng, cal, rec, base, queued) < 0)
+        return 1;
     free(rec);
     free(cal);
     gs_engine_destroy(eng);

@@ -1,5 +1,6 @@
 /* cmd_client_queue.c - `gpusched queue`, `show` and `why`: the job objects
  * of GET /v1/jobs, /v1/jobs/{id} and /v1/jobs/{id}/explain as text. */
+#include "cli/client_eta.h"
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/queue_fmt.h"
@@ -329,13 +330,25 @@ static void print_reason(const json_t *r, double now)
     printf("\n");
 }
 
+/* The promise lines of an explain answer: now and at submit. */
+static void print_promise(const json_t *ans)
+{
+    char buf[160];
+    double now = (double)time(NULL);
+    if (gs_client_eta_text(json_object_get(ans, "estimate"), now, 1, buf, sizeof buf))
+        printf("promise: %s\n", buf);
+    if (gs_client_eta_text(json_object_get(ans, "estimate_at_submit"), now, 1, buf, sizeof buf))
+        printf("promised at submit: %s\n", buf);
+}
+
 /* The explain answer: headline, detail, unblock, every reason with its
  * numbers, the estimated start; keys it does not know are dumped after. */
 static void print_why(const json_t *ans)
 {
     static const char *const known[] = { "id", "state", "reason", "detail", "unblock",
                                          "reasons", "est_start", "est_in", "est_basis",
-                                         "est_duration", NULL };
+                                         "est_duration", "estimate", "estimate_at_submit",
+                                         NULL };
     char b1[64], b2[64], b3[64], b4[64];
     const char *st = json_string_value(json_object_get(ans, "state"));
     if (st && strcmp(st, "pending") != 0)
@@ -369,6 +382,7 @@ static void print_why(const json_t *ans)
     if (num(ans, "est_duration") >= 0)
         printf(", est. run time %s", gs_client_hms(num(ans, "est_duration"), b4, sizeof b4));
     printf("\n");
+    print_promise(ans);
     const char *k;
     json_t *m;
     json_object_foreach((json_t *)ans, k, m) {

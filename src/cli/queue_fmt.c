@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* strcasecmp, strncasecmp */
 #include "cli/queue_fmt.h"
 #include "cli/client.h"
+#include "cli/client_eta.h"
 #include "io/timefmt.h"
 
 #include <stdlib.h>
@@ -154,8 +155,10 @@ static const char *f_nodelist(const json_t *job, double now, char *out, size_t s
     if (r && is_pending(job)) {
         const char *code = str(r, "code"), *detail = str(r, "detail");
         double at = num(r, "estimated_start_epoch");
-        char in[96] = "", when[80], d[512] = "";
-        if (at >= 0)
+        char in[160] = "", when[80], eta[128], d[512] = "";
+        if (gs_client_eta_text(json_object_get(job, "estimate"), now, 0, eta, sizeof eta))
+            snprintf(in, sizeof in, " [%s]", eta);
+        else if (at >= 0)
             snprintf(in, sizeof in, " [start %s]",
                      gs_timefmt_when(at, now, when, sizeof when));
         if (detail)

@@ -2,6 +2,7 @@
  * (dash_route.h). */
 #define _GNU_SOURCE
 #include "daemon/dash_route.h"
+#include "daemon/loop_eta.h"
 #include "daemon/loop_private.h"
 #include "io/dash.h"
 #include "io/dash_series.h"
@@ -120,6 +121,8 @@ static json_t *document(struct gsd_loop *lp, const struct gsd_cmd *c)
         struct gs_error err;
         gs_error_clear(&err);
         doc = gs_dash_json(&src, &err);
+        if (doc)
+            gsd_eta_dash(lp, doc);
     }
     if (doc && lp->dash)
         json_object_set_new(doc, "history", gs_dash_series_info(lp->dash));

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 #include "daemon/launcher.h"
+#include "daemon/loop_eta.h"
 #include "daemon/dash_route.h"
 #include "daemon/lockfile.h"
 #include "daemon/view.h"
@@ -238,10 +239,11 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
     pthread_mutex_init(&lp->rmu, NULL);
     metrics_init(lp);
     lp->byh = gs_intmap_create();
+    gsd_eta_open(lp);
     gs_policy_init(&lp->pol);
     struct gs_error err;
     gs_error_clear(&err);
-    if (!lp->byh || make_dirs(lp) < 0 || setup_fds(lp) < 0) {
+    if (!lp->byh || !lp->eta || make_dirs(lp) < 0 || setup_fds(lp) < 0) {
         fprintf(stderr, "gpuschedd: setup: %s\n", strerror(errno));
         goto fail;
     }
@@ -469,6 +471,8 @@ static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
     d->milli = sp->milli;
     d->submit = now;
     gsd_job_sync(lp, d);
+    if (gsd_eta_submitted(lp, d) < 0)
+        return -1;
     lp->submits++;
     c->status = 201;
     return 1;
@@ -652,8 +656,8 @@ static int turn(struct gsd_loop *lp)
     gsd_orphans_reap(lp);
     if ((lp->be->apply && lp->be->apply(lp, now) < 0) || gsd_exits_apply(lp, now) < 0 ||
         pass(lp, now, &err) < 0 ||
-        gsd_events_apply(lp, now) < 0 || gsd_flush_rows(lp, &err) < 0 ||
-        gsd_fail_save(lp, &err) < 0 ||
+        gsd_events_apply(lp, now) < 0 || gsd_eta_turn(lp, &err) < 0 ||
+        gsd_flush_rows(lp, &err) < 0 || gsd_fail_save(lp, &err) < 0 ||
         gsd_retain_turn(lp, now, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_wall", clock_ms(CLOCK_REALTIME), &err) < 0 ||
@@ -870,6 +874,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     free(lp->live);
     gs_intmap_destroy(lp->byh);
     gsd_dash_free(lp);
+    gsd_eta_close(lp);
     gs_engine_destroy(lp->eng);
     gs_store_close(lp->st);
     gs_cluster_destroy(lp->cl);

@@ -14,6 +14,7 @@
 #include "daemon/loop_private.h"
 #include "daemon/log.h"
 #include "daemon/loop_log.h"
+#include "daemon/loop_eta.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -200,6 +201,7 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
     map_state(ji.state, ji.timed_out, &d->state, &d->outcome);
     gsd_log_job_end(lp, d, was);
     d->dirty = 1;
+    gsd_eta_sync(lp, d);
 }
 
 /* Tell the job's processes to stop: TERM now, KILL after kill_wait.  A job
@@ -569,6 +571,7 @@ void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_
         .sup_start = d->proc.start, .stop = ji->stop_reason, .alloc_milli = d->alloc_milli,
         .alloc_mem = d->alloc_mem, .engine = info, .request = d->request,
         .launch_error = d->launch_msg };
+    gsd_eta_row(d, r);
 }
 
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)

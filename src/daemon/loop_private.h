@@ -12,6 +12,7 @@
 
 #include "core/cluster/cluster.h"
 #include "core/engine/engine.h"
+#include "core/diagnose/eta.h"
 #include "core/base/intmap.h"
 #include "core/policy/policy.h"
 #include "daemon/backend.h"
@@ -76,6 +77,8 @@ struct djob {
     size_t vchg;              /* 1 + its place in the view's changed list, 0 = none */
     int vq;                   /* in the view's kept queue order, under key vqk */
     struct gs_queue_key vqk;
+    struct gs_eta_rec eta;    /* its start-time promise at submit (loop_eta.c) */
+    int eta_restored;         /* that promise was read back from the journal */
 };
 
 /* A decision copied out of the observer (alloc borrowed only there). */
@@ -239,6 +242,7 @@ struct gsd_loop {
     int64_t launch_hold_until; /* monotonic ms before which no pass runs: launches fail
                                   on the daemon's side (loop_launch.c), 0 = none */
     int launch_streak;        /* back-off rounds in a row (reset by a launch) */
+    struct gsd_eta *eta;      /* loop_eta.c: start-time promises and their calibration */
 };
 struct gsd_conflict;
 struct gsd_launcher;

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 #include "io/timefmt.h"
+#include "daemon/loop_eta.h"
 #include "daemon/gpumap.h"
 
 #include <stdarg.h>
@@ -45,6 +46,7 @@ void gsd_api_of_row(const struct gsd_loop *lp, const struct gs_store_job *r,
                               .estimated_start = GS_TIME_NONE, .request = r->request,
                               .out_dir = lp->out_dir,
                               .launch_error = r->launch_error };
+    gsd_eta_api_row(r, &j->estimate_at_submit);
     j->end_reason = gsd_end_reason(r, why, n);
 }
 
@@ -71,10 +73,14 @@ static void iso_member(json_t *o, const char *key)
     }
 }
 
-/* The engine's diagnosis `dg` of a pending job into j's reason fields. */
-static void set_reason(struct gsd_loop *lp, const struct gs_diag *dg, struct gs_api_job *j,
-                       char *detail, char *unblock, size_t n)
+/* The engine's diagnosis `dg` of pending job d into j's reason fields and
+ * its promise now. */
+static void set_reason(struct gsd_loop *lp, const struct djob *d, const struct gs_diag *dg,
+                       struct gs_api_job *j, char *detail, char *unblock, size_t n)
 {
+    struct gs_eta_rec now;
+    gsd_eta_now(lp, d, dg, &now);
+    gsd_eta_api(&now, &j->estimate);
     j->reason_code = gs_reason_name(dg->reason);
     gs_report_diag_detail(detail, n, lp->eng, dg);
     gs_report_diag_unblock(unblock, n, lp->eng, dg);
@@ -102,7 +108,7 @@ json_t *gsd_djob_json(struct gsd_loop *lp, const struct djob *d, json_t **diag)
     if (d->state == D_PENDING) {
         j.reason_code = "none";
         if (d->handle >= 0 && gs_engine_explain(lp->eng, d->handle, &dg) == 0) {
-            set_reason(lp, &dg, &j, detail, unblock, sizeof detail);
+            set_reason(lp, d, &dg, &j, detail, unblock, sizeof detail);
             if (diag)
                 *diag = gs_report_diag_json(lp->eng, &dg);
         }
@@ -120,7 +126,7 @@ static void add_reason(struct gsd_loop *lp, const struct gs_store_job *r, struct
         j->reason_code = "none";
         return;
     }
-    set_reason(lp, &dg, j, detail, unblock, n);
+    set_reason(lp, d, &dg, j, detail, unblock, n);
 }
 
 static json_t *row_json(struct gsd_loop *lp, const struct gs_store_job *r)
@@ -306,8 +312,19 @@ static void answer_explain(struct gsd_loop *lp, struct gsd_cmd *c)
         return;
     }
     json_t *o = gs_report_diag_json(lp->eng, &dg);
+    struct gs_eta_rec now;
+    struct gs_api_eta a, at;
+    gsd_eta_now(lp, d, &dg, &now);
+    gsd_eta_api(&now, &a);
+    gsd_eta_api(&d->eta, &at);
+    if (o && (json_object_set_new(o, "state", json_string("pending")) < 0 ||
+              json_object_set_new(o, "estimate", gs_api_eta_json(&a)) < 0 ||
+              json_object_set_new(o, "estimate_at_submit",
+                                  gs_api_eta_json(at.basis ? &at : NULL)) < 0)) {
+        json_decref(o);
+        o = NULL;
+    }
     if (o) {
-        json_object_set_new(o, "state", json_string("pending"));
         iso_member(o, "detail");
         iso_member(o, "unblock");
     }

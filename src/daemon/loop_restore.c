@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/loop_eta.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,7 @@ static int from_row(struct djob *d, const struct gs_store_job *r)
     d->alloc_milli = r->alloc_milli;
     d->alloc_mem = r->alloc_mem;
     d->request = r->request ? strdup(r->request) : NULL;
+    gsd_eta_restore(d, r);
     return (r->placement && !d->placement) || (r->request && !d->request) ? -1 : 0;
 }
 

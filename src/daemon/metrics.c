@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/loop_eta.h"
 #include "daemon/http_guard.h"
 
 #include <math.h>
@@ -228,6 +229,7 @@ char *gsd_metrics_text(struct gsd_loop *lp)
             (long long)gsd_guard_reaped_total());
     gsd_quar_metrics(f, lp);
     gsd_metrics_alert(f, lp); /* metrics_alert.c */
+    gsd_eta_metrics(f, lp);
     fclose(f);
     return buf;
 }

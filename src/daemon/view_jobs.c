@@ -401,8 +401,8 @@ void gsd_vjobs_fini(struct gsd_loop *lp)
 /* --- GPUSCHEDD_VIEW_CHECK ---------------------------------------------- */
 
 /* Whether stored text `have` is d's object rendered now, the reason aside
- * (reasons and estimated starts move with every pass; the refresh follows
- * them round the queue). */
+ * and the promise now (reasons and estimated starts move with every pass;
+ * the refresh follows them round the queue). */
 static int same_object(struct gsd_loop *lp, const struct djob *d, const char *have)
 {
     char *text = gsd_json_text(gsd_djob_json(lp, d, NULL)); /* as the view writes it */
@@ -414,10 +414,13 @@ static int same_object(struct gsd_loop *lp, const struct djob *d, const char *ha
                 d->id, je.text, je.position,
                 have + (je.position > 40 && (size_t)je.position < strlen(have) ? je.position - 40 : 0));
     free(text);
-    if (now)
-        json_object_del(now, "reason");
-    if (was)
-        json_object_del(was, "reason");
+    for (int k = 0; k < 2; k++) { /* the promise now moves with the reason */
+        const char *moving = k ? "estimate" : "reason";
+        if (now)
+            json_object_del(now, moving);
+        if (was)
+            json_object_del(was, moving);
+    }
     int eq = now && was && json_equal(now, was);
     const char *key;
     json_t *val;

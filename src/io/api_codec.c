@@ -380,6 +380,37 @@ static json_t *reason_json(const struct gs_api_job *j)
     return r;
 }
 
+json_t *gs_api_eta_json(const struct gs_api_eta *e)
+{
+    if (!e)
+        return json_null();
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    int bad = set_time(o, "start", e->start) | set_time(o, "p90", e->p90) |
+              set_time(o, "engine_start", e->engine) |
+              json_object_set_new(o, "basis", str_or_null(e->basis));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* The promise keys of a job object: "estimate" (pending jobs) and
+ * "estimate_at_submit". */
+static int set_etas(json_t *o, const struct gs_api_job *j)
+{
+    const struct gs_api_eta *at = &j->estimate_at_submit;
+    json_t *sub = gs_api_eta_json(at->basis ? at : NULL);
+    int bad = sub ? json_object_set_new(o, "estimate_at_submit", sub) : -1;
+    if (j->estimate.basis) {
+        json_t *now = gs_api_eta_json(&j->estimate);
+        bad |= now ? json_object_set_new(o, "estimate", now) : -1;
+    }
+    return bad;
+}
+
 json_t *gs_api_job_json(const struct gs_api_job *j)
 {
     json_t *o = json_object();
@@ -408,6 +439,7 @@ json_t *gs_api_job_json(const struct gs_api_job *j)
     if (j->request)
         bad |= gs_api_job_add_request(o, j);
     bad |= json_object_set_new(o, "end_reason", str_or_null(j->end_reason));
+    bad |= set_etas(o, j);
     if (bad) {
         json_decref(o);
         return NULL;

@@ -71,6 +71,14 @@ int gs_api_submit_set_id(struct gs_api_submit *s, const char *id);
 /* Free what `s` owns; a zeroed struct is fine. */
 void gs_api_submit_fini(struct gs_api_submit *s);
 
+/* A start-time promise (docs/eta.md): the calibrated point users are
+ * shown, its P90 bound and the engine's own estimate (UNIX ms,
+ * GS_TIME_NONE = null), and the basis (borrowed). */
+struct gs_api_eta {
+    gs_time start, p90, engine;
+    const char *basis;
+};
+
 /* A job object's fields (DESIGN.md section 5).  Times are UNIX ms or
  * GS_TIME_NONE; strings borrowed for the call; NULL outcome/placement =
  * null.  The reason is written only when reason_code is not NULL. */
@@ -89,7 +97,14 @@ struct gs_api_job {
     const char *out_dir;      /* the daemon's output directory (default files) */
     const char *end_reason;   /* why it ended (done jobs), NULL = null */
     const char *launch_error; /* NULL = the key is left out */
+    struct gs_api_eta estimate;  /* pending: the promise now; basis NULL = no key */
+    struct gs_api_eta estimate_at_submit; /* the promise at submit; basis NULL = null */
 };
+
+/* A promise as {"start", "p90", "engine_start" (each RFC 3339 or null,
+ * with its _epoch), "basis"}; json null for NULL.  New reference, NULL on
+ * allocation failure. */
+json_t *gs_api_eta_json(const struct gs_api_eta *e);
 
 /* The job object as JSON (new reference; NULL on allocation failure).
  * With j->request, the request's fields too (gs_api_job_add_request). */

@@ -35,19 +35,24 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
     "CREATE INDEX events_job ON events(job, seq);",
     /* 3 -> 4: why the last launch of the job's command failed (exec's errno) */
     "ALTER TABLE jobs ADD COLUMN launch_error TEXT;",
+    /* 4 -> 5: the start-time promise at submit (docs/eta.md, section 6) */
+    "ALTER TABLE jobs ADD COLUMN eta_est_ms INTEGER;"
+    "ALTER TABLE jobs ADD COLUMN eta_cal_ms INTEGER;"
+    "ALTER TABLE jobs ADD COLUMN eta_p90_ms INTEGER;"
+    "ALTER TABLE jobs ADD COLUMN eta_basis TEXT;",
 };
 
 enum {
     Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_INSERT, Q_UPDATE, Q_EVENT,
     Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST,
-    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_JOB_EVENTS, Q_COUNT
+    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_JOB_EVENTS, Q_ETA_SET, Q_COUNT
 };
 
 #define JOB_COLS                                                                           \
     "seq, id, idem, team, user, gpus, request, state, outcome, submit_ms, first_start_ms," \
     " start_ms, end_ms, ckpt_ms, attempts, runs, preemptions, work_ms, lost_ms,"           \
     " lost_gpu_s, exit_code, placement, sup_pid, sup_start, stop, alloc_milli, alloc_mem,"  \
-    " engine, launch_error"
+    " engine, launch_error, eta_est_ms, eta_cal_ms, eta_p90_ms, eta_basis"
 
 static const char *const sql[Q_COUNT] = {
     [Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -93,6 +98,8 @@ static const char *const sql[Q_COUNT] = {
                        " state = 'done' AND end_ms < ?1 ORDER BY seq LIMIT ?2)",
     [Q_PURGE_JOB] = "DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE"
                     " state = 'done' AND end_ms < ?1 ORDER BY seq LIMIT ?2)",
+    [Q_ETA_SET] = "UPDATE jobs SET eta_est_ms = ?2, eta_cal_ms = ?3, eta_p90_ms = ?4,"
+                  " eta_basis = ?5 WHERE seq = ?1",
 };
 
 struct gs_store {
@@ -325,6 +332,22 @@ int gs_store_job_update(struct gs_store *st, const struct gs_store_job *j,
     return rc == SQLITE_DONE ? 0 : db_error(st, err, "update");
 }
 
+int gs_store_job_set_eta(struct gs_store *st, int64_t seq, gs_time est, gs_time cal,
+                         gs_time p90, const char *basis, struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_ETA_SET);
+    if (!s)
+        return db_error(st, err, "estimate");
+    sqlite3_bind_int64(s, 1, seq);
+    bind_time(s, 2, est);
+    bind_time(s, 3, cal);
+    bind_time(s, 4, p90);
+    bind_text(s, 5, basis);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : db_error(st, err, "estimate");
+}
+
 int gs_store_event(struct gs_store *st, gs_time t, int64_t job, const char *kind,
                    const char *detail, struct gs_error *err)
 {
@@ -383,6 +406,10 @@ static void read_row(sqlite3_stmt *s, struct gs_store_job *j)
     j->alloc_mem = sqlite3_column_int64(s, 26);
     j->engine = col_text(s, 27);
     j->launch_error = col_text(s, 28);
+    j->eta_est = col_time(s, 29);
+    j->eta_cal = col_time(s, 30);
+    j->eta_p90 = col_time(s, 31);
+    j->eta_basis = col_text(s, 32);
 }
 
 /* Step `s` to the end, calling fn per row.  Returns 0, fn's result, or

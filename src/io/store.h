@@ -26,7 +26,7 @@
 struct gs_store;
 
 /* Current schema version (user_version). */
-#define GS_STORE_SCHEMA 4
+#define GS_STORE_SCHEMA 5
 
 /* What a stopping job becomes once its processes are gone. */
 enum gs_store_stop {
@@ -59,6 +59,11 @@ struct gs_store_job {
     const char *engine;       /* the engine's record of the job (restore), NULL */
     const char *launch_error; /* why the last launch of its command failed
                                  ("exec PROG: No such file or directory"), NULL */
+    /* the start-time promise made at submit (docs/eta.md; read only: written
+       by gs_store_job_set_eta): the engine's estimate, the calibrated point,
+       the P90 bound (NONE = none) and the basis (NULL = no promise) */
+    gs_time eta_est, eta_cal, eta_p90;
+    const char *eta_basis;
 };
 
 /* Called once per row; strings valid during the call.  A non-zero return
@@ -102,6 +107,11 @@ int gs_store_job_insert(struct gs_store *st, const struct gs_store_job *j, int64
 /* Rewrite the dynamic fields (state .. stop) of row j->seq.  0 or GS_EIO. */
 int gs_store_job_update(struct gs_store *st, const struct gs_store_job *j,
                         struct gs_error *err);
+
+/* Record the start-time promise made at the submit of row `seq` (times
+ * NONE = NULL; basis borrowed).  0 or GS_EIO. */
+int gs_store_job_set_eta(struct gs_store *st, int64_t seq, gs_time est, gs_time cal,
+                         gs_time p90, const char *basis, struct gs_error *err);
 
 /* Append to the event log. 0 or GS_EIO. */
 int gs_store_event(struct gs_store *st, gs_time t, int64_t job, const char *kind,

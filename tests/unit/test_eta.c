@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "testutil.h"
 #include "core/diagnose/eta.h"
 
@@ -273,6 +276,74 @@ static void test_calibration(void **state)
  * n 3, sorted errors 0, 10, 50: median 10, P90 (ceil 2.7 = 3rd) 50;
  * calibrated 0, 0, 20: median 0, P90 20; coverage 1 of 2; naive now 0, 20,
  * 100: median 20; naive median 5, 15, 95: median 15. */
+/* The conformal widening of the bound.  20 jobs of class "5-8" (index 2),
+ * estimated at 100 s with a bound of 100 s, all start at 260 s: ratio and
+ * bound ratio (260 + 60) / (100 + 60) = 2 each; each missed its bound, so
+ * the level rose 20 x 0.005 x 0.9 = 0.09 to 0.99.  A promise estimated at
+ * 1,000 s: scale point 1,060 x 2 - 60 = 2,060 s (no candidate errors were
+ * kept: the point is scale); the bound before widening is the ratios' q99,
+ * 2, so 2,060 s as well; the window of bound ratios has q90 = 2 > 1, so
+ * the bound becomes (2,060 + 60) x 2 - 60 = 4,180 s. */
+static void test_bound_widening(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    gs_eta_cal_init(c);
+    for (int i = 0; i < 20; i++) {
+        struct gs_eta_rec r = rec_at(2, 100);
+        r.p90 = r.p90_base = SEC(100);
+        gs_eta_cal_observe(c, &r, SEC(260));
+    }
+    struct gs_eta_rec p = rec_at(2, 1000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, SEC(2060));
+    assert_int_equal(p.p90_base, SEC(2060));
+    assert_int_equal(p.p90, SEC(4180));
+    free(c);
+}
+
+static int cmp_gs_time(const void *a, const void *b)
+{
+    gs_time x = *(const gs_time *)a, y = *(const gs_time *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The windows keep the last GS_ETA_WINDOW values, oldest out first, and
+ * answer nearest-rank quantiles: 3,000 class-"1" jobs estimated at 1,000 s
+ * start at 1,000 s + e_i with e_i from a fixed LCG in [-500, 4500) s,
+ * many repeated (the values are whole 100 s steps, so equal values enter
+ * and leave).  The shift candidate of a new promise at 1,000 s is then
+ * 1,000 s + the 256th smallest of the last 512 e_i (nearest rank of 0.5 of
+ * 512: ceil(256) = 256), computed here by sorting a copy. */
+static void test_window_order(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    gs_eta_cal_init(c);
+    enum { N = 3000 };
+    static gs_time e[N];
+    uint32_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u;
+        e[i] = SEC(100.0 * (double)((x >> 16) % 50) - 500);
+        struct gs_eta_rec r = rec_at(0, 1000);
+        gs_eta_cal_observe(c, &r, r.est + e[i]);
+        if (i == 700 || i == N - 1) {
+            gs_time last[GS_ETA_WINDOW];
+            memcpy(last, e + i + 1 - GS_ETA_WINDOW, sizeof last);
+            qsort(last, GS_ETA_WINDOW, sizeof *last, cmp_gs_time);
+            struct gs_eta_rec p = rec_at(0, 1000);
+            gs_eta_cal_apply(c, &p);
+            gs_time want = SEC(1000) + last[GS_ETA_WINDOW / 2 - 1];
+            assert_int_equal(p.cand[1], want < 0 ? 0 : want);
+        }
+    }
+    free(c);
+}
+
+
 static void test_stats(void **state)
 {
     (void)state;
@@ -318,6 +389,8 @@ int main(void)
         cmocka_unit_test(test_quota_held),
         cmocka_unit_test(test_cannot_estimate),
         cmocka_unit_test(test_calibration),
+        cmocka_unit_test(test_window_order),
+        cmocka_unit_test(test_bound_widening),
         cmocka_unit_test(test_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -478,6 +478,55 @@ static void test_v1_migrates(void **state)
     sqlite3_close(db);
 }
 
+struct eta_seen {
+    int n;
+    gs_time est, cal, p90;
+    char basis[16];
+};
+
+static int eta_collect(void *arg, const struct gs_store_job *j)
+{
+    struct eta_seen *s = arg;
+    s->n++;
+    s->est = j->eta_est;
+    s->cal = j->eta_cal;
+    s->p90 = j->eta_p90;
+    snprintf(s->basis, sizeof s->basis, "%s", j->eta_basis ? j->eta_basis : "(null)");
+    return 0;
+}
+
+/* A version 1 journal opens and migrates: its row keeps no promise (NULLs),
+ * then one is recorded and read back; a new job starts without one. */
+static void test_v1_migrates_eta(void **state)
+{
+    (void)state;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, v1_schema, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct gs_store *st = open_rw();
+    struct eta_seen s = { 0 };
+    assert_int_equal(gs_store_job_by_id(st, "old", eta_collect, &s), 0);
+    assert_int_equal(s.n, 1);
+    assert_true(s.est == GS_TIME_NONE && s.cal == GS_TIME_NONE && s.p90 == GS_TIME_NONE);
+    assert_string_equal(s.basis, "(null)");
+    struct gs_error err = { 0 };
+    int64_t seq;
+    struct gs_store_job j = job("new", NULL);
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    assert_int_equal(gs_store_job_insert(st, &j, &seq, &err), 0);
+    assert_int_equal(gs_store_job_set_eta(st, 1, 5000, 6000, GS_TIME_NONE, "profile", &err), 0);
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(gs_store_job_by_id(st, "old", eta_collect, &s), 0);
+    assert_true(s.est == 5000 && s.cal == 6000 && s.p90 == GS_TIME_NONE);
+    assert_string_equal(s.basis, "profile");
+    memset(&s, 0, sizeof s);
+    assert_int_equal(gs_store_job_by_seq(st, seq, eta_collect, &s), 0);
+    assert_string_equal(s.basis, "(null)");
+    gs_store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +537,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_v1_migrates_history, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_migrates, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v1_migrates_eta, setup, teardown),
         cmocka_unit_test(test_bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,57 +8,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* First index of sorted[0..n) whose value is >= v. */
+static int lower_bound(const gs_time *a, int n, gs_time v)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static void win_push(struct gs_eta_win *w, gs_time v)
 {
+    gs_time *a = w->sorted;
+    if (w->n == GS_ETA_WINDOW && w->v[w->next] == v) { /* the same value leaves */
+        w->next = (w->next + 1) % GS_ETA_WINDOW;
+        return;
+    }
+    int j = lower_bound(a, w->n, v);
+    if (w->n < GS_ETA_WINDOW) {
+        memmove(a + j + 1, a + j, (size_t)(w->n - j) * sizeof *a);
+        a[j] = v;
+        w->n++;
+    } else { /* the oldest value leaves: one move between its place i and v's */
+        int i = lower_bound(a, w->n, w->v[w->next]);
+        if (j > i) {
+            memmove(a + i, a + i + 1, (size_t)(j - 1 - i) * sizeof *a);
+            a[j - 1] = v;
+        } else {
+            memmove(a + j + 1, a + j, (size_t)(i - j) * sizeof *a);
+            a[j] = v;
+        }
+    }
     w->v[w->next] = v;
     w->next = (w->next + 1) % GS_ETA_WINDOW;
-    if (w->n < GS_ETA_WINDOW)
-        w->n++;
-    w->dirty = 1;
 }
 
-/* k-th smallest (0-based) of a[0..n) by quickselect; reorders a. */
-static gs_time select_kth(gs_time *a, int n, int k)
+/* Nearest-rank quantile q (0 < q <= 1) of the window (n > 0). */
+static gs_time win_quantile(const struct gs_eta_win *w, double q)
 {
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-        gs_time pivot = a[lo + (hi - lo) / 2];
-        int i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                gs_time t = a[i];
-                a[i++] = a[j];
-                a[j--] = t;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return a[k];
-    }
-    return a[k];
-}
-
-/* Nearest-rank quantile q (0 < q <= 1) of the window, cached until the
- * next push or another q. */
-static gs_time win_quantile(struct gs_eta_win *w, double q)
-{
-    if (!w->dirty && w->cached_q == q)
-        return w->cached;
-    gs_time tmp[GS_ETA_WINDOW];
-    memcpy(tmp, w->v, (size_t)w->n * sizeof *tmp);
     int k = (int)(q * w->n + 0.999999) - 1;
     k = k < 0 ? 0 : k >= w->n ? w->n - 1 : k;
-    w->cached = select_kth(tmp, w->n, k);
-    w->cached_q = q;
-    w->dirty = 0;
-    return w->cached;
+    return w->sorted[k];
 }
 
 static void key_init(struct gs_eta_key *k)
@@ -122,7 +117,7 @@ static gs_time scaled(gs_time submit, gs_time est, gs_time ratio_ppm)
 void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
 {
     r->cal = r->est;
-    r->p90 = GS_TIME_NONE;
+    r->p90 = r->p90_base = GS_TIME_NONE;
     r->chosen = -1;
     for (int m = 0; m < GS_ETA_CANDIDATES; m++)
         r->cand[m] = GS_TIME_NONE;
@@ -140,7 +135,32 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
             r->chosen = m;
     r->cal = r->cand[r->chosen];
     r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
+    r->p90_base = r->p90;
+    if (k->over.n >= GS_ETA_MIN_SAMPLES) {
+        gs_time f = win_quantile(&k->over, GS_ETA_OVER_Q);
+        if (f > 1000000)
+            r->p90 = scaled(r->submit, r->p90, f);
+    }
     r->p90 = r->p90 < r->cal ? r->cal : r->p90;
+}
+
+void gs_eta_promise_of(struct gs_eta_cal *c, gs_time submit, int gpus, gs_time now,
+                       const struct gs_diag *d, struct gs_eta_rec *out)
+{
+    memset(out, 0, sizeof *out);
+    out->submit = submit;
+    out->size_class = gs_job_size_class(gpus);
+    out->est = now;
+    out->basis = GS_BASIS_NOW;
+    if (d) {
+        out->est = d->est_start;
+        out->basis = d->est_basis;
+        out->bucket = bucket_of(d->ahead_gpus);
+    }
+    gs_eta_cal_apply(c, out);
+    struct gs_eta_win *w = &c->wait[out->size_class];
+    out->naive_median = w->n ? gs_time_add(submit, win_quantile(w, 0.5)) : submit;
+    out->recorded = 1;
 }
 
 int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
@@ -150,26 +170,15 @@ int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
     int rc = gs_engine_job_info(eng, job, &ji);
     if (rc < 0)
         return rc;
-    memset(out, 0, sizeof *out);
-    out->submit = ji.submit;
-    out->size_class = gs_job_size_class(ji.gpus);
-    out->est = gs_engine_now(eng);
-    out->basis = GS_BASIS_NOW;
+    struct gs_diag d;
+    int have = 0;
     if (ji.state == GS_JOB_PENDING) {
-        struct gs_diag d;
         rc = gs_engine_explain(eng, job, &d);
         if (rc == GS_ENOMEM)
             return rc;
-        if (rc == 0) {
-            out->est = d.est_start;
-            out->basis = d.est_basis;
-            out->bucket = bucket_of(d.ahead_gpus);
-        }
+        have = rc == 0;
     }
-    gs_eta_cal_apply(c, out);
-    struct gs_eta_win *w = &c->wait[out->size_class];
-    out->naive_median = w->n ? gs_time_add(ji.submit, win_quantile(w, 0.5)) : ji.submit;
-    out->recorded = 1;
+    gs_eta_promise_of(c, ji.submit, ji.gpus, gs_engine_now(eng), have ? &d : NULL, out);
     return 0;
 }
 
@@ -184,6 +193,9 @@ static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_tim
         k->level += start > r->p90 ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
         k->level = k->level < 0.5 ? 0.5 : k->level > 1 ? 1 : k->level;
     }
+    if (r->p90 != GS_TIME_NONE)
+        win_push(&k->over, (gs_time)(((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
+                                         ((double)(r->p90_base - r->submit) + GS_ETA_HORIZON_MS) * 1e6 + 0.5));
     win_push(&k->shift, start - r->est);
     double ratio = ((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                    ((double)(r->est - r->submit) + GS_ETA_HORIZON_MS);

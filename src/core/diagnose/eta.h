@@ -25,7 +25,15 @@
  *     up by GS_ETA_GAMMA x 0.9 when it started after the bound, down by
  *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, 1]), so that 1 job in 10
  *     misses in the long run even though the errors of the jobs still
- *     waiting are not known yet.
+ *     waiting are not known yet;
+ *   the bound is then widened (never narrowed) by a split-conformal
+ *     factor: each started job that had a bound leaves in its key's window
+ *     `over` the ratio o = (actual - submit + H) / (b - submit + H) of its
+ *     start to that bound b before widening; with f = q_0.9(o) over the
+ *     key's last jobs (GS_ETA_MIN_SAMPLES or more), the bound is
+ *     submit + max(0, (b - submit + H) x f - H) when f > 1.  The level
+ *     alone stops at the largest ratio of the window (q = 1); the factor
+ *     reaches past it when the waits outgrow the window (docs/eta.md).
  * The naive predictors are made at the same instant for the same jobs:
  * "now" (start = submit) and "class median" (submit + the median wait of
  * the last GS_ETA_WINDOW jobs of the same size class that started; submit
@@ -51,14 +59,15 @@
 #define GS_ETA_CANDIDATES 3          /* raw, shift, scale */
 #define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
 #define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
+#define GS_ETA_OVER_Q 0.9            /* quantile of the bound's conformal widening */
 
-/* A window of the last GS_ETA_WINDOW values, with a cached quantile. */
+/* A window of the last GS_ETA_WINDOW values: in arrival order (v, a
+ * ring: the oldest leaves first) and kept sorted (sorted[0..n)), so that
+ * a quantile is one lookup and a push one binary search and move. */
 struct gs_eta_win {
     gs_time v[GS_ETA_WINDOW];
+    gs_time sorted[GS_ETA_WINDOW];
     int n, next;
-    int dirty;
-    double cached_q;
-    gs_time cached;
 };
 
 /* What the calibration keeps per key (size class and basis, or class):
@@ -66,10 +75,11 @@ struct gs_eta_win {
 struct gs_eta_key {
     struct gs_eta_win shift, ratio;
     struct gs_eta_win abserr[GS_ETA_CANDIDATES];
+    struct gs_eta_win over;     /* (actual - submit + H) / (base bound - submit + H), x 1e6 */
     double level;               /* quantile of the bound: 0.9 adapted (below) */
 };
 
-/* The online calibration.  Plain data (about 3.8 MiB); gs_eta_cal_init
+/* The online calibration.  Plain data (about 7.6 MiB); gs_eta_cal_init
  * empties it (every level 0.9). */
 struct gs_eta_cal {
     struct gs_eta_key ahead[GS_SIZE_CLASSES][GS_ETA_BASES][GS_ETA_BUCKETS];
@@ -84,6 +94,7 @@ struct gs_eta_rec {
     gs_time submit;
     gs_time est;                /* the engine's estimate, NONE = cannot tell */
     gs_time p90;                /* upper bound at 90 %, NONE = none */
+    gs_time p90_base;           /* the bound before the conformal widening */
     gs_time naive_median;       /* submit + running class median wait */
     gs_time cal;                /* calibrated point, NONE with est (= est
                                    until the key has enough jobs) */
@@ -124,11 +135,18 @@ void gs_eta_cal_init(struct gs_eta_cal *c);
 
 /* Make the promise for `job` at the engine's current time, just after the
  * pass that saw its submission: the engine's estimate (explain), the
- * calibrated point and bound and the naive predictor from `c` (its cached
- * quantiles are refreshed).  Fills `out` (recorded = 1, observed = 0).
+ * calibrated point and bound and the naive predictor from `c` (read
+ * only).  Fills `out` (recorded = 1, observed = 0).
  * Returns 0, GS_ENOENT (no such job) or GS_ENOMEM. */
 int gs_eta_promise(struct gs_engine *eng, int job, struct gs_eta_cal *c,
                    struct gs_eta_rec *out);
+
+/* A promise from a diagnosis already made: `d` is gs_engine_explain's
+ * answer for a pending job submitted at `submit` asking `gpus`, or NULL
+ * for a job that started or will start now (estimate = `now`, basis now).
+ * Fills `out` like gs_eta_promise (`c` is only read).  Never fails. */
+void gs_eta_promise_of(struct gs_eta_cal *c, gs_time submit, int gpus, gs_time now,
+                       const struct gs_diag *d, struct gs_eta_rec *out);
 
 /* The calibration part of a promise: fills r->cal, r->cand, r->chosen
  * and r->p90 from r->submit, r->est, r->basis and r->size_class. */

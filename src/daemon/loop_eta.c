@@ -1,0 +1,250 @@
+/* loop_eta.c - the daemon's start-time promises (docs/eta.md, section 6):
+ * the promise made right after the pass that saw a job's submission
+ * (journalled once, eta_* columns), the promise now of a queued job (at
+ * every render of its object), the online calibration fed by each first
+ * start, and the live calibration /metrics exports: the promises at
+ * submit of the last GSD_ETA_WINDOW jobs that started, against their
+ * actual first starts.  Engine thread only.
+ */
+#include "daemon/loop_eta.h"
+#include "daemon/loop_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One started job's promise at submit against its first start. */
+struct eta_seen {
+    gs_time abserr;           /* |first start - calibrated point|, ms */
+    int bound;                /* -1 no P90 bound, 0 started after it, 1 by it */
+};
+
+struct gsd_eta {
+    struct gs_eta_cal cal;
+    struct djob **fresh;      /* submitted this turn, promise not made yet */
+    size_t nfresh, capfresh;
+    struct eta_seen win[GSD_ETA_WINDOW];
+    int nwin, next;
+    int64_t promises, unknown, compared;
+};
+
+int gsd_eta_open(struct gsd_loop *lp)
+{
+    lp->eta = calloc(1, sizeof *lp->eta);
+    if (!lp->eta)
+        return -1;
+    gs_eta_cal_init(&lp->eta->cal);
+    return 0;
+}
+
+void gsd_eta_close(struct gsd_loop *lp)
+{
+    if (!lp->eta)
+        return;
+    free(lp->eta->fresh);
+    free(lp->eta);
+    lp->eta = NULL;
+}
+
+int gsd_eta_submitted(struct gsd_loop *lp, struct djob *d)
+{
+    struct gsd_eta *e = lp->eta;
+    if (gsd_grow((void **)&e->fresh, &e->capfresh, e->nfresh + 1, sizeof(struct djob *)) < 0)
+        return -1;
+    e->fresh[e->nfresh++] = d;
+    return 0;
+}
+
+/* The journal's name of a promise's basis; NULL = no promise. */
+static const char *basis_of(const struct gs_eta_rec *r)
+{
+    return r->recorded ? gs_est_basis_name(r->basis) : NULL;
+}
+
+int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err)
+{
+    struct gsd_eta *e = lp->eta;
+    for (size_t i = 0; i < e->nfresh; i++) {
+        struct djob *d = e->fresh[i];
+        if (d->handle < 0 || d->state == D_DONE ||
+            gs_eta_promise(lp->eng, d->handle, &e->cal, &d->eta) < 0)
+            continue; /* out of memory: this job has no promise */
+        e->promises++;
+        e->unknown += d->eta.est == GS_TIME_NONE;
+        if (gs_store_job_set_eta(lp->st, d->seq, d->eta.est, d->eta.cal, d->eta.p90,
+                                 basis_of(&d->eta), err) < 0)
+            return -1;
+        d->dirty = 1;
+    }
+    e->nfresh = 0;
+    return 0;
+}
+
+void gsd_eta_sync(struct gsd_loop *lp, struct djob *d)
+{
+    struct gs_eta_rec *r = &d->eta;
+    gs_time s = d->ji.first_start;
+    if (!r->recorded || r->observed || s == GS_TIME_NONE || d->ji.state == GS_JOB_STARTING)
+        return;
+    struct gsd_eta *e = lp->eta;
+    if (!d->eta_restored) /* a restored promise's key is not journalled: window only */
+        gs_eta_cal_observe(&e->cal, r, s);
+    r->observed = 1;
+    if (r->cal == GS_TIME_NONE)
+        return;
+    e->compared++;
+    e->win[e->next] = (struct eta_seen){ s > r->cal ? s - r->cal : r->cal - s,
+                                         r->p90 == GS_TIME_NONE ? -1 : s <= r->p90 };
+    e->next = (e->next + 1) % GSD_ETA_WINDOW;
+    if (e->nwin < GSD_ETA_WINDOW)
+        e->nwin++;
+}
+
+void gsd_eta_now(struct gsd_loop *lp, const struct djob *d, const struct gs_diag *dg,
+                 struct gs_eta_rec *out)
+{
+    gs_eta_promise_of(&lp->eta->cal, d->submit, d->gpus, gsd_now(lp), dg, out);
+}
+
+void gsd_eta_api(const struct gs_eta_rec *r, struct gs_api_eta *out)
+{
+    *out = (struct gs_api_eta){ .start = r->cal, .p90 = r->p90, .engine = r->est,
+                                .basis = basis_of(r) };
+}
+
+void gsd_eta_api_row(const struct gs_store_job *row, struct gs_api_eta *out)
+{
+    *out = (struct gs_api_eta){ .start = row->eta_cal, .p90 = row->eta_p90,
+                                .engine = row->eta_est, .basis = row->eta_basis };
+}
+
+void gsd_eta_row(const struct djob *d, struct gs_store_job *row)
+{
+    const struct gs_eta_rec *r = &d->eta;
+    row->eta_est = r->recorded ? r->est : GS_TIME_NONE;
+    row->eta_cal = r->recorded ? r->cal : GS_TIME_NONE;
+    row->eta_p90 = r->recorded ? r->p90 : GS_TIME_NONE;
+    row->eta_basis = basis_of(r);
+}
+
+void gsd_eta_restore(struct djob *d, const struct gs_store_job *row)
+{
+    memset(&d->eta, 0, sizeof d->eta);
+    if (!row->eta_basis)
+        return;
+    int b = 0;
+    while (b < GS_ETA_BASES && strcmp(gs_est_basis_name(b), row->eta_basis) != 0)
+        b++;
+    d->eta = (struct gs_eta_rec){ .submit = row->submit, .est = row->eta_est,
+                                  .cal = row->eta_cal, .p90 = row->eta_p90,
+                                  .basis = b < GS_ETA_BASES ? b : GS_BASIS_UNKNOWN,
+                                  .size_class = gs_job_size_class(row->gpus), .chosen = -1,
+                                  .recorded = 1,
+                                  .observed = row->first_start != GS_TIME_NONE };
+    d->eta_restored = 1;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    gs_time x = *(const gs_time *)a, y = *(const gs_time *)b;
+    return x < y ? -1 : x > y;
+}
+
+void gsd_eta_calibration(const struct gsd_loop *lp, struct gsd_eta_cal_now *out)
+{
+    const struct gsd_eta *e = lp->eta;
+    gs_time v[GSD_ETA_WINDOW];
+    *out = (struct gsd_eta_cal_now){ .promises = e->promises, .unknown = e->unknown,
+                                     .compared = e->compared, .window = e->nwin,
+                                     .median_abs_s = -1, .p90_coverage = -1 };
+    int64_t bound = 0, covered = 0;
+    for (int i = 0; i < e->nwin; i++) {
+        v[i] = e->win[i].abserr;
+        bound += e->win[i].bound >= 0;
+        covered += e->win[i].bound == 1;
+    }
+    out->with_bound = bound;
+    if (bound)
+        out->p90_coverage = (double)covered / (double)bound;
+    if (!e->nwin)
+        return;
+    qsort(v, (size_t)e->nwin, sizeof *v, cmp_time);
+    int mid = e->nwin / 2; /* an even count's median: the mean of the two middle values */
+    double m = e->nwin % 2 ? (double)v[mid] : ((double)v[mid - 1] + (double)v[mid]) / 2;
+    out->median_abs_s = m / 1000.0;
+}
+
+/* "# HELP" and "# TYPE" of one family. */
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void gsd_eta_metrics(FILE *f, const struct gsd_loop *lp)
+{
+    struct gsd_eta_cal_now c;
+    gsd_eta_calibration(lp, &c);
+    head(f, "gpusched_eta_promises_total", "counter",
+         "Start-time promises made at submit since the daemon started.");
+    fprintf(f, "gpusched_eta_promises_total %lld\n", (long long)c.promises);
+    head(f, "gpusched_eta_unknown_total", "counter",
+         "Promises without an estimate (basis unknown).");
+    fprintf(f, "gpusched_eta_unknown_total %lld\n", (long long)c.unknown);
+    head(f, "gpusched_eta_compared_total", "counter",
+         "Jobs with a promised start that started since the daemon started.");
+    fprintf(f, "gpusched_eta_compared_total %lld\n", (long long)c.compared);
+    head(f, "gpusched_eta_window_jobs", "gauge",
+         "Started jobs in the calibration window (the last 512 compared).");
+    fprintf(f, "gpusched_eta_window_jobs %d\n", c.window);
+    head(f, "gpusched_eta_median_abs_error_seconds", "gauge",
+         "Median |first start - promised start| over the window (NaN when empty).");
+    if (c.median_abs_s < 0)
+        fprintf(f, "gpusched_eta_median_abs_error_seconds NaN\n");
+    else
+        fprintf(f, "gpusched_eta_median_abs_error_seconds %.3f\n", c.median_abs_s);
+    head(f, "gpusched_eta_window_bound_jobs", "gauge",
+         "Jobs of the window whose promise had a P90 bound.");
+    fprintf(f, "gpusched_eta_window_bound_jobs %lld\n", (long long)c.with_bound);
+    head(f, "gpusched_eta_p90_coverage_ratio", "gauge",
+         "Share of those that started by their P90 bound (target 0.9; NaN when none).");
+    if (c.p90_coverage < 0)
+        fprintf(f, "gpusched_eta_p90_coverage_ratio NaN\n");
+    else
+        fprintf(f, "gpusched_eta_p90_coverage_ratio %.6f\n", c.p90_coverage);
+}
+
+/* The promise keys of one dashboard queue item (`it`, job `d`): the promise
+ * now ("estimate", with "start_in" and "p90_in" in seconds from `now`, null
+ * when unknown) and the one at submit. */
+static void decorate_item(struct gsd_loop *lp, json_t *it, const struct djob *d, gs_time now)
+{
+    struct gs_diag dg;
+    struct gs_eta_rec r;
+    struct gs_api_eta a, at;
+    if (d->state != D_PENDING || d->handle < 0 || gs_engine_explain(lp->eng, d->handle, &dg) < 0)
+        return;
+    gsd_eta_now(lp, d, &dg, &r);
+    gsd_eta_api(&r, &a);
+    gsd_eta_api(&d->eta, &at);
+    json_t *e = gs_api_eta_json(&a);
+    if (e) {
+        json_object_set_new(e, "start_in", r.cal == GS_TIME_NONE ? json_null()
+                                              : json_real(gs_time_to_sec(r.cal - now)));
+        json_object_set_new(e, "p90_in", r.p90 == GS_TIME_NONE ? json_null()
+                                            : json_real(gs_time_to_sec(r.p90 - now)));
+        json_object_set_new(it, "estimate", e);
+    }
+    json_object_set_new(it, "estimate_at_submit", gs_api_eta_json(at.basis ? &at : NULL));
+}
+
+void gsd_eta_dash(struct gsd_loop *lp, json_t *doc)
+{
+    json_t *items = json_object_get(json_object_get(doc, "queue"), "items"), *it;
+    size_t i;
+    gs_time now = gs_engine_now(lp->eng);
+    json_array_foreach(items, i, it) {
+        const struct djob *d = gsd_job_by_id(lp, json_string_value(json_object_get(it, "id")));
+        if (d)
+            decorate_item(lp, it, d, now);
+    }
+}

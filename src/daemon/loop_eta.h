@@ -1,0 +1,83 @@
+/* loop_eta.h - the daemon's start-time promises (docs/eta.md, section 6):
+ * made after the pass that saw a job's submission and journalled
+ * (eta_* columns), the promise now of each queued job, the online
+ * calibration fed by first starts and the live calibration for /metrics.
+ * Engine thread only (loop_eta.c).
+ */
+#ifndef GS_DAEMON_LOOP_ETA_H
+#define GS_DAEMON_LOOP_ETA_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "core/base/error.h"
+#include "core/diagnose/eta.h"
+#include "io/api_codec.h"
+
+#define GSD_ETA_WINDOW 512    /* started jobs the live calibration covers */
+
+struct gsd_loop;
+struct djob;
+struct gs_store_job;
+
+/* The live calibration: promises made (and without an estimate), jobs
+ * compared since the start, and over the window of the last compared:
+ * their count, the median |first start - calibrated point| (s, -1 when
+ * empty), those with a bound and the share started by it (-1 = none). */
+struct gsd_eta_cal_now {
+    int64_t promises, unknown, compared;
+    int window;
+    int64_t with_bound;
+    double median_abs_s, p90_coverage;
+};
+
+/* Allocate lp->eta (an empty calibration, about 4 MiB).  0 or -1 (out
+ * of memory); gsd_eta_close frees it (NULL is fine). */
+int gsd_eta_open(struct gsd_loop *lp);
+void gsd_eta_close(struct gsd_loop *lp);
+
+/* Job d was submitted in this turn: its promise is made by gsd_eta_turn
+ * after the pass.  0 or -1 (out of memory). */
+int gsd_eta_submitted(struct gsd_loop *lp, struct djob *d);
+
+/* Make the promise of every job submitted in this turn (after the pass and
+ * its events, before the rows are flushed) and journal it.  A promise that
+ * cannot be made (out of memory) is skipped.  0, or -1 with err when the
+ * journal write fails. */
+int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err);
+
+/* After d's engine record was refreshed: its first start (once the run is
+ * confirmed) feeds the calibration and the window. */
+void gsd_eta_sync(struct gsd_loop *lp, struct djob *d);
+
+/* The promise that would be made now for pending job d from its diagnosis
+ * `dg` (NULL: it starts now).  Reads the calibration only. */
+void gsd_eta_now(struct gsd_loop *lp, const struct djob *d, const struct gs_diag *dg,
+                 struct gs_eta_rec *out);
+
+/* A promise as the job object's, into *out (basis static; NULL when no
+ * promise was made).  _row: from a journal row (basis borrowed from it). */
+void gsd_eta_api(const struct gs_eta_rec *r, struct gs_api_eta *out);
+void gsd_eta_api_row(const struct gs_store_job *row, struct gs_api_eta *out);
+
+/* d's promise at submit into the eta_* fields of its row (borrowed). */
+void gsd_eta_row(const struct djob *d, struct gs_store_job *row);
+
+/* A restored job's promise from its row (it feeds the window, not the
+ * calibration, whose key is not journalled). */
+void gsd_eta_restore(struct djob *d, const struct gs_store_job *row);
+
+/* The live calibration now. */
+void gsd_eta_calibration(const struct gsd_loop *lp, struct gsd_eta_cal_now *out);
+
+/* Add to each queue item of dashboard document `doc` its promise now
+ * ("estimate", with start_in and p90_in: seconds from now) and the one at
+ * submit.  Items it cannot decorate (out of memory) stay as they are. */
+void gsd_eta_dash(struct gsd_loop *lp, json_t *doc);
+
+/* Its /metrics families (docs/daemon.md) into f. */
+void gsd_eta_metrics(FILE *f, const struct gsd_loop *lp);
+
+#endif
