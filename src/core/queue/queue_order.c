@@ -36,6 +36,7 @@
  * instant, so the order is deterministic and never oscillates.
  */
 #include "core/queue/queue_private.h"
+#include "core/queue/qclass.h"
 #include "core/base/satmath.h"
 #include "core/base/alloc.h"
 
@@ -58,8 +59,9 @@ struct gs_qstate *gs_queue_state(struct gs_engine *eng)
             q->alloc.cap = (int)nn;
             q->view = gs_calloc(nn, sizeof *q->view);
             q->blocked = gs_calloc(nn, sizeof *q->blocked);
+            q->cls = gs_qclass_create();
         }
-        if (!q || !q->alloc.parts || !q->view || !q->blocked) {
+        if (!q || !q->alloc.parts || !q->view || !q->blocked || !q->cls) {
             gs_queue_state_free(q);
             return NULL;
         }
@@ -85,6 +87,7 @@ void gs_queue_state_free(struct gs_qstate *q)
     gs_free(q->view);
     gs_free(q->blocked);
     gs_free(q->hold);
+    gs_qclass_free(q->cls);
     gs_free(q);
 }
 
@@ -278,6 +281,9 @@ int gs_queue_scan_joined(struct gs_engine *eng, gs_time now, int lists)
             continue;
         struct job *j = &eng->jobs[job];
         q->joined[q->njoined++] = job;
+        gs_time e = gs_eng_estimate(eng, job);
+        if (gs_qclass_note(q->cls, eng, job, e == GS_TIME_NONE ? GS_TIME_INF : e) < 0)
+            return GS_ENOMEM;
         if (!lists || (j->in_order != LIST_NONE && !j->front))
             continue; /* still listed (its entry comes back to life); a job
                          requeued to the front gets a new key below, which
