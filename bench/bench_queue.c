@@ -164,7 +164,7 @@ static int pass_case(int id, int pending)
 struct result {
     double sim_ms, cpu_ms;
     uint64_t hash, starts;
-    int64_t steps, passes, stopped, tried;
+    int64_t steps, passes, stopped, tried, reached;
 };
 
 static int deep_case(size_t jobs, struct result *out)
@@ -203,6 +203,7 @@ static int deep_case(size_t jobs, struct result *out)
     out->passes = res.summary.queue.passes;
     out->stopped = res.summary.queue.stopped;
     out->tried = res.summary.queue.tried;
+    out->reached = res.summary.queue.reached;
     gs_sim_result_fini(&res);
     gs_policy_fini(&pol);
     gs_trace_destroy(tr);
@@ -248,10 +249,12 @@ static void fork_deep(int id, size_t jobs, int cap, double *base)
         *base = r.cpu_ms / nlogn;
     printf("%3d  deep  %8zu jobs at t=0, 512 GPUs  sim %9.1f ms (cpu %9.1f ms)  "
            "%6.2f us/job  (cpu / n log n) / first %5.2f  peak %6.1f MiB  steps %8lld  "
-           "hash %016llx  starts %016llx  passes %lld (stopped %lld)  tried/pass %.1f\n",
+           "hash %016llx  starts %016llx  passes %lld (reached %lld, stopped %lld)  "
+           "tried/pass %.1f\n",
            id, jobs, r.sim_ms, r.cpu_ms, r.sim_ms * 1e3 / (double)jobs, r.cpu_ms / nlogn / *base,
            ru.ru_maxrss / 1024.0, (long long)r.steps, (unsigned long long)r.hash,
-           (unsigned long long)r.starts, (long long)r.passes, (long long)r.stopped,
+           (unsigned long long)r.starts, (long long)r.passes, (long long)r.reached,
+           (long long)r.stopped,
            r.passes ? (double)r.tried / (double)r.passes : 0.0);
 }
 

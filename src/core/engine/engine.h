@@ -243,6 +243,7 @@ gs_time gs_engine_now(const struct gs_engine *eng);
 struct gs_queue_stats {
     int64_t passes, held_back, skipped;
     int64_t stopped;            /* passes ended at their stop point (classes) */
+    int64_t reached;            /* passes that reached it (ended there or not) */
     int64_t tried;              /* jobs tried, summed over passes */
     int classes;                /* classes with pending jobs at the last check */
 };

@@ -34,6 +34,7 @@ struct gs_qclass {
     gs_time (*est_fn)(void *, const struct gs_engine *, int);
     void *est_arg;
     int filed, stale;
+    int rep[GS_QCLASS_MAX_GPUS + 1]; /* a pending job of each class, -1 = none */
     int valid;                  /* `sig` and `prefix` hold */
     struct gs_qclass_sig sig;
     int *prefix;
@@ -200,8 +201,10 @@ int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behin
     sig->mode = behind ? 1 : 2;
     int classes = 0, nonplain = top_live(c, eng, 0);
     for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
+        c->rep[g] = -1;
         if (!top_live(c, eng, g))
             continue;
+        c->rep[g] = c->b[g].e[0].job;
         classes++;
         if (behind)
             continue;
@@ -227,25 +230,21 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdULL;
 }
 
-void gs_qclass_sig_finish(const struct gs_engine *eng, struct gs_qclass_sig *sig)
+void gs_qclass_sig_finish(struct gs_qclass *c, struct gs_engine *eng, struct gs_qclass_sig *sig)
 {
     uint64_t h = (uint64_t)eng->pol.quota_mode;
-    for (size_t t = 0; t < eng->teams_cap; t++) {
+    for (size_t t = 0; t < eng->teams_cap; t++) { /* a team without quota always passes */
+        if (eng->team_quota[t] < 0)
+            continue;
+        h = mix(h, (uint64_t)t);
         h = mix(h, (uint64_t)(int64_t)eng->team_quota[t]);
         h = mix(h, (uint64_t)eng->team_milli[t]);
     }
     sig->quota = h;
-    if (sig->cl_dep) { /* a plain job's resource code reads the idle GPUs alone */
-        struct gs_cluster_stats st = gs_cluster_stats(eng->cl);
-        int nn = gs_cluster_node_count(eng->cl);
-        const uint64_t *idle = gs_cluster_idle_masks(eng->cl);
-        uint64_t m = 1;
-        for (int n = 0; n < nn; n++)
-            m = mix(m, idle[n] ^ ((uint64_t)gs_cluster_node_gpus(eng->cl, n) << 56));
-        sig->masks = m;
-        sig->idle = st.idle_gpus;
-        sig->used = st.used_milli;
-    }
+    if (sig->cl_dep) /* the code of a class is the code of any of its jobs */
+        for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
+            if (c->rep[g] >= 0)
+                sig->code[g] = (int8_t)gs_eng_plain_code_now(eng, c->rep[g]);
 }
 
 int gs_qclass_same(const struct gs_qclass *c, const struct gs_qclass_sig *sig)

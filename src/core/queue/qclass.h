@@ -47,8 +47,7 @@ struct gs_qclass_sig {
     int cl_dep;                 /* some code depends on the cluster (resources) */
     gs_time live[GS_QCLASS_MAX_GPUS + 1], view[GS_QCLASS_MAX_GPUS + 1];
     uint64_t quota;             /* hash of every team's quota and use */
-    uint64_t masks;             /* hash of every node's idle GPUs */
-    int64_t idle, used;         /* the cluster's idle GPUs and used share */
+    int8_t code[GS_QCLASS_MAX_GPUS + 1]; /* cl_dep: per class, its `resources` code */
 };
 
 /* A new, empty class state; NULL on allocation failure. */
@@ -76,8 +75,10 @@ int gs_qclass_note(struct gs_qclass *c, const struct gs_engine *eng, int job, gs
 int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behind,
                      const gs_time *live, const gs_time *view, struct gs_qclass_sig *sig);
 
-/* Complete `sig` with the quota and cluster parts, read from `eng` now. */
-void gs_qclass_sig_finish(const struct gs_engine *eng, struct gs_qclass_sig *sig);
+/* Complete `sig` with the quota part and, when some code depends on the
+ * cluster, the `resources` code of each class the last gs_qclass_doomed
+ * saw, read from `eng` now. */
+void gs_qclass_sig_finish(struct gs_qclass *c, struct gs_engine *eng, struct gs_qclass_sig *sig);
 
 /* Whether `sig` equals the signature of the last pass that established the
  * codes (gs_qclass_establish), and that one is still valid. */

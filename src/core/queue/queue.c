@@ -331,6 +331,7 @@ void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *o
     out->held_back = q ? (int64_t)q->deferred : 0;
     out->skipped = q ? (int64_t)q->skipped : 0;
     out->stopped = q ? (int64_t)q->stopped : 0;
+    out->reached = q ? (int64_t)q->reached : 0;
     out->tried = q ? (int64_t)q->tried : 0;
     out->classes = q ? gs_qclass_count(q->cls) : 0;
 }
@@ -452,9 +453,10 @@ static int class_stop(struct pass *ps, struct gs_qstate *q)
     int behind = plan_failed || ps->max_res == 0;
     if (!gs_qclass_doomed(q->cls, ps->eng, behind, ps->fail_live[0], ps->fail_view[0], &ps->sig))
         return 0;
-    gs_qclass_sig_finish(ps->eng, &ps->sig);
+    gs_qclass_sig_finish(q->cls, ps->eng, &ps->sig);
     ps->x_set = 1;
     ps->x_vis = q->nvisited;
+    q->reached++;
     return gs_qclass_same(q->cls, &ps->sig);
 }
 

@@ -50,6 +50,7 @@ struct gs_qstate {
     int64_t aging_milli;        /* aging_rate x 1000, rounded; 0 = no aging */
     uint64_t skipped;           /* pending jobs passes did not try (max_job_test) */
     uint64_t stopped, tried;    /* passes ended at the stop point; jobs tried */
+    uint64_t reached;           /* passes that reached their stop point */
     struct gs_qclass *cls;      /* classes of the pending jobs (qclass.h) */
     int cls_off;                /* gs_queue_set_classes(eng, 0): the exhaustive pass */
     uint64_t passes;            /* passes run */
