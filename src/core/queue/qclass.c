@@ -249,7 +249,11 @@ void gs_qclass_sig_finish(struct gs_qclass *c, struct gs_engine *eng, struct gs_
 
 int gs_qclass_same(const struct gs_qclass *c, const struct gs_qclass_sig *sig)
 {
-    return c->valid && memcmp(&c->sig, sig, sizeof *sig) == 0;
+    const struct gs_qclass_sig *a = &c->sig;
+    return c->valid && a->mode == sig->mode && a->cl_dep == sig->cl_dep &&
+           a->quota == sig->quota && memcmp(a->live, sig->live, sizeof a->live) == 0 &&
+           memcmp(a->view, sig->view, sizeof a->view) == 0 &&
+           memcmp(a->code, sig->code, sizeof a->code) == 0;
 }
 
 int gs_qclass_establish(struct gs_qclass *c, const struct gs_qclass_sig *sig, const int *prefix,
