@@ -448,6 +448,9 @@ static void test_order_equals_sort(void **state)
         }
         qstep(q, now);
         check_order(q->eng, now, 1500, MINS(30));
+        /* the wakeup by groups of young keys equals the walk of both lists */
+        assert_int_equal(gs_queue_order_change(q->eng, now),
+                         gs_queue_order_change_linear(q->eng, now));
     }
     assert_true(q->eng->npending > 100);
 }

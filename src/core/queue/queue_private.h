@@ -169,6 +169,10 @@ void gs_queue_unlist(struct gs_engine *eng, int job);
  * (queue_order.c) */
 gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now);
 
+/* The same by a walk of both lists (the reference; gs_queue_order_change
+ * falls back to it on ties between an aged and a young key). */
+gs_time gs_queue_order_change_linear(const struct gs_engine *eng, gs_time now);
+
 /* Effective priority of pending `j` at `now`, x GS_PRIO_SCALE: the key the
  * pass orders it by (saturates instead of overflowing). */
 int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now);
