@@ -135,7 +135,7 @@ static void test_team_quota_class(void **state)
     struct qjob blk = { .id = "blk", .gpus = 8, .tl_s = 3600, .prio = 9, .team = "team-c" };
     int hrun = twin_submit(&t, 0, &run);
     int hblk = twin_submit(&t, 0, &blk);
-    char ids[44][8];
+    char ids[44][16];
     for (int i = 0; i < 44; i++) {
         snprintf(ids[i], sizeof ids[i], "%c%d", i % 2 ? 'b' : 'a', i / 2);
         struct qjob r = { .id = ids[i], .gpus = 2, .tl_s = 3600,
@@ -187,7 +187,7 @@ static void test_backfill_sides(void **state)
     twin_submit(&t, 0, &r1);
     twin_submit(&t, 0, &r2);
     twin_submit(&t, 0, &big);
-    char ids[30][8];
+    char ids[30][16];
     for (int i = 0; i < 30; i++) {
         snprintf(ids[i], sizeof ids[i], "l%d", i);
         struct qjob r = { .id = ids[i], .gpus = 1, .tl_s = 3 * 3600 };
@@ -234,7 +234,7 @@ static void test_random_grid(void **state)
                              "queue.max_job_test", seed % 4 ? "0" : "3", NULL };
         struct twin t;
         twin_init(&t, seed % 2 ? "n1:8 n2:8:[4,4]" : "n1:8", kv);
-        static char ids[24][64][8];
+        static char ids[24][64][16];
         int running[64], nrun = 0;
         gs_time now = 0;
         for (int k = 0; k < 64; k++) {
