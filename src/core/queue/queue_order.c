@@ -590,13 +590,12 @@ static size_t first_unsat(const struct gs_engine *eng, const struct qlist *l, gs
     return lo;
 }
 
-/* gs_queue_order_change_linear by groups of young jobs of one key: the
- * young job directly ahead of an aged one is the last live job of its
- * group, and the aged one is the first live aged job below the group's
- * key, when it sorts ahead of the next live young job.  O(groups x log n)
- * instead of a walk of both lists.  Returns 1 and *out, or 0 when a key of
- * an aged job equals a young key at `now` (the tie-breaks then interleave
- * them) or the groups are too many: the caller walks. */
+/* gs_queue_order_change_linear by groups of equal young keys: a young job
+ * directly ahead of an aged one is the last live one of its group, the
+ * aged one the first live aged job below that key if it sorts ahead of the
+ * next live young job.  O(groups x log n).  0 (the caller walks) on an aged
+ * key equal to a young one at `now` (tie-breaks interleave) or too many
+ * groups; else 1 and *out. */
 static int change_by_groups(const struct gs_engine *eng, gs_time now, gs_time *out)
 {
     const struct gs_qstate *q = eng->q;
