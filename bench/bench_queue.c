@@ -10,7 +10,9 @@
  *
  * Cases 5-8: the cost of one pass (a step and the continuations it asks
  * for at the same instant) as a series in depth: case 1 with 10^3, 10^4,
- * 10^5 and 10^6 pending jobs (case 7 is case 1).
+ * 10^5 and 10^6 pending jobs (case 7 is case 1).  Each pass case also
+ * prints the classes of the pending jobs (qclass.h), the jobs a timed pass
+ * tried on average and how many of the 21 ended at their stop point.
  *
  * Cases 2-4: the deep-queue series.  10^4, 10^5 and 10^6 generated jobs
  * (gs_gen_workload, seed 1, default size mix) all submitted at t = 0 on
@@ -18,7 +20,8 @@
  * simulated to the end.  Each case runs in a forked child under a time cap
  * (--cap S, default 600 s) so a queue that does not scale is reported as
  * "> S s" rather than hanging the run.  `hash` is a hash of every start
- * decision (job, time, node).
+ * decision (job, time, node), then the passes (those ended at their stop
+ * point) and the jobs tried per pass.
  *
  * The machine is shared: besides wall-clock ms each case reports the CPU
  * time it used (the pass's and the simulation's thread CPU
@@ -131,6 +134,8 @@ static int pass_case(int id, int pending)
     double first = bench_now_ms() - t0;
     int first_starts = nstarts;
     double ms[21], cpu[21];
+    struct gs_queue_stats st0, st1;
+    gs_engine_queue_stats(eng, &st0);
     hash_state = 1469598103934665603ULL;
     nstarts = nres = 0;
     for (int i = 0; i < 21; i++) {
@@ -141,13 +146,15 @@ static int pass_case(int id, int pending)
         cpu[i] = cpu_now_ms() - c0;
         ms[i] = bench_now_ms() - t0;
     }
+    gs_engine_queue_stats(eng, &st1);
     qsort(ms, 21, sizeof *ms, bench_cmp_double);
     qsort(cpu, 21, sizeof *cpu, bench_cmp_double);
     printf("%3d  pass  running %5d  pending %6d  first pass %8.2f ms (%d started)  "
            "pass median %7.3f ms (min %.3f, max %.3f, cpu median %.3f)  starts %d  "
-           "reservations %d  hash %016llx\n",
+           "reservations %d  hash %016llx  classes %d  tried/pass %.1f  stopped %lld/21\n",
            id, running, gs_engine_pending_count(eng), first, first_starts, ms[10], ms[0],
-           ms[20], cpu[10], nstarts, nres, (unsigned long long)hash_state);
+           ms[20], cpu[10], nstarts, nres, (unsigned long long)hash_state, st1.classes,
+           (double)(st1.tried - st0.tried) / 21, (long long)(st1.stopped - st0.stopped));
     gs_engine_destroy(eng);
     gs_policy_fini(&pol);
     gs_cluster_destroy(cl);
@@ -157,7 +164,7 @@ static int pass_case(int id, int pending)
 struct result {
     double sim_ms, cpu_ms;
     uint64_t hash, starts;
-    int64_t steps;
+    int64_t steps, passes, stopped, tried, reached;
 };
 
 static int deep_case(size_t jobs, struct result *out)
@@ -193,6 +200,10 @@ static int deep_case(size_t jobs, struct result *out)
     out->hash = hash_state;
     out->starts = start_hash;
     out->steps = res.steps;
+    out->passes = res.summary.queue.passes;
+    out->stopped = res.summary.queue.stopped;
+    out->tried = res.summary.queue.tried;
+    out->reached = res.summary.queue.reached;
     gs_sim_result_fini(&res);
     gs_policy_fini(&pol);
     gs_trace_destroy(tr);
@@ -238,10 +249,13 @@ static void fork_deep(int id, size_t jobs, int cap, double *base)
         *base = r.cpu_ms / nlogn;
     printf("%3d  deep  %8zu jobs at t=0, 512 GPUs  sim %9.1f ms (cpu %9.1f ms)  "
            "%6.2f us/job  (cpu / n log n) / first %5.2f  peak %6.1f MiB  steps %8lld  "
-           "hash %016llx  starts %016llx\n",
+           "hash %016llx  starts %016llx  passes %lld (reached %lld, stopped %lld)  "
+           "tried/pass %.1f\n",
            id, jobs, r.sim_ms, r.cpu_ms, r.sim_ms * 1e3 / (double)jobs, r.cpu_ms / nlogn / *base,
            ru.ru_maxrss / 1024.0, (long long)r.steps, (unsigned long long)r.hash,
-           (unsigned long long)r.starts);
+           (unsigned long long)r.starts, (long long)r.passes, (long long)r.reached,
+           (long long)r.stopped,
+           r.passes ? (double)r.tried / (double)r.passes : 0.0);
 }
 
 int main(int argc, char **argv)

@@ -191,6 +191,23 @@ static int plain_code(struct gs_engine *eng, int job)
     return code;
 }
 
+static int resource_code(struct gs_engine *eng, int job, int use_memo);
+
+int gs_eng_plain_code_now(struct gs_engine *eng, int job)
+{
+    int g = eng->jobs[job].gpus, code = GS_REASON_SHORTAGE;
+    if (!plain_job(eng, &eng->jobs[job])) {
+        code = resource_code(eng, job, 0); /* the path the accounting takes */
+    } else if (gs_cluster_stats(eng->cl).idle_gpus >= g) { /* plain_code, fresh figures */
+        struct gs_request req;
+        gs_eng_request(eng, job, &req);
+        struct diag_figs f;
+        gs_diag_gather(eng->cl, &req, 1, 1, &f);
+        code = whole_code(eng, &req, &f);
+    }
+    return code == GS_REASON_NONE ? GS_REASON_PRIORITY : code; /* as pass_code */
+}
+
 static int resource_code(struct gs_engine *eng, int job, int use_memo)
 {
     if (eng->jobs[job].gpus == 0)

@@ -253,6 +253,10 @@ gs_time gs_engine_now(const struct gs_engine *eng);
  * counts k times). */
 struct gs_queue_stats {
     int64_t passes, held_back, skipped;
+    int64_t stopped;            /* passes ended at their stop point (classes) */
+    int64_t reached;            /* passes that reached it (ended there or not) */
+    int64_t tried;              /* jobs tried, summed over passes */
+    int classes;                /* classes with pending jobs at the last check */
 };
 
 /* Fill `out` with the engine's queue pass counters.  (queue.c) */

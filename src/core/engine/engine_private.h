@@ -455,6 +455,14 @@ gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng);
  * GS_ENOMEM.  (diagnose.c) */
 int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full);
 
+/* The wait code the accounting would give now to plain pending `job`
+ * (whole GPUs, no memory or type constraint, no partitions) if its pass
+ * reason were `resources`: the cluster's idle GPUs read afresh, with the
+ * per-pass memo's own rule (shortage below g idle GPUs, else the figures),
+ * and `priority` when it would fit.  Reads only, but for the diagnosis's
+ * scratch.  (diagnose_explain.c) */
+int gs_eng_plain_code_now(struct gs_engine *eng, int job);
+
 /* The diagnosis state of an engine with `nnodes` nodes: NULL on allocation
  * failure; destroy (NULL is a no-op).  (diagnose.c) */
 struct gs_diag_state *gs_eng_diag_create(int nnodes);

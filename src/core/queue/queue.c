@@ -31,81 +31,11 @@
  * gs_engine_next_wakeup.
  */
 #include "core/queue/queue_private.h"
+#include "core/queue/qclass.h"
 #include "core/base/alloc.h"
 
 #include <limits.h>
 #include <stdint.h>
-
-/* What team `t` adds to the quota totals: GPUs (milli) of its quota it
- * leaves unused, or holds beyond it. */
-static void team_share(const struct gs_engine *eng, size_t t, int64_t *unused, int64_t *borrowed)
-{
-    *unused = *borrowed = 0;
-    if (eng->team_quota[t] < 0)
-        return;
-    int64_t q = (int64_t)eng->team_quota[t] * GS_MILLI_GPU, used = eng->team_milli[t];
-    if (used < q)
-        *unused = q - used;
-    else
-        *borrowed = used - q;
-}
-
-/* Add (sign -1: remove) team `t`'s share to the kept totals. */
-static void count_team(struct gs_engine *eng, size_t t, int sign)
-{
-    int64_t u, b;
-    team_share(eng, t, &u, &b);
-    eng->quota_unused += sign * u;
-    eng->quota_borrowed += sign * b;
-}
-
-void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli)
-{
-    count_team(eng, (size_t)team, -1);
-    eng->team_milli[team] += milli;
-    count_team(eng, (size_t)team, 1);
-}
-
-void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota)
-{
-    count_team(eng, (size_t)team, -1);
-    eng->team_quota[team] = quota;
-    count_team(eng, (size_t)team, 1);
-}
-
-void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed)
-{
-    *unused = *borrowed = 0;
-    for (size_t t = 0; t < eng->teams_cap; t++) {
-        int64_t u, b;
-        team_share(eng, t, &u, &b);
-        *unused += u;
-        *borrowed += b;
-    }
-}
-
-int gs_eng_quota_ok(const struct gs_engine *eng, int job)
-{
-    const struct job *j = &eng->jobs[job];
-    int quota = eng->team_quota[j->team];
-    if (quota < 0)
-        return 1;
-    int64_t q = (int64_t)quota * GS_MILLI_GPU, used = eng->team_milli[j->team];
-    int64_t need = (int64_t)j->gpus * j->milli;
-    if (used + need <= q)
-        return 1;
-    /* quota modes are one comparison apart (strict stops here, borrow looks
-     * at the idle quota of others), so no ops table for them */
-    if (eng->pol.quota_mode != GS_QUOTA_BORROW)
-        return 0;
-    /* borrow: the part beyond the quota must fit in other teams' idle quota
-     * that is not already lent out (the kept totals less this team's share:
-     * O(1), not a walk of every team) */
-    int64_t self_u, self_b;
-    team_share(eng, (size_t)j->team, &self_u, &self_b);
-    int64_t unused = eng->quota_unused - self_u, borrowed = eng->quota_borrowed - self_b;
-    return used + need - q <= unused - borrowed;
-}
 
 #define MEMO_MAX_GPUS 64
 #define MEMO_GROUPS 4
@@ -137,13 +67,17 @@ struct pass {
     gs_time res_min;            /* earliest reservation start made */
     gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
     int nres;
+    /* the stop point (qclass.h): checked when the memo or the head moved */
+    int cls_on;                 /* this pass may stop there */
+    int x_set;                  /* it reached the stop point ... */
+    size_t x_vis;               /* ... with this many jobs tried (q->nvisited) */
+    uint64_t memo_ver, checked_ver;
+    struct gs_qclass_sig sig;   /* the pass state at the stop point */
 };
 
 static int plain(const struct gs_engine *eng, const struct job *j)
 {
-    return j->milli == GS_MILLI_GPU && j->gpu_type == -1 && j->topology == eng->pol.topology &&
-           j->gpus >= 1 && j->gpus <= MEMO_MAX_GPUS && j->cpu_milli == 0 &&
-           j->host_mem_mib == 0 && j->part < MEMO_GROUPS && !gs_eng_spare_user(eng, j);
+    return gs_qclass_plain(eng, j, MEMO_GROUPS) && !gs_eng_spare_user(eng, j);
 }
 
 /* Whether the memo already proves `j` (estimate `dur`) cannot start. */
@@ -168,10 +102,13 @@ static void memo_fail(struct pass *ps, const struct job *j, gs_time dur, int liv
 {
     if (!plain(ps->eng, j))
         return;
-    if (live)
+    if (live && ps->fail_live[j->part][j->gpus] != 0) {
         ps->fail_live[j->part][j->gpus] = 0;
-    else if (dur < ps->fail_view[j->part][j->gpus])
+        ps->memo_ver++;
+    } else if (!live && dur < ps->fail_view[j->part][j->gpus]) {
         ps->fail_view[j->part][j->gpus] = dur;
+        ps->memo_ver++;
+    }
 }
 
 static gs_time job_dur(const struct gs_engine *eng, int job)
@@ -214,6 +151,7 @@ static int reserve(struct pass *ps, int job)
         ps->res_start[i] = start;
     }
     ps->view_k = -1;
+    ps->memo_ver++;
     struct gs_event ev = { GS_EV_RESERVE, ps->now, job, ps->a, start, 0 };
     gs_eng_emit(eng, &ev);
     return 0;
@@ -287,6 +225,7 @@ static int try_backfill(struct pass *ps, int job)
 static void forget(struct pass *ps)
 {
     ps->view_k = -1;
+    ps->memo_ver++;
     for (int m = 0; m < MEMO_GROUPS; m++)
         for (int g = 0; g <= MEMO_MAX_GPUS; g++)
             ps->fail_live[m][g] = ps->fail_view[m][g] = GS_TIME_INF;
@@ -298,6 +237,7 @@ static int plan(struct pass *ps, int job)
         return 0;
     int rc = reserve(ps, job);
     if (rc == GS_ENOSPC) {
+        ps->memo_ver++;
         ps->plan_failed = 1; /* cannot be planned: backfilling could starve it */
         ps->failed_in |= gs_eng_queue_group(ps->eng, job);
     }
@@ -348,6 +288,7 @@ static int try_job(struct pass *ps, int job)
         memo_fail(ps, j, 0, 1);
         ps->blocked = 1;
         ps->blocked_in |= grp;
+        ps->memo_ver++;
     }
     rc = plan(ps, job);
     return rc < 0 ? rc : GS_ENOSPC;
@@ -389,6 +330,10 @@ void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *o
     out->passes = q ? (int64_t)q->passes : 0;
     out->held_back = q ? (int64_t)q->deferred : 0;
     out->skipped = q ? (int64_t)q->skipped : 0;
+    out->stopped = q ? (int64_t)q->stopped : 0;
+    out->reached = q ? (int64_t)q->reached : 0;
+    out->tried = q ? (int64_t)q->tried : 0;
+    out->classes = q ? gs_qclass_count(q->cls) : 0;
 }
 
 gs_time gs_queue_wakeup(const struct gs_engine *eng)
@@ -417,6 +362,10 @@ static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
     ps->visits = 0;
     ps->peeked = -1;
     ps->res_min = GS_TIME_INF;
+    ps->cls_on = ps->x_set = 0;
+    ps->x_vis = 0;
+    ps->memo_ver = 1;
+    ps->checked_ver = 0;
     forget(ps);
     /* The backfill modes are not an ops table: they differ only in how
      * many reservations a pass keeps (none 0, easy 1, conservative
@@ -476,14 +425,63 @@ static int visit(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int 
     size_t tail = eng->ptail;
     ps->kept = 0;
     int rc = try_job(ps, job);
-    if (rc == 0 || eng->ptail != tail)
+    if (rc == 0 || eng->ptail != tail) {
         cur->dead++; /* its entry (or a victim's) is dead now */
+        ps->memo_ver++; /* a class may have lost its shortest estimate */
+    }
     if (rc != 0 && rc != GS_ENOSPC)
         return rc;
     cont_stamp(q, &eng->jobs[job], ps->kept);
     if (note_requeued(eng, q, tail) < 0)
         return GS_ENOMEM;
     return rc == 0;
+}
+
+/* The stop point (qclass.h): whether every job left in this pass fails
+ * with no side effect, so that only its wait code is left to give.  Checked
+ * when the memo, the head or the reservations moved since the last check.
+ * On reaching it, the pass state is kept in ps->sig; returns 1 when that
+ * state is the one the last establishing pass left (the pass may end). */
+static int class_stop(struct pass *ps, struct gs_qstate *q)
+{
+    if (!ps->cls_on || ps->x_set || ps->memo_ver == ps->checked_ver)
+        return 0;
+    ps->checked_ver = ps->memo_ver;
+    int plan_failed = (ps->failed_in & 1) != 0; /* one queue group: partitions are off */
+    if (!ps->blocked || (ps->nres < ps->max_res && !plan_failed))
+        return 0; /* a later job could still reserve */
+    int behind = plan_failed || ps->max_res == 0;
+    if (!gs_qclass_doomed(q->cls, ps->eng, behind, ps->fail_live[0], ps->fail_view[0], &ps->sig))
+        return 0;
+    gs_qclass_sig_finish(q->cls, ps->eng, &ps->sig);
+    ps->x_set = 1;
+    ps->x_vis = q->nvisited;
+    q->reached++;
+    return gs_qclass_same(q->cls, &ps->sig);
+}
+
+/* The pass ends at its stop point: the jobs left hold the codes the last
+ * establishing pass gave them, but for those it tried before its own stop
+ * point and those new to the queue: try these (each fails with no side
+ * effect, as in the exhaustive pass).  0 or GS_ENOMEM. */
+static int class_settle(struct pass *ps, struct gs_qstate *q, struct qcursor *cur)
+{
+    struct gs_engine *eng = ps->eng;
+    size_t n;
+    const int *pre = gs_qclass_prefix(q->cls, &n);
+    for (size_t k = 0; k < n + q->njoined; k++) {
+        int job = k < n ? pre[k] : q->joined[k - n];
+        if ((size_t)job >= eng->njobs || gs_eng_slot_free(eng, job))
+            continue;
+        const struct job *j = &eng->jobs[job];
+        if (j->state != GS_JOB_PENDING || j->tried_cycle == q->cycle)
+            continue; /* gone, or tried already in this pass */
+        int rc = visit(ps, q, cur, job);
+        if (rc < 0)
+            return rc;
+    }
+    q->stopped++;
+    return 0;
 }
 
 /* Try the jobs in pass order from `cur`, at most queue.max_job_test of
@@ -514,6 +512,13 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
         if (rc < 0)
             return rc;
         started += rc;
+        if (class_stop(ps, q)) {
+            if (class_settle(ps, q, cur) < 0)
+                return GS_ENOMEM;
+            if (ps->visits < ps->n_start)
+                ps->visits = ps->n_start; /* the rest is decided, not skipped */
+            break;
+        }
     }
     /* untried: of the jobs pending when the pass began (all its segments),
      * or, in a continuation by stamps, of those pending now */
@@ -542,6 +547,11 @@ static int pass_finish(struct gs_engine *eng, struct gs_qstate *q, const struct 
     q->quiet_handles = eng->nhandles;
     q->quiet_releases = eng->releases;
     q->quiet_decisions = eng->decisions;
+    q->tried += q->nvisited;
+    /* a pass that reached its stop point gave every job beyond it the code
+     * of its class: the next pass may rely on that */
+    if (!ps->cls_on || !ps->x_set || gs_qclass_establish(q->cls, &ps->sig, q->visited, ps->x_vis) < 0)
+        gs_qclass_invalidate(q->cls);
     return gs_eng_account_waits(eng, ps->now, 1);
 }
 
@@ -621,6 +631,16 @@ static int resume(struct gs_engine *eng, struct gs_qstate *q)
     return rc < 0 ? rc : started;
 }
 
+int gs_queue_set_classes(struct gs_engine *eng, int on)
+{
+    struct gs_qstate *q = gs_queue_state(eng);
+    if (!q)
+        return GS_ENOMEM;
+    q->cls_off = !on;
+    gs_qclass_invalidate(q->cls);
+    return 0;
+}
+
 int gs_queue_holding(const struct gs_engine *eng)
 {
     return eng->q && eng->q->held;
@@ -643,6 +663,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         struct gs_qhold *h = q->hold;
         if (pass_finish(eng, q, &h->ps, &h->cur, h->decided, h->fresh) < 0)
             return GS_ENOMEM;
+        gs_qclass_invalidate(q->cls); /* closed before its end: codes not given */
         eng->pass_blocked = 0; /* it did not see what changed */
     }
     if (!cont)
@@ -656,6 +677,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         return GS_ENOMEM;
     struct pass ps; /* not zero-initialised as a whole: res_start is large */
     pass_init(&ps, eng, now);
+    ps.cls_on = !cont && !q->cls_off && gs_qclass_enabled(eng);
     uint64_t decided = eng->decisions;
     gs_profile_clear(eng->profile);
     q->nvisited = 0;

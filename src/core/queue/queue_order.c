@@ -36,6 +36,7 @@
  * instant, so the order is deterministic and never oscillates.
  */
 #include "core/queue/queue_private.h"
+#include "core/queue/qclass.h"
 #include "core/base/satmath.h"
 #include "core/base/alloc.h"
 
@@ -58,8 +59,9 @@ struct gs_qstate *gs_queue_state(struct gs_engine *eng)
             q->alloc.cap = (int)nn;
             q->view = gs_calloc(nn, sizeof *q->view);
             q->blocked = gs_calloc(nn, sizeof *q->blocked);
+            q->cls = gs_qclass_create();
         }
-        if (!q || !q->alloc.parts || !q->view || !q->blocked) {
+        if (!q || !q->alloc.parts || !q->view || !q->blocked || !q->cls) {
             gs_queue_state_free(q);
             return NULL;
         }
@@ -85,6 +87,7 @@ void gs_queue_state_free(struct gs_qstate *q)
     gs_free(q->view);
     gs_free(q->blocked);
     gs_free(q->hold);
+    gs_qclass_free(q->cls);
     gs_free(q);
 }
 
@@ -278,6 +281,9 @@ int gs_queue_scan_joined(struct gs_engine *eng, gs_time now, int lists)
             continue;
         struct job *j = &eng->jobs[job];
         q->joined[q->njoined++] = job;
+        gs_time e = gs_eng_estimate(eng, job);
+        if (gs_qclass_note(q->cls, eng, job, e == GS_TIME_NONE ? GS_TIME_INF : e) < 0)
+            return GS_ENOMEM;
         if (!lists || (j->in_order != LIST_NONE && !j->front))
             continue; /* still listed (its entry comes back to life); a job
                          requeued to the front gets a new key below, which
@@ -507,7 +513,7 @@ static gs_time next_saturation(const struct gs_engine *eng, const struct order_k
  * an aged one).  The whole queue is walked, whatever queue.max_job_test:
  * the continuations of a bounded pass try every job of the queue
  * (queue.c), so every neighbour counts. */
-gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
+gs_time gs_queue_order_change_linear(const struct gs_engine *eng, gs_time now)
 {
     const struct gs_qstate *q = eng->q;
     if (!q)
@@ -537,6 +543,106 @@ gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
         }
     }
     return min_time(t, next_saturation(eng, unsat, now));
+}
+
+/* First index of [from, n) of the aged list whose key at `now` is at most
+ * `p` (the keys at now do not increase along the list). */
+static size_t aged_lower(const struct gs_engine *eng, const struct qlist *l, size_t from,
+                         int64_t p, gs_time now)
+{
+    size_t lo = from, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (aged_at(eng, l->k[mid].prio, now) > p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* First index of [from, n) of the young list whose key is below `p`. */
+static size_t young_below(const struct qlist *l, size_t from, int64_t p)
+{
+    size_t lo = from, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->k[mid].prio >= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* First aged entry, in list order, not saturated at `now` (saturated keys
+ * form a prefix of the list). */
+static size_t first_unsat(const struct gs_engine *eng, const struct qlist *l, gs_time now)
+{
+    size_t lo = l->head, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (aged_saturated(eng, &l->k[mid], now))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* gs_queue_order_change_linear by groups of equal young keys: a young job
+ * directly ahead of an aged one is the last live one of its group, the
+ * aged one the first live aged job below that key if it sorts ahead of the
+ * next live young job.  O(groups x log n).  0 (the caller walks) on an aged
+ * key equal to a young one at `now` (tie-breaks interleave) or too many
+ * groups; else 1 and *out. */
+static int change_by_groups(const struct gs_engine *eng, gs_time now, gs_time *out)
+{
+    const struct gs_qstate *q = eng->q;
+    const struct qlist *yl = &q->young, *al = &q->aged;
+    size_t yi = yl->head, budget = 64 + (yl->n - yl->head) / 16;
+    gs_time t = GS_TIME_INF;
+    while (yi < yl->n) {
+        if (budget-- == 0)
+            return 0;
+        int64_t p = yl->k[yi].prio;
+        size_t ye = young_below(yl, yi, p), z = ye;
+        while (z > yi && !live(eng, &yl->k[z - 1], LIST_YOUNG))
+            z--;
+        if (z > yi) {
+            size_t ai = aged_lower(eng, al, al->head, p, now);
+            if (ai < al->n && aged_at(eng, al->k[ai].prio, now) == p)
+                return 0;
+            const struct order_key *a = peek_live(eng, al, LIST_AGED, &ai);
+            if (!a)
+                break; /* no aged job below this key, nor below any later one */
+            size_t ni = ye;
+            const struct order_key *yn = peek_live(eng, yl, LIST_YOUNG, &ni);
+            int64_t ea = aged_at(eng, a->prio, now);
+            if (yn && ea == yn->prio)
+                return 0;
+            if (!yn || ea > yn->prio)
+                t = min_time(t, passes_at(eng, a, &yl->k[z - 1], now));
+        }
+        yi = ye;
+    }
+    *out = t;
+    return 1;
+}
+
+gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
+{
+    const struct gs_qstate *q = eng->q;
+    if (!q)
+        return now;
+    gs_time t;
+    if (!change_by_groups(eng, now, &t))
+        return gs_queue_order_change_linear(eng, now);
+    if (q->nheap > 0) /* a young job's aging begins (stale entries: sooner) */
+        t = min_time(t, gs_time_add(gs_time_add(q->heap[0].submit,
+                                                eng->pol.max_wait_before_aging), 1));
+    size_t u = first_unsat(eng, &q->aged, now);
+    return min_time(t, next_saturation(eng, peek_live(eng, &q->aged, LIST_AGED, &u), now));
 }
 
 void gs_queue_unlist(struct gs_engine *eng, int job)

@@ -49,6 +49,10 @@ struct gs_qstate {
     uint64_t epoch;             /* eng->pending_epoch when `scan` was set */
     int64_t aging_milli;        /* aging_rate x 1000, rounded; 0 = no aging */
     uint64_t skipped;           /* pending jobs passes did not try (max_job_test) */
+    uint64_t stopped, tried;    /* passes ended at the stop point; jobs tried */
+    uint64_t reached;           /* passes that reached their stop point */
+    struct gs_qclass *cls;      /* classes of the pending jobs (qclass.h) */
+    int cls_off;                /* gs_queue_set_classes(eng, 0): the exhaustive pass */
     uint64_t passes;            /* passes run */
     uint64_t deferred;          /* passes held back by min_pass_interval */
     gs_time last_pass;          /* time of the last pass, GS_TIME_NONE = none yet */
@@ -123,6 +127,11 @@ const struct gs_queue_order_ops *gs_queue_order_of(int queue_policy);
 extern const struct gs_queue_order_ops gs_queue_fifo_ops;     /* queue_fifo.c */
 extern const struct gs_queue_order_ops gs_queue_priority_ops; /* queue_order.c */
 
+/* Whether passes may end at their stop point (qclass.h); on by default.
+ * Off, every pass walks the whole order (the exhaustive pass), for the
+ * tests that compare the two.  0 or GS_ENOMEM. */
+int gs_queue_set_classes(struct gs_engine *eng, int on);
+
 /* Record the jobs new to the queue (or requeued) since the last pass in
  * q->joined, for the wait accounting; with `lists`, also key them into the
  * priority order's lists.  0 or GS_ENOMEM.  (queue_order.c) */
@@ -159,6 +168,10 @@ void gs_queue_unlist(struct gs_engine *eng, int job);
  * lists are up to date); GS_TIME_INF when time alone never reorders them.
  * (queue_order.c) */
 gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now);
+
+/* The same by a walk of both lists (the reference; gs_queue_order_change
+ * falls back to it on ties between an aged and a young key). */
+gs_time gs_queue_order_change_linear(const struct gs_engine *eng, gs_time now);
 
 /* Effective priority of pending `j` at `now`, x GS_PRIO_SCALE: the key the
  * pass orders it by (saturates instead of overflowing). */

@@ -1,0 +1,290 @@
+/* test_qclass.c - equivalence classes and the stop point of a pass
+ * (src/core/queue/qclass.c, docs/policy.md "Equivalence classes").
+ *
+ * The rule under test: a pass that reaches the point where every job left
+ * fails with no side effect, and whose state there (the signature) is the
+ * one the last full pass left, ends there; the jobs it does not walk keep
+ * the wait code they hold.  The schedule and every wait code must be those
+ * of the exhaustive pass.  So every case drives two engines with the same
+ * cluster, policy and calls, one with the stop (the default) and one
+ * without (gs_queue_set_classes(eng, 0): every pass walks the whole
+ * order), and asserts after every step that both made the same decisions
+ * (the event logs), that every job is in the same state with the same wait
+ * code, and that the time-weighted wait split of every job is the same to
+ * the millisecond.  Each case also asserts that the stop did happen
+ * (gs_queue_stats.stopped > 0), so the comparison is not vacuous.
+ *
+ * The hand-built cases are those where a naive class key (GPU count
+ * alone) would be wrong; the last case is a seeded random grid.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "qtestutil.h"
+#include "core/queue/queue_private.h" /* white box: gs_queue_set_classes */
+#include "core/diagnose/diagnose.h"
+#include "core/base/rng.h"
+
+/* Two engines that must stay equal: [0] with the stop, [1] exhaustive. */
+struct twin {
+    struct qeng *e[2];
+    int n;                      /* handles submitted */
+};
+
+static void twin_init(struct twin *t, const char *desc, const char *const *kv)
+{
+    const struct gs_policy *pol = qpolicy(kv);
+    for (int i = 0; i < 2; i++) {
+        t->e[i] = qeng_new(desc, pol);
+        assert_int_equal(gs_queue_set_classes(t->e[i]->eng, i == 0), 0);
+    }
+    t->n = 0;
+}
+
+static int twin_submit(struct twin *t, gs_time now, const struct qjob *r)
+{
+    int h = qsubmit(t->e[0], now, r);
+    assert_int_equal(qsubmit(t->e[1], now, r), h);
+    t->n = h + 1;
+    return h;
+}
+
+static void twin_finish(struct twin *t, gs_time now, int h)
+{
+    for (int i = 0; i < 2; i++)
+        qfinish(t->e[i], now, h);
+}
+
+/* Both engines agree on every decision so far and on every job. */
+static void twin_check(const struct twin *t)
+{
+    const struct qlog *a = &t->e[0]->log, *b = &t->e[1]->log;
+    assert_int_equal(a->n, b->n);
+    for (int k = 0; k < a->n; k++) {
+        assert_int_equal(a->ev[k].kind, b->ev[k].kind);
+        assert_int_equal(a->ev[k].job, b->ev[k].job);
+        assert_int_equal(a->ev[k].time, b->ev[k].time);
+    }
+    for (int h = 0; h < t->n; h++) {
+        assert_int_equal(qstate(t->e[0], h), qstate(t->e[1], h));
+        assert_int_equal(gs_engine_wait_reason(t->e[0]->eng, h),
+                         gs_engine_wait_reason(t->e[1]->eng, h));
+        /* the coarse reason too: the diagnosis and the promises read it */
+        const struct gs_engine *e0 = t->e[0]->eng, *e1 = t->e[1]->eng;
+        if (qstate(t->e[0], h) == GS_JOB_PENDING)
+            assert_int_equal(e0->jobs[gs_eng_slot(e0, h)].reason,
+                             e1->jobs[gs_eng_slot(e1, h)].reason);
+        gs_time sa[GS_REASON_COUNT], sb[GS_REASON_COUNT];
+        assert_int_equal(gs_engine_wait_split(t->e[0]->eng, h, sa), 0);
+        assert_int_equal(gs_engine_wait_split(t->e[1]->eng, h, sb), 0);
+        for (int c = 0; c < GS_REASON_COUNT; c++)
+            assert_int_equal(sa[c], sb[c]);
+    }
+}
+
+/* A step of both (and the continuations due at the same instant), then
+ * the comparison.  Returns jobs started. */
+static int twin_step(struct twin *t, gs_time now)
+{
+    int started = 0;
+    for (int i = 0; i < 2; i++) {
+        int s = 0;
+        do
+            s += qstep(t->e[i], now);
+        while (gs_engine_next_wakeup(t->e[i]->eng, now) == now);
+        if (i == 0)
+            started = s;
+        else
+            assert_int_equal(s, started);
+    }
+    twin_check(t);
+    return started;
+}
+
+static int64_t stopped_of(const struct twin *t, int i)
+{
+    struct gs_queue_stats st;
+    gs_engine_queue_stats(t->e[i]->eng, &st);
+    return st.stopped;
+}
+
+/* Priority order (default aging: every pass runs), strict quotas, no
+ * backfill; one 8-GPU node.  team-a's quota is 4.
+ *   0s: a-run (team-a, 4 GPUs, priority 9), blk (team-c, 8 GPUs, priority
+ *       9) and 22 jobs of 2 GPUs for each of team-a and team-b (priority
+ *       0), interleaved a0, b0, a1, b1, ...  The pass starts a-run; blk
+ *       does not fit the 4 free GPUs and blocks the queue (no backfill);
+ *       every team-a job waits with `quota` (4 + 2 > 4), every team-b job
+ *       with `priority` (behind blk).  Same GPU count, two codes: the quota
+ *       test is made per job and its state is in the signature, so a0's
+ *       code is never given to b0.
+ *  10s, 20s, 30s: passes with nothing new: from the 20 s pass on they end
+ *       at their stop point (the signature of the pass before), walking
+ *       only a-run's successor blk.
+ *  40s: a-run ends: blk starts on the 8 GPUs; team-a is at 0, so a0 passes
+ *       its quota test, finds no idle GPU and blocks (`shortage`); every
+ *       other job, of either team, waits behind it (`priority`).  The quota
+ *       state changed: this pass walks the whole queue.
+ *  50s, 60s: quiet again; the 60 s pass stops. */
+static void test_team_quota_class(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "priority", "queue.backfill", "false",
+                         "queue.quota.team-a", "4", NULL };
+    struct twin t;
+    twin_init(&t, "n1:8", kv);
+    struct qjob run = { .id = "a-run", .gpus = 4, .tl_s = 3600, .prio = 9, .team = "team-a" };
+    struct qjob blk = { .id = "blk", .gpus = 8, .tl_s = 3600, .prio = 9, .team = "team-c" };
+    int hrun = twin_submit(&t, 0, &run);
+    int hblk = twin_submit(&t, 0, &blk);
+    char ids[44][16];
+    for (int i = 0; i < 44; i++) {
+        snprintf(ids[i], sizeof ids[i], "%c%d", i % 2 ? 'b' : 'a', i / 2);
+        struct qjob r = { .id = ids[i], .gpus = 2, .tl_s = 3600,
+                          .team = i % 2 ? "team-b" : "team-a" };
+        twin_submit(&t, 0, &r);
+    }
+    assert_int_equal(twin_step(&t, 0), 1);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, hblk + 1), GS_REASON_QUOTA);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, hblk + 2), GS_REASON_PRIORITY);
+    twin_step(&t, SEC(10));
+    twin_step(&t, SEC(20));
+    twin_step(&t, SEC(30));
+    assert_true(stopped_of(&t, 0) >= 2);
+    assert_int_equal(stopped_of(&t, 1), 0);
+    twin_finish(&t, SEC(40), hrun);
+    int64_t before = stopped_of(&t, 0);
+    assert_int_equal(twin_step(&t, SEC(40)), 1);
+    assert_int_equal(stopped_of(&t, 0), before);
+    assert_int_equal(qstate(t.e[0], hblk), GS_JOB_RUNNING);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, hblk + 1), GS_REASON_SHORTAGE);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, hblk + 3), GS_REASON_PRIORITY);
+    twin_step(&t, SEC(50));
+    twin_step(&t, SEC(60));
+    assert_true(stopped_of(&t, 0) > before);
+}
+
+/* EASY backfill on user limits; one 8-GPU node.
+ *   0s: r1 (4 GPUs, limit 1h) starts; r2 (2 GPUs, 2h) starts; 2 GPUs idle.
+ *       big (8 GPUs) blocks: reserved at 2h (r2's end), all 8 GPUs.
+ *   Then 30 "long" 1-GPU jobs (limit 3h: past the shadow time 2h, so not
+ *   backfilled: `reservation`) and, behind them, "short" (1 GPU, limit
+ *   30 min: ends before 2h, so it backfills on an idle GPU).  Same GPU
+ *   count, two sides of the shadow time: a class key without the
+ *   estimate would give short the verdict of the long ones.
+ *   The passes at 10s, 20s: short starts at 0 s in both engines; later the
+ *   long ones wait with `reservation` and the quiet passes stop.
+ *  900s: a second short joins (1 GPU, 30 min): it fits the last idle GPU
+ *   before the shadow time and starts; the memo changes, the pass walks.
+ */
+static void test_backfill_sides(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "fifo", "queue.backfill", "easy", NULL };
+    struct twin t;
+    twin_init(&t, "n1:8", kv);
+    struct qjob r1 = { .id = "r1", .gpus = 4, .tl_s = 3600 };
+    struct qjob r2 = { .id = "r2", .gpus = 2, .tl_s = 7200 };
+    struct qjob big = { .id = "big", .gpus = 8, .tl_s = 3600 };
+    twin_submit(&t, 0, &r1);
+    twin_submit(&t, 0, &r2);
+    twin_submit(&t, 0, &big);
+    char ids[30][16];
+    for (int i = 0; i < 30; i++) {
+        snprintf(ids[i], sizeof ids[i], "l%d", i);
+        struct qjob r = { .id = ids[i], .gpus = 1, .tl_s = 3 * 3600 };
+        twin_submit(&t, 0, &r);
+    }
+    struct qjob s1 = { .id = "short", .gpus = 1, .tl_s = 1800 };
+    int hs1 = twin_submit(&t, 0, &s1);
+    assert_int_equal(twin_step(&t, 0), 3); /* r1, r2, short */
+    assert_int_equal(qstate(t.e[0], hs1), GS_JOB_RUNNING);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, 3), GS_REASON_RESERVATION);
+    for (int s = 10; s <= 40; s += 10)
+        assert_int_equal(twin_step(&t, SEC(s)), 0);
+    assert_true(stopped_of(&t, 0) >= 1);
+    struct qjob s2 = { .id = "short2", .submit_s = 900, .gpus = 1, .tl_s = 1800 };
+    int hs2 = twin_submit(&t, SEC(900), &s2);
+    assert_int_equal(twin_step(&t, SEC(900)), 1);
+    assert_int_equal(qstate(t.e[0], hs2), GS_JOB_RUNNING);
+    for (int s = 910; s <= 930; s += 10)
+        twin_step(&t, SEC(s));
+}
+
+/* A seeded random grid: one or two nodes, fifo or priority with aging,
+ * no / EASY / conservative backfill, strict or borrow quotas; jobs of
+ * 1-8 GPUs (some fractional, some of a GPU type: not plain, they keep the
+ * pass from stopping while they wait), random teams and limits; submits,
+ * finishes and passes at random times.  Both engines compared after every
+ * step; over the grid some passes must have stopped. */
+static void test_random_grid(void **state)
+{
+    (void)state;
+    static const char *const orders[] = { "fifo", "priority" };
+    static const char *const bfs[] = { "false", "easy", "conservative" };
+    static const char *const modes[] = { "strict", "borrow" };
+    int64_t stops = 0;
+    for (int seed = 1; seed <= 24; seed++) {
+        struct gs_rng r;
+        gs_rng_seed(&r, (uint64_t)seed);
+        const char *bf = bfs[seed % 3];
+        const char *ord = seed % 3 == 0 ? "fifo" : orders[(seed / 3) % 2];
+        const char *kv[] = { "queue.policy", ord, "queue.backfill", bf,
+                             "queue.aging_rate", "2", "queue.max_wait_before_aging", "5m",
+                             "queue.reservations", "2", "queue.quota.team-a", "6",
+                             "queue.quota.team-b", "4", "queue.quota_mode", modes[seed % 2],
+                             "queue.max_job_test", seed % 4 ? "0" : "3", NULL };
+        struct twin t;
+        twin_init(&t, seed % 2 ? "n1:8 n2:8:[4,4]" : "n1:8", kv);
+        static char ids[24][64][16];
+        int running[64], nrun = 0;
+        gs_time now = 0;
+        for (int k = 0; k < 64; k++) {
+            now += SEC(1 + gs_rng_below(&r, 600));
+            int op = (int)gs_rng_below(&r, 4);
+            if (op == 0 && nrun > 0) {
+                int i = (int)gs_rng_below(&r, (uint64_t)nrun);
+                if (qstate(t.e[0], running[i]) == GS_JOB_RUNNING)
+                    twin_finish(&t, now, running[i]);
+                running[i] = running[--nrun];
+            } else if (op <= 2) {
+                snprintf(ids[seed - 1][k], sizeof ids[0][0], "j%d", k);
+                static const char *const teams[] = { "team-a", "team-b", "team-c" };
+                struct qjob j = { .id = ids[seed - 1][k], .submit_s = (double)now / 1000,
+                                  .gpus = 1 << gs_rng_below(&r, 4),
+                                  .tl_s = (double)(600 * (1 + gs_rng_below(&r, 12))),
+                                  .prio = (int)gs_rng_below(&r, 4),
+                                  .team = teams[gs_rng_below(&r, 3)] };
+                if (gs_rng_below(&r, 10) == 0) {
+                    j.gpus = 1;
+                    j.milli = 500;
+                }
+                twin_submit(&t, now, &j);
+            }
+            twin_step(&t, now);
+            for (int h = 0; h < t.n && nrun < 64; h++) {
+                int seen = 0;
+                for (int i = 0; i < nrun; i++)
+                    seen |= running[i] == h;
+                if (!seen && qstate(t.e[0], h) == GS_JOB_RUNNING)
+                    running[nrun++] = h;
+            }
+        }
+        stops += stopped_of(&t, 0);
+        assert_int_equal(stopped_of(&t, 1), 0);
+    }
+    assert_true(stops > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        QTEST(test_team_quota_class),
+        QTEST(test_backfill_sides),
+        QTEST(test_random_grid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
