@@ -178,7 +178,8 @@ static void test_job_json(void **state)
            "\"placement\":null,\"attempts\":0,\"preemptions\":0,\"lost_gpu_s\":0.0,"
            "\"exit_code\":null,\"reason\":{\"code\":\"count_fragmentation\",\"detail\":\"d\","
            "\"unblock\":\"u\",\"estimated_start\":null,\"estimated_start_epoch\":null},"
-           "\"end_reason\":null}");
+           "\"end_reason\":null,\"estimate_at_submit\":null}"); /* no promise: null, no
+                                                                  `estimate` key */
     free(s);
     json_decref(o);
     j.state = "done";
