@@ -102,6 +102,19 @@ static struct gs_dash_series *series(struct gsd_loop *lp)
     return lp->dash;
 }
 
+/* The queue items' reason texts with ISO 8601 times, as in the job
+ * objects (the shared writer prints the engine's seconds, which a snapshot
+ * of `frag --html` keeps). */
+static void iso_queue(json_t *doc)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(json_object_get(doc, "queue"), "items"), i, item) {
+        gsd_iso_member(item, "detail");
+        gsd_iso_member(item, "unblock");
+    }
+}
+
 static json_t *document(struct gsd_loop *lp, const struct gsd_cmd *c)
 {
     const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
@@ -123,6 +136,7 @@ static json_t *document(struct gsd_loop *lp, const struct gsd_cmd *c)
         doc = gs_dash_json(&src, &err);
         if (doc)
             gsd_eta_dash(lp, doc);
+        iso_queue(doc);
     }
     if (doc && lp->dash)
         json_object_set_new(doc, "history", gs_dash_series_info(lp->dash));

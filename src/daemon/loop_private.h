@@ -470,6 +470,11 @@ json_t *gsd_fail_json(struct gsd_loop *lp);
  * metrics"), written into /metrics by gsd_metrics_text. */
 void gsd_metrics_alert(FILE *f, struct gsd_loop *lp);
 
+/* loop_read.c: the engine's "t=SECONDS s" stamps in string member `key`
+ * of object o rewritten as ISO 8601 UTC (a missing or stamp-free member is
+ * left as it is; on allocation failure too). */
+void gsd_iso_member(json_t *o, const char *key);
+
 /* loop_read.c */
 void gsd_answer(struct gsd_loop *lp, struct gsd_cmd *c);
 char *gsd_job_body(struct gsd_loop *lp, int64_t seq);

@@ -61,8 +61,7 @@ static void iso_stamps(char *text, size_t n)
     }
 }
 
-/* The same in member `key` of object o. */
-static void iso_member(json_t *o, const char *key)
+void gsd_iso_member(json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
     char buf[1024];
@@ -325,8 +324,8 @@ static void answer_explain(struct gsd_loop *lp, struct gsd_cmd *c)
         o = NULL;
     }
     if (o) {
-        iso_member(o, "detail");
-        iso_member(o, "unblock");
+        gsd_iso_member(o, "detail");
+        gsd_iso_member(o, "unblock");
     }
     c->body = dump(o);
 }

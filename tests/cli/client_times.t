@@ -10,7 +10,7 @@
 # reason `reservation`, whose detail names the reserved start.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 9
+plan 10
 
 start_daemon --cluster "$ROOT/examples/seed-cluster.yaml" --policy "$DATA/live-basic.yaml"
 ok $? "daemon starts"
@@ -34,6 +34,9 @@ like "$out" "(from $iso (in [0-9]* min))" "why: the reserved start with its rela
 like "$out" "holder_start $iso (in [0-9]* min)" "why: the reason's holder_start as a time, not seconds"
 like "$out" "^estimated start: $iso (in [0-9]* min)" "why: the estimated start, ISO + relative"
 run "$G" queue
-like "$(printf '%s\n' "$out" | grep '^small ')" "\[start $iso (in [0-9]* min)\]" "queue: the estimated start as ISO + relative"
+# the bracket is the start-time promise (client_eta.c): UTC to the minute
+like "$(printf '%s\n' "$out" | grep '^small ')" "\[starts by about \([0-9-]\{10\}T\)\{0,1\}[0-2][0-9]:[0-5][0-9]Z" "queue: the promised start in UTC"
+dash=$(curl -s "$URL/v1/dashboard" | jq -r '.queue.items[] | select(.id == "small") | .detail')
+like "$dash" "held for reserved job big (from $iso)" "dashboard: the queue item's detail as ISO 8601"
 all=$("$G" queue; "$G" why small; "$G" why a1; "$G" nodes)
 is "$(printf '%s\n' "$all" | grep -c '[0-9]\{10\}')" 0 "no 10-digit number (an epoch) in queue, why or nodes"

@@ -192,6 +192,8 @@ for f in "$ROOT"/src/cli/cmd_*.c; do
     client_submit) h=$("$GPUSCHED" submit --help) ;;
     client_nodes) h=$("$GPUSCHED" nodes --help; "$GPUSCHED" down --help) ;;
     client_cancel) h=$("$GPUSCHED" cancel --help) ;;
+    client_jobs) h=$("$GPUSCHED" jobs --help) ;;
+    client_history) h=$("$GPUSCHED" history --help) ;;
     client_node_act) h=$("$GPUSCHED" drain --help; "$GPUSCHED" down --help) ;;
     *) h=$("$GPUSCHED" "$c" --help) ;;
     esac
