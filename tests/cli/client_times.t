@@ -36,7 +36,7 @@ like "$out" "^estimated start: $iso (in [0-9]* min)" "why: the estimated start, 
 run "$G" queue
 # the bracket is the start-time promise (client_eta.c): UTC to the minute
 like "$(printf '%s\n' "$out" | grep '^small ')" "\[starts by about \([0-9-]\{10\}T\)\{0,1\}[0-2][0-9]:[0-5][0-9]Z" "queue: the promised start in UTC"
-dash=$(curl -s "$URL/v1/dashboard" | jq -r '.queue.items[] | select(.id == "small") | .detail')
+dash=$(curl -s "$GPUSCHED_SERVER/v1/dashboard" | jq -r '.queue.items[] | select(.id == "small") | .detail')
 like "$dash" "held for reserved job big (from $iso)" "dashboard: the queue item's detail as ISO 8601"
 all=$("$G" queue; "$G" why small; "$G" why a1; "$G" nodes)
 is "$(printf '%s\n' "$all" | grep -c '[0-9]\{10\}')" 0 "no 10-digit number (an epoch) in queue, why or nodes"
