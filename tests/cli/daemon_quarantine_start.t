@@ -8,7 +8,7 @@
 # a virtual cluster can make a real node refuse a start.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 12
+plan 13
 
 state() { # state NODE: "STATE|REASON" from /v1/nodes
     api GET /v1/nodes
@@ -73,3 +73,4 @@ is "$code" 200 "operator's resume: 200"
 is "$(state node-1)" "up|" "resumed: up, no reason"
 kill_jobs "$S"
 daemon_stop
+sanitizer_clean
