@@ -55,6 +55,7 @@ static const char *const sim_help =
 struct sim_args {
     const char *cluster, *trace, *policy, *out, *html, *node_events, *latency_from, *failures;
     struct gs_failure_model model;
+    struct gs_failures_extra fex; /* F.yaml's node_events */
     int json, check;
 };
 
@@ -275,7 +276,19 @@ static int load_failures(struct sim_args *a)
     if (!a->failures)
         return 0;
     struct gs_error err = { 0 };
-    if (gs_failures_load_yaml(a->failures, &a->model, &err) == 0)
+    if (gs_failures_load_yaml_ex(a->failures, &a->model, &a->fex, &err) == 0)
+        return 0;
+    cli_fail("sim", &err);
+    return -1;
+}
+
+/* F.yaml's node_events: its log beside --node-events' (one sorted list). */
+static int load_failure_events(const struct sim_args *a, const struct gs_cli_inputs *in,
+                               struct gs_node_events *ne)
+{
+    struct gs_error err = { 0 };
+    if (!a->failures ||
+        gs_failures_extra_events(&a->fex, in->cluster, gs_trace_epoch(in->trace), ne, &err) == 0)
         return 0;
     cli_fail("sim", &err);
     return -1;
@@ -309,10 +322,11 @@ int cmd_sim(int argc, char **argv)
     if (gs_cli_inputs_cluster(&in, a.cluster) == 0 &&
         gs_cli_inputs_policies(&in, &a.policy, 1) == 0 &&
         gs_cli_inputs_trace(&in, a.trace, 1) == 0 && load_node_events(&a, &in, &ne) == 0 &&
-        load_failures(&a) == 0 &&
+        load_failures(&a) == 0 && load_failure_events(&a, &in, &ne) == 0 &&
         load_latency(&a, &in.pols[0]) == 0) {
         gs_cli_warn_load("sim", in.cluster, &in.pols[0], NULL, in.trace);
-        status = run(&a, in.cluster, &in.pols[0], in.trace, a.node_events ? &ne : NULL);
+        status = run(&a, in.cluster, &in.pols[0], in.trace,
+                     a.node_events || (a.failures && a.fex.events[0]) ? &ne : NULL);
     }
     gs_node_events_fini(&ne);
     gs_cli_inputs_fini(&in);

@@ -223,15 +223,17 @@ static int run_failures(const struct whatif_args *a, const struct gs_cli_inputs 
     struct gs_node_events ne = { 0 };
     struct gs_error err = { 0 };
     static struct gs_wfail w; /* large: keep it off the stack */
-    if (gs_failures_load_yaml(a->failures, &m, &err) < 0 ||
+    static struct gs_failures_extra fex; /* F.yaml's node_events */
+    if (gs_failures_load_yaml_ex(a->failures, &m, &fex, &err) < 0 ||
         (a->node_events && gs_node_events_load(a->node_events, in->cluster,
-                                               gs_trace_epoch(in->trace), &ne, &err) < 0)) {
+                                               gs_trace_epoch(in->trace), &ne, &err) < 0) ||
+        gs_failures_extra_events(&fex, in->cluster, gs_trace_epoch(in->trace), &ne, &err) < 0) {
         gs_node_events_fini(&ne);
         return cli_fail("whatif", &err);
     }
     struct gs_wfail_opts o = { a->min_gpus, a->nspares ? a->spares : NULL, a->nspares };
     int rc = gs_wfail_run(&w, in->cluster, &in->pols[0], in->trace, &m,
-                          a->node_events ? &ne : NULL, &o, &err);
+                          a->node_events || fex.events[0] ? &ne : NULL, &o, &err);
     gs_node_events_fini(&ne);
     if (rc < 0)
         return cli_fail("whatif", &err);

@@ -301,10 +301,13 @@ void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
     snprintf(buf, n, "%s/%lld-%d", lp->run_dir, (long long)d->seq, d->ji.attempts);
 }
 
-/* Confirm last turn's launches to the engine. */
-static void confirm_launches(struct gsd_loop *lp, gs_time now)
+/* Confirm last turn's launches to the engine; a failed launch that is
+ * its node's is a failure of the node (quarantine.c).  0, or -1 when the
+ * journal refuses. */
+static int confirm_launches(struct gsd_loop *lp, gs_time now)
 {
     struct gs_error err;
+    int rc = 0;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->launched && d->ji.state == GS_JOB_STARTING) {
@@ -324,12 +327,18 @@ static void confirm_launches(struct gsd_loop *lp, gs_time now)
             d->decided = GS_TIME_NONE;
         } else if (d->launch_error) {
             lp->backend_errors++;
+            if (d->launch_node &&
+                (gs_store_event(lp->st, now, d->seq, "launch_failed", d->launch_msg, NULL) < 0 ||
+                 gsd_quar_note_start(lp, now, d->id, d->placement) < 0))
+                rc = -1;
+            d->launch_node = 0;
             gs_engine_launch_failed(lp->eng, now, d->handle, NULL);
             gsd_job_sync(lp, d);
             d->decided = GS_TIME_NONE;
         }
         d->launched = d->launch_error = d->launch_deferred = 0;
     }
+    return rc;
 }
 
 /* Whether another victim preempted in the same turn as d still has
@@ -466,7 +475,8 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
 
 int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
 {
-    confirm_launches(lp, now);
+    if (confirm_launches(lp, now) < 0)
+        return -1;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->exited && (d->retry_at == 0 || d->retry_at <= gsd_mono_ms())) {

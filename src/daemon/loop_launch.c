@@ -266,6 +266,34 @@ static void launch_now(struct gsd_loop *lp, struct djob *d)
     lp->again = 1;
 }
 
+/* Test hook (tests/cli/daemon_quarantine.t): GPUSCHEDD_TEST_NODE_START_FAIL
+ * = NODE makes every launch of an attempt placed on NODE fail on the
+ * node's side (as a GPU that does not come up would), before anything is
+ * forked: a failed start charged to the node (quarantine.c), the job
+ * requeued under retry.on launch_failure.  1 when it failed d's launch. */
+static int node_start_fails(struct gsd_loop *lp, struct djob *d)
+{
+    const char *node = getenv("GPUSCHEDD_TEST_NODE_START_FAIL");
+    size_t len = node ? strlen(node) : 0;
+    const char *p = d->placement;
+    while (len > 0 && p && strncmp(p, node, len) != 0 && (p = strchr(p, ',')))
+        p++;
+    if (len == 0 || !p || p[len] != ':')
+        return 0;
+    struct gs_error err;
+    gs_errorf(&err, GS_EIO, "node %s: the job's GPUs did not come up "
+                            "(GPUSCHEDD_TEST_NODE_START_FAIL)", node);
+    d->launch_why = -1;
+    d->launch_node = 1;
+    launch_failed(lp, d, &err);
+    char *keep = strdup(err.msg);
+    if (keep) {
+        free(d->launch_msg);
+        d->launch_msg = keep;
+    }
+    return 1;
+}
+
 void gsd_launch_pending(struct gsd_loop *lp)
 {
     int64_t mono = gsd_mono_ms();
@@ -278,8 +306,11 @@ void gsd_launch_pending(struct gsd_loop *lp)
         d->launch_wanted = 0;
         d->retry_at = 0;
         d->launch_why = -1;
+        d->launch_node = 0;
         if (gsd_test_crash == GSD_CRASH_BEFORE_LAUNCH)
             _exit(99);
+        if (node_start_fails(lp, d))
+            continue;
         if (!lp->lch) {
             launch_now(lp, d);
             continue;

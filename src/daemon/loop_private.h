@@ -53,6 +53,7 @@ struct djob {
                                  (loop_launch.c), 0 = none */
     int retries;              /* such failures in a row */
     int launch_why;           /* enum gsd_launch_fail of the last one, -1 = the job's */
+    int launch_node;          /* the failed launch is its node's (quarantine.c counts it) */
     char *launch_msg;         /* why the last launch of its command failed, NULL */
     int64_t bk_deadline;      /* slurm: monotonic ms by which it must run */
     int bk_running;           /* slurm: seen running */
@@ -416,7 +417,8 @@ int gsd_restore_nodes(struct gsd_loop *lp);
 void gsd_orphans_reap(struct gsd_loop *lp);
 void gsd_nodes_fini(struct gsd_loop *lp);
 
-/* quarantine.c (docs/failures.md, "Quarantine"): a node taken down
+/* quarantine.c (docs/failures.md, "Quarantine"): a node taken down (or
+ * failing starts, gsd_quar_note_start)
  * quarantine.failures times within quarantine.window is quarantined; the
  * resume that ends its last repair leaves it drained, with a reason naming
  * the failures, and only a resume of the drained node releases it. */
@@ -424,6 +426,11 @@ void gsd_nodes_fini(struct gsd_loop *lp);
  * threshold the node is quarantined (its reason, a journal event and meta
  * quarantine:NAME = 1).  Returns 0, or -1 when the journal refuses. */
 int gsd_quar_note_down(struct gsd_loop *lp, int node, gs_time now, const char *reason);
+/* A failed start of job `job` whose launch failed on its nodes' side (the
+ * node's fault, not the job's nor the daemon's): a failure of each node of
+ * `placement` ("NODE:GPUS,NODE:GPUS") at `now`; a node it quarantines is
+ * drained at once.  Returns 0, or -1 when the journal refuses. */
+int gsd_quar_note_start(struct gsd_loop *lp, gs_time now, const char *job, const char *placement);
 /* The state a resume of node `node` (now in state `cur`) gives: DRAIN for a
  * quarantined node coming back from down, UP otherwise; a resume of a
  * quarantined drained node releases it (history forgotten, meta cleared).

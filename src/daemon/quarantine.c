@@ -6,7 +6,10 @@
  * them fall within quarantine.window (engine time), the node is
  * quarantined: its reason becomes "quarantined: 3 failures in 1h: down at
  * T1 (reason), T2, T3", a node_quarantine event and meta quarantine:NAME =
- * 1 are journalled.  The resume that would bring it back (its repair's
+ * 1 are journalled.  A failed start that is the node's (a launch that
+ * failed on the node's side, gsd_quar_note_start) counts as a failure of
+ * each of the job's nodes in the same window; a node quarantined by one is
+ * up, so it is drained at once.  The resume that would bring it back (its repair's
  * end) leaves it drained instead; only a resume of the drained node - the
  * operator's decision - releases it and forgets its failures.  The history
  * below the threshold is kept in memory only: a restart forgets it (a
@@ -24,7 +27,8 @@
 struct qnode {
     gs_time t[QMAX];          /* downs within the window, oldest first */
     int64_t wall[QMAX];       /* their wall time, unix ms */
-    char why[QMAX][48];
+    char why[QMAX][64];       /* a down's reason, or a failed start's job id */
+    int start[QMAX];          /* 1 = a failed start, 0 = a down */
     int n;
     int on;                   /* quarantined */
     char *text;               /* its reason, malloc'ed */
@@ -71,12 +75,18 @@ static void build_text(struct gsd_loop *lp, struct qnode *q)
 {
     char buf[1024], win[32];
     window_text(win, sizeof win, lp->pol.quarantine_window);
-    int n = snprintf(buf, sizeof buf, "quarantined: %d failures in %s: down at", q->n, win);
+    int n = snprintf(buf, sizeof buf, "quarantined: %d failures in %s:", q->n, win);
     for (int i = 0; i < q->n && n > 0 && (size_t)n < sizeof buf; i++) {
         char iso[40] = "?";
         gs_format_iso8601(q->wall[i], iso, sizeof iso);
-        n += snprintf(buf + n, sizeof buf - (size_t)n, "%s %s%s%s%s", i ? "," : "", iso,
-                      q->why[i][0] ? " (" : "", q->why[i], q->why[i][0] ? ")" : "");
+        const char *sep = i ? ", " : " ";
+        if (q->start[i]) /* "failed start of job X at T" */
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "%sfailed start of job %s at %s", sep,
+                          q->why[i], iso);
+        else /* "down at T1 (why), T2 (why)": "down at" once for a run of downs */
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s%s%s%s%s", sep,
+                          i == 0 || q->start[i - 1] ? "down at " : "", iso,
+                          q->why[i][0] ? " (" : "", q->why[i], q->why[i][0] ? ")" : "");
     }
     free(q->text);
     q->text = strdup(buf);
@@ -93,7 +103,10 @@ static int journal(struct gsd_loop *lp, gs_time now, int node, int on, const cha
     return rc == 0 ? gs_store_meta_set(lp->st, key, on, NULL) : rc;
 }
 
-int gsd_quar_note_down(struct gsd_loop *lp, int node, gs_time now, const char *reason)
+/* Record a failure of node `node` at `now` (a down with its reason, or a
+ * failed start with its job id); 1 when it quarantines the node, 0 when
+ * not, -1 when the journal refuses. */
+static int note(struct gsd_loop *lp, int node, gs_time now, int start, const char *why)
 {
     int k = lp->pol.quarantine_failures;
     struct qnode *q = k > 0 ? qnode_of(lp, node) : NULL;
@@ -104,6 +117,7 @@ int gsd_quar_note_down(struct gsd_loop *lp, int node, gs_time now, const char *r
         if (now - q->t[i] <= lp->pol.quarantine_window && q->n - i < k) {
             q->t[keep] = q->t[i];
             q->wall[keep] = q->wall[i];
+            q->start[keep] = q->start[i];
             memcpy(q->why[keep++], q->why[i], sizeof q->why[i]);
         }
     q->n = keep;
@@ -111,14 +125,64 @@ int gsd_quar_note_down(struct gsd_loop *lp, int node, gs_time now, const char *r
     clock_gettime(CLOCK_REALTIME, &ts);
     q->t[q->n] = now;
     q->wall[q->n] = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    snprintf(q->why[q->n++], sizeof q->why[0], "%s", reason ? reason : "");
+    q->start[q->n] = start;
+    snprintf(q->why[q->n++], sizeof q->why[0], "%s", why ? why : "");
     if (q->n < k)
         return 0;
     q->on = 1;
     build_text(lp, q);
     gsd_log("node %s: %s", gs_cluster_node_name(gs_engine_cluster(lp->eng), node),
             q->text ? q->text : "quarantined");
-    return journal(lp, now, node, 1, q->text ? q->text : "quarantined");
+    return journal(lp, now, node, 1, q->text ? q->text : "quarantined") < 0 ? -1 : 1;
+}
+
+int gsd_quar_note_down(struct gsd_loop *lp, int node, gs_time now, const char *reason)
+{
+    return note(lp, node, now, 0, reason) < 0 ? -1 : 0;
+}
+
+/* Drain node `node`, just quarantined by a failed start (it is up): the
+ * engine's state, the journal's node_drain event and node_state meta, as
+ * an operator's drain with the quarantine text as its reason. */
+static int drain(struct gsd_loop *lp, gs_time now, int node)
+{
+    if (gs_engine_node_state(lp->eng, node) != GS_NODE_UP)
+        return 0; /* drained or down already: a resume leaves it drained */
+    struct gsd_cmd c = { 0 };
+    c.kind = GSD_NODE_DRAIN;
+    c.id = gs_cluster_node_name(gs_engine_cluster(lp->eng), node);
+    c.gpu = -1;
+    c.reason = lp->quar->nodes[node].text;
+    int rc = gsd_apply_node(lp, now, &c);
+    free(c.body);
+    return rc;
+}
+
+int gsd_quar_note_start(struct gsd_loop *lp, gs_time now, const char *job, const char *placement)
+{
+    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
+    int seen[8], nseen = 0; /* the nodes already charged (each once per start) */
+    for (const char *p = placement; p && *p;) {
+        char name[GS_NAME_MAX + 1];
+        size_t len = strcspn(p, ":,");
+        if (len < sizeof name) {
+            memcpy(name, p, len);
+            name[len] = '\0';
+            int node = gs_cluster_find_node(cl, name), dup = 0;
+            for (int i = 0; i < nseen; i++)
+                dup |= seen[i] == node;
+            if (node >= 0 && !dup) {
+                if (nseen < 8)
+                    seen[nseen++] = node;
+                int rc = note(lp, node, now, 1, job);
+                if (rc < 0 || (rc == 1 && drain(lp, now, node) < 0))
+                    return -1;
+            }
+        }
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return 0;
 }
 
 int gsd_quar_resume_state(struct gsd_loop *lp, int node, int cur)
@@ -180,7 +244,8 @@ void gsd_quar_metrics(FILE *f, struct gsd_loop *lp)
 {
     int n = 0;
     fputs("# HELP gpusched_node_quarantined 1 for a node quarantined after "
-          "quarantine.failures downs within quarantine.window (until an operator's resume)."
+          "quarantine.failures failures (downs, failed starts) within quarantine.window "
+          "(until an operator's resume)."
           "\n# TYPE gpusched_node_quarantined gauge\n", f);
     for (int i = 0; lp->quar && i < lp->quar->nnodes; i++)
         if (lp->quar->nodes[i].on) {

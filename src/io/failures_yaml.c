@@ -3,6 +3,7 @@
 #include "core/base/alloc.h"
 #include "core/policy/policy.h"
 #include "io/ioutil.h"
+#include "io/node_events_csv.h"
 #include "io/yaml_util.h"
 
 #include <math.h>
@@ -39,12 +40,34 @@ static int distribution(struct gs_yaml *y, const yaml_node_t *v, int *out,
     return 0;
 }
 
+/* node_events: PATH (relative: to the YAML's directory), into ex. */
+static int events_key(struct gs_yaml *y, const yaml_node_t *v, const char *name,
+                      struct gs_failures_extra *ex, struct gs_error *err)
+{
+    const char *t = gs_yaml_text(v);
+    if (!ex)
+        return gs_yaml_error(y, v, GS_EINVAL, err, "node_events: not available in this "
+                                                   "command (sim and whatif replay it)");
+    if (!t || !*t)
+        return gs_yaml_error(y, v, GS_EINVAL, err, "node_events: expected a file path, got %s",
+                             t ? "''" : gs_yaml_kind(v));
+    const char *slash = t[0] == '/' ? NULL : strrchr(name, '/');
+    int dir = slash ? (int)(slash - name) + 1 : 0, w;
+    w = snprintf(ex->events, sizeof ex->events, "%.*s%s", dir, name, t);
+    if (w < 0 || (size_t)w >= sizeof ex->events)
+        return gs_yaml_error(y, v, GS_EINVAL, err, "node_events: path too long");
+    snprintf(ex->where, sizeof ex->where, "%s:%ld", name, gs_yaml_line(v));
+    return 0;
+}
+
 /* One key of the top mapping; `seen` marks keys found (bit per key). */
 static int one_key(struct gs_yaml *y, const yaml_node_t *k, const yaml_node_t *v,
                    struct gs_failure_model *m, unsigned *seen, const yaml_node_t **shape_at,
-                   struct gs_error *err)
+                   struct gs_failures_extra *ex, struct gs_error *err)
 {
     const char *key = gs_yaml_text(k);
+    if (strcmp(key, "node_events") == 0)
+        return events_key(y, v, y->name, ex, err);
     long seed;
     int rc;
     if (strcmp(key, "node_mtbf") == 0) {
@@ -67,11 +90,12 @@ static int one_key(struct gs_yaml *y, const yaml_node_t *k, const yaml_node_t *v
         return gs_yaml_number(y, v, key, 0.05, 100, &m->shape, err);
     }
     return gs_yaml_error(y, k, GS_EINVAL, err,
-                         "%s: unknown key (node_mtbf, repair, seed, distribution, shape)", key);
+                         "%s: unknown key (node_mtbf, repair, seed, distribution, shape, "
+                         "node_events)", key);
 }
 
 static int walk(struct gs_yaml *y, const yaml_node_t *root, struct gs_failure_model *m,
-                struct gs_error *err)
+                struct gs_failures_extra *ex, struct gs_error *err)
 {
     int rc = gs_yaml_check_keys(y, root, "", err);
     unsigned seen = 0;
@@ -80,7 +104,7 @@ static int walk(struct gs_yaml *y, const yaml_node_t *root, struct gs_failure_mo
          rc == 0 && p < root->data.mapping.pairs.top; p++) {
         const yaml_node_t *k = gs_yaml_node(y, p->key), *v = gs_yaml_node(y, p->value);
         if ((rc = gs_yaml_visit(y, v, err)) == 0)
-            rc = one_key(y, k, v, m, &seen, &shape_at, err);
+            rc = one_key(y, k, v, m, &seen, &shape_at, ex, err);
     }
     if (rc < 0)
         return rc;
@@ -96,8 +120,8 @@ static int walk(struct gs_yaml *y, const yaml_node_t *root, struct gs_failure_mo
     return 0;
 }
 
-int gs_failures_parse_yaml(const char *text, size_t len, const char *name,
-                           struct gs_failure_model *out, struct gs_error *err)
+static int parse(const char *text, size_t len, const char *name, struct gs_failure_model *out,
+                 struct gs_failures_extra *ex, struct gs_error *err)
 {
     struct gs_yaml y;
     memset(&y, 0, sizeof y);
@@ -111,22 +135,63 @@ int gs_failures_parse_yaml(const char *text, size_t len, const char *name,
                   : gs_errorf(err, GS_EINVAL, "%s: empty file: node_mtbf and repair are "
                                               "required", name);
     if (rc == 0 && root && root->type == YAML_MAPPING_NODE)
-        rc = walk(&y, root, &m, err);
+        rc = walk(&y, root, &m, ex, err);
     gs_yaml_fini(&y);
     if (rc == 0)
         *out = m;
     return rc;
 }
 
-int gs_failures_load_yaml(const char *path, struct gs_failure_model *out,
-                          struct gs_error *err)
+int gs_failures_parse_yaml(const char *text, size_t len, const char *name,
+                           struct gs_failure_model *out, struct gs_error *err)
+{
+    return parse(text, len, name, out, NULL, err);
+}
+
+static int load(const char *path, struct gs_failure_model *out, struct gs_failures_extra *ex,
+                struct gs_error *err)
 {
     char *buf;
     size_t len;
     int rc = gs_read_file(path, &buf, &len, err);
     if (rc < 0)
         return rc;
-    rc = gs_failures_parse_yaml(buf, len, path, out, err);
+    rc = parse(buf, len, path, out, ex, err);
     gs_free(buf);
+    return rc;
+}
+
+int gs_failures_load_yaml(const char *path, struct gs_failure_model *out,
+                          struct gs_error *err)
+{
+    return load(path, out, NULL, err);
+}
+
+int gs_failures_load_yaml_ex(const char *path, struct gs_failure_model *out,
+                             struct gs_failures_extra *ex, struct gs_error *err)
+{
+    ex->events[0] = ex->where[0] = '\0';
+    return load(path, out, ex, err);
+}
+
+int gs_failures_extra_events(const struct gs_failures_extra *ex, const struct gs_cluster *cl,
+                             gs_time iso_origin, struct gs_node_events *ne,
+                             struct gs_error *err)
+{
+    if (!ex->events[0])
+        return 0;
+    struct gs_node_events log = { 0 };
+    struct gs_error e2 = { 0 };
+    int rc = gs_node_events_load(ex->events, cl, iso_origin, &log, &e2);
+    if (rc == GS_EIO)
+        rc = gs_errorf(err, rc, "%s: node_events: %s", ex->where, e2.msg);
+    else if (rc < 0)
+        *err = e2;
+    for (size_t i = 0; rc == 0 && i < log.n; i++)
+        if (gs_node_events_append(ne, &log.ev[i]) < 0)
+            rc = gs_errorf(err, GS_ENOMEM, "out of memory");
+    gs_node_events_fini(&log);
+    if (rc == 0)
+        gs_node_events_sort(ne); /* stable: ties keep ne's first */
     return rc;
 }
