@@ -175,37 +175,33 @@ void gsd_eta_calibration(const struct gsd_loop *lp, struct gsd_eta_cal_now *out)
 }
 
 /* "# HELP" and "# TYPE" of one family. */
-static void head(FILE *f, const char *name, const char *type, const char *help)
-{
-    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
 
 void gsd_eta_metrics(FILE *f, const struct gsd_loop *lp)
 {
     struct gsd_eta_cal_now c;
     gsd_eta_calibration(lp, &c);
-    head(f, "gpusched_eta_promises_total", "counter",
+    gsd_metrics_head(f, "gpusched_eta_promises_total", "counter",
          "Start-time promises made at submit since the daemon started.");
     fprintf(f, "gpusched_eta_promises_total %lld\n", (long long)c.promises);
-    head(f, "gpusched_eta_unknown_total", "counter",
+    gsd_metrics_head(f, "gpusched_eta_unknown_total", "counter",
          "Promises without an estimate (basis unknown).");
     fprintf(f, "gpusched_eta_unknown_total %lld\n", (long long)c.unknown);
-    head(f, "gpusched_eta_compared_total", "counter",
+    gsd_metrics_head(f, "gpusched_eta_compared_total", "counter",
          "Jobs with a promised start that started since the daemon started.");
     fprintf(f, "gpusched_eta_compared_total %lld\n", (long long)c.compared);
-    head(f, "gpusched_eta_window_jobs", "gauge",
+    gsd_metrics_head(f, "gpusched_eta_window_jobs", "gauge",
          "Started jobs in the calibration window (the last 512 compared).");
     fprintf(f, "gpusched_eta_window_jobs %d\n", c.window);
-    head(f, "gpusched_eta_median_abs_error_seconds", "gauge",
+    gsd_metrics_head(f, "gpusched_eta_median_abs_error_seconds", "gauge",
          "Median |first start - promised start| over the window (NaN when empty).");
     if (c.median_abs_s < 0)
         fprintf(f, "gpusched_eta_median_abs_error_seconds NaN\n");
     else
         fprintf(f, "gpusched_eta_median_abs_error_seconds %.3f\n", c.median_abs_s);
-    head(f, "gpusched_eta_window_bound_jobs", "gauge",
+    gsd_metrics_head(f, "gpusched_eta_window_bound_jobs", "gauge",
          "Jobs of the window whose promise had a P90 bound.");
     fprintf(f, "gpusched_eta_window_bound_jobs %lld\n", (long long)c.with_bound);
-    head(f, "gpusched_eta_p90_coverage_ratio", "gauge",
+    gsd_metrics_head(f, "gpusched_eta_p90_coverage_ratio", "gauge",
          "Share of those that started by their P90 bound (target 0.9; NaN when none).");
     if (c.p90_coverage < 0)
         fprintf(f, "gpusched_eta_p90_coverage_ratio NaN\n");

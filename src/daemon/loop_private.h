@@ -268,6 +268,12 @@ void gsd_log(const char *fmt, ...)
 #endif
     ;
 
+/* metrics.c: the Prometheus text helpers every /metrics writer shares: a
+ * label value with \, " and newline escaped, and a family's # HELP and
+ * # TYPE lines. */
+void gsd_metrics_label(FILE *f, const char *v);
+void gsd_metrics_head(FILE *f, const char *name, const char *type, const char *help);
+
 /* metrics.c: record one start latency (engine seconds); its median and
  * sigma (0, 0 before any). */
 void gsd_latency_add(struct gsd_loop *lp, double seconds);

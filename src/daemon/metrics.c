@@ -51,8 +51,7 @@ void gsd_latency_get(const struct gsd_latency *l, double *median, double *sigma)
     *sigma = var > 0 ? sqrt(var) : 0;
 }
 
-/* A label value with \, " and newline escaped. */
-static void label(FILE *f, const char *v)
+void gsd_metrics_label(FILE *f, const char *v)
 {
     for (; *v; v++) {
         if (*v == '\\' || *v == '"')
@@ -64,7 +63,7 @@ static void label(FILE *f, const char *v)
     }
 }
 
-static void head(FILE *f, const char *name, const char *type, const char *help)
+void gsd_metrics_head(FILE *f, const char *name, const char *type, const char *help)
 {
     fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
@@ -73,7 +72,7 @@ static void head(FILE *f, const char *name, const char *type, const char *help)
 static void hist(FILE *f, const char *name, const char *help, const struct gsd_hist *h,
                  double scale)
 {
-    head(f, name, "histogram", help);
+    gsd_metrics_head(f, name, "histogram", help);
     int64_t cum = 0;
     for (int i = 0; i < h->n; i++) {
         cum += h->count[i];
@@ -94,7 +93,7 @@ struct team_state {
 static void ended_jobs(FILE *f, struct gsd_loop *lp, const char **seen, size_t *nseen,
                        size_t cap)
 {
-    head(f, "gpusched_jobs_ended_total", "counter", "Jobs ended, by outcome and team.");
+    gsd_metrics_head(f, "gpusched_jobs_ended_total", "counter", "Jobs ended, by outcome and team.");
     int64_t other[O_TIMEOUT + 1] = { 0 };
     int any_other = 0;
     for (size_t i = 0; i < lp->ndone; i++) {
@@ -107,7 +106,7 @@ static void ended_jobs(FILE *f, struct gsd_loop *lp, const char **seen, size_t *
         }
         fprintf(f, "gpusched_jobs_ended_total{outcome=\"%s\",team=\"",
                 gsd_outcome_name(c->outcome));
-        label(f, t);
+        gsd_metrics_label(f, t);
         fprintf(f, "\"} %lld\n", (long long)c->n);
     }
     for (int o = 0; any_other && o <= O_TIMEOUT; o++)
@@ -118,7 +117,7 @@ static void ended_jobs(FILE *f, struct gsd_loop *lp, const char **seen, size_t *
 
 static void live_jobs(FILE *f, struct gsd_loop *lp)
 {
-    head(f, "gpusched_jobs", "gauge", "Live jobs by state and team.");
+    gsd_metrics_head(f, "gpusched_jobs", "gauge", "Live jobs by state and team.");
     struct team_state *t = calloc(lp->nlive + 1, sizeof *t);
     size_t cap = gsd_metrics_teams_cap(), nseen = 0, nt = 0;
     const char **seen = malloc(cap * sizeof *seen);
@@ -137,7 +136,7 @@ static void live_jobs(FILE *f, struct gsd_loop *lp)
     for (size_t k = 0; t && k < nt; k++)
         for (int s = 0; s < D_DONE; s++) {
             fprintf(f, "gpusched_jobs{state=\"%s\",team=\"", gsd_state_name(s));
-            label(f, t[k].team);
+            gsd_metrics_label(f, t[k].team);
             fprintf(f, "\"} %lld\n", (long long)t[k].n[s]);
         }
     free(t);
@@ -148,26 +147,26 @@ static void live_jobs(FILE *f, struct gsd_loop *lp)
 static void cluster(FILE *f, struct gsd_loop *lp)
 {
     struct gs_cluster_stats s = gs_cluster_stats(gs_engine_cluster(lp->eng));
-    head(f, "gpusched_gpus", "gauge", "GPUs in the cluster.");
+    gsd_metrics_head(f, "gpusched_gpus", "gauge", "GPUs in the cluster.");
     fprintf(f, "gpusched_gpus %lld\n", (long long)s.gpus);
-    head(f, "gpusched_gpus_idle", "gauge", "GPUs with nothing on them.");
+    gsd_metrics_head(f, "gpusched_gpus_idle", "gauge", "GPUs with nothing on them.");
     fprintf(f, "gpusched_gpus_idle %lld\n", (long long)s.idle_gpus);
-    head(f, "gpusched_schedulability", "gauge",
+    gsd_metrics_head(f, "gpusched_schedulability", "gauge",
          "S_k: k-GPU jobs that could be placed at once now.");
     fprintf(f, "gpusched_schedulability{k=\"%d\"} %lld\n", s.k, (long long)s.sched);
-    head(f, "gpusched_fragmentation_gpus", "gauge",
+    gsd_metrics_head(f, "gpusched_fragmentation_gpus", "gauge",
          "Idle GPUs a k-GPU job cannot use, by cause (count: per node; topology: NVLink).");
     fprintf(f, "gpusched_fragmentation_gpus{kind=\"count\",k=\"%d\"} %lld\n", s.k,
             (long long)s.frag_count);
     fprintf(f, "gpusched_fragmentation_gpus{kind=\"topology\",k=\"%d\"} %lld\n", s.k,
             (long long)s.frag_topology);
-    head(f, "gpusched_engine_jobs_held", "gauge",
+    gsd_metrics_head(f, "gpusched_engine_jobs_held", "gauge",
          "Jobs the engine holds (finished ones leave once journaled).");
     fprintf(f, "gpusched_engine_jobs_held %d\n", gs_engine_held_count(lp->eng));
-    head(f, "gpusched_engine_job_records", "gauge",
+    gsd_metrics_head(f, "gpusched_engine_job_records", "gauge",
          "Job records the engine has allocated (the peak of jobs held).");
     fprintf(f, "gpusched_engine_job_records %d\n", gs_engine_slot_count(lp->eng));
-    head(f, "gpusched_util_alloc", "gauge",
+    gsd_metrics_head(f, "gpusched_util_alloc", "gauge",
          "DEPRECATED (removed in the next release): allocated share of all GPUs, down ones "
          "counted as allocated; use gpusched_gpu_allocation_ratio.");
     fprintf(f, "gpusched_util_alloc %.6f\n",
@@ -199,31 +198,31 @@ char *gsd_metrics_text(struct gsd_loop *lp)
          &lp->launch_ms, 1e-3);
     double med, sig;
     gsd_latency_get(&lp->start_lat, &med, &sig);
-    head(f, "gpusched_start_latency_median_seconds", "gauge",
+    gsd_metrics_head(f, "gpusched_start_latency_median_seconds", "gauge",
          "exp(mean ln latency) of the confirmed starts: start_latency.median of sim.");
     fprintf(f, "gpusched_start_latency_median_seconds %.6f\n", med);
-    head(f, "gpusched_start_latency_sigma", "gauge",
+    gsd_metrics_head(f, "gpusched_start_latency_sigma", "gauge",
          "Standard deviation of ln latency: start_latency.sigma of sim.");
     fprintf(f, "gpusched_start_latency_sigma %.6f\n", sig);
-    head(f, "gpusched_preemptions_total", "counter", "Preemptions decided.");
+    gsd_metrics_head(f, "gpusched_preemptions_total", "counter", "Preemptions decided.");
     fprintf(f, "gpusched_preemptions_total %lld\n", (long long)lp->preemptions);
-    head(f, "gpusched_backend_errors_total", "counter",
+    gsd_metrics_head(f, "gpusched_backend_errors_total", "counter",
          "Launch failures and supervisors lost without an exit record.");
     fprintf(f, "gpusched_backend_errors_total %lld\n", (long long)lp->backend_errors);
-    head(f, "gpusched_launch_failures_total", "counter",
+    gsd_metrics_head(f, "gpusched_launch_failures_total", "counter",
          "Launches that failed on the daemon's side (retried with back-off, not the job's "
          "failure), by reason.");
     for (int r = 0; r < GSD_LF_N; r++)
         fprintf(f, "gpusched_launch_failures_total{reason=\"%s\"} %lld\n",
                 gsd_launch_fail_name[r], (long long)lp->launch_failures[r]);
-    head(f, "gpusched_backend_gpu_mismatch_total", "counter",
+    gsd_metrics_head(f, "gpusched_backend_gpu_mismatch_total", "counter",
          "Attempts that Slurm ran on other GPU indices than decided (the engine followed).");
     fprintf(f, "gpusched_backend_gpu_mismatch_total %lld\n", (long long)lp->gpu_mismatches);
-    head(f, "gpusched_submits_total", "counter", "Jobs accepted since the daemon started.");
+    gsd_metrics_head(f, "gpusched_submits_total", "counter", "Jobs accepted since the daemon started.");
     fprintf(f, "gpusched_submits_total %lld\n", (long long)lp->submits);
-    head(f, "gpusched_loop_turns_total", "counter", "Engine loop turns (journal commits).");
+    gsd_metrics_head(f, "gpusched_loop_turns_total", "counter", "Engine loop turns (journal commits).");
     fprintf(f, "gpusched_loop_turns_total %lld\n", (long long)lp->turns);
-    head(f, "gpusched_http_deadline_closed_total", "counter",
+    gsd_metrics_head(f, "gpusched_http_deadline_closed_total", "counter",
          "Connections shut down because a request missed the whole-request deadline.");
     fprintf(f, "gpusched_http_deadline_closed_total %lld\n",
             (long long)gsd_guard_reaped_total());

@@ -15,23 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A label value with \, " and newline escaped. */
-static void label(FILE *f, const char *v)
-{
-    for (; *v; v++) {
-        if (*v == '\\' || *v == '"')
-            fprintf(f, "\\%c", *v);
-        else if (*v == '\n')
-            fputs("\\n", f);
-        else
-            fputc(*v, f);
-    }
-}
 
-static void head(FILE *f, const char *name, const char *type, const char *help)
-{
-    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
 
 /* gpusched_build_info{version, commit} 1, from "0.1 (commit abc1234)". */
 static void build_info(FILE *f)
@@ -43,11 +27,11 @@ static void build_info(FILE *f)
     char *close = strrchr(commit, ')');
     if (close)
         *close = '\0';
-    head(f, "gpusched_build_info", "gauge", "Always 1: the daemon's version and commit.");
+    gsd_metrics_head(f, "gpusched_build_info", "gauge", "Always 1: the daemon's version and commit.");
     fputs("gpusched_build_info{version=\"", f);
-    label(f, ver);
+    gsd_metrics_label(f, ver);
     fputs("\",commit=\"", f);
-    label(f, commit);
+    gsd_metrics_label(f, commit);
     fputs("\"} 1\n", f);
 }
 
@@ -104,12 +88,12 @@ static void gpu_states(FILE *f, struct gsd_loop *lp)
     }
     gs_free(jm);
     static const char *const names[G_N] = { "free", "allocated", "down", "draining" };
-    head(f, "gpusched_gpus_by_state", "gauge",
+    gsd_metrics_head(f, "gpusched_gpus_by_state", "gauge",
          "GPUs by state: down; else allocated (a job holds a share); else draining; else free.");
     for (int s = 0; s < G_N; s++)
         fprintf(f, "gpusched_gpus_by_state{state=\"%s\"} %lld\n", names[s], (long long)n[s]);
     int64_t usable = n[G_FREE] + n[G_ALLOC] + n[G_DRAIN];
-    head(f, "gpusched_gpu_allocation_ratio", "gauge",
+    gsd_metrics_head(f, "gpusched_gpu_allocation_ratio", "gauge",
          "Allocated GPU share over the GPUs that are not down (0..1).");
     fprintf(f, "gpusched_gpu_allocation_ratio %.6f\n",
             usable ? (double)milli / GS_MILLI_GPU / (double)usable : 0.0);
@@ -125,15 +109,15 @@ static void node_states(FILE *f, struct gsd_loop *lp)
     for (int n = 0; n < nn; n++)
         for (int s = 0; s < 3; s++)
             count[s] += gs_engine_node_state(lp->eng, n) == st[s];
-    head(f, "gpusched_nodes", "gauge", "Nodes by state (up, drain, down).");
+    gsd_metrics_head(f, "gpusched_nodes", "gauge", "Nodes by state (up, drain, down).");
     for (int s = 0; s < 3; s++)
         fprintf(f, "gpusched_nodes{state=\"%s\"} %lld\n", gsd_node_state_name(st[s]),
                 (long long)count[s]);
-    head(f, "gpusched_node_state", "gauge", "1 for the node's state (up, drain, down), else 0.");
+    gsd_metrics_head(f, "gpusched_node_state", "gauge", "1 for the node's state (up, drain, down), else 0.");
     for (int n = 0; n < nn; n++)
         for (int s = 0; s < 3; s++) {
             fputs("gpusched_node_state{node=\"", f);
-            label(f, gs_cluster_node_name(cl, n));
+            gsd_metrics_label(f, gs_cluster_node_name(cl, n));
             fprintf(f, "\",state=\"%s\"} %d\n", gsd_node_state_name(st[s]),
                     gs_engine_node_state(lp->eng, n) == st[s]);
         }
@@ -159,7 +143,7 @@ static struct team_use *team_find(struct team_use *t, size_t *n, const char *tea
 static void team_line(FILE *f, const char *name, const char *team, double v)
 {
     fprintf(f, "%s{team=\"", name);
-    label(f, team);
+    gsd_metrics_label(f, team);
     fprintf(f, "\"} %.6g\n", v);
 }
 
@@ -179,15 +163,15 @@ static void teams(FILE *f, struct gsd_loop *lp)
         if (gs_job_state_holds(d->ji.state))
             team_find(t, &n, d->team)->gpus += (double)gs_job_info_milli_gpus(&d->ji) / GS_MILLI_GPU;
     }
-    head(f, "gpusched_team_allocated_gpus", "gauge",
+    gsd_metrics_head(f, "gpusched_team_allocated_gpus", "gauge",
          "GPUs the team's jobs hold (shares summed), teams with a quota or holding GPUs.");
     for (size_t i = 0; i < n; i++)
         team_line(f, "gpusched_team_allocated_gpus", t[i].team, t[i].gpus);
-    head(f, "gpusched_team_quota_gpus", "gauge", "The team's GPU quota (teams with one).");
+    gsd_metrics_head(f, "gpusched_team_quota_gpus", "gauge", "The team's GPU quota (teams with one).");
     for (size_t i = 0; i < n; i++)
         if (gs_policy_quota(pol, t[i].team) >= 0)
             team_line(f, "gpusched_team_quota_gpus", t[i].team, gs_policy_quota(pol, t[i].team));
-    head(f, "gpusched_team_quota_usage_ratio", "gauge",
+    gsd_metrics_head(f, "gpusched_team_quota_usage_ratio", "gauge",
          "GPUs the team holds over its quota (1 = at quota; above 1 = borrowing).");
     for (size_t i = 0; i < n; i++) {
         int q = gs_policy_quota(pol, t[i].team);
@@ -208,7 +192,7 @@ static void pending(FILE *f, struct gsd_loop *lp)
         int r = gs_engine_wait_reason(lp->eng, d->handle);
         n[r >= 0 && r < GS_REASON_COUNT ? r : GS_REASON_NONE]++;
     }
-    head(f, "gpusched_jobs_pending", "gauge",
+    gsd_metrics_head(f, "gpusched_jobs_pending", "gauge",
          "Pending jobs by the reason of the last pass (none = fits, starts at the next).");
     for (int r = 0; r < GS_REASON_COUNT; r++)
         fprintf(f, "gpusched_jobs_pending{reason=\"%s\"} %lld\n", gs_reason_name(r),
@@ -227,31 +211,31 @@ static void ratio(FILE *f, const char *jobs, double num, double den)
 static void failures(FILE *f, struct gsd_loop *lp)
 {
     const struct gsd_failstats *fs = &lp->fail;
-    head(f, "gpusched_lost_gpu_seconds_total", "counter",
+    gsd_metrics_head(f, "gpusched_lost_gpu_seconds_total", "counter",
          "GPU-seconds of work lost (to be redone), by cause.");
     for (int c = 0; c < GSD_LOSS_N; c++)
         fprintf(f, "gpusched_lost_gpu_seconds_total{cause=\"%s\"} %.3f\n", gsd_loss_name[c],
                 fs->lost_gpu_s[c]);
-    head(f, "gpusched_job_restarts_total", "counter",
+    gsd_metrics_head(f, "gpusched_job_restarts_total", "counter",
          "Runs that had started and were requeued, by cause.");
     for (int c = 0; c < GSD_LOSS_N; c++)
         if (c != GSD_LOSS_TIME_LIMIT)
             fprintf(f, "gpusched_job_restarts_total{cause=\"%s\"} %lld\n", gsd_loss_name[c],
                     (long long)fs->restarts[c]);
-    head(f, "gpusched_node_failures_total", "counter",
+    gsd_metrics_head(f, "gpusched_node_failures_total", "counter",
          "Nodes (scope node) and single GPUs (scope gpu) that went down.");
     fprintf(f, "gpusched_node_failures_total{scope=\"node\"} %lld\n"
                "gpusched_node_failures_total{scope=\"gpu\"} %lld\n",
             (long long)fs->node_failures[0], (long long)fs->node_failures[1]);
-    head(f, "gpusched_ended_job_useful_gpu_seconds_total", "counter",
+    gsd_metrics_head(f, "gpusched_ended_job_useful_gpu_seconds_total", "counter",
          "Ended jobs: useful work (completed: all; else checkpointed) x GPUs.");
     fprintf(f, "gpusched_ended_job_useful_gpu_seconds_total %.3f\n", fs->useful_gpu_s);
-    head(f, "gpusched_ended_job_wall_gpu_seconds_total", "counter",
+    gsd_metrics_head(f, "gpusched_ended_job_wall_gpu_seconds_total", "counter",
          "Ended jobs: wall time from first start to end x GPUs.");
     fprintf(f, "gpusched_ended_job_wall_gpu_seconds_total %.3f\n", fs->wall_gpu_s);
     double ru, rw;
     gsd_fail_ettr_running(lp, &ru, &rw);
-    head(f, "gpusched_job_ettr_ratio", "gauge",
+    gsd_metrics_head(f, "gpusched_job_ettr_ratio", "gauge",
          "Effective training time ratio, GPU-time weighted: running jobs now, ended jobs.");
     ratio(f, "running", ru, rw);
     ratio(f, "ended", fs->useful_gpu_s, fs->wall_gpu_s);

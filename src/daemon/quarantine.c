@@ -227,18 +227,6 @@ void gsd_quar_restore(struct gsd_loop *lp, int node)
     gsd_quar_keep_reason(lp, node);
 }
 
-/* A label value with \, " and newline escaped. */
-static void label(FILE *f, const char *v)
-{
-    for (; *v; v++) {
-        if (*v == '\\' || *v == '"')
-            fprintf(f, "\\%c", *v);
-        else if (*v == '\n')
-            fputs("\\n", f);
-        else
-            fputc(*v, f);
-    }
-}
 
 void gsd_quar_metrics(FILE *f, struct gsd_loop *lp)
 {
@@ -250,7 +238,7 @@ void gsd_quar_metrics(FILE *f, struct gsd_loop *lp)
     for (int i = 0; lp->quar && i < lp->quar->nnodes; i++)
         if (lp->quar->nodes[i].on) {
             fputs("gpusched_node_quarantined{node=\"", f);
-            label(f, gs_cluster_node_name(gs_engine_cluster(lp->eng), i));
+            gsd_metrics_label(f, gs_cluster_node_name(gs_engine_cluster(lp->eng), i));
             fputs("\"} 1\n", f);
             n++;
         }
