@@ -223,26 +223,30 @@ static void test_schema_version(void **state)
     assert_non_null(strstr(err.msg, "newer"));
 }
 
-/* The v1 schema exactly as main's daemon (GS_STORE_SCHEMA 1) made it, with
- * one job row and a meta key. */
-static const char v1_sql[] =
-    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-    "CREATE TABLE jobs("
-    " seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT UNIQUE,"
-    " team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL,"
-    " request TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT,"
-    " submit_ms INTEGER NOT NULL, first_start_ms INTEGER, start_ms INTEGER,"
-    " end_ms INTEGER, ckpt_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0,"
-    " runs INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0,"
-    " work_ms INTEGER NOT NULL DEFAULT 0, lost_ms INTEGER NOT NULL DEFAULT 0,"
-    " lost_gpu_s REAL NOT NULL DEFAULT 0, exit_code INTEGER, placement TEXT,"
-    " sup_pid INTEGER, sup_start INTEGER, stop INTEGER NOT NULL DEFAULT 0,"
-    " alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem INTEGER NOT NULL DEFAULT 0,"
-    " engine TEXT);"
-    "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';"
-    "CREATE INDEX jobs_team ON jobs(team, seq);"
-    "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL,"
+/* The v1 schema exactly as the daemon of GS_STORE_SCHEMA 1 created it
+ * (store.c's migrations[0] then; frozen here, not taken from store.c, so a
+ * change to the first step cannot pass unnoticed). */
+#define V1_DDL \
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);" \
+    "CREATE TABLE jobs(" \
+    " seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT UNIQUE," \
+    " team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL," \
+    " request TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT," \
+    " submit_ms INTEGER NOT NULL, first_start_ms INTEGER, start_ms INTEGER," \
+    " end_ms INTEGER, ckpt_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0," \
+    " runs INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0," \
+    " work_ms INTEGER NOT NULL DEFAULT 0, lost_ms INTEGER NOT NULL DEFAULT 0," \
+    " lost_gpu_s REAL NOT NULL DEFAULT 0, exit_code INTEGER, placement TEXT," \
+    " sup_pid INTEGER, sup_start INTEGER, stop INTEGER NOT NULL DEFAULT 0," \
+    " alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem INTEGER NOT NULL DEFAULT 0," \
+    " engine TEXT);" \
+    "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';" \
+    "CREATE INDEX jobs_team ON jobs(team, seq);" \
+    "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL," \
     " job INTEGER, kind TEXT NOT NULL, detail TEXT);"
+
+/* The v1 schema with one job row and a meta key. */
+static const char v1_sql[] = V1_DDL
     "INSERT INTO jobs(id, team, user, gpus, request, state, submit_ms)"
     " VALUES('old1', 'a', 'u', 2, '{}', 'pending', 500);"
     "INSERT INTO meta VALUES('next_id', 7);"
@@ -334,35 +338,21 @@ static int on_ev(void *arg, int64_t seq, gs_time t, const char *kind, const char
     return 0;
 }
 
-/* A schema 1 journal (the v1 DDL as the daemon before events_job wrote it,
- * by the sqlite3 shell) opens, migrates, and its events read by job. */
+/* A schema 1 journal (V1_DDL) opens, migrates, and its events read by job. */
 static void test_migrate_v1(void **state)
 {
     (void)state;
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "sqlite3 %s \"CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-             "CREATE TABLE jobs(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT "
-             "UNIQUE, team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL, request "
-             "TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT, submit_ms INTEGER NOT NULL, "
-             "first_start_ms INTEGER, start_ms INTEGER, end_ms INTEGER, ckpt_ms INTEGER, "
-             "attempts INTEGER NOT NULL DEFAULT 0, runs INTEGER NOT NULL DEFAULT 0, "
-             "preemptions INTEGER NOT NULL DEFAULT 0, work_ms INTEGER NOT NULL DEFAULT 0, "
-             "lost_ms INTEGER NOT NULL DEFAULT 0, lost_gpu_s REAL NOT NULL DEFAULT 0, "
-             "exit_code INTEGER, placement TEXT, sup_pid INTEGER, sup_start INTEGER, stop "
-             "INTEGER NOT NULL DEFAULT 0, alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem "
-             "INTEGER NOT NULL DEFAULT 0, engine TEXT);"
-             "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';"
-             "CREATE INDEX jobs_team ON jobs(team, seq);"
-             "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, job "
-             "INTEGER, kind TEXT NOT NULL, detail TEXT);"
-             "INSERT INTO jobs(id, team, user, gpus, request, state, submit_ms) VALUES('a', "
-             "'t', 'u', 1, '{}', 'pending', 5);"
-             "INSERT INTO events(time_ms, job, kind) VALUES(6, 1, 'start'), (7, NULL, "
-             "'node_down'), (8, 1, 'end');"
-             "PRAGMA user_version = 1;\" 2>/dev/null", path);
-    if (system(cmd) != 0)
-        skip();
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, V1_DDL
+                                  "INSERT INTO jobs(id, team, user, gpus, request, state,"
+                                  " submit_ms) VALUES('a', 't', 'u', 1, '{}', 'pending', 5);"
+                                  "INSERT INTO events(time_ms, job, kind) VALUES(6, 1, 'start'),"
+                                  " (7, NULL, 'node_down'), (8, 1, 'end');"
+                                  "PRAGMA user_version = 1;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
     struct gs_store *st = open_rw();
     struct evs e = { 0 };
     assert_int_equal(gs_store_job_events(st, 1, 0, 10, on_ev, &e), 0);
@@ -374,14 +364,15 @@ static void test_migrate_v1(void **state)
     assert_int_equal(gs_store_job_events(st, 1, 1, 1, on_ev, &f), 0);
     assert_string_equal(f.kinds, "end ");
     gs_store_close(st);
-    snprintf(cmd, sizeof cmd, "sqlite3 %s \"SELECT count(*) FROM sqlite_master WHERE name = "
-             "'events_job'\"", path);
-    FILE *p = popen(cmd, "r");
-    char line[16] = "";
-    assert_non_null(p);
-    assert_non_null(fgets(line, sizeof line, p));
-    pclose(p);
-    assert_string_equal(line, "1\n"); /* the migration made the index */
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE name ="
+                                            " 'events_job'", -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 1); /* the migration made the index */
+    sqlite3_finalize(q);
+    sqlite3_close(db);
 }
 
 static void test_bad_path(void **state)
@@ -396,24 +387,7 @@ static void test_bad_path(void **state)
  * with one ended job, then opened by this store: migrated to the current
  * schema, the job intact, launch_error NULL; a launch_error written is
  * read back after a reopen. */
-static const char v1_schema[] =
-    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-    "CREATE TABLE jobs("
-    " seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, idem TEXT UNIQUE,"
-    " team TEXT NOT NULL, user TEXT NOT NULL, gpus INTEGER NOT NULL,"
-    " request TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT,"
-    " submit_ms INTEGER NOT NULL, first_start_ms INTEGER, start_ms INTEGER,"
-    " end_ms INTEGER, ckpt_ms INTEGER, attempts INTEGER NOT NULL DEFAULT 0,"
-    " runs INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0,"
-    " work_ms INTEGER NOT NULL DEFAULT 0, lost_ms INTEGER NOT NULL DEFAULT 0,"
-    " lost_gpu_s REAL NOT NULL DEFAULT 0, exit_code INTEGER, placement TEXT,"
-    " sup_pid INTEGER, sup_start INTEGER, stop INTEGER NOT NULL DEFAULT 0,"
-    " alloc_milli INTEGER NOT NULL DEFAULT 0, alloc_mem INTEGER NOT NULL DEFAULT 0,"
-    " engine TEXT);"
-    "CREATE INDEX jobs_live ON jobs(seq) WHERE state <> 'done';"
-    "CREATE INDEX jobs_team ON jobs(team, seq);"
-    "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL,"
-    " job INTEGER, kind TEXT NOT NULL, detail TEXT);"
+static const char v1_schema[] = V1_DDL
     "INSERT INTO jobs(id, team, user, gpus, request, state, outcome, submit_ms, attempts,"
     " exit_code) VALUES('old', 'a', 'u', 2, '{}', 'done', 'failed', 1000, 1, 127);"
     "PRAGMA user_version = 1;";
