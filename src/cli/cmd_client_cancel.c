@@ -45,19 +45,6 @@ static int cancel_opt(int c, const char *val, void *arg)
     return 0;
 }
 
-static int in_list(const char *list, const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    for (const char *p = list; s; p++) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncmp(p, s, n))
-            return 1;
-        p += len;
-        if (!*p)
-            break;
-    }
-    return 0;
-}
 
 /* The ids of the jobs the filters select (and, when nids > 0, that are
  * among ids), as a new array of strings; NULL after printing why. */
@@ -84,7 +71,7 @@ static json_t *select_ids(const struct gs_client_opts *o, const struct cancel_ar
     json_array_foreach(json_object_get(ans, "jobs"), i, job) {
         const char *id = json_string_value(json_object_get(job, "id"));
         const char *user = json_string_value(json_object_get(job, "user"));
-        int keep = id && (cli_qstate_of(job) & mask) && (!a->users || in_list(a->users, user));
+        int keep = id && (cli_qstate_of(job) & mask) && (!a->users || cli_in_list(a->users, user));
         for (int k = 0; keep && nids > 0; k++) {
             if (k == nids) {
                 keep = 0;

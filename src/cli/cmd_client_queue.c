@@ -137,20 +137,6 @@ static struct row *sorted_rows(const json_t *jobs)
     return r;
 }
 
-/* Whether `s` is one of the comma-separated `list`. */
-static int in_list(const char *list, const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    for (const char *p = list; s; p++) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncmp(p, s, n))
-            return 1;
-        p += len;
-        if (!*p)
-            break;
-    }
-    return 0;
-}
 
 /* The states shown: -t's, all with --all, else the live ones. */
 static unsigned shown_states(const struct queue_args *a)
@@ -165,9 +151,10 @@ static void filter_jobs(json_t *jobs, const struct queue_args *a)
     unsigned mask = shown_states(a);
     for (size_t i = json_array_size(jobs); i-- > 0;) {
         const json_t *job = json_array_get(jobs, i);
-        int keep = (cli_qstate_of(job) & mask) != 0 &&
-                   (!a->users || in_list(a->users, json_string_value(json_object_get(job, "user")))) &&
-                   (!a->jobs || in_list(a->jobs, json_string_value(json_object_get(job, "id"))));
+        const char *user = json_string_value(json_object_get(job, "user"));
+        const char *id = json_string_value(json_object_get(job, "id"));
+        int keep = (cli_qstate_of(job) & mask) != 0 && (!a->users || cli_in_list(a->users, user)) &&
+                   (!a->jobs || cli_in_list(a->jobs, id));
         if (!keep)
             json_array_remove(jobs, i);
     }

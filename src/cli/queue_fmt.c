@@ -402,3 +402,17 @@ void cli_qfmt_row(const struct cli_qfmt *f, const json_t *job, double now, FILE 
         cell(f, c, fields[f->col[c].field].get(job, now, buf, sizeof buf), out);
     fputc('\n', out);
 }
+
+int cli_in_list(const char *list, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    for (const char *p = list; s; p++) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, s, n))
+            return 1;
+        p += len;
+        if (!*p)
+            break;
+    }
+    return 0;
+}

@@ -67,6 +67,10 @@ enum {
  * Returns 0, or -1 with the bad entry named in why[n]. */
 int cli_qstate_parse(const char *list, unsigned *mask, char *why, size_t n);
 
+/* Whether `s` is one of the entries of the comma-separated `list` (exact
+ * match; a NULL `s` is in no list). */
+int cli_in_list(const char *list, const char *s);
+
 /* The state bit of job object `job` (its outcome when it ended); 0 when
  * its state is unknown. */
 unsigned cli_qstate_of(const json_t *job);
