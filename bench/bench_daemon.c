@@ -410,6 +410,25 @@ static void *submit_loop(void *arg)
     return NULL;
 }
 
+/* `clients` threads (at most 64) submit total / clients jobs each to the
+ * daemon on `port`; *failed gets the submits refused.  Returns the wall ms. */
+static double submit_all(int port, int clients, int total, int *failed)
+{
+    struct submitter s[64];
+    pthread_t th[64];
+    double t0 = bench_now_ms();
+    for (int i = 0; i < clients; i++) {
+        s[i] = (struct submitter){ port, total / clients, i * (total / clients), 0, 0 };
+        pthread_create(&th[i], NULL, submit_loop, &s[i]);
+    }
+    for (int i = 0; i < clients; i++) {
+        pthread_join(th[i], NULL);
+        *failed += s[i].failed;
+    }
+    return bench_now_ms() - t0;
+}
+
+
 /* Cases 1-2: nodes drained, so every job stays pending and only the API,
  * the engine's submit and pass and the journal are measured. */
 static void bench_submit(int ncase, int clients, int total)
@@ -424,19 +443,8 @@ static void bench_submit(int ncase, int clients, int total)
         exit(1);
     }
     drain_all(&d, 4, "node-");
-    struct submitter s[64];
-    pthread_t th[64];
-    double t0 = bench_now_ms();
-    for (int i = 0; i < clients; i++) {
-        s[i] = (struct submitter){ d.port, total / clients, i * (total / clients), 0, 0 };
-        pthread_create(&th[i], NULL, submit_loop, &s[i]);
-    }
     int failed = 0;
-    for (int i = 0; i < clients; i++) {
-        pthread_join(th[i], NULL);
-        failed += s[i].failed;
-    }
-    double ms = bench_now_ms() - t0;
+    double ms = submit_all(d.port, clients, total, &failed);
     int done = (total / clients) * clients - failed;
     printf("%2d  submits, %2d client%s, synchronous=FULL  %6d jobs  %8.1f ms  %7.0f /s%s\n",
            ncase, clients, clients > 1 ? "s" : " ", done, ms, done / ms * 1000,
@@ -838,19 +846,9 @@ static void bench_run(int clients, int total)
     double ready;
     if (start(&d, cl, NULL, state, &ready) < 0)
         exit(1);
-    struct submitter s[64];
-    pthread_t th[64];
-    double t0 = bench_now_ms();
-    for (int i = 0; i < clients; i++) {
-        s[i] = (struct submitter){ d.port, total / clients, i * (total / clients), 0, 0 };
-        pthread_create(&th[i], NULL, submit_loop, &s[i]);
-    }
     int failed = 0;
-    for (int i = 0; i < clients; i++) {
-        pthread_join(th[i], NULL);
-        failed += s[i].failed;
-    }
-    double sub_ms = bench_now_ms() - t0;
+    double t0 = bench_now_ms();
+    double sub_ms = submit_all(d.port, clients, total, &failed);
     long want = (total / clients) * clients - failed, got = 0;
     static char out[1 << 20];
     int fd = connect_to(d.port);
