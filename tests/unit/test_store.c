@@ -245,6 +245,15 @@ static void test_schema_version(void **state)
     "CREATE TABLE events(seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL," \
     " job INTEGER, kind TEXT NOT NULL, detail TEXT);"
 
+/* Write the journal file at `path` with `sql` (an old schema and rows). */
+static void make_journal(const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
 /* The v1 schema with one job row and a meta key. */
 static const char v1_sql[] = V1_DDL
     "INSERT INTO jobs(id, team, user, gpus, request, state, submit_ms)"
@@ -285,10 +294,7 @@ static void on_wait(void *arg, gs_time start, gs_time wait, int gpus)
 static void test_v1_migrates_history(void **state)
 {
     (void)state;
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, v1_sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    make_journal(v1_sql);
     struct gs_store *st = open_rw();
     struct seen s = { 0 };
     assert_int_equal(gs_store_job_by_id(st, "old1", collect, &s), 0);
@@ -342,17 +348,11 @@ static int on_ev(void *arg, int64_t seq, gs_time t, const char *kind, const char
 static void test_migrate_v1(void **state)
 {
     (void)state;
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, V1_DDL
-                                  "INSERT INTO jobs(id, team, user, gpus, request, state,"
-                                  " submit_ms) VALUES('a', 't', 'u', 1, '{}', 'pending', 5);"
-                                  "INSERT INTO events(time_ms, job, kind) VALUES(6, 1, 'start'),"
-                                  " (7, NULL, 'node_down'), (8, 1, 'end');"
-                                  "PRAGMA user_version = 1;",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
+    make_journal(V1_DDL "INSERT INTO jobs(id, team, user, gpus, request, state, submit_ms)"
+                        " VALUES('a', 't', 'u', 1, '{}', 'pending', 5);"
+                        "INSERT INTO events(time_ms, job, kind) VALUES(6, 1, 'start'),"
+                        " (7, NULL, 'node_down'), (8, 1, 'end');"
+                        "PRAGMA user_version = 1;");
     struct gs_store *st = open_rw();
     struct evs e = { 0 };
     assert_int_equal(gs_store_job_events(st, 1, 0, 10, on_ev, &e), 0);
@@ -364,6 +364,7 @@ static void test_migrate_v1(void **state)
     assert_int_equal(gs_store_job_events(st, 1, 1, 1, on_ev, &f), 0);
     assert_string_equal(f.kinds, "end ");
     gs_store_close(st);
+    sqlite3 *db;
     sqlite3_stmt *q;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE name ="
@@ -415,12 +416,10 @@ static int on_got(void *arg, const struct gs_store_job *j)
 static void test_v1_migrates(void **state)
 {
     (void)state;
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, v1_schema, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    make_journal(v1_schema);
     struct gs_store *st = open_rw();
     struct got g = { 0 };
+    sqlite3 *db;
     assert_int_equal(gs_store_job_by_id(st, "old", on_got, &g), 1);
     assert_string_equal(g.outcome, "failed");
     assert_int_equal(g.exit_code, 127);
@@ -474,10 +473,7 @@ static int eta_collect(void *arg, const struct gs_store_job *j)
 static void test_v1_migrates_eta(void **state)
 {
     (void)state;
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, v1_schema, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    make_journal(v1_schema);
     struct gs_store *st = open_rw();
     struct eta_seen s = { 0 };
     assert_int_equal(gs_store_job_by_id(st, "old", eta_collect, &s), 0);
