@@ -171,10 +171,23 @@ static void clear_stale(const char *rundir)
     }
 }
 
+static int read_small(const char *rundir, const char *name, char *buf, size_t n);
+
+/* Whether the forked child could not execute the supervisor for the job's
+ * own reason (child_exec wrote "126 MS" to RUNDIR/exit before exiting). */
+static int exec_failed_own(const char *rundir)
+{
+    char buf[64];
+    return read_small(rundir, "exit", buf, sizeof buf) == 0 && strncmp(buf, "126 ", 4) == 0;
+}
+
 /* After the fork: pin the supervisor (pidfd), record it in RUNDIR/sup, then
  * write the go byte on `go_fd` (closed here).  On failure no go byte is
  * written: the supervisor reads EOF, runs nothing and exits at once; it is
- * reaped here and *p cleared. */
+ * reaped here and *p cleared.  A child that is gone already because the
+ * supervisor could not be executed for the job's own reason (E2BIG) is a
+ * launch that happened: the job's end (exit 126, RUNDIR/error) is read as
+ * any other. */
 static int give_go(const char *rundir, pid_t pid, int go_fd, struct gsd_proc *p, int *why,
                    struct gs_error *err)
 {
@@ -189,7 +202,7 @@ static int give_go(const char *rundir, pid_t pid, int go_fd, struct gsd_proc *p,
         e = errno;
     if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
         _exit(99);
-    if (rc == 0 && write(go_fd, "g", 1) != 1)
+    if (rc == 0 && write(go_fd, "g", 1) != 1 && !(errno == EPIPE && exec_failed_own(rundir)))
         rc = -1, e = errno;
     close(go_fd);
     if (rc == 0)

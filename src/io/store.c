@@ -108,13 +108,26 @@ struct gs_store {
     int failed;               /* since the last begin: 0, 1 = disk full, 2 = other error */
 };
 
+/* SQLite's message, with the system's reason where SQLite has one (its
+ * "unable to open database file" does not say that descriptors ran out). */
+static void db_reason(sqlite3 *db, char *buf, size_t n)
+{
+    int os = db ? sqlite3_system_errno(db) : 0;
+    if (os)
+        snprintf(buf, n, "%s (%s)", sqlite3_errmsg(db), strerror(os));
+    else
+        snprintf(buf, n, "%s", db ? sqlite3_errmsg(db) : "cannot open");
+}
+
 /* GS_EINVAL for a damaged file (the journal is refused), else GS_EIO. */
 static int db_error(struct gs_store *st, struct gs_error *err, const char *what)
 {
     int code = sqlite3_errcode(st->db);
+    char why[256];
     st->failed = code == SQLITE_FULL ? 1 : 2;
+    db_reason(st->db, why, sizeof why);
     return gs_errorf(err, code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? GS_EINVAL : GS_EIO,
-                     "journal: %s: %s", what, sqlite3_errmsg(st->db));
+                     "journal: %s: %s", what, why);
 }
 
 /* The prepared statement `i`, reset and unbound; NULL on failure. */
@@ -175,8 +188,9 @@ struct gs_store *gs_store_open(const char *path, int full, int readonly, struct 
     int flags = readonly ? SQLITE_OPEN_READONLY
                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        gs_errorf(err, GS_EIO, "journal %s: %s", path,
-                  st->db ? sqlite3_errmsg(st->db) : "cannot open");
+        char why[256];
+        db_reason(st->db, why, sizeof why);
+        gs_errorf(err, GS_EIO, "journal %s: %s", path, why);
         gs_store_close(st);
         return NULL;
     }

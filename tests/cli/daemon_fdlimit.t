@@ -13,7 +13,7 @@
 # journalled.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 15
+plan 16
 
 J=300
 S=$TMP/s
@@ -90,6 +90,9 @@ is "$(sqlite3 "$TMP/s2/journal.db" "SELECT j.id || ' ' || j.exit_code || ' ' || 
       JOIN jobs j ON e.job = j.seq WHERE e.kind = 'launch_failed' ORDER BY j.seq" | tr '\n' '|')" \
     "noent 127 exec /nonexistent/prog: No such file or directory|toobig 126 exec: the command is too large to execute (E2BIG: Argument list too long)|" \
     "exec failures (ENOENT: 127, E2BIG: 126) are journalled with their reason"
+is "$(sqlite3 "$TMP/s2/journal.db" "SELECT count(*) FROM events e JOIN jobs j ON e.job = j.seq
+      WHERE j.id = 'toobig' AND e.kind = 'launch_deferred'")" 0 \
+    "the E2BIG is the job's failure at once, not retried as the daemon's (was: 'Broken pipe', deferred)"
 like "$(cat "$TMP/daemon.err")" "job toobig: launch failed: exec: the command is too large to execute (E2BIG" \
     "and logged"
 daemon_stop TERM
