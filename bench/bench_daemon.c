@@ -547,6 +547,8 @@ static void bench_pass(int pending)
     char body[256];
     static char out[1 << 20];
     fill_deep_queue(fd, d.port, pending);
+    close(fd); /* idle through the fill: the daemon may have closed it (30 s) */
+    fd = connect_to(d.port);
     double s0, c0, s1, c1;
     request(fd, "GET", "/metrics", NULL, out, sizeof out);
     hist_of(out, "gpusched_pass_duration_seconds", &s0, &c0);
@@ -886,6 +888,11 @@ int main(int argc, char **argv)
             only = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gpuschedd") && i + 1 < argc)
             gsd = argv[++i];
+        else {
+            fprintf(stderr, "usage: bench_daemon [--size small] [--case N] [--gpuschedd PATH]"
+                            "\n(unknown or incomplete argument: %s)\n", argv[i]);
+            return 2;
+        }
     }
     if (access(gsd, X_OK) < 0) {
         fprintf(stderr, "bench_daemon: %s not built (make release)\n", gsd);
