@@ -429,6 +429,18 @@ static double submit_all(int port, int clients, int total, int *failed)
 }
 
 
+/* The sum and count of a histogram in /metrics text. */
+static void hist_of(const char *text, const char *name, double *sum, double *count)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n%s_sum ", name);
+    const char *p = strstr(text, key);
+    *sum = p ? strtod(p + strlen(key), NULL) : 0;
+    snprintf(key, sizeof key, "\n%s_count ", name);
+    p = strstr(text, key);
+    *count = p ? strtod(p + strlen(key), NULL) : 0;
+}
+
 /* Cases 1-2: nodes drained, so every job stays pending and only the API,
  * the engine's submit and pass and the journal are measured. */
 static void bench_submit(int ncase, int clients, int total)
@@ -446,9 +458,21 @@ static void bench_submit(int ncase, int clients, int total)
     int failed = 0;
     double ms = submit_all(d.port, clients, total, &failed);
     int done = (total / clients) * clients - failed;
-    printf("%2d  submits, %2d client%s, synchronous=FULL  %6d jobs  %8.1f ms  %7.0f /s%s\n",
+    /* how the submits were grouped: the daemon's commits and passes */
+    static char out[1 << 20];
+    int fd = connect_to(d.port);
+    double cs = 0, cc = 0, ps = 0, pc = 0;
+    if (fd >= 0 && request(fd, "GET", "/metrics", NULL, out, sizeof out) == 200) {
+        hist_of(out, "gpusched_journal_commit_seconds", &cs, &cc);
+        hist_of(out, "gpusched_pass_duration_seconds", &ps, &pc);
+    }
+    if (fd >= 0)
+        close(fd);
+    printf("%2d  submits, %2d client%s, synchronous=FULL  %6d jobs  %8.1f ms  %7.0f /s%s"
+           "  (%.0f commits, %.1f submits each, mean %.2f ms; %.0f passes, mean %.2f ms)\n",
            ncase, clients, clients > 1 ? "s" : " ", done, ms, done / ms * 1000,
-           failed ? "  (FAILED requests)" : "");
+           failed ? "  (FAILED requests)" : "", cc, cc > 0 ? done / cc : 0,
+           cc > 0 ? cs / cc * 1e3 : 0, pc, pc > 0 ? ps / pc * 1e3 : 0);
     stop(&d);
 }
 
@@ -495,18 +519,6 @@ static void bench_latency(int n)
            k ? lat[k - 1] : 0);
     free(lat);
     stop(&d);
-}
-
-/* The sum and count of a histogram in /metrics text. */
-static void hist_of(const char *text, const char *name, double *sum, double *count)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\n%s_sum ", name);
-    const char *p = strstr(text, key);
-    *sum = p ? strtod(p + strlen(key), NULL) : 0;
-    snprintf(key, sizeof key, "\n%s_count ", name);
-    p = strstr(text, key);
-    *count = p ? strtod(p + strlen(key), NULL) : 0;
 }
 
 /* Cases 4 and 6: 10 jobs of 800 GPUs take 8,000 of big.yaml's 8,192 GPUs
