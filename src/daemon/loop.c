@@ -231,6 +231,8 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
     lp->reads_on_engine = reads && !strcmp(reads, "engine");
     const char *check = getenv("GPUSCHEDD_VIEW_CHECK");
     lp->view_check = check && !strcmp(check, "1");
+    const char *echeck = getenv("GPUSCHEDD_ENGINE_CHECK");
+    lp->engine_check = echeck && !strcmp(echeck, "1");
     lp->be = opts->backend && !strcmp(opts->backend, "slurm") ? &gsd_backend_slurm
                                                               : &gsd_backend_local;
     pthread_mutex_init(&lp->mu, NULL);
@@ -630,6 +632,19 @@ static int commit(struct gsd_loop *lp, struct gs_error *err)
 }
 
 /* One turn; returns 0, or -1 on a fatal error (journal or engine). */
+/* GPUSCHEDD_ENGINE_CHECK=1 (a debug switch; the daemon's tests set it):
+ * every engine invariant after each turn's commit.  A broken one is a bug
+ * whose next decision cannot be trusted: logged, then abort() (a core
+ * file, and the test that met it fails). */
+static void engine_check(struct gsd_loop *lp)
+{
+    struct gs_error err;
+    if (!lp->engine_check || gs_engine_check(lp->eng, &err) == 0)
+        return;
+    gsd_logl(GSD_LOG_ERR, "engine check after turn %lld: %s", (long long)lp->turns, err.msg);
+    abort();
+}
+
 static int turn(struct gsd_loop *lp)
 {
     static int64_t seqs[MAX_BATCH];
@@ -665,6 +680,7 @@ static int turn(struct gsd_loop *lp)
         goto fatal_rollback;
     if (commit(lp, &err) < 0)
         goto fatal;
+    engine_check(lp);
     if (!lp->reads_on_engine)
         gsd_view_update(lp, 0); /* before any answer: read-your-writes */
     i = 0;

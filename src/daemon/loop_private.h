@@ -198,6 +198,7 @@ struct gsd_loop {
     struct gsd_node_text *ntext;  /* per node: its object as last rendered (view.c) */
     struct gsd_vbuild *vb;    /* view.c: the job table kept between publishes */
     int view_check;           /* GPUSCHEDD_VIEW_CHECK=1: check each publish (view.c) */
+    int engine_check;         /* GPUSCHEDD_ENGINE_CHECK=1: gs_engine_check each turn (loop.c) */
     pthread_mutex_t rmu;      /* the HTTP threads' read-only journal handles */
     struct gs_store *readers[8];
     int nreaders;

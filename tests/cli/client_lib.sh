@@ -6,6 +6,9 @@
 # (job_prelude), since jobs outlive a daemon on purpose.  (dash's kill takes
 # no "--": groups are killed as `kill -KILL -PGID`.)
 : "${GPUSCHEDD:=$(dirname "$GPUSCHED")/gpuschedd}" # the build variant of gpusched's
+# every engine invariant after each turn (the daemon aborts on a broken one)
+GPUSCHEDD_ENGINE_CHECK=${GPUSCHEDD_ENGINE_CHECK:-1}
+export GPUSCHEDD_ENGINE_CHECK
 STATE=$TMP/state
 DPID=
 PORT=

@@ -3,6 +3,9 @@
 # everything started is stopped by pid at exit, including job supervisors
 # that outlive the daemon on purpose.
 : "${GPUSCHEDD:=$(dirname "$GPUSCHED")/gpuschedd}"
+# every engine invariant after each turn (the daemon aborts on a broken one)
+GPUSCHEDD_ENGINE_CHECK=${GPUSCHEDD_ENGINE_CHECK:-1}
+export GPUSCHEDD_ENGINE_CHECK
 DPID=
 URL=
 
