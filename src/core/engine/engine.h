@@ -110,6 +110,8 @@ struct gs_job_info {
                                  no longer preempt by the over-cap right */
     int timed_out;            /* its last run was stopped (KILLED) at its enforced
                                  time limit + queue.over_time_limit */
+    int recover;              /* pending: requeued by a node failure, not started
+                                 since (its right to the hot spares, spares.c) */
 };
 
 /* The job's GPU share in milli-GPUs: gpus x milli.  Its GPU-time figures

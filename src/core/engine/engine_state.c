@@ -82,6 +82,7 @@ static void restore_history(struct job *j, const struct gs_job_info *info)
     j->exit_code = (int16_t)info->exit_code;
     j->last_ckpt = info->last_ckpt;
     j->front = (uint8_t)(info->state == GS_JOB_PENDING && info->front);
+    j->recover = (uint8_t)(info->state == GS_JOB_PENDING && info->recover);
     j->capped = (uint8_t)(info->capped != 0);
     j->timed_out = (uint8_t)(info->timed_out != 0);
     if (j->run_pos < 0) { /* not holding GPUs: the totals are the history */
