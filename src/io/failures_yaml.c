@@ -47,7 +47,7 @@ static int events_key(struct gs_yaml *y, const yaml_node_t *v, const char *name,
     const char *t = gs_yaml_text(v);
     if (!ex)
         return gs_yaml_error(y, v, GS_EINVAL, err, "node_events: not available in this "
-                                                   "command (sim and whatif replay it)");
+                                                   "command (sim, compare and whatif replay it)");
     if (!t || !*t)
         return gs_yaml_error(y, v, GS_EINVAL, err, "node_events: expected a file path, got %s",
                              t ? "''" : gs_yaml_kind(v));
