@@ -206,12 +206,15 @@ void gsd_eta_restore(struct djob *d, const struct gs_store_job *row)
     int b = 0;
     while (b < GS_ETA_BASES && strcmp(gs_est_basis_name(b), row->eta_basis) != 0)
         b++;
+    /* a first start decided but not confirmed (starting, first run) was not
+       compared yet: it is once confirmed (gsd_eta_sync) */
+    int unconfirmed = row->state && !strcmp(row->state, "starting") && row->runs <= 1;
     d->eta = (struct gs_eta_rec){ .submit = row->submit, .est = row->eta_est,
                                   .cal = row->eta_cal, .p90 = row->eta_p90,
                                   .basis = b < GS_ETA_BASES ? b : GS_BASIS_UNKNOWN,
                                   .size_class = gs_job_size_class(row->gpus), .chosen = -1,
                                   .recorded = 1,
-                                  .observed = row->first_start != GS_TIME_NONE };
+                                  .observed = row->first_start != GS_TIME_NONE && !unconfirmed };
     d->eta_restored = 1;
 }
 

@@ -15,7 +15,7 @@
 # after a restart an empty window would read 0 jobs, NaN.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 9
+plan 11
 C=$ROOT/examples/seed-cluster.yaml
 P=$DATA/live-equiv.yaml
 calib() { # the calibration families of /metrics, one line
@@ -58,4 +58,22 @@ is "$(sqlite3 "file:$STATE/journal.db?mode=ro" 'SELECT count(*) FROM eta_window'
 wait_for is_state D completed
 is "$(metric gpusched_eta_compared_total)" 30 "one more compared after the restart: 30"
 is "$(metric gpusched_eta_promises_total)" 30 "30 promises in all"
+stop_daemon
+# a job whose start was decided but not confirmed at the crash (the test hook
+# GPUSCHEDD_TEST_CRASH=before_launch: the daemon dies after committing the
+# START, before the launch) is compared once its start is confirmed after
+# the restart: 31
+export GPUSCHEDD_TEST_CRASH=before_launch
+start_daemon --cluster "$C" --policy "$P" --clock-scale 10
+unset GPUSCHEDD_TEST_CRASH
+"$GPUSCHED" submit --id S --gpus 8 --time-limit 10m -- sh -c "$job_prelude true" >/dev/null 2>&1
+i=0
+while kill -0 "$DPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+is "$(sqlite3 "file:$STATE/journal.db?mode=ro" "SELECT state FROM jobs WHERE id = 'S'" 2>/dev/null)" \
+   starting "the daemon died with S starting"
+stop_daemon
+start_daemon --cluster "$C" --policy "$P" --clock-scale 10
+wait_for is_state S completed
+is "$(metric gpusched_eta_compared_total) $(metric gpusched_eta_window_jobs)" "31 31" \
+   "S, started after the restart, is compared once: 31 in the window"
 stop_daemon
