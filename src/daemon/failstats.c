@@ -197,10 +197,3 @@ json_t *gsd_fail_json(struct gsd_loop *lp)
                                         : json_null(),
                      "ended_jobs", (json_int_t)fs->ended_jobs);
 }
-
-int gsd_spare_rights(const struct gsd_loop *lp, const struct djob *d)
-{
-    const struct gs_policy *pol = gs_engine_policy(lp->eng);
-    return d->ji.state == GS_JOB_PENDING && d->ji.recover && pol->spares_nodes > 0 &&
-           d->gpus >= pol->spares_min_gpus;
-}

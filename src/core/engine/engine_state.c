@@ -141,6 +141,12 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
                              info->end - info->start);
     }
     restore_history(j, info);
+    if (info->qstamp != 0 && info->qstamp > INT64_MIN) { /* its journalled place */
+        j->qstamp = info->qstamp;
+        int64_t n = info->qstamp < 0 ? -info->qstamp : info->qstamp;
+        if (n > eng->qstamps)
+            eng->qstamps = n;
+    }
     gs_eng_compact_pending(eng);
     return gs_eng_handle(eng, job);
 }
