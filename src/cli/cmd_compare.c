@@ -29,7 +29,8 @@ static const char *const compare_help =
     "  --html FILE   also write a self-contained HTML report with charts\n"
     "  --failures F  random node failures drawn in every run, the same for each\n"
     "                policy (docs/failures.md): adds ETTR, lost GPU-h and failure\n"
-    "                counts per policy (a table; `failures` in --json)\n";
+    "                counts per policy (a table; `failures` in --json); F.yaml's\n"
+    "                node_events log is replayed in every run too\n";
 
 /* One policy's replay; path, name and policy are borrowed from the
  * arguments and the loaded inputs. */
@@ -44,6 +45,8 @@ struct run {
 struct compare_args {
     const char *cluster, *trace, *html, *failures;
     struct gs_failure_model model;
+    struct gs_failures_extra fex; /* F.yaml's node_events */
+    struct gs_node_events ne;     /* its log, loaded against the cluster */
     const char *policies[MAX_POLICIES];
     int npol, json;
 };
@@ -216,6 +219,7 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     struct cli_html h;
     struct gs_sim_opts o = { 0 };
     o.failures = a->failures ? &a->model : NULL;
+    o.node_events = a->fex.events[0] ? &a->ne : NULL;
     struct gs_sim_result first;
     memset(&first, 0, sizeof first);
     cli_html_init(&h, a->html != NULL);
@@ -226,6 +230,7 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
         struct cli_progress prog;
         struct gs_sim_opts rest = { 0 }, *oi = i == 0 ? &o : &rest;
         rest.failures = o.failures;
+        rest.node_events = o.node_events;
         cli_progress_init(&prog, "compare", runs[i].name, in->trace);
         cli_progress_opts(&prog, oi);
         status = run_one(&runs[i], in->cluster, in->trace,
@@ -249,6 +254,17 @@ static int run_all(const struct compare_args *a, const struct gs_cli_inputs *in,
     return status;
 }
 
+/* F.yaml's node_events: the log replayed in every run with the draws. */
+static int load_log(struct compare_args *a, const struct gs_cli_inputs *in)
+{
+    struct gs_error err = { 0 };
+    if (gs_failures_extra_events(&a->fex, in->cluster, gs_trace_epoch(in->trace), &a->ne,
+                                 &err) == 0)
+        return 0;
+    cli_fail("compare", &err);
+    return -1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     static struct run runs[MAX_POLICIES];
@@ -262,9 +278,10 @@ int cmd_compare(int argc, char **argv)
     gs_cli_inputs_init(&in, "compare");
     int status = 1;
     struct gs_error err = { 0 };
-    if (a.failures && gs_failures_load_yaml(a.failures, &a.model, &err) < 0) {
+    if (a.failures && gs_failures_load_yaml_ex(a.failures, &a.model, &a.fex, &err) < 0) {
         cli_fail("compare", &err);
-    } else if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.policies, a.npol) == 0) {
+    } else if (gs_cli_inputs_load(&in, a.cluster, a.trace, 1, a.policies, a.npol) == 0 &&
+               load_log(&a, &in) == 0) {
         for (int i = 0; i < a.npol; i++) {
             runs[i] = (struct run){ .path = a.policies[i], .name = in.names[i],
                                     .pol = &in.pols[i] };
@@ -276,6 +293,7 @@ int cmd_compare(int argc, char **argv)
         gs_summary_fini(&runs[i].sum);
         json_decref(runs[i].fail);
     }
+    gs_node_events_fini(&a.ne);
     gs_cli_inputs_fini(&in);
     return status;
 }

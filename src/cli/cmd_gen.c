@@ -35,6 +35,8 @@ static const char *const gen_help =
     "\n"
     "Random node failures (docs/formats.md, node events):\n"
     "  --mtbf D             each node fails after an exponential up time of mean D\n"
+    "  --gpu-mtbf D         each GPU fails on its own too (mean up time D; only\n"
+    "                       that GPU goes down: a gpu column), with or without --mtbf\n"
     "  --repair D           and is back D later (default 1h)\n"
     "  --node-events-out F  write the failures there (time,node,state), up to the\n"
     "                       trace's last submission plus its longest job; for\n"
@@ -77,7 +79,7 @@ static int parse_mix(const char *text, struct gs_gen_opts *o)
 struct gen_args {
     const char *cluster, *out, *events_out;
     struct gs_gen_opts o;
-    double mtbf_s, repair_s;
+    double mtbf_s, repair_s, gpu_mtbf_s;
     int have_jobs, have_seed;
 };
 
@@ -117,6 +119,7 @@ static int parse_mix_opt(int c, const char *val, struct gen_args *a)
     case 'C': return parse_sec("--ckpt-cost", val, &a->o.ckpt_cost_s);
     case 'S': return cli_parse_double("gen", "--ckpt-share", val, 0, 1, &a->o.ckpt_share);
     case 'F': return parse_sec("--mtbf", val, &a->mtbf_s);
+    case 'G': return parse_sec("--gpu-mtbf", val, &a->gpu_mtbf_s);
     case 'R': return parse_sec("--repair", val, &a->repair_s);
     case 'E': a->events_out = val; return 0;
     }
@@ -165,6 +168,7 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
         { "ckpt-cost", required_argument, NULL, 'C' },
         { "ckpt-share", required_argument, NULL, 'S' },
         { "mtbf", required_argument, NULL, 'F' },
+        { "gpu-mtbf", required_argument, NULL, 'G' },
         { "repair", required_argument, NULL, 'R' },
         { "node-events-out", required_argument, NULL, 'E' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
@@ -175,9 +179,11 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
         return st;
     if (!a->cluster || !a->have_jobs || !a->have_seed)
         return cli_failf("gen", 2, "--jobs, --seed and --cluster are required (see --help)");
-    if ((a->mtbf_s > 0) != (a->events_out != NULL))
-        return cli_failf("gen", 2, "--mtbf and --node-events-out go together (see --help)");
-    if (a->mtbf_s < 0 || (a->events_out && a->mtbf_s == 0))
+    if ((a->mtbf_s > 0 || a->gpu_mtbf_s > 0) != (a->events_out != NULL))
+        return cli_failf("gen", 2, "--mtbf (or --gpu-mtbf) and --node-events-out go together "
+                                   "(see --help)");
+    if (a->mtbf_s < 0 || a->gpu_mtbf_s < 0 ||
+        (a->events_out && a->mtbf_s == 0 && a->gpu_mtbf_s == 0))
         return cli_failf("gen", 2, "--mtbf must be > 0");
     return -1;
 }
@@ -187,7 +193,7 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 static int write_failures(const struct gen_args *a, const struct gs_cluster *cl,
                           const struct gs_trace *tr)
 {
-    struct gs_gen_failure_opts fo = { a->o.seed, a->mtbf_s, a->repair_s, 0 };
+    struct gs_gen_failure_opts fo = { a->o.seed, a->mtbf_s, a->repair_s, 0, a->gpu_mtbf_s };
     gs_time last = 0, longest = 0;
     for (size_t i = 0; i < gs_trace_count(tr); i++) {
         if (gs_trace_job(tr, i)->submit > last)

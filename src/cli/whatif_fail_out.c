@@ -29,8 +29,18 @@ void cli_wfail_table(FILE *out, const struct gs_wfail *w, const struct gs_failur
     char a[32], b[32];
     dur(a, sizeof a, m->mtbf_s);
     dur(b, sizeof b, m->repair_s);
-    fprintf(out, "node failures: node MTBF %s, repair %s, seed %llu (%s)\n", a, b,
-            (unsigned long long)m->seed, m->dist == GS_FAIL_WEIBULL ? "weibull" : "exponential");
+    if (m->mtbf_s > 0)
+        fprintf(out, "node failures: node MTBF %s, repair %s, seed %llu (%s)\n", a, b,
+                (unsigned long long)m->seed,
+                m->dist == GS_FAIL_WEIBULL ? "weibull" : "exponential");
+    else
+        fprintf(out, "node failures: none; repair %s, seed %llu (%s)\n", b,
+                (unsigned long long)m->seed,
+                m->dist == GS_FAIL_WEIBULL ? "weibull" : "exponential");
+    if (m->gpu_mtbf_s > 0) {
+        dur(a, sizeof a, m->gpu_mtbf_s);
+        fprintf(out, "GPU failures: GPU MTBF %s (each GPU on its own)\n", a);
+    }
     dur(a, sizeof a, w->job_mtbf_s);
     fprintf(out, "jobs that matter: %d job%s of %d GPUs or more (%d node%s: a failure every %s)"
                  ", checkpoint cost %.0f s%s\n",

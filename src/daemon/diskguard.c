@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
+#include "daemon/loop_eta.h"
 #include "daemon/view.h"
 
 #include <errno.h>
@@ -130,6 +131,7 @@ int gsd_outage_begin(struct gsd_loop *lp, const char *why)
     if (gs_store_meta_get(lp->st, "next_id", &lp->next_id) < 0)
         lp->next_id = 1;
     gsd_fail_load(lp); /* the counters of the last commit */
+    gsd_eta_load(lp);
     if (gsd_engine_create(lp, &lp->pol) < 0 || gsd_restore_all(lp, 1) < 0 ||
         gs_store_done_counts(lp->st, done_count, lp) < 0) {
         gsd_log("the engine cannot be rebuilt from the journal after the failed commit");

@@ -271,6 +271,7 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
     }
     gsd_disk_setup(lp);
     gsd_fail_load(lp);
+    gsd_eta_load(lp);
     if (gs_store_done_counts(lp->st, on_done_count, lp) < 0) {
         fprintf(stderr, "gpuschedd: journal %s: the done jobs cannot be counted\n",
                 lp->db_path);
@@ -673,6 +674,7 @@ static int turn(struct gsd_loop *lp)
         pass(lp, now, &err) < 0 ||
         gsd_events_apply(lp, now) < 0 || gsd_eta_turn(lp, &err) < 0 ||
         gsd_flush_rows(lp, &err) < 0 || gsd_fail_save(lp, &err) < 0 ||
+        gsd_eta_save(lp, &err) < 0 ||
         gsd_retain_turn(lp, now, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_now", now, &err) < 0 ||
         gs_store_meta_set(lp->st, "last_wall", clock_ms(CLOCK_REALTIME), &err) < 0 ||

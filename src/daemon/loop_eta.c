@@ -26,6 +26,8 @@ struct gsd_eta {
     struct eta_seen win[GSD_ETA_WINDOW];
     int nwin, next;
     int64_t promises, unknown, compared;
+    int unsaved;              /* entries added to the window since gsd_eta_save */
+    int dirty;                /* counters changed since gsd_eta_save */
 };
 
 int gsd_eta_open(struct gsd_loop *lp)
@@ -71,6 +73,7 @@ int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err)
             continue; /* out of memory: this job has no promise */
         e->promises++;
         e->unknown += d->eta.est == GS_TIME_NONE;
+        e->dirty = 1;
         if (gs_store_job_set_eta(lp->st, d->seq, d->eta.est, d->eta.cal, d->eta.p90,
                                  basis_of(&d->eta), err) < 0)
             return -1;
@@ -98,6 +101,74 @@ void gsd_eta_sync(struct gsd_loop *lp, struct djob *d)
     e->next = (e->next + 1) % GSD_ETA_WINDOW;
     if (e->nwin < GSD_ETA_WINDOW)
         e->nwin++;
+    e->dirty = 1;
+    if (e->unsaved < GSD_ETA_WINDOW)
+        e->unsaved++;
+}
+
+/* The meta keys of the counters and the window's cursor, and their values. */
+static void counter_keys(struct gsd_eta *e, const char **name, int64_t **v)
+{
+    static const char *const names[] = { "eta_promises", "eta_unknown", "eta_compared",
+                                          "eta_next" };
+    int64_t *vals[] = { &e->promises, &e->unknown, &e->compared, NULL };
+    for (int i = 0; i < 4; i++) {
+        name[i] = names[i];
+        v[i] = vals[i];
+    }
+}
+
+int gsd_eta_save(struct gsd_loop *lp, struct gs_error *err)
+{
+    struct gsd_eta *e = lp->eta;
+    if (!e->dirty)
+        return 0;
+    for (int k = e->unsaved; k > 0; k--) { /* the slots written since the last save */
+        int slot = (e->next - k + GSD_ETA_WINDOW) % GSD_ETA_WINDOW;
+        if (gs_store_eta_slot_set(lp->st, slot, e->win[slot].abserr, e->win[slot].bound,
+                                  err) < 0)
+            return -1;
+    }
+    const char *name[4];
+    int64_t *v[4];
+    counter_keys(e, name, v);
+    for (int i = 0; i < 4; i++)
+        if (gs_store_meta_set(lp->st, name[i], v[i] ? *v[i] : e->next, err) < 0)
+            return -1;
+    e->unsaved = e->dirty = 0;
+    return 0;
+}
+
+static void on_slot(void *arg, int slot, gs_time abserr, int bound)
+{
+    struct gsd_eta *e = arg;
+    if (slot < 0 || slot >= GSD_ETA_WINDOW)
+        return; /* not a slot of this daemon's window: ignored */
+    e->win[slot] = (struct eta_seen){ abserr, bound < 0 ? -1 : bound > 0 };
+    e->nwin++;
+}
+
+void gsd_eta_load(struct gsd_loop *lp)
+{
+    struct gsd_eta *e = lp->eta;
+    const char *name[4];
+    int64_t *v[4], next = 0;
+    counter_keys(e, name, v);
+    for (int i = 0; i < 4; i++) {
+        int64_t x = 0;
+        if (gs_store_meta_get(lp->st, name[i], &x) != 0)
+            x = 0;
+        *(v[i] ? v[i] : &next) = x;
+    }
+    e->nwin = 0;
+    if (gs_store_eta_window(lp->st, on_slot, e) < 0) {
+        gsd_log("journal: the ETA calibration window is unreadable: it starts empty");
+        e->nwin = 0;
+    }
+    /* a window not yet full fills slots 0 .. nwin - 1 in order */
+    e->next = e->nwin < GSD_ETA_WINDOW ? e->nwin
+                                       : (int)(next >= 0 ? next % GSD_ETA_WINDOW : 0);
+    e->unsaved = e->dirty = 0;
 }
 
 void gsd_eta_now(struct gsd_loop *lp, const struct djob *d, const struct gs_diag *dg,
@@ -135,12 +206,15 @@ void gsd_eta_restore(struct djob *d, const struct gs_store_job *row)
     int b = 0;
     while (b < GS_ETA_BASES && strcmp(gs_est_basis_name(b), row->eta_basis) != 0)
         b++;
+    /* a first start decided but not confirmed (starting, first run) was not
+       compared yet: it is once confirmed (gsd_eta_sync) */
+    int unconfirmed = row->state && !strcmp(row->state, "starting") && row->runs <= 1;
     d->eta = (struct gs_eta_rec){ .submit = row->submit, .est = row->eta_est,
                                   .cal = row->eta_cal, .p90 = row->eta_p90,
                                   .basis = b < GS_ETA_BASES ? b : GS_BASIS_UNKNOWN,
                                   .size_class = gs_job_size_class(row->gpus), .chosen = -1,
                                   .recorded = 1,
-                                  .observed = row->first_start != GS_TIME_NONE };
+                                  .observed = row->first_start != GS_TIME_NONE && !unconfirmed };
     d->eta_restored = 1;
 }
 
@@ -181,13 +255,13 @@ void gsd_eta_metrics(FILE *f, const struct gsd_loop *lp)
     struct gsd_eta_cal_now c;
     gsd_eta_calibration(lp, &c);
     gsd_metrics_head(f, "gpusched_eta_promises_total", "counter",
-         "Start-time promises made at submit since the daemon started.");
+         "Start-time promises made at submit (kept in the journal).");
     fprintf(f, "gpusched_eta_promises_total %lld\n", (long long)c.promises);
     gsd_metrics_head(f, "gpusched_eta_unknown_total", "counter",
          "Promises without an estimate (basis unknown).");
     fprintf(f, "gpusched_eta_unknown_total %lld\n", (long long)c.unknown);
     gsd_metrics_head(f, "gpusched_eta_compared_total", "counter",
-         "Jobs with a promised start that started since the daemon started.");
+         "Jobs with a promised start that started (kept in the journal).");
     fprintf(f, "gpusched_eta_compared_total %lld\n", (long long)c.compared);
     gsd_metrics_head(f, "gpusched_eta_window_jobs", "gauge",
          "Started jobs in the calibration window (the last 512 compared).");

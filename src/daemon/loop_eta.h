@@ -52,6 +52,16 @@ int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err);
  * confirmed) feeds the calibration and the window. */
 void gsd_eta_sync(struct gsd_loop *lp, struct djob *d);
 
+/* Journal what changed in the live calibration since the last call (the
+ * window's new entries, table eta_window, and the counters, meta keys
+ * eta_*), in the turn's transaction.  0, or -1 with err. */
+int gsd_eta_save(struct gsd_loop *lp, struct gs_error *err);
+
+/* The live calibration as the journal's last commit left it (at startup,
+ * and after a failed commit).  A window that cannot be read starts empty
+ * (logged). */
+void gsd_eta_load(struct gsd_loop *lp);
+
 /* The promise that would be made now for pending job d from its diagnosis
  * `dg` (NULL: it starts now).  Reads the calibration only. */
 void gsd_eta_now(struct gsd_loop *lp, const struct djob *d, const struct gs_diag *dg,

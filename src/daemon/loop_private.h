@@ -480,6 +480,19 @@ void gsd_fail_ettr_running(struct gsd_loop *lp, double *useful, double *wall);
  * no job counts).  New reference, NULL when out of memory. */
 json_t *gsd_fail_json(struct gsd_loop *lp);
 
+/* recover.c.  Whether pending job d holds the right to the hot spares
+ * (requeued by a node failure, not started since, at least
+ * spares.min_gpus GPUs; docs/failures.md): the engine's rule, on the engine
+ * thread. */
+int gsd_spare_rights(const struct gsd_loop *lp, const struct djob *d);
+
+/* After a restore under the fifo order: put the pending jobs back in the
+ * order they held (their engine records' queue stamps: expedited ones
+ * ahead, the latest first, then the others in the order they entered the
+ * queue).  0, or -1 (out of memory, or the engine refused the order:
+ * the order stays submission order). */
+int gsd_restore_fifo_order(struct gsd_loop *lp);
+
 /* metrics_alert.c: the series to alert on (docs/metrics.md, "Live
  * metrics"), written into /metrics by gsd_metrics_text. */
 void gsd_metrics_alert(FILE *f, struct gsd_loop *lp);

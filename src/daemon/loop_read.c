@@ -88,6 +88,7 @@ static void set_reason(struct gsd_loop *lp, const struct djob *d, const struct g
     j->reason_detail = detail;
     j->reason_unblock = unblock;
     j->estimated_start = dg->est_start;
+    j->spare_rights = gsd_spare_rights(lp, d); /* failstats.c */
 }
 
 /* The job object of live job d (its row as flush_rows writes it) with, when

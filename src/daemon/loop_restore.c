@@ -18,6 +18,7 @@
 #include "daemon/loop_private.h"
 #include "daemon/loop_eta.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,7 +59,9 @@ static int parse_placement(const struct gs_cluster *cl, const char *text,
 
 /* The engine record's numbers, in a fixed order (the journal's "engine"
  * column: "v1 N N ..."), then `capped`, which records written before it
- * existed lack (read as 0), then `timed_out` (likewise). */
+ * existed lack (read as 0), then `timed_out`, `front` and `recover` (the
+ * right to the hot spares; docs/failures.md) likewise, then `qstamp` (the
+ * job's place in the fifo queue; 0 when absent: a new one). */
 #define INFO_FIELDS(X)                                                                     \
     X(state) X(submit) X(first_start) X(start) X(end) X(time_limit) X(estimate)            \
     X(backfilled) X(runs) X(work) X(lost) X(ckpt_wall) X(restore_wall) X(preemptions)      \
@@ -72,7 +75,8 @@ int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n)
     INFO_FIELDS(X)
 #undef X
     if (w < n)
-        w += (size_t)snprintf(buf + w, n - w, " %d %d", ji->capped, ji->timed_out);
+        w += (size_t)snprintf(buf + w, n - w, " %d %d %d %d %lld", ji->capped, ji->timed_out,
+                              ji->front, ji->recover, (long long)ji->qstamp);
     return w < n ? 0 : -1;
 }
 
@@ -92,11 +96,14 @@ int gsd_info_parse(const char *text, struct gs_job_info *ji)
     }
     INFO_FIELDS(X)
 #undef X
-    long long capped = strtoll(p, &end, 10);
-    ji->capped = end != p && capped != 0;
-    p = end;
-    long long timed_out = strtoll(p, &end, 10);
-    ji->timed_out = end != p && timed_out != 0;
+    int *flags[] = { &ji->capped, &ji->timed_out, &ji->front, &ji->recover };
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) { /* absent: 0 */
+        long long v = strtoll(p, &end, 10);
+        *flags[i] = end != p && v != 0;
+        p = end;
+    }
+    long long q = strtoll(p, &end, 10);
+    ji->qstamp = end != p && q > LLONG_MIN && q < LLONG_MAX ? q : 0;
     return 0;
 }
 
@@ -294,6 +301,7 @@ int gsd_restore_all(struct gsd_loop *lp, int startup)
         }
         gsd_log("restored %zu live jobs from the journal", lp->nlive);
         gsd_conflicts_report(lp);
+        gsd_restore_fifo_order(lp); /* recover.c; on failure: submission order */
         return 0;
     }
     x.handles = malloc((lp->nlive + 1) * sizeof *x.handles);
@@ -313,6 +321,8 @@ int gsd_restore_all(struct gsd_loop *lp, int startup)
         }
     }
     free(x.handles);
+    if (rc == 0 && !x.failed)
+        gsd_restore_fifo_order(lp); /* recover.c */
     return rc < 0 || x.failed ? -1 : 0;
 }
 

@@ -432,6 +432,8 @@ json_t *gs_api_job_json(const struct gs_api_job *j)
                                j->exit_code < 0 ? json_null() : json_integer(j->exit_code));
     if (j->launch_error)
         bad |= json_object_set_new(o, "launch_error", json_string(j->launch_error));
+    if (j->spare_rights)
+        bad |= json_object_set_new(o, "spare_rights", json_true());
     if (j->reason_code) {
         json_t *r = reason_json(j);
         bad |= r ? json_object_set_new(o, "reason", r) : -1;

@@ -97,6 +97,7 @@ struct gs_api_job {
     const char *out_dir;      /* the daemon's output directory (default files) */
     const char *end_reason;   /* why it ended (done jobs), NULL = null */
     const char *launch_error; /* NULL = the key is left out */
+    int spare_rights;         /* 1: "spare_rights": true (hot spares), else no key */
     struct gs_api_eta estimate;  /* pending: the promise now; basis NULL = no key */
     struct gs_api_eta estimate_at_submit; /* the promise at submit; basis NULL = null */
 };

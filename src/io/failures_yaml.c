@@ -47,7 +47,7 @@ static int events_key(struct gs_yaml *y, const yaml_node_t *v, const char *name,
     const char *t = gs_yaml_text(v);
     if (!ex)
         return gs_yaml_error(y, v, GS_EINVAL, err, "node_events: not available in this "
-                                                   "command (sim and whatif replay it)");
+                                                   "command (sim, compare and whatif replay it)");
     if (!t || !*t)
         return gs_yaml_error(y, v, GS_EINVAL, err, "node_events: expected a file path, got %s",
                              t ? "''" : gs_yaml_kind(v));
@@ -78,6 +78,10 @@ static int one_key(struct gs_yaml *y, const yaml_node_t *k, const yaml_node_t *v
         *seen |= 2;
         return duration(y, v, key, 0, &m->repair_s, err);
     }
+    if (strcmp(key, "gpu_mtbf") == 0) { /* per-GPU failures (docs/failures.md) */
+        *seen |= 4;
+        return duration(y, v, key, 1, &m->gpu_mtbf_s, err);
+    }
     if (strcmp(key, "seed") == 0) {
         rc = gs_yaml_int(y, v, key, 0, 2147483647L, &seed, err);
         m->seed = (uint64_t)seed;
@@ -90,8 +94,8 @@ static int one_key(struct gs_yaml *y, const yaml_node_t *k, const yaml_node_t *v
         return gs_yaml_number(y, v, key, 0.05, 100, &m->shape, err);
     }
     return gs_yaml_error(y, k, GS_EINVAL, err,
-                         "%s: unknown key (node_mtbf, repair, seed, distribution, shape, "
-                         "node_events)", key);
+                         "%s: unknown key (node_mtbf, gpu_mtbf, repair, seed, distribution, "
+                         "shape, node_events)", key);
 }
 
 static int walk(struct gs_yaml *y, const yaml_node_t *root, struct gs_failure_model *m,
@@ -108,9 +112,9 @@ static int walk(struct gs_yaml *y, const yaml_node_t *root, struct gs_failure_mo
     }
     if (rc < 0)
         return rc;
-    if (!(seen & 1) || !(seen & 2))
+    if (!(seen & 5) || !(seen & 2)) /* node_mtbf may be left out with gpu_mtbf */
         return gs_yaml_error(y, root, GS_EINVAL, err, "%s: required key missing",
-                             !(seen & 1) ? "node_mtbf" : "repair");
+                             !(seen & 5) ? "node_mtbf" : "repair");
     if (m->dist == GS_FAIL_WEIBULL && !shape_at)
         return gs_yaml_error(y, root, GS_EINVAL, err,
                              "shape: required key missing (distribution is weibull)");
@@ -125,7 +129,7 @@ static int parse(const char *text, size_t len, const char *name, struct gs_failu
 {
     struct gs_yaml y;
     memset(&y, 0, sizeof y);
-    struct gs_failure_model m = { 1, 0, 0, GS_FAIL_EXPONENTIAL, 1 };
+    struct gs_failure_model m = { 1, 0, 0, GS_FAIL_EXPONENTIAL, 1, 0 };
     int rc = gs_yaml_load(&y, text, len, name, err);
     const yaml_node_t *root = rc == 0 ? gs_yaml_root(&y) : NULL;
     if (rc == 0 && (!root || root->type != YAML_MAPPING_NODE))

@@ -1,5 +1,5 @@
 /* failures_yaml.h - read the failure model file of `sim --failures F.yaml`
- * (docs/failures.md): node_mtbf, repair, seed, distribution, shape.
+ * (docs/failures.md): node_mtbf, gpu_mtbf, repair, seed, distribution, shape.
  * Errors name the file, line and key.
  */
 #ifndef GS_IO_FAILURES_YAML_H
@@ -22,7 +22,9 @@ struct gs_failures_extra {
 };
 
 /* Parse YAML text (named `name` in messages) into `out`.  Required:
- * node_mtbf (a duration > 0) and repair (a duration >= 0); optional: seed
+ * node_mtbf (a duration > 0; may be left out when gpu_mtbf is given: no
+ * node failures) and repair (a duration >= 0); optional: gpu_mtbf (a
+ * duration > 0: each GPU fails on its own too), seed
  * (integer >= 0, default 1), distribution (exponential, the default, or
  * weibull) and shape (weibull only, required there, > 0).  Unknown keys,
  * duplicate keys and bad values are GS_EINVAL with "NAME:LINE: KEY: ...".

@@ -40,12 +40,16 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
     "ALTER TABLE jobs ADD COLUMN eta_cal_ms INTEGER;"
     "ALTER TABLE jobs ADD COLUMN eta_p90_ms INTEGER;"
     "ALTER TABLE jobs ADD COLUMN eta_basis TEXT;",
+    /* 5 -> 6: the daemon's ETA calibration window (docs/eta.md, section 6);
+       its counters are meta keys eta_* */
+    "CREATE TABLE eta_window(slot INTEGER PRIMARY KEY, abserr_ms INTEGER NOT NULL,"
+    " bound INTEGER NOT NULL);",
 };
 
 enum {
     Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_INSERT, Q_UPDATE, Q_EVENT,
     Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST,
-    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_JOB_EVENTS, Q_ETA_SET, Q_COUNT
+    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_JOB_EVENTS, Q_ETA_SET, Q_ETA_SLOT, Q_COUNT
 };
 
 #define JOB_COLS                                                                           \
@@ -100,6 +104,7 @@ static const char *const sql[Q_COUNT] = {
                     " state = 'done' AND end_ms < ?1 ORDER BY seq LIMIT ?2)",
     [Q_ETA_SET] = "UPDATE jobs SET eta_est_ms = ?2, eta_cal_ms = ?3, eta_p90_ms = ?4,"
                   " eta_basis = ?5 WHERE seq = ?1",
+    [Q_ETA_SLOT] = "INSERT OR REPLACE INTO eta_window(slot, abserr_ms, bound) VALUES(?1, ?2, ?3)",
 };
 
 struct gs_store {
@@ -683,6 +688,33 @@ int gs_store_history(struct gs_store *st, gs_store_sample_fn sample, gs_store_wa
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         wait(arg, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
              sqlite3_column_int(s, 2));
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : GS_EIO;
+}
+
+int gs_store_eta_slot_set(struct gs_store *st, int slot, gs_time abserr, int bound,
+                          struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_ETA_SLOT);
+    if (!s)
+        return db_error(st, err, "eta window");
+    sqlite3_bind_int(s, 1, slot);
+    sqlite3_bind_int64(s, 2, abserr);
+    sqlite3_bind_int(s, 3, bound);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : db_error(st, err, "eta window");
+}
+
+int gs_store_eta_window(struct gs_store *st, gs_store_eta_fn fn, void *arg)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, "SELECT slot, abserr_ms, bound FROM eta_window ORDER BY slot",
+                           -1, &s, NULL) != SQLITE_OK)
+        return GS_EIO;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        fn(arg, sqlite3_column_int(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2));
     sqlite3_finalize(s);
     return rc == SQLITE_DONE ? 0 : GS_EIO;
 }

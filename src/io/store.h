@@ -26,7 +26,7 @@
 struct gs_store;
 
 /* Current schema version (user_version). */
-#define GS_STORE_SCHEMA 5
+#define GS_STORE_SCHEMA 6
 
 /* What a stopping job becomes once its processes are gone. */
 enum gs_store_stop {
@@ -183,6 +183,17 @@ int gs_store_history(struct gs_store *st, gs_store_sample_fn sample, gs_store_wa
                      void *arg);
 
 
+
+/* The daemon's ETA calibration window (loop_eta.c; table eta_window,
+ * schema step 6): slot `slot` (0 .. window - 1) holds one started job's
+ * |first start - promised start| (ms) and whether it had a P90 bound and
+ * started by it (-1 no bound, 0 after it, 1 by it).  Set replaces the
+ * slot's row.  0 or GS_EIO (err names the table). */
+int gs_store_eta_slot_set(struct gs_store *st, int slot, gs_time abserr, int bound,
+                          struct gs_error *err);
+typedef void (*gs_store_eta_fn)(void *arg, int slot, gs_time abserr, int bound);
+/* Every slot of the window, in slot order, to fn.  0 or GS_EIO. */
+int gs_store_eta_window(struct gs_store *st, gs_store_eta_fn fn, void *arg);
 
 /* Retention: delete the done rows whose end is before `before` (engine
  * ms), the first `limit` in seq order, and their events; fn (may be NULL)

@@ -9,7 +9,9 @@
 
 int gs_failure_model_check(const struct gs_failure_model *m, struct gs_error *err)
 {
-    if (!(m->mtbf_s > 0) || !isfinite(m->mtbf_s))
+    if (!(m->gpu_mtbf_s >= 0) || !isfinite(m->gpu_mtbf_s))
+        return gs_errorf(err, GS_EINVAL, "gpu_mtbf must be > 0");
+    if (!(m->mtbf_s > 0 || (m->mtbf_s == 0 && m->gpu_mtbf_s > 0)) || !isfinite(m->mtbf_s))
         return gs_errorf(err, GS_EINVAL, "node_mtbf must be > 0");
     if (!(m->repair_s >= 0) || !isfinite(m->repair_s))
         return gs_errorf(err, GS_EINVAL, "repair must be >= 0");
@@ -21,13 +23,15 @@ int gs_failure_model_check(const struct gs_failure_model *m, struct gs_error *er
 /* One up time.  Exponential: -mtbf ln(1 - u).  Weibull of shape k and mean
  * mtbf: scale lambda = mtbf / Gamma(1 + 1/k), up = lambda (-ln(1 - u))^(1/k)
  * (inverse of the CDF 1 - exp(-(t/lambda)^k)); k = 1 is the exponential. */
-static double draw_up(const struct gs_failure_model *m, struct gs_rng *r)
+static double draw_up(const struct gs_failure_model *m, const struct gs_fail_node *u,
+                      struct gs_rng *r)
 {
+    double mean = u->gpu < 0 ? m->mtbf_s : m->gpu_mtbf_s;
     double e = -log(1.0 - gs_rng_uniform(r));
     if (m->dist != GS_FAIL_WEIBULL)
-        return m->mtbf_s * e;
+        return mean * e;
     double k = m->shape;
-    return m->mtbf_s / tgamma(1.0 + 1.0 / k) * pow(e, 1.0 / k);
+    return mean / tgamma(1.0 + 1.0 / k) * pow(e, 1.0 / k);
 }
 
 /* Seconds to gs_time; past the representable range (or NaN): GS_TIME_INF. */
@@ -36,25 +40,65 @@ static gs_time to_time(double sec)
     return sec < 9.2e15 ? gs_time_from_sec(sec) : GS_TIME_INF;
 }
 
-int gs_fail_stream_init(struct gs_fail_stream *s, const struct gs_failure_model *m, int nnodes,
-                        struct gs_error *err)
+/* Seed unit u (node n, or its GPU g) and draw its first up time.  A
+ * node's stream is that of gs_fail_stream_init always; a GPU's has its
+ * own tag, so adding GPU failures changes no node's draws. */
+static void unit_init(struct gs_fail_stream *s, struct gs_fail_node *u, int n, int g)
+{
+    struct gs_rng r;
+    uint64_t id = g < 0 ? (uint64_t)n : (uint64_t)n * GS_MAX_NODE_GPUS + (uint64_t)g;
+    uint64_t tag = g < 0 ? 0x6661696cULL : 0x67707566ULL; /* "fail", "gpuf" */
+    gs_rng_seed(&r, s->m.seed ^ (tag << 32) ^ id * 0x9e3779b97f4a7c15ULL);
+    u->node = n;
+    u->gpu = g;
+    u->next_s = draw_up(&s->m, u, &r);
+    memcpy(u->s, r.s, sizeof r.s);
+}
+
+/* The units: nodes (when m->mtbf_s > 0), then gpus[n] GPUs of each node n
+ * (gpus NULL: none). */
+static int stream_init(struct gs_fail_stream *s, const struct gs_failure_model *m, int nnodes,
+                       const int *gpus, struct gs_error *err)
 {
     memset(s, 0, sizeof *s);
     int rc = gs_failure_model_check(m, err);
     if (rc < 0)
         return rc;
     s->m = *m;
-    s->nnodes = nnodes;
-    s->nodes = gs_calloc(nnodes > 0 ? (size_t)nnodes : 1, sizeof *s->nodes);
+    size_t units = m->mtbf_s > 0 && nnodes > 0 ? (size_t)nnodes : 0;
+    for (int n = 0; gpus && n < nnodes; n++)
+        units += (size_t)gpus[n];
+    s->nodes = gs_calloc(units ? units : 1, sizeof *s->nodes);
     if (!s->nodes)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
-    for (int n = 0; n < nnodes; n++) {
-        struct gs_rng r;
-        gs_rng_seed(&r, m->seed ^ (0x6661696cULL << 32) ^ (uint64_t)n * 0x9e3779b97f4a7c15ULL);
-        s->nodes[n].next_s = draw_up(m, &r);
-        memcpy(s->nodes[n].s, r.s, sizeof r.s);
-    }
+    for (int n = 0; m->mtbf_s > 0 && n < nnodes; n++)
+        unit_init(s, &s->nodes[s->nnodes++], n, -1);
+    for (int n = 0; gpus && n < nnodes; n++)
+        for (int g = 0; g < gpus[n]; g++)
+            unit_init(s, &s->nodes[s->nnodes++], n, g);
     return 0;
+}
+
+int gs_fail_stream_init(struct gs_fail_stream *s, const struct gs_failure_model *m, int nnodes,
+                        struct gs_error *err)
+{
+    return stream_init(s, m, nnodes, NULL, err);
+}
+
+int gs_fail_stream_init_cluster(struct gs_fail_stream *s, const struct gs_failure_model *m,
+                                const struct gs_cluster *cl, struct gs_error *err)
+{
+    int n = gs_cluster_node_count(cl);
+    int *gpus = m->gpu_mtbf_s > 0 ? gs_calloc(n > 0 ? (size_t)n : 1, sizeof *gpus) : NULL;
+    if (m->gpu_mtbf_s > 0 && !gpus) {
+        memset(s, 0, sizeof *s);
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    }
+    for (int i = 0; gpus && i < n; i++)
+        gpus[i] = gs_cluster_node_gpus(cl, i);
+    int rc = stream_init(s, m, n, gpus, err);
+    gs_free(gpus);
+    return rc;
 }
 
 void gs_fail_stream_fini(struct gs_fail_stream *s)
@@ -66,7 +110,7 @@ void gs_fail_stream_fini(struct gs_fail_stream *s)
     s->nnodes = 0;
 }
 
-/* The events of node n before `until` (`close`: also the repair under way). */
+/* The events of unit n before `until` (`close`: also the repair under way). */
 static int draw_node(struct gs_fail_stream *s, int n, gs_time until, int close,
                      struct gs_node_events *out)
 {
@@ -77,10 +121,10 @@ static int draw_node(struct gs_fail_stream *s, int n, gs_time until, int close,
         gs_time t = to_time(fn->next_s);
         if (t == GS_TIME_INF || (t >= until && !(close && fn->down)))
             break;
-        struct gs_node_event e = { t, n, -1, fn->down ? GS_NODE_UP : GS_NODE_DOWN };
+        struct gs_node_event e = { t, fn->node, fn->gpu, fn->down ? GS_NODE_UP : GS_NODE_DOWN };
         if (gs_node_events_append(out, &e) < 0)
             return GS_ENOMEM;
-        fn->next_s += fn->down ? draw_up(&s->m, &r) : s->m.repair_s;
+        fn->next_s += fn->down ? draw_up(&s->m, fn, &r) : s->m.repair_s;
         fn->down = !fn->down;
     }
     memcpy(fn->s, r.s, sizeof r.s);

@@ -12,34 +12,45 @@
 
 #include "core/base/error.h"
 #include "core/base/types.h"
+#include "core/cluster/cluster.h"
 #include "core/cluster/failure_model.h"
 #include "core/cluster/node_event.h"
 
-/* One node's stream of failures: its own generator, seeded from the
- * model's seed and the node's index, so a node's failures do not depend on
- * the other nodes or on how far ahead they were drawn. */
+/* One node's (or one GPU's) stream of failures: its own generator, seeded
+ * from the model's seed and the node's index (and the GPU's), so a unit's
+ * failures do not depend on the others or on how far ahead they were
+ * drawn. */
 struct gs_fail_node {
     uint64_t s[4];       /* struct gs_rng's state (kept opaque here) */
     double next_s;       /* its next event (seconds) */
     int down;            /* 1: that event is the end of a repair */
+    int node, gpu;       /* what fails: a node (gpu -1) or one of its GPUs */
 };
 
 /* The whole cluster's failure process, drawn in windows of time. */
 struct gs_fail_stream {
     struct gs_failure_model m;
-    struct gs_fail_node *nodes; /* owned */
-    int nnodes;
+    struct gs_fail_node *nodes; /* owned: the node units, then the GPU units */
+    int nnodes;                 /* units (nodes, then GPUs with gpu_mtbf_s) */
     gs_time drawn_to;           /* every event before this is drawn */
 };
 
 /* Check a model: GS_EINVAL with a message naming the bad field (mtbf > 0,
- * repair >= 0, finite; shape > 0 for weibull), else 0. */
+ * or 0 with gpu_mtbf > 0; gpu_mtbf >= 0; repair >= 0; finite; shape > 0
+ * for weibull), else 0. */
 int gs_failure_model_check(const struct gs_failure_model *m, struct gs_error *err);
 
-/* Set up the process for `nnodes` nodes.  Returns 0, GS_EINVAL (bad model,
- * see gs_failure_model_check), GS_ENOMEM.  Free with gs_fail_stream_fini. */
+/* Set up the process for `nnodes` nodes (node failures only: the model's
+ * gpu_mtbf_s is not used).  Returns 0, GS_EINVAL (bad model, see
+ * gs_failure_model_check), GS_ENOMEM.  Free with gs_fail_stream_fini. */
 int gs_fail_stream_init(struct gs_fail_stream *s, const struct gs_failure_model *m, int nnodes,
                         struct gs_error *err);
+
+/* The same for cluster `cl`: its nodes (when m->mtbf_s > 0) and, when
+ * m->gpu_mtbf_s > 0, each GPU of each node (events with gpu >= 0).  The
+ * node units draw exactly what gs_fail_stream_init draws. */
+int gs_fail_stream_init_cluster(struct gs_fail_stream *s, const struct gs_failure_model *m,
+                                const struct gs_cluster *cl, struct gs_error *err);
 
 /* Free what `s` owns (NULL-safe). */
 void gs_fail_stream_fini(struct gs_fail_stream *s);

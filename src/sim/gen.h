@@ -76,6 +76,8 @@ struct gs_gen_failure_opts {
     uint64_t seed;
     double mtbf_s, repair_s;
     gs_time horizon;
+    double gpu_mtbf_s;        /* > 0: each GPU fails on its own too (gpu events);
+                                 then mtbf_s may be 0 (no node failures) */
 };
 int gs_gen_failures(const struct gs_cluster *cl, const struct gs_gen_failure_opts *o,
                     struct gs_node_events *out, struct gs_error *err);

@@ -31,8 +31,8 @@ struct sim {
     struct gs_fail_stream fs;
     struct gs_node_events fev;
     size_t next_fev;
-    unsigned char *fail_down; /* node -> down under a failure's repair */
-    int nfail_down;
+    unsigned char *fail_down; /* node (then node x GPU) -> down under a failure's repair */
+    int nfail_down, nnodes;
     gs_time *lost_seen;       /* engine handle -> its `lost` at its last event */
     struct gs_sim_fail *fail; /* NULL without failures */
     struct gs_eta_cal *cal;   /* opts->eta: the promises' calibration */
@@ -240,12 +240,17 @@ static int apply_failures(struct sim *s, gs_time t, int64_t *events, struct gs_e
     while (s->fail && s->next_fev < s->fev.n && s->fev.ev[s->next_fev].time == t) {
         const struct gs_node_event *e = &s->fev.ev[s->next_fev++];
         int down = e->state == GS_NODE_DOWN;
-        if (down == s->fail_down[e->node])
+        size_t u = e->gpu < 0 ? (size_t)e->node
+                              : (size_t)s->nnodes + (size_t)e->node * GS_MAX_NODE_GPUS +
+                                    (size_t)e->gpu;
+        if (down == s->fail_down[u])
             continue;
-        s->fail_down[e->node] = (unsigned char)down;
+        s->fail_down[u] = (unsigned char)down;
         s->nfail_down += down ? 1 : -1;
         s->fail->events += down;
-        int rc = gs_engine_node_set_state(s->eng, t, e->node, e->state, err);
+        int rc = e->gpu < 0 ? gs_engine_node_set_state(s->eng, t, e->node, e->state, err)
+                            : gs_engine_gpu_set_state(s->eng, t, e->node, e->gpu, e->state,
+                                                      err);
         if (rc < 0)
             return rc;
         (*events)++;
@@ -364,11 +369,14 @@ static int run_loop(struct sim *s, struct gs_metrics *m, const size_t *order, si
 static int setup_failures(struct sim *s, const struct gs_cluster *cl, size_t n,
                           struct gs_error *err)
 {
-    int rc = gs_fail_stream_init(&s->fs, s->opts->failures, gs_cluster_node_count(cl), err);
+    int rc = gs_fail_stream_init_cluster(&s->fs, s->opts->failures, cl, err);
     if (rc < 0)
         return rc;
     s->fail = gs_calloc(1, sizeof *s->fail);
-    s->fail_down = gs_calloc((size_t)gs_cluster_node_count(cl) + 1, 1);
+    s->nnodes = gs_cluster_node_count(cl);
+    /* per node, then (gpu_mtbf) per node x GS_MAX_NODE_GPUS GPUs */
+    s->fail_down = gs_calloc((size_t)s->nnodes * (s->opts->failures->gpu_mtbf_s > 0
+                                                      ? 1 + GS_MAX_NODE_GPUS : 1) + 1, 1);
     s->lost_seen = gs_calloc(n ? n : 1, sizeof *s->lost_seen);
     if (!s->fail || !s->fail_down || !s->lost_seen)
         return gs_errorf(err, GS_ENOMEM, "out of memory");

@@ -43,10 +43,13 @@ static int pick_targets(struct gs_wfail *w, const struct gs_cluster *cl,
 
 /* Columns: Young/Daly x 1/4 ... 4 and the current interval (0 = none),
  * ascending, the current one merged into a grid point within 2 %. */
-static void build_taus(struct gs_wfail *w, double node_mtbf_s)
+static void build_taus(struct gs_wfail *w, const struct gs_failure_model *m)
 {
     static const double f[] = { 0.25, 0.5, 1, 2, 4 };
-    w->job_mtbf_s = node_mtbf_s / w->nodes;
+    /* the job fails when one of its nodes or (gpu_mtbf) of its GPUs does */
+    double rate = (m->mtbf_s > 0 ? w->nodes / m->mtbf_s : 0) +
+                  (m->gpu_mtbf_s > 0 ? w->min_gpus / m->gpu_mtbf_s : 0);
+    w->job_mtbf_s = m->gpu_mtbf_s > 0 ? 1 / rate : m->mtbf_s / w->nodes; /* (as before) */
     w->yd_s = sqrt(2 * w->ckpt_cost_s * w->job_mtbf_s);
     w->ntau = 0;
     int cur_in = 0;
@@ -219,7 +222,7 @@ int gs_wfail_run(struct gs_wfail *out, const struct gs_cluster *cl, const struct
     int rc = pick_targets(out, cl, tr, opts ? opts->min_gpus : 0, err);
     if (rc < 0)
         return rc;
-    build_taus(out, model->mtbf_s);
+    build_taus(out, model);
     for (int r = 0; rc == 0 && r < out->nsp; r++)
         for (int c = 0; rc == 0 && c < out->ntau; c++)
             rc = run_cell(out, r, c, cl, pol, tr, model, ne, err);

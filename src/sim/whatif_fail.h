@@ -42,7 +42,7 @@ struct gs_wfail {
                                   largest node, rounded up) */
     double ckpt_cost_s, cur_tau_s; /* the first target's C and interval (0 = none) */
     int mixed;                 /* the targets' intervals or costs differ */
-    double job_mtbf_s;         /* node MTBF / nodes */
+    double job_mtbf_s;         /* 1 / (nodes / node MTBF + GPUs / GPU MTBF) */
     double yd_s;               /* sqrt(2 C M) */
     int ntau, yd_col, cur_col; /* columns: intervals (s) ascending */
     double tau_s[GS_WFAIL_MAX_TAU];

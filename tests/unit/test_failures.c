@@ -32,7 +32,7 @@ static void draw_all(const struct gs_failure_model *m, int nodes, const gs_time 
 static void test_cut_independent(void **state)
 {
     (void)state;
-    struct gs_failure_model m = { 42, 20 * 3600.0, 1800, GS_FAIL_EXPONENTIAL, 1 };
+    struct gs_failure_model m = { 42, 20 * 3600.0, 1800, GS_FAIL_EXPONENTIAL, 1, 0 };
     struct gs_node_events a = { 0 }, b = { 0 };
     gs_time one[1] = { 1000 * HOUR_MS }, many[37];
     for (int i = 0; i < 37; i++)
@@ -95,14 +95,14 @@ static double mean_up(const struct gs_failure_model *m)
 static void test_means(void **state)
 {
     (void)state;
-    struct gs_failure_model e = { 7, 10 * 3600.0, 600, GS_FAIL_EXPONENTIAL, 1 };
+    struct gs_failure_model e = { 7, 10 * 3600.0, 600, GS_FAIL_EXPONENTIAL, 1, 0 };
     double me = mean_up(&e);
     assert_true(fabs(me / (10 * 3600.0) - 1) < 0.03);
-    struct gs_failure_model w = { 7, 10 * 3600.0, 600, GS_FAIL_WEIBULL, 0.7 };
+    struct gs_failure_model w = { 7, 10 * 3600.0, 600, GS_FAIL_WEIBULL, 0.7, 0 };
     double mw = mean_up(&w);
     assert_true(fabs(mw / (10 * 3600.0) - 1) < 0.03);
     /* shape 1 is the exponential: the same draws exactly */
-    struct gs_failure_model w1 = { 7, 10 * 3600.0, 600, GS_FAIL_WEIBULL, 1 };
+    struct gs_failure_model w1 = { 7, 10 * 3600.0, 600, GS_FAIL_WEIBULL, 1, 0 };
     assert_true(fabs(mean_up(&w1) - me) < 1e-6 * me);
 }
 
@@ -111,7 +111,7 @@ static void test_bad_models(void **state)
     (void)state;
     struct gs_fail_stream s;
     struct gs_error err = { 0 };
-    struct gs_failure_model m = { 1, 0, 60, GS_FAIL_EXPONENTIAL, 1 };
+    struct gs_failure_model m = { 1, 0, 60, GS_FAIL_EXPONENTIAL, 1, 0 };
     assert_int_equal(gs_fail_stream_init(&s, &m, 4, &err), GS_EINVAL);
     assert_non_null(strstr(err.msg, "node_mtbf"));
     m.mtbf_s = 3600;

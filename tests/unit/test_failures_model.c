@@ -59,7 +59,7 @@ static double ettr_of(const struct gs_cluster *cl, double tau_s, double sys_mtbf
     s.ckpt_cost = SEC(120);
     s.restore_cost = SEC(300);
     trace_add_ok(tr, &s, WORK_S, 0);
-    struct gs_failure_model m = { seed, 16 * sys_mtbf_s, 600, GS_FAIL_EXPONENTIAL, 1 };
+    struct gs_failure_model m = { seed, 16 * sys_mtbf_s, 600, GS_FAIL_EXPONENTIAL, 1, 0 };
     struct gs_sim_opts o = { 0 };
     o.failures = &m;
     struct gs_sim_result r;
@@ -168,7 +168,7 @@ static double spare_ettr(int nodes, uint64_t seed)
     s.ckpt_cost = SEC(120);
     s.restore_cost = SEC(300);
     trace_add_ok(tr, &s, WORK_S, 0);
-    struct gs_failure_model m = { seed, 750 * 3600.0, 4 * 3600.0, GS_FAIL_EXPONENTIAL, 1 };
+    struct gs_failure_model m = { seed, 750 * 3600.0, 4 * 3600.0, GS_FAIL_EXPONENTIAL, 1, 0 };
     struct gs_sim_opts o = { 0 };
     o.failures = &m;
     struct gs_sim_result r;

@@ -112,7 +112,7 @@ static struct outcome run(uint64_t wseed, uint64_t fseed, double mtbf_h, int spa
     assert_int_equal(gs_policy_set(&pol, "spares.nodes", v, &err), 0);
     assert_int_equal(gs_policy_set(&pol, "spares.min_gpus", "64", &err), 0);
     struct gs_trace *tr = workload(wseed);
-    struct gs_failure_model m = { fseed, mtbf_h * 3600, 4 * 3600.0, GS_FAIL_EXPONENTIAL, 1 };
+    struct gs_failure_model m = { fseed, mtbf_h * 3600, 4 * 3600.0, GS_FAIL_EXPONENTIAL, 1, 0 };
     struct watch w = { 0, GS_TIME_NONE, 0, -1, 0, 0 };
     struct gs_sim_opts o = { 0 };
     o.failures = &m;

@@ -497,6 +497,51 @@ static void test_v1_migrates_eta(void **state)
     gs_store_close(st);
 }
 
+struct win_seen {
+    int n, slot[4], bound[4];
+    gs_time abserr[4];
+};
+
+static void on_win_slot(void *arg, int slot, gs_time abserr, int bound)
+{
+    struct win_seen *w = arg;
+    if (w->n < 4) {
+        w->slot[w->n] = slot;
+        w->abserr[w->n] = abserr;
+        w->bound[w->n] = bound;
+    }
+    w->n++;
+}
+
+/* A v1 journal opens and migrates to a schema with the daemon's ETA
+ * calibration window: empty at first; slots set (one replaced) read back
+ * in slot order after a reopen. */
+static void test_v1_migrates_eta_window(void **state)
+{
+    (void)state;
+    make_journal(v1_sql);
+    struct gs_store *st = open_rw();
+    struct win_seen w = { 0 };
+    assert_int_equal(gs_store_eta_window(st, on_win_slot, &w), 0);
+    assert_int_equal(w.n, 0);
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    assert_int_equal(gs_store_eta_slot_set(st, 1, 7000, -1, &err), 0);
+    assert_int_equal(gs_store_eta_slot_set(st, 0, 3000, 1, &err), 0);
+    assert_int_equal(gs_store_eta_slot_set(st, 1, 9000, 0, &err), 0); /* replaces slot 1 */
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    gs_store_close(st);
+    st = open_rw();
+    assert_int_equal(gs_store_eta_window(st, on_win_slot, &w), 0);
+    assert_int_equal(w.n, 2);
+    assert_true(w.slot[0] == 0 && w.abserr[0] == 3000 && w.bound[0] == 1);
+    assert_true(w.slot[1] == 1 && w.abserr[1] == 9000 && w.bound[1] == 0);
+    struct seen s = { 0 };
+    assert_int_equal(gs_store_job_by_id(st, "old1", collect, &s), 0); /* its rows kept */
+    assert_string_equal(s.state, "pending");
+    gs_store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +553,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_migrates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_migrates_eta, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v1_migrates_eta_window, setup, teardown),
         cmocka_unit_test(test_bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,6 +110,13 @@ struct gs_job_info {
                                  no longer preempt by the over-cap right */
     int timed_out;            /* its last run was stopped (KILLED) at its enforced
                                  time limit + queue.over_time_limit */
+    int recover;              /* pending: requeued by a node failure, not started
+                                 since (its right to the hot spares, spares.c) */
+    int64_t qstamp;           /* its last entry into the queue: +n appended at the
+                                 back, -n put in front, n growing with each entry;
+                                 restore_job takes it (0 = a new stamp): sorted,
+                                 the pending jobs' stamps give the fifo order for
+                                 gs_engine_restore_queue */
 };
 
 /* The job's GPU share in milli-GPUs: gpus x milli.  Its GPU-time figures

@@ -65,6 +65,10 @@ struct job {
                                    its peers until it starts (queue_order.c) */
     uint8_t recover;            /* requeued by a node failure, not started since:
                                    it may use the hot spares (spares.c) */
+    int64_t qstamp;             /* its last entry into the queue: +n appended, -n
+                                   put in front (n = eng->qstamps then); sorting
+                                   pending jobs by it gives the fifo array's order
+                                   (a restore's gs_engine_restore_queue) */
     uint8_t capped;             /* preempted while past its runtime cap: it loses
                                    the over-cap right to preempt (preempt.c) */
     uint8_t timed_out;          /* its last run was stopped at its enforced time
@@ -117,6 +121,7 @@ struct gs_engine {
                                    only at the end (queue_order.c scans the tail) */
     size_t phead, ptail, pending_cap;
     uint64_t pending_epoch;     /* bumped when compaction moves entries */
+    int64_t qstamps;            /* queue entries stamped so far (job.qstamp) */
     size_t pending_gone;        /* entries in [phead, ptail) no longer pending */
     size_t npending;            /* live pending jobs */
     int *running;
@@ -229,6 +234,7 @@ static inline int gs_eng_queued(const struct gs_engine *eng, size_t i)
 static inline void gs_eng_queue_append(struct gs_engine *eng, int job)
 {
     eng->jobs[job].qpos = (uint32_t)eng->ptail;
+    eng->jobs[job].qstamp = ++eng->qstamps;
     eng->jobs[job].tried_cycle = eng->jobs[job].keep_cycle = 0;
     eng->pending[eng->ptail++] = job;
 }

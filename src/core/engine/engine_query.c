@@ -86,6 +86,8 @@ int gs_engine_job_info(const struct gs_engine *eng, int handle, struct gs_job_in
     out->front = j->front;
     out->capped = j->capped;
     out->timed_out = j->timed_out;
+    out->recover = j->recover;
+    out->qstamp = j->qstamp;
     out->run_base = j->saved;
     out->past_ckpt_wall = j->ckpt_wall;
     out->past_restore_wall = j->restore_wall;

@@ -82,6 +82,7 @@ static void restore_history(struct job *j, const struct gs_job_info *info)
     j->exit_code = (int16_t)info->exit_code;
     j->last_ckpt = info->last_ckpt;
     j->front = (uint8_t)(info->state == GS_JOB_PENDING && info->front);
+    j->recover = (uint8_t)(info->state == GS_JOB_PENDING && info->recover);
     j->capped = (uint8_t)(info->capped != 0);
     j->timed_out = (uint8_t)(info->timed_out != 0);
     if (j->run_pos < 0) { /* not holding GPUs: the totals are the history */
@@ -140,6 +141,12 @@ int gs_engine_restore_job(struct gs_engine *eng, const struct gs_job_spec *spec,
                              info->end - info->start);
     }
     restore_history(j, info);
+    if (info->qstamp != 0 && info->qstamp > INT64_MIN) { /* its journalled place */
+        j->qstamp = info->qstamp;
+        int64_t n = info->qstamp < 0 ? -info->qstamp : info->qstamp;
+        if (n > eng->qstamps)
+            eng->qstamps = n;
+    }
     gs_eng_compact_pending(eng);
     return gs_eng_handle(eng, job);
 }

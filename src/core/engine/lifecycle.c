@@ -108,6 +108,7 @@ static void enqueue(struct gs_engine *eng, int job, int front)
         }
         eng->pending[--eng->phead] = job;
         eng->jobs[job].qpos = (uint32_t)eng->phead;
+        eng->jobs[job].qstamp = -++eng->qstamps;
         eng->pending_epoch++; /* not at the tail: the queue order rescans */
     }
     eng->npending++;
