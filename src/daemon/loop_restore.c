@@ -297,5 +297,8 @@ int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol)
     }
     gs_engine_set_observer(lp->eng, gsd_observer, lp);
     gs_engine_set_live(lp->eng, 1);
+    if (pol->start_latency > 0) /* no latency source: the launches' delay is real */
+        gsd_log("policy: start_latency.* is the simulator's model; ignored here (the "
+                "measured latency is in /metrics, docs/daemon.md \"Start latency\")");
     return 0;
 }
