@@ -4,6 +4,8 @@
  * twin of `gpusched sim` (DESIGN.md section 5, "What is promised"). */
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/queue_fmt.h"
+#include "io/placement.h"
 #include "core/base/alloc.h"
 #include "io/job_request.h"
 #include "io/trace_csv.h"
@@ -222,8 +224,13 @@ static int write_schedule(FILE *f, const json_t *jobs, const struct gs_trace *tr
         const char *pl = json_string_value(json_object_get(j, "placement"));
         const char *oc = json_string_value(json_object_get(j, "outcome"));
         fprintf(f, "%s,%.3f,%.3f,%.3f,%.3f,%d,", s->id, sub, st, en, st - sub, s->gpus);
-        for (; pl && *pl; pl++) /* space-separated, as in sim's jobs.csv */
-            fputc(*pl == ',' ? ' ' : *pl, f);
+        size_t len = cli_placement_restyle(pl, GS_PLACEMENT_WORDS, NULL, 0);
+        char *words = malloc(len + 1); /* space-separated, as in sim's jobs.csv */
+        if (words) {
+            cli_placement_restyle(pl, GS_PLACEMENT_WORDS, words, len + 1);
+            fputs(words, f);
+            free(words);
+        }
         fprintf(f, ",%s,%d\n", oc ? oc : "",
                 (int)json_integer_value(json_object_get(j, "preemptions")));
     }

@@ -9,6 +9,7 @@
 #include "cli/frag_slurm.h"
 #include "core/diagnose/diagnose.h"
 #include "io/report_diag.h"
+#include "io/placement.h"
 #include "sim/snapshot_run.h"
 
 #include "io/timefmt.h"
@@ -118,23 +119,15 @@ static void print_text(const struct why_args *a, const char *slurm_reason, const
     }
 }
 
-/* A running job's placement as text ("node-1:0,1 node-2:0"). */
+/* A running job's placement as text ("node-1:0,1 node-2:0", io/placement.h
+ * NODES). */
 static json_t *running_json(const struct gs_engine *eng, int job)
 {
     struct gs_alloc al;
     char where[1024] = "";
-    if (gs_engine_job_alloc(eng, job, &al) == 0) {
-        for (int i = 0; i < al.nparts; i++) {
-            size_t len = strlen(where);
-            snprintf(where + len, sizeof where - len, "%s%s:", i ? " " : "",
-                     gs_cluster_node_name(gs_engine_cluster(eng), al.parts[i].node));
-            for (uint64_t m = al.parts[i].mask, f = 1; m; m &= m - 1, f = 0) {
-                len = strlen(where);
-                snprintf(where + len, sizeof where - len, "%s%d", f ? "" : ",",
-                         __builtin_ctzll(m));
-            }
-        }
-    }
+    if (gs_engine_job_alloc(eng, job, &al) == 0)
+        gs_placement_format(where, sizeof where, gs_engine_cluster(eng), al.parts, al.nparts,
+                            GS_PLACEMENT_NODES);
     return json_pack("{s:s, s:s}", "state", "running", "placement", where);
 }
 

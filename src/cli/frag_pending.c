@@ -3,29 +3,19 @@
 #include "cli/cli.h"
 #include "core/diagnose/diagnose.h"
 #include "io/report_diag.h"
+#include "io/placement.h"
 #include "sim/snapshot_run.h"
 
 #include <string.h>
 
-/* "node-3:0-7" style list of a started job's GPUs. */
+/* A started job's GPUs, "node-3:0,1,2" (io/placement.h, NODES). */
 static void placement_text(char *buf, size_t n, const struct gs_engine *eng, int job)
 {
     struct gs_alloc a;
     buf[0] = '\0';
-    if (gs_engine_job_alloc(eng, job, &a) < 0)
-        return;
-    const struct gs_cluster *cl = gs_engine_cluster(eng);
-    for (int i = 0; i < a.nparts; i++) {
-        size_t len = strlen(buf);
-        snprintf(buf + len, n - len, "%s%s:", i ? " " : "",
-                 gs_cluster_node_name(cl, a.parts[i].node));
-        int first = 1;
-        for (uint64_t m = a.parts[i].mask; m; m &= m - 1) {
-            len = strlen(buf);
-            snprintf(buf + len, n - len, "%s%d", first ? "" : ",", __builtin_ctzll(m));
-            first = 0;
-        }
-    }
+    if (gs_engine_job_alloc(eng, job, &a) == 0)
+        gs_placement_format(buf, n, gs_engine_cluster(eng), a.parts, a.nparts,
+                            GS_PLACEMENT_NODES);
 }
 
 static json_t *started_json(const struct gs_engine *eng, int job)

@@ -5,6 +5,7 @@
 #include "cli/client.h"
 #include "cli/client_eta.h"
 #include "io/timefmt.h"
+#include "io/placement.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,52 +93,27 @@ static const char *state_code(const json_t *job)
 
 /* --- field values ----------------------------------------------------- */
 
-/* Append the run node:lo[-hi] to out (n bytes used of size). */
-static size_t put_run(char *out, size_t n, size_t size, const char *node, size_t nl, long lo,
-                      long hi)
+size_t cli_placement_restyle(const char *text, int style, char *out, size_t size)
 {
-    if (n >= size)
-        return n;
-    int w = lo == hi ? snprintf(out + n, size - n, "%s%.*s:%ld", n ? "," : "", (int)nl, node, lo)
-                     : snprintf(out + n, size - n, "%s%.*s:%ld-%ld", n ? "," : "", (int)nl,
-                                node, lo, hi);
-    return w > 0 ? n + (size_t)w : n;
-}
-
-/* "node-1:0,node-1:1,node-2:3" -> "node-1:0-1,node-2:3" (also accepts
- * spaces between entries, as jobs.csv writes them). */
-static void compact_placement(const char *p, char *out, size_t size)
-{
-    const char *node = NULL;
-    size_t nl = 0, n = 0;
-    long lo = 0, hi = 0;
-    out[0] = '\0';
-    while (*p) {
-        size_t len = strcspn(p, ", ");
-        const char *colon = memchr(p, ':', len);
-        if (colon) {
-            size_t cl = (size_t)(colon - p);
-            long g = strtol(colon + 1, NULL, 10);
-            if (node && cl == nl && memcmp(p, node, nl) == 0 && g == hi + 1) {
-                hi = g;
-            } else {
-                if (node)
-                    n = put_run(out, n, size, node, nl, lo, hi);
-                node = p, nl = cl, lo = hi = g;
-            }
-        }
-        p += len;
-        p += strspn(p, ", ");
-    }
-    if (node)
-        n = put_run(out, n, size, node, nl, lo, hi);
-    if (n >= size && size > 4)
-        memcpy(out + size - 4, "...", 4);
+    const char *t = text ? text : "";
+    int cap = 1;
+    for (const char *c = t; (c = strchr(c, ':')); c++)
+        cap++; /* every node item has one */
+    struct gs_placement_entry *e = malloc((size_t)cap * sizeof *e);
+    int n = e ? gs_placement_scan(t, e, cap, NULL) : -1;
+    size_t len = n >= 0 ? gs_placement_format_entries(out, size, e, n, style)
+                        : (size_t)snprintf(out, size, "%s", t);
+    free(e);
+    return len;
 }
 
 void cli_qfmt_placement(const char *placement, char *out, size_t size)
 {
-    compact_placement(placement, out, size);
+    if (size == 0)
+        return;
+    size_t len = cli_placement_restyle(placement, GS_PLACEMENT_RUNS, out, size);
+    if (len >= size && size > 4)
+        memcpy(out + size - 4, "...", 4);
 }
 
 static int is_pending(const json_t *job)
@@ -165,7 +141,7 @@ static const char *f_nodelist(const json_t *job, double now, char *out, size_t s
             gs_timefmt_text(detail, now, d, sizeof d);
         snprintf(out, size, "(%s)%s%s%s", code ? code : "?", detail ? " " : "", d, in);
     } else if (pl && *pl) {
-        compact_placement(pl, out, size);
+        cli_qfmt_placement(pl, out, size);
     } else {
         snprintf(out, size, "-");
     }

@@ -46,9 +46,15 @@ void cli_qfmt_header(const struct cli_qfmt *f, FILE *out);
 /* Print job object `job`'s line; `now` is the answer's now_epoch. */
 void cli_qfmt_row(const struct cli_qfmt *f, const json_t *job, double now, FILE *out);
 
-/* A placement "node-1:0,node-1:1,node-2:3" as "node-1:0-1,node-2:3" into
- * out[size] (truncated with "..."). */
+/* A placement "node-1:0,node-1:1,node-2:3" as "node-1:0-1,node-2:3"
+ * (io/placement.h, RUNS) into out[size] (truncated with "..."). */
 void cli_qfmt_placement(const char *placement, char *out, size_t size);
+
+/* A placement text (any form of io/placement.h; NULL = "") rewritten in
+ * `style` (enum gs_placement_style) into out[size], snprintf's contract:
+ * returns the length the whole text needs.  Text that does not parse is
+ * copied as it is. */
+size_t cli_placement_restyle(const char *text, int style, char *out, size_t size);
 
 /* Job states for -t/--state, one bit each (CLI_QST_*). */
 enum {

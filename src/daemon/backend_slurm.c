@@ -411,7 +411,9 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
 {
     char nodes[512], gres[512], dir[4096], script[4200];
     int nnodes;
-    if (gsd_slurm_placement_args(d->placement, lp->slurm->types, nodes, sizeof nodes, gres,
+    struct gs_alloc_part parts[MAX_PARTS];
+    int np = gsd_job_placement(lp, d, parts, MAX_PARTS);
+    if (gsd_slurm_placement_args(lp->cl, parts, np, lp->slurm->types, nodes, sizeof nodes, gres,
                                  sizeof gres, &nnodes) < 0)
         return gs_errorf(err, GS_EINVAL, "placement %s cannot be asked of Slurm "
                          "(nodes with different GPU sets)", d->placement ? d->placement : "");
@@ -569,15 +571,14 @@ static int mark_down(void *arg, const char *name)
 }
 
 /* Whether the placement "n:g,..." uses node `name`. */
-static int uses_node(const char *pl, const char *name)
+/* Whether job d's placement (gsd_job_placement) uses node `node`. */
+static int uses_node(struct gsd_loop *lp, const struct djob *d, int node)
 {
-    size_t len = strlen(name);
-    for (const char *p = pl; p && *p;) {
-        if (!strncmp(p, name, len) && p[len] == ':')
+    struct gs_alloc_part parts[MAX_PARTS];
+    int n = node >= 0 ? gsd_job_placement(lp, d, parts, MAX_PARTS) : 0;
+    for (int i = 0; i < n; i++)
+        if (parts[i].node == node)
             return 1;
-        p = strchr(p, ',');
-        p = p ? p + 1 : NULL;
-    }
     return 0;
 }
 
@@ -590,7 +591,8 @@ static void forget_node_jobs(struct gsd_loop *lp, const char *name, gs_time now)
 {
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
-        if (d->proc.pid <= 0 || !d->placement || !uses_node(d->placement, name))
+        if (d->proc.pid <= 0 || !d->placement ||
+            !uses_node(lp, d, gs_cluster_find_node(lp->cl, name)))
             continue;
         int never_ran = !d->bk_running && d->ji.state == GS_JOB_STARTING;
         gsd_log("job %s: node %s is down in Slurm; Slurm job %d is %s", d->id, name,

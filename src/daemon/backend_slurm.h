@@ -45,17 +45,14 @@ int64_t gsd_slurm_time_ms(const char *t);
 int gsd_slurm_sacct_end(long long id, int *code, int64_t *end_ms, int *ran,
                         struct gs_error *err);
 
-/* Node names and GPU masks of the placement "n1:0,n1:3,n2:0", in order of
- * first use: the number of nodes, or -1 when malformed or over cap. */
-int gsd_slurm_placement_nodes(const char *pl, char names[][GS_NAME_MAX + 1], uint64_t *masks,
-                              int cap);
-
-/* From placement pl: Slurm's NodeList "n1,n2" into nodes and the per-node
- * GRES into gres ("gpu:g0:1,gpu:g3:1" with per-GPU types, else "gpu:2"),
+/* From the placement parts[n] (node ids of cl, as gsd_job_placement
+ * gives them): Slurm's NodeList "n1,n2" into nodes and the per-node GRES
+ * into gres ("gpu:g0:1,gpu:g3:1" with per-GPU types, else "gpu:2"),
  * *nnodes; 0, or -1 when Slurm cannot express it (nodes with different GPU
- * sets: GRES is per node) or a buffer is too small. */
-int gsd_slurm_placement_args(const char *pl, int types, char *nodes, size_t nn, char *gres,
-                             size_t ng, int *nnodes);
+ * sets: GRES is per node; no GPUs) or a buffer is too small. */
+int gsd_slurm_placement_args(const struct gs_cluster *cl, const struct gs_alloc_part *parts,
+                             int n, int types, char *nodes, size_t nn, char *gres, size_t ng,
+                             int *nnodes);
 
 /* The placement Slurm gave, from an `scontrol -d -o show job` line, in
  * the decided placement's node order ("n:g,..."; "" when it shows none). */

@@ -1,5 +1,6 @@
-/* backend_slurm_gpus.c - the slurm backend's GPUs: a placement
- * ("n1:0,n1:3,n2:0") as Slurm's NodeList and per-node GRES, the placement
+/* backend_slurm_gpus.c - the slurm backend's GPUs: a placement (parts, or
+ * its text "n1:0,n1:3,n2:0" through io/placement.h) as Slurm's NodeList
+ * and per-node GRES, the placement
  * Slurm really gave (`scontrol -d show job`: GRES=gpu:...(IDX:...)), and,
  * when they differ (counts mode: Slurm picks the indices), the engine's view
  * moved to the truth (gs_engine_move_gpus).
@@ -7,66 +8,39 @@
 #define _GNU_SOURCE
 #include "daemon/backend_slurm.h"
 #include "daemon/loop_private.h"
+#include "io/placement.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Node names and GPU masks of "n1:0,n1:3,n2:0" in order of first use; the
- * number of nodes, or -1 when malformed or over cap. */
-int gsd_slurm_placement_nodes(const char *pl, char names[][GS_NAME_MAX + 1], uint64_t *masks,
-                              int cap)
+/* From the placement parts[n] (node ids of cl): Slurm's NodeList "n1,n2"
+ * and the per-node GRES ("gpu:g0:1,gpu:g3:1" with types, else "gpu:2");
+ * -1 when Slurm cannot express it (nodes with different GPU sets: GRES is
+ * per node). */
+int gsd_slurm_placement_args(const struct gs_cluster *cl, const struct gs_alloc_part *parts,
+                             int n, int types, char *nodes, size_t nn, char *gres, size_t ng,
+                             int *nnodes)
 {
-    int n = 0;
-    for (const char *p = pl; p && *p;) {
-        const char *colon = strchr(p, ':');
-        if (!colon || colon - p > GS_NAME_MAX)
-            return -1;
-        char name[GS_NAME_MAX + 1];
-        memcpy(name, p, (size_t)(colon - p));
-        name[colon - p] = '\0';
-        int k = 0;
-        while (k < n && strcmp(names[k], name) != 0)
-            k++;
-        if (k == n) {
-            if (n == cap)
-                return -1;
-            memcpy(names[n], name, sizeof name);
-            masks[n++] = 0;
-        }
-        masks[k] |= 1ull << (strtol(colon + 1, NULL, 10) & 63);
-        p = strchr(colon, ',');
-        p = p ? p + 1 : NULL;
-    }
-    return n;
-}
-
-/* From the placement: NodeList "n1,n2" and the per-node GRES
- * ("gpu:g0:1,gpu:g3:1" with types, else "gpu:2"); -1 when Slurm cannot
- * express it (nodes with different GPU sets: GRES is per node). */
-int gsd_slurm_placement_args(const char *pl, int types, char *nodes, size_t nn, char *gres,
-                             size_t ng, int *nnodes)
-{
-    static char names[MAX_PARTS][GS_NAME_MAX + 1];
-    uint64_t masks[MAX_PARTS];
-    int n = gsd_slurm_placement_nodes(pl ? pl : "", names, masks, MAX_PARTS);
     if (n <= 0)
         return -1;
     size_t w = 0;
     for (int i = 0; i < n; i++) {
-        if (masks[i] != masks[0])
+        if (parts[i].mask != parts[0].mask)
             return -1;
-        w += (size_t)snprintf(nodes + w, nn > w ? nn - w : 0, "%s%s", i ? "," : "", names[i]);
+        w += (size_t)snprintf(nodes + w, nn > w ? nn - w : 0, "%s%s", i ? "," : "",
+                              gs_cluster_node_name(cl, parts[i].node));
     }
     *nnodes = n;
     if (w >= nn)
         return -1;
+    uint64_t mask = parts[0].mask;
     if (!types)
-        return snprintf(gres, ng, "gpu:%d", __builtin_popcountll(masks[0])) < (int)ng ? 0 : -1;
+        return snprintf(gres, ng, "gpu:%d", __builtin_popcountll(mask)) < (int)ng ? 0 : -1;
     w = 0;
     gres[0] = '\0';
     for (int g = 0; g < 64; g++)
-        if (masks[0] >> g & 1)
+        if (mask >> g & 1)
             w += (size_t)snprintf(gres + w, ng > w ? ng - w : 0, "%sgpu:g%d:1", w ? "," : "", g);
     return w < ng ? 0 : -1;
 }
@@ -118,8 +92,9 @@ static uint64_t idx_mask(const char *gres)
 /* The placement Slurm gave, in the decided node order: "n:g,...". */
 void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf, size_t n)
 {
-    static char names[MAX_PARTS][GS_NAME_MAX + 1], dn[MAX_PARTS][GS_NAME_MAX + 1];
-    uint64_t masks[MAX_PARTS], dm[MAX_PARTS];
+    static char names[MAX_PARTS][GS_NAME_MAX + 1];
+    uint64_t masks[MAX_PARTS];
+    struct gs_placement_entry de[MAX_PARTS], out[MAX_PARTS];
     struct actual a = { names, masks, 0, MAX_PARTS, 0 };
     for (const char *p = line; (p = strstr(p, " Nodes=")); p += 7) {
         char nodes[512], gres[1024];
@@ -131,21 +106,18 @@ void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf
         a.cur = idx_mask(gres);
         gsd_slurm_hostlist(nodes, add_actual, &a);
     }
-    int nd = gsd_slurm_placement_nodes(decided ? decided : "", dn, dm, MAX_PARTS);
-    size_t w = 0;
-    buf[0] = '\0';
-    for (int k = 0; k <= nd; k++) /* decided nodes in order, then any others */
+    int nd = gs_placement_scan(decided, de, MAX_PARTS, NULL), k = 0;
+    nd = nd < 0 ? 0 : nd;
+    for (int o = 0; o <= nd; o++) /* decided nodes in order, then any others */
         for (int i = 0; i < a.n; i++) {
+            size_t len = strlen(names[i]);
             int j = 0;
-            while (j < nd && strcmp(dn[j], names[i]) != 0)
+            while (j < nd && !(de[j].len == len && !memcmp(de[j].name, names[i], len)))
                 j++;
-            if (j != k)
-                continue;
-            for (int gi = 0; gi < 64; gi++)
-                if (masks[i] >> gi & 1)
-                    w += (size_t)snprintf(buf + w, n > w ? n - w : 0, "%s%s:%d", w ? "," : "",
-                                          names[i], gi);
+            if (j == o)
+                out[k++] = (struct gs_placement_entry){ names[i], len, masks[i], 0 };
         }
+    gs_placement_format_entries(buf, n, out, k, GS_PLACEMENT_LIST);
 }
 
 /* ---- counts mode: the engine's view follows the GPUs Slurm gave ---- */
@@ -157,22 +129,20 @@ void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf
  * the nodes; only the indices inside a node can differ). */
 static int job_moves(struct gsd_loop *lp, const struct djob *d, struct gs_gpu_move *mv, int cap)
 {
-    static char dn[MAX_PARTS][GS_NAME_MAX + 1], gn[MAX_PARTS][GS_NAME_MAX + 1];
-    uint64_t dm[MAX_PARTS], gm[MAX_PARTS];
-    int nd = gsd_slurm_placement_nodes(d->placement, dn, dm, MAX_PARTS);
-    int ng = gsd_slurm_placement_nodes(d->bk_actual, gn, gm, MAX_PARTS), n = 0;
+    struct gs_alloc_part dp[MAX_PARTS], gp[MAX_PARTS];
+    int nd = gsd_job_placement(lp, d, dp, MAX_PARTS);
+    int ng = gs_placement_parse(gs_engine_cluster(lp->eng), d->bk_actual, gp, MAX_PARTS, NULL);
+    int n = 0;
     if (nd < 0 || ng < 0)
         return -1;
     for (int i = 0; i < ng; i++) {
         int k = 0;
-        while (k < nd && strcmp(dn[k], gn[i]) != 0)
+        while (k < nd && dp[k].node != gp[i].node)
             k++;
         if (k == nd || n == cap)
             return -1;
-        if (dm[k] != gm[i])
-            mv[n++] = (struct gs_gpu_move){ d->handle,
-                                            gs_cluster_find_node(gs_engine_cluster(lp->eng), gn[i]),
-                                            gm[i] };
+        if (dp[k].mask != gp[i].mask)
+            mv[n++] = (struct gs_gpu_move){ d->handle, gp[i].node, gp[i].mask };
     }
     return n;
 }

@@ -9,10 +9,12 @@
 #include "daemon/loop_private.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/diagnose/diagnose.h"
 #include "io/api_codec.h"
+#include "io/placement.h"
 #include "io/report_diag.h"
 
 int gsd_admit_check(struct gsd_loop *lp, struct gsd_cmd *c, gs_time now)
@@ -35,28 +37,27 @@ int gsd_admit_check(struct gsd_loop *lp, struct gsd_cmd *c, gs_time now)
     return 1;
 }
 
-/* "node-1:0,node-1:1" and the node names of an allocation. */
-static void alloc_text(const struct gs_cluster *cl, const struct gs_alloc *a, char *buf,
-                       size_t n, json_t *nodes)
+/* The node names of an allocation, and its placement text
+ * ("node-1:0,node-1:1", io/placement.h LIST) as a JSON string. */
+static json_t *alloc_text(const struct gs_cluster *cl, const struct gs_alloc *a, json_t *nodes)
 {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int p = 0; p < a->nparts; p++) {
-        const char *name = gs_cluster_node_name(cl, a->parts[p].node);
-        json_array_append_new(nodes, json_string(name));
-        for (int g = 0; g < GS_MAX_NODE_GPUS; g++) {
-            if (!(a->parts[p].mask >> g & 1) || len + strlen(name) + 8 >= n)
-                continue;
-            len += (size_t)snprintf(buf + len, n - len, "%s%s:%d", len ? "," : "", name, g);
-        }
-    }
+    for (int p = 0; p < a->nparts; p++)
+        json_array_append_new(nodes, json_string(gs_cluster_node_name(cl, a->parts[p].node)));
+    size_t len = gs_placement_format(NULL, 0, cl, a->parts, a->nparts, GS_PLACEMENT_LIST);
+    char *pl = malloc(len + 1);
+    if (!pl)
+        return NULL;
+    gs_placement_format(pl, len + 1, cl, a->parts, a->nparts, GS_PLACEMENT_LIST);
+    json_t *v = json_string(pl);
+    free(pl);
+    return v;
 }
 
 /* The answer's object of a probe that ran. */
 static json_t *probe_json(struct gsd_loop *lp, const struct gs_diag *dg,
                           const struct gs_alloc *a, gs_time now)
 {
-    char t[40], detail[512], unblock[512], pl[4096];
+    char t[40], detail[512], unblock[512];
     json_t *o = json_object(), *nodes = json_array();
     if (!o || !nodes) {
         json_decref(o);
@@ -65,8 +66,7 @@ static json_t *probe_json(struct gsd_loop *lp, const struct gs_diag *dg,
     }
     int is_now = dg->reason == GS_REASON_NONE && a;
     gs_time at = is_now ? now : dg->est_start;
-    if (a)
-        alloc_text(gs_engine_cluster(lp->eng), a, pl, sizeof pl, nodes);
+    json_t *pl = a ? alloc_text(gs_engine_cluster(lp->eng), a, nodes) : json_null();
     json_object_set_new(o, "test_only", json_true());
     json_object_set_new(o, "would_start", json_string(is_now ? "now"
                                                       : at == GS_TIME_NONE ? "unknown"
@@ -78,7 +78,7 @@ static json_t *probe_json(struct gsd_loop *lp, const struct gs_diag *dg,
                         at == GS_TIME_NONE ? json_null() : json_real((double)at / 1000.0));
     json_object_set_new(o, "basis", json_string(gs_est_basis_name(is_now ? GS_BASIS_NOW
                                                                           : dg->est_basis)));
-    json_object_set_new(o, "placement", a ? json_string(pl) : json_null());
+    json_object_set_new(o, "placement", pl);
     json_object_set_new(o, "nodes", nodes);
     json_object_set_new(o, "est_duration_s", dg->est_duration == GS_TIME_NONE
                                                  ? json_null()

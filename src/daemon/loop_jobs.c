@@ -25,6 +25,7 @@
 #include "core/base/alloc.h"
 #include "daemon/view.h"
 #include "io/api_codec.h"
+#include "io/placement.h"
 
 
 const char *gsd_state_name(int s)
@@ -114,31 +115,32 @@ void gsd_job_dirty(struct gsd_loop *lp, struct djob *d)
     d->dirty = 1;
 }
 
+int gsd_job_placement(struct gsd_loop *lp, const struct djob *d, struct gs_alloc_part *out,
+                      int cap)
+{
+    struct gs_job_info ji;
+    struct gs_alloc a;
+    if (d->handle >= 0 && gs_engine_job_info(lp->eng, d->handle, &ji) == 0 &&
+        gs_job_state_holds(ji.state) && gs_engine_job_alloc(lp->eng, d->handle, &a) == 0) {
+        if (a.nparts > cap)
+            return -1;
+        if (a.nparts > 0)
+            memcpy(out, a.parts, (size_t)a.nparts * sizeof *out);
+        return a.nparts;
+    }
+    int n = gs_placement_parse(gs_engine_cluster(lp->eng), d->placement, out, cap, NULL);
+    return n < 0 ? -1 : n;
+}
 
-/* "node-1:0,node-1:1" of an allocation; NULL on ENOMEM. */
+
+/* "node-1:0,node-1:1" of an allocation (io/placement.h, LIST); NULL on
+ * ENOMEM. */
 static char *placement_text(const struct gs_cluster *cl, const struct gs_alloc *a)
 {
-    size_t cap = 64, len = 0;
-    char *s = malloc(cap);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (int p = 0; p < a->nparts; p++)
-        for (int g = 0; g < GS_MAX_NODE_GPUS; g++) {
-            if (!(a->parts[p].mask >> g & 1))
-                continue;
-            const char *name = gs_cluster_node_name(cl, a->parts[p].node);
-            size_t need = len + strlen(name) + 8;
-            if (need > cap) {
-                char *t = realloc(s, cap = 2 * need);
-                if (!t) {
-                    free(s);
-                    return NULL;
-                }
-                s = t;
-            }
-            len += (size_t)snprintf(s + len, cap - len, "%s%s:%d", len ? "," : "", name, g);
-        }
+    size_t len = gs_placement_format(NULL, 0, cl, a->parts, a->nparts, GS_PLACEMENT_LIST);
+    char *s = malloc(len + 1);
+    if (s)
+        gs_placement_format(s, len + 1, cl, a->parts, a->nparts, GS_PLACEMENT_LIST);
     return s;
 }
 
@@ -301,6 +303,20 @@ void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
     snprintf(buf, n, "%s/%lld-%d", lp->run_dir, (long long)d->seq, d->ji.attempts);
 }
 
+/* A failed launch on d's nodes' side: a failure of each of its nodes
+ * (quarantine.c).  0, or -1 when the journal refuses or out of memory. */
+static int note_start(struct gsd_loop *lp, gs_time now, struct djob *d)
+{
+    int cap = gs_cluster_node_count(gs_engine_cluster(lp->eng));
+    struct gs_alloc_part *parts = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *parts);
+    if (!parts)
+        return -1;
+    int n = gsd_job_placement(lp, d, parts, cap);
+    int rc = n > 0 ? gsd_quar_note_start(lp, now, d->id, parts, n) : 0;
+    free(parts);
+    return rc;
+}
+
 /* Confirm last turn's launches to the engine; a failed launch that is
  * its node's is a failure of the node (quarantine.c).  0, or -1 when the
  * journal refuses. */
@@ -329,7 +345,7 @@ static int confirm_launches(struct gsd_loop *lp, gs_time now)
             lp->backend_errors++;
             if (d->launch_node &&
                 (gs_store_event(lp->st, now, d->seq, "launch_failed", d->launch_msg, NULL) < 0 ||
-                 gsd_quar_note_start(lp, now, d->id, d->placement) < 0))
+                 note_start(lp, now, d) < 0))
                 rc = -1;
             d->launch_node = 0;
             gs_engine_launch_failed(lp->eng, now, d->handle, NULL);

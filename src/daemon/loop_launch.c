@@ -26,6 +26,18 @@ static int reserved(const char *kv)
            !strncmp(kv, "GPUSCHED_", 9);
 }
 
+/* The first node of d's placement and its GPUs; 0 when it has none. */
+static int first_part(struct gsd_loop *lp, const struct djob *d, struct gs_alloc_part *first)
+{
+    int cap = gs_cluster_node_count(lp->cl);
+    struct gs_alloc_part *parts = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *parts);
+    int n = parts ? gsd_job_placement(lp, d, parts, cap) : -1;
+    if (n > 0)
+        *first = parts[0];
+    free(parts);
+    return n > 0;
+}
+
 /* The job's environment: the request's env, then the GPUSCHED ones (the
  * supervisor adds USER, LOGNAME, HOME, SHELL, PATH: runas.h); never the
  * daemon's own. */
@@ -40,26 +52,19 @@ static char **launch_env(struct gsd_loop *lp, const struct djob *d,
         if (!reserved(s->env[i]))
             env[k++] = s->env[i];
     const char *pl = d->placement ? d->placement : "";
-    const char *colon = strchr(pl, ':');
-    size_t nl = colon ? (size_t)(colon - pl) : 0;
     size_t cap = strlen(pl) + 64;
     for (int i = 0; i < 4; i++)
         bufs[i] = malloc(cap + strlen(lp->opts.server_url) + strlen(d->id));
     if (!bufs[0] || !bufs[1] || !bufs[2] || !bufs[3])
         return env;
-    /* CUDA_VISIBLE_DEVICES: the host indices of the first node's GPUs */
-    char first[GS_NAME_MAX + 1];
-    snprintf(first, sizeof first, "%.*s", (int)(nl < GS_NAME_MAX ? nl : GS_NAME_MAX), pl);
-    int node = gs_cluster_find_node(lp->cl, first);
+    /* CUDA_VISIBLE_DEVICES: the host indices of the first node's GPUs (the
+     * engine's allocation, gsd_job_placement) */
+    struct gs_alloc_part first;
     size_t w = (size_t)sprintf(bufs[0], "CUDA_VISIBLE_DEVICES=");
-    for (const char *p = pl; *p;) {
-        const char *c = strchr(p, ':'), *comma = strchr(p, ',');
-        if (!c || (size_t)(c - p) != nl || strncmp(p, pl, nl) != 0)
-            break;
-        w += (size_t)sprintf(bufs[0] + w, "%s%d", w > 21 ? "," : "",
-                             gsd_gpumap_index(lp, node, (int)strtol(c + 1, NULL, 10)));
-        p = comma ? comma + 1 : c + strlen(c);
-    }
+    if (first_part(lp, d, &first))
+        for (uint64_t m = first.mask; m; m &= m - 1)
+            w += (size_t)sprintf(bufs[0] + w, "%s%d", w > 21 ? "," : "",
+                                 gsd_gpumap_index(lp, first.node, __builtin_ctzll(m)));
     sprintf(bufs[1], "GPUSCHED_JOB_ID=%s", d->id);
     sprintf(bufs[2], "GPUSCHED_SERVER=%s", lp->opts.server_url);
     sprintf(bufs[3], "GPUSCHED_PLACEMENT=%s", pl);
@@ -266,6 +271,18 @@ static void launch_now(struct gsd_loop *lp, struct djob *d)
     lp->again = 1;
 }
 
+/* Whether node `node` is in d's placement. */
+static int on_node(struct gsd_loop *lp, const struct djob *d, int node)
+{
+    int cap = gs_cluster_node_count(lp->cl), on = 0;
+    struct gs_alloc_part *parts = node >= 0 ? malloc((size_t)cap * sizeof *parts) : NULL;
+    int n = parts ? gsd_job_placement(lp, d, parts, cap) : 0;
+    for (int i = 0; i < n; i++)
+        on |= parts[i].node == node;
+    free(parts);
+    return on;
+}
+
 /* Test hook (tests/cli/daemon_quarantine.t): GPUSCHEDD_TEST_NODE_START_FAIL
  * = NODE makes every launch of an attempt placed on NODE fail on the
  * node's side (as a GPU that does not come up would), before anything is
@@ -274,11 +291,7 @@ static void launch_now(struct gsd_loop *lp, struct djob *d)
 static int node_start_fails(struct gsd_loop *lp, struct djob *d)
 {
     const char *node = getenv("GPUSCHEDD_TEST_NODE_START_FAIL");
-    size_t len = node ? strlen(node) : 0;
-    const char *p = d->placement;
-    while (len > 0 && p && strncmp(p, node, len) != 0 && (p = strchr(p, ',')))
-        p++;
-    if (len == 0 || !p || p[len] != ':')
+    if (!node || !*node || !on_node(lp, d, gs_cluster_find_node(lp->cl, node)))
         return 0;
     struct gs_error err;
     gs_errorf(&err, GS_EIO, "node %s: the job's GPUs did not come up "

@@ -293,6 +293,13 @@ struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id);
 /* The live job of engine handle `h`, or NULL. */
 struct djob *gsd_job_of_handle(struct gsd_loop *lp, int h);
 void gsd_job_dirty(struct gsd_loop *lp, struct djob *d);
+/* The GPUs of job d's current placement as parts (node id, mask) in out[cap]:
+ * the engine's allocation itself while the engine holds the job's GPUs (the
+ * decision travels as a structure, no text in between), else d->placement
+ * read by the codec (io/placement.h).  Returns the number of parts (0 for
+ * none), or -1 when the text does not parse or names over `cap` nodes. */
+int gsd_job_placement(struct gsd_loop *lp, const struct djob *d, struct gs_alloc_part *out,
+                      int cap);
 void gsd_observer(void *arg, const struct gs_event *ev);
 int gsd_events_apply(struct gsd_loop *lp, gs_time now);
 int gsd_exits_apply(struct gsd_loop *lp, gs_time now);
@@ -435,9 +442,11 @@ void gsd_nodes_fini(struct gsd_loop *lp);
 int gsd_quar_note_down(struct gsd_loop *lp, int node, gs_time now, const char *reason);
 /* A failed start of job `job` whose launch failed on its nodes' side (the
  * node's fault, not the job's nor the daemon's): a failure of each node of
- * `placement` ("NODE:GPUS,NODE:GPUS") at `now`; a node it quarantines is
- * drained at once.  Returns 0, or -1 when the journal refuses. */
-int gsd_quar_note_start(struct gsd_loop *lp, gs_time now, const char *job, const char *placement);
+ * its placement parts[n] (gsd_job_placement) at `now`; a node it
+ * quarantines is drained at once.  Returns 0, or -1 when the journal
+ * refuses. */
+int gsd_quar_note_start(struct gsd_loop *lp, gs_time now, const char *job,
+                        const struct gs_alloc_part *parts, int n);
 /* The state a resume of node `node` (now in state `cur`) gives: DRAIN for a
  * quarantined node coming back from down, UP otherwise; a resume of a
  * quarantined drained node releases it (history forgotten, meta cleared).

@@ -17,45 +17,12 @@
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
 #include "daemon/loop_eta.h"
+#include "io/placement.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Parse "node:gpu,..." into a (per-node mask) allocation.  0 or -1. */
-static int parse_placement(const struct gs_cluster *cl, const char *text,
-                           struct gs_alloc_part *parts, int cap, struct gs_alloc *a)
-{
-    a->nparts = 0;
-    a->cap = cap;
-    a->parts = parts;
-    char name[GS_NAME_MAX + 1];
-    for (const char *p = text; p && *p;) {
-        const char *colon = strchr(p, ':');
-        if (!colon || colon - p > GS_NAME_MAX)
-            return -1;
-        memcpy(name, p, (size_t)(colon - p));
-        name[colon - p] = '\0';
-        int node = gs_cluster_find_node(cl, name);
-        int g = (int)strtol(colon + 1, NULL, 10);
-        if (node < 0 || g < 0 || g >= GS_MAX_NODE_GPUS)
-            return -1;
-        int k = 0;
-        while (k < a->nparts && parts[k].node != node)
-            k++;
-        if (k == a->nparts) {
-            if (k == cap)
-                return -1;
-            parts[a->nparts++] = (struct gs_alloc_part){ node, 0 };
-        }
-        parts[k].mask |= 1ull << g;
-        p = strchr(colon, ',');
-        if (p)
-            p++;
-    }
-    return 0;
-}
 
 /* The engine record's numbers, in a fixed order (the journal's "engine"
  * column: "v1 N N ..."), then `capped`, which records written before it
@@ -124,10 +91,13 @@ static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *reque
     int rc = gs_api_submit_set_id(&s, d->id);
     s.row.spec.submit = d->submit;
     struct gs_alloc_part parts[64];
-    struct gs_alloc a = { 0 };
+    struct gs_alloc a = { .parts = parts, .cap = 64 };
     int holds = gs_job_state_holds(d->ji.state);
-    if (rc == 0 && holds && parse_placement(lp->cl, d->placement, parts, 64, &a) < 0)
-        rc = gs_errorf(&err, GS_EINVAL, "bad placement '%s'", d->placement);
+    struct gs_error perr;
+    if (rc == 0 && holds &&
+        (a.nparts = gs_placement_parse(lp->cl, d->placement, parts, 64, &perr)) < 0)
+        rc = gs_errorf(&err, GS_EINVAL, "bad placement '%.60s': %s",
+                       d->placement ? d->placement : "", perr.msg);
     a.milli = d->alloc_milli;
     a.mem_mib = d->alloc_mem;
     int h = rc < 0 ? rc
@@ -337,5 +307,8 @@ int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol)
     }
     gs_engine_set_observer(lp->eng, gsd_observer, lp);
     gs_engine_set_live(lp->eng, 1);
+    if (pol->start_latency > 0) /* no latency source: the launches' delay is real */
+        gsd_log("policy: start_latency.* is the simulator's model; ignored here (the "
+                "measured latency is in /metrics, docs/daemon.md \"Start latency\")");
     return 0;
 }

@@ -158,29 +158,13 @@ static int drain(struct gsd_loop *lp, gs_time now, int node)
     return rc;
 }
 
-int gsd_quar_note_start(struct gsd_loop *lp, gs_time now, const char *job, const char *placement)
+int gsd_quar_note_start(struct gsd_loop *lp, gs_time now, const char *job,
+                        const struct gs_alloc_part *parts, int n)
 {
-    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
-    int seen[8], nseen = 0; /* the nodes already charged (each once per start) */
-    for (const char *p = placement; p && *p;) {
-        char name[GS_NAME_MAX + 1];
-        size_t len = strcspn(p, ":,");
-        if (len < sizeof name) {
-            memcpy(name, p, len);
-            name[len] = '\0';
-            int node = gs_cluster_find_node(cl, name), dup = 0;
-            for (int i = 0; i < nseen; i++)
-                dup |= seen[i] == node;
-            if (node >= 0 && !dup) {
-                if (nseen < 8)
-                    seen[nseen++] = node;
-                int rc = note(lp, node, now, 1, job);
-                if (rc < 0 || (rc == 1 && drain(lp, now, node) < 0))
-                    return -1;
-            }
-        }
-        p = strchr(p, ',');
-        p = p ? p + 1 : NULL;
+    for (int i = 0; i < n; i++) { /* each node once: the parts name distinct nodes */
+        int rc = note(lp, parts[i].node, now, 1, job);
+        if (rc < 0 || (rc == 1 && drain(lp, now, parts[i].node) < 0))
+            return -1;
     }
     return 0;
 }

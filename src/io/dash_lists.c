@@ -4,6 +4,7 @@
 #include "io/dash_private.h"
 #include "io/report_diag.h"
 #include "io/ioutil.h"
+#include "io/placement.h"
 #include "core/base/alloc.h"
 #include "core/diagnose/diagnose.h"
 #include "core/policy/policy.h"
@@ -103,30 +104,11 @@ void gs_dash_placement(char *buf, size_t n, const struct gs_engine *eng, int job
 {
     struct gs_alloc a;
     buf[0] = '\0';
-    if (gs_engine_job_alloc(eng, job, &a) < 0)
-        return;
-    const struct gs_cluster *cl = gs_engine_cluster(eng);
-    for (int i = 0; i < a.nparts; i++) {
-        gs_catf(buf, n, "%s%s:", i ? " " : "", gs_cluster_node_name(cl, a.parts[i].node));
-        const char *sep = "";
-        for (uint64_t m = a.parts[i].mask; m;) {
-            int lo = __builtin_ctzll(m), hi = lo;
-            while (hi < 63 && (m >> (hi + 1) & 1))
-                hi++;
-            if (hi > lo)
-                gs_catf(buf, n, "%s%d-%d", sep, lo, hi);
-            else
-                gs_catf(buf, n, "%s%d", sep, lo);
-            m &= hi >= 63 ? 0 : ~((2ull << hi) - 1);
-            sep = ",";
-        }
-    }
+    if (gs_engine_job_alloc(eng, job, &a) == 0)
+        gs_placement_format(buf, n, gs_engine_cluster(eng), a.parts, a.nparts,
+                            GS_PLACEMENT_RANGES);
 }
 
-/* ---- the queue ------------------------------------------------------------- */
-
-/* One queue entry: a pending job with its explanation, or a job of the
- * snapshot's queue that this pass started (reason "none") or rejected. */
 static json_t *queue_item(const struct gs_dash_src *src, int job, gs_time now)
 {
     struct gs_job_info ji;

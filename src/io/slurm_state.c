@@ -1,6 +1,7 @@
 /* slurm_state.c - squeue/sinfo JSON -> snapshot document (slurm_state.h). */
 #include "io/slurm_state.h"
 #include "io/slurm_util.h"
+#include "io/placement.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -123,15 +124,11 @@ static int place_node(const char *name, void *arg)
     if (!mask)
         return 0;
     size_t len = strlen(c->text);
-    snprintf(c->text + len, sizeof c->text - len, "%s%s:", len ? " " : "", name);
-    for (int g = 0, first = 1; g < 64; g++) {
-        if (!(mask >> g & 1))
-            continue;
-        len = strlen(c->text);
-        snprintf(c->text + len, sizeof c->text - len, "%s%d", first ? "" : ",", g);
-        first = 0;
-        c->gpus++;
-    }
+    struct gs_placement_entry e = { name, strlen(name), mask, 0 };
+    if (len && len + 1 < sizeof c->text) /* the NODES style: nodes apart by spaces */
+        c->text[len++] = ' ';
+    gs_placement_format_entries(c->text + len, sizeof c->text - len, &e, 1, GS_PLACEMENT_NODES);
+    c->gpus += __builtin_popcountll(mask);
     return 0;
 }
 

@@ -4,8 +4,8 @@
 #include "core/base/alloc.h"
 #include "io/ioutil.h"
 #include "io/job_fields.h"
+#include "io/placement.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,82 +13,6 @@
 
 #define MAX_PARTS 1024        /* nodes of one running job */
 #define MAX_SECONDS 9.0e12
-
-/* GPU list "0-5,7" of one node into a mask; 0 or GS_EINVAL. */
-static int parse_gpu_list(const char *s, size_t n, int ngpus, uint64_t *mask)
-{
-    uint64_t m = 0;
-    size_t i = 0;
-    while (i < n) {
-        long a = -1, b;
-        char *end;
-        if (!isdigit((unsigned char)s[i]))
-            return GS_EINVAL;
-        a = strtol(s + i, &end, 10);
-        i = (size_t)(end - s);
-        b = a;
-        if (i < n && s[i] == '-') {
-            if (++i >= n || !isdigit((unsigned char)s[i]))
-                return GS_EINVAL;
-            b = strtol(s + i, &end, 10);
-            i = (size_t)(end - s);
-        }
-        if (a < 0 || b < a || b >= ngpus)
-            return GS_EINVAL;
-        for (long g = a; g <= b; g++) {
-            if (m & (1ULL << g))
-                return GS_EINVAL;
-            m |= 1ULL << g;
-        }
-        if (i < n && s[i++] != ',')
-            return GS_EINVAL;
-        if (i == n && s[n - 1] == ',')
-            return GS_EINVAL;
-    }
-    *mask = m;
-    return m ? 0 : GS_EINVAL;
-}
-
-int gs_snapshot_parse_placement(const struct gs_cluster *cl, const char *text,
-                                struct gs_alloc_part *parts, int cap, int *nparts,
-                                struct gs_error *err)
-{
-    *nparts = 0;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            break;
-        size_t n = strcspn(p, " ");
-        const char *colon = NULL;
-        for (size_t i = 0; i < n; i++)
-            colon = p[i] == ':' ? p + i : colon;
-        char node[GS_NAME_MAX + 1];
-        size_t nl = colon ? (size_t)(colon - p) : 0;
-        if (!colon || nl == 0 || nl > GS_NAME_MAX)
-            return gs_errorf(err, GS_EINVAL, "'%.*s' is not NODE:GPUS", (int)(n > 60 ? 60 : n),
-                             p);
-        memcpy(node, p, nl);
-        node[nl] = '\0';
-        int id = gs_cluster_find_node(cl, node);
-        if (id < 0)
-            return gs_errorf(err, GS_EINVAL, "no node '%s' in the cluster", node);
-        for (int i = 0; i < *nparts; i++)
-            if (parts[i].node == id)
-                return gs_errorf(err, GS_EINVAL, "node '%s' given twice", node);
-        uint64_t mask;
-        if (parse_gpu_list(colon + 1, n - nl - 1, gs_cluster_node_gpus(cl, id), &mask) < 0)
-            return gs_errorf(err, GS_EINVAL, "'%.*s': expected GPU indices 0-%d of %s",
-                             (int)(n - nl - 1 > 40 ? 40 : n - nl - 1), colon + 1,
-                             gs_cluster_node_gpus(cl, id) - 1, node);
-        if (*nparts >= cap)
-            return gs_errorf(err, GS_EINVAL, "more than %d nodes", cap);
-        parts[(*nparts)++] = (struct gs_alloc_part){ id, mask };
-        p += n;
-    }
-    return *nparts ? 0 : gs_errorf(err, GS_EINVAL, "no GPUs given");
-}
 
 static int read_start(const json_t *v, gs_time *out)
 {
@@ -172,9 +96,9 @@ static int read_entry(const char *name, struct gs_cluster *cl, size_t idx, const
         return gs_errorf(err, GS_EINVAL, "%s: running[%zu]: 'id', 'placement' and 'start' are"
                          " required", name, idx);
     struct gs_alloc_part parts[MAX_PARTS];
-    int np = 0, gpus = 0;
-    if ((rc = gs_snapshot_parse_placement(cl, e.placement, parts, MAX_PARTS, &np, err)) < 0)
-        return gs_error_prefix(err, rc, "%s: running[%zu].placement: ", name, idx);
+    int np = gs_placement_parse(cl, e.placement, parts, MAX_PARTS, err), gpus = 0;
+    if (np < 0)
+        return gs_error_prefix(err, GS_EINVAL, "%s: running[%zu].placement: ", name, idx);
     for (int i = 0; i < np; i++)
         gpus += __builtin_popcountll(parts[i].mask);
     if (np == 0)

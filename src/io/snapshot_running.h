@@ -31,14 +31,6 @@ int gs_snapshot_read_running(const char *name, struct gs_cluster *cl, const json
 int gs_snapshot_read_nodes(const char *name, struct gs_cluster *cl, const json_t *nodes,
                            struct gs_snapshot *out, struct gs_error *err);
 
-/* Parse a placement "node-1:0-5 node-2:0,1" (nodes separated by spaces,
- * GPU indices and ranges by commas) into parts[0 .. *nparts-1] (at most
- * `cap`).  Returns 0, or GS_EINVAL with a message (unknown node, bad
- * index, a GPU or node given twice). */
-int gs_snapshot_parse_placement(const struct gs_cluster *cl, const char *text,
-                                struct gs_alloc_part *parts, int cap, int *nparts,
-                                struct gs_error *err);
-
 /* Free the running jobs and node states of `s`. */
 void gs_snapshot_running_fini(struct gs_snapshot *s);
 

@@ -2,6 +2,7 @@
 #include "report/report.h"
 #include "io/csv.h"
 #include "io/job_fields.h"
+#include "io/placement.h"
 #include "io/report_diag.h"
 #include "report/report_fail.h"
 #include "report/report_preempt.h"
@@ -202,43 +203,27 @@ void gs_report_summary_text(FILE *f, const struct gs_summary *s, const struct gs
     gs_report_waits_text(f, s, pol);
 }
 
-static void write_placement_raw(FILE *f, const struct gs_engine *eng, const struct gs_alloc *a)
-{
-    const struct gs_cluster *cl = gs_engine_cluster(eng);
-    int first = 1;
-    for (int i = 0; i < a->nparts; i++) {
-        for (uint64_t m = a->parts[i].mask; m; m &= m - 1) {
-            fprintf(f, "%s%s:%d", first ? "" : " ", gs_cluster_node_name(cl, a->parts[i].node),
-                    __builtin_ctzll(m));
-            first = 0;
-        }
-    }
-}
-
-/* "node:gpu node:gpu ...", as one CSV field (quoted when a node name holds a
- * comma, a quote or a line break). */
+/* "node:gpu node:gpu ..." (io/placement.h, WORDS), as one CSV field
+ * (quoted when a node name holds a comma, a quote or a line break). */
 static void write_placement(FILE *f, const struct gs_engine *eng, int job)
 {
     struct gs_alloc a;
     if (gs_engine_job_alloc(eng, job, &a) < 0)
         return;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    if (m) {
-        write_placement_raw(m, eng, &a);
-        int ok = fclose(m) == 0;
-        if (ok)
-            gs_csv_put_n(f, text, len);
-        free(text);
-        if (ok)
-            return;
+    const struct gs_cluster *cl = gs_engine_cluster(eng);
+    char small[256];
+    size_t len = gs_placement_format(small, sizeof small, cl, a.parts, a.nparts,
+                                     GS_PLACEMENT_WORDS);
+    char *text = len < sizeof small ? small : malloc(len + 1);
+    if (!text) { /* no memory for the whole field: its start, quoted */
+        fprintf(f, "\"%s...\"", small);
+        return;
     }
-    /* no memory to build the field: quote it whole (a quote inside a node
-     * name is then not doubled; such names and this path are both rare) */
-    putc('"', f);
-    write_placement_raw(f, eng, &a);
-    putc('"', f);
+    if (text != small)
+        gs_placement_format(text, len + 1, cl, a.parts, a.nparts, GS_PLACEMENT_WORDS);
+    gs_csv_put_n(f, text, len);
+    if (text != small)
+        free(text);
 }
 
 static const char *state_name(int state)

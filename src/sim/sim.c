@@ -3,6 +3,7 @@
 #include "core/base/alloc.h"
 #include "core/engine/engine_place.h"
 #include "core/diagnose/eta.h"
+#include "sim/latency.h"
 
 #include <assert.h>
 #include <string.h>
@@ -411,6 +412,7 @@ static int setup(struct sim *s, const struct gs_cluster *cl, const struct gs_pol
     if (s->opts && s->opts->failures && setup_failures(s, cl, n, err) < 0)
         return err && err->code < 0 ? err->code : GS_ENOMEM;
     gs_engine_set_observer(s->eng, on_event, s);
+    gs_latency_attach(s->eng);
     if (s->opts && s->opts->eta) {
         s->cal = gs_malloc(sizeof *s->cal);
         s->eta = gs_calloc(n ? n : 1, sizeof *s->eta);

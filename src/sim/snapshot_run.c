@@ -1,6 +1,7 @@
 /* snapshot_run.c - one scheduling pass over a cluster snapshot. */
 #include "sim/snapshot_run.h"
 #include "core/base/alloc.h"
+#include "sim/latency.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +115,7 @@ struct gs_engine *gs_snapshot_run_jobs(const struct gs_cluster *idle,
     struct gs_engine *eng = gs_engine_create(idle, pol, err);
     if (!eng)
         return NULL;
+    gs_latency_attach(eng);
     int rc = restore_running(eng, run, err);
     if (rc == 0)
         rc = restore_busy(eng, busy, now, run ? run->node_state : NULL, err);

@@ -6,7 +6,7 @@
 # "Start latency").  A real gpuschedd on 127.0.0.1, own port and state dir.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 15
+plan 17
 
 C=$ROOT/examples/seed-cluster.yaml
 run "$GPUSCHED" start-latency --help
@@ -57,5 +57,16 @@ ok "$(awk -v u="$url_p50" -v f="$file_p50" 'BEGIN { print !(u > 0 && u == f) }')
 printf '{"start_latency": {"starts": 0, "median": 0, "sigma": 0}}\n' > "$TMP/none.json"
 run "$GPUSCHED" sim --cluster "$C" --trace "$TMP/t.csv" --start-latency-from "$TMP/none.json"
 like "$out" "no start measured yet" "a daemon that started nothing gives no latency, and says so"
+# the daemon draws no latency (the engine is handed none; its launches'
+# delay is real): it names the policy's start_latency keys as ignored, and
+# a job under that policy runs to completion as under any other
+printf 'start_latency:\n  median: 900s\n' > "$TMP/lat-policy.yaml"
+start_daemon --cluster "$C" --policy "$TMP/lat-policy.yaml" --clock-scale "$X"
+like "$(cat "$TMP/daemon.err")" "start_latency.\* is the simulator's model; ignored here" \
+    "gpuschedd says it ignores the policy's start_latency"
+"$GPUSCHED" submit --id lat1 --gpus 1 -- true >/dev/null 2>&1
+wait_for is_state lat1 completed
+ok $? "a job under that policy runs and completes"
+stop_daemon
 is "$(cat "$TMP"/daemon.err "$TMP"/*/run/*/supervisor.log 2>/dev/null | grep -c 'Sanitizer\|runtime error')" 0 \
    "no sanitizer report from gpuschedd"

@@ -288,7 +288,7 @@ static void test_snapshot_running(void **state)
         { "{\"running\": [{\"id\": \"a\", \"placement\": \"node-9:0\", \"start\": 1}]}",
           "no node 'node-9'" },
         { "{\"running\": [{\"id\": \"a\", \"placement\": \"node-1:0,0\", \"start\": 1}]}",
-          "expected GPU indices 0-7 of node-1" },
+          "at byte 9: GPU 0 of node-1 given twice" }, /* io/placement.h */
         { "{\"running\": [{\"id\": \"a\", \"placement\": \"node-1:0\", \"start\": 1, \"gpus\": 2}]}",
           "gpus 2 but the placement has 1" },
         { "{\"running\": [{\"id\": \"a\", \"placement\": \"node-1:0\"}]}", "are required" },

@@ -4,10 +4,8 @@
 #include "core/engine/engine_place.h"
 #include "core/place/frag.h"
 #include "core/base/alloc.h"
-#include "core/base/rng.h"
 #include "core/base/satmath.h"
 
-#include <math.h>
 #include <string.h>
 
 static gs_time user_estimate(void *arg, const struct gs_engine *eng, int handle)
@@ -121,6 +119,12 @@ void gs_engine_set_observer(struct gs_engine *eng, gs_observer_fn fn, void *arg)
 {
     eng->observer = fn;
     eng->observer_arg = arg;
+}
+
+void gs_engine_set_latency(struct gs_engine *eng, gs_latency_fn fn, void *arg)
+{
+    eng->latency = fn;
+    eng->latency_arg = arg;
 }
 
 void gs_engine_set_estimator(struct gs_engine *eng, const struct gs_estimator *est)
@@ -475,22 +479,15 @@ void gs_eng_job_alloc(const struct gs_engine *eng, const struct job *j, struct g
     a->mig_reconf = 0;
 }
 
-/* The driver's start latency of start number `run` of `job` (policy
- * start_latency.*): 0 when the median is 0; the median when sigma is 0;
- * else median x exp(sigma x z), z standard normal by Box-Muller from two
- * splitmix64 draws keyed by (seed, job, run) - the same job and run always
- * get the same latency, whatever else the schedule does. */
-static gs_time start_latency(const struct gs_policy *pol, int job, int run)
+/* The driver's start latency of the start being decided for `job` (a
+ * slot): what its latency source answers for (handle, run), 0 for a
+ * negative answer or without a source (gs_engine_set_latency). */
+static gs_time start_latency(const struct gs_engine *eng, int job)
 {
-    if (pol->start_latency <= 0 || pol->start_latency_sigma <= 0)
-        return pol->start_latency > 0 ? pol->start_latency : 0;
-    uint64_t x = (uint64_t)pol->start_latency_seed * 0x9E3779B97F4A7C15ULL ^
-                 (uint64_t)job << 24 ^ (uint64_t)run;
-    double u1 = ((double)(gs_splitmix64(&x) >> 11) + 0.5) / 9007199254740992.0;
-    double u2 = (double)(gs_splitmix64(&x) >> 11) / 9007199254740992.0;
-    double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-    double v = (double)pol->start_latency * exp(pol->start_latency_sigma * z);
-    return v < 1e15 ? (gs_time)llround(v) : (gs_time)1e15;
+    if (!eng->latency)
+        return 0;
+    gs_time v = eng->latency(eng->latency_arg, eng, gs_eng_handle(eng, job), eng->jobs[job].runs);
+    return v > 0 ? v : 0;
 }
 
 /* Record a placement that has been taken from the cluster (or an empty one
@@ -522,7 +519,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time la
     j->runs++;
     j->state = GS_JOB_RUNNING;
     j->reason = GS_WAIT_NONE;
-    j->start = gs_time_add(now, lat); /* lat <= 1e15: saturates only at the end of time */
+    j->start = gs_time_add(now, lat); /* saturates at the end of time */
     if (j->first_start == GS_TIME_NONE)
         j->first_start = j->start;
     j->estimate = gs_eng_estimate(eng, job);
@@ -597,7 +594,7 @@ int gs_eng_start_placed(struct gs_engine *eng, int job, gs_time now, int backfil
     if (a->nparts > 0 && gs_cluster_alloc(eng->cl, a, NULL) < 0)
         return GS_ENOSPC;
     gs_eng_leave_pending(eng, job);
-    gs_eng_mark_running(eng, job, now, start_latency(&eng->pol, gs_eng_handle(eng, job), j->runs), a);
+    gs_eng_mark_running(eng, job, now, start_latency(eng, job), a);
     j->backfilled = (uint8_t)backfilled;
     int rate = gs_eng_rate(eng, job);
     if (rate != GS_RATE_FULL)

@@ -71,6 +71,21 @@ struct gs_estimator {
     void *arg;
 };
 
+/* Start latency source: the driver's model of the time between a start
+ * decision and the job's work beginning (scheduling cycle, launch).  The
+ * engine calls it once per start it decides, from inside the call that
+ * decides (gs_engine_step, and the calls that start jobs: finish, cancel,
+ * node events...), with the job's handle and its start number `run` (0 for
+ * the first start; gs_job_info.runs before this start).  The job holds its
+ * resources from the decision and starts (gs_job_info.start, its progress,
+ * runtime cap and planned end) at decision + the answer, in ms (a
+ * saturating sum); an answer below 0 counts as 0.  It may read the engine
+ * (gs_engine_policy gives the policy's start_latency.* keys) and must not
+ * call a mutating engine function.  The engine draws nothing itself: the
+ * simulator's draw is sim/latency.h; a live driver sets none, its latency
+ * being real (the start is confirmed by gs_engine_started). */
+typedef gs_time (*gs_latency_fn)(void *arg, const struct gs_engine *eng, int job, int run);
+
 /* What the engine knows about a job; strings borrowed from the engine until
  * it is destroyed. */
 struct gs_job_info {
@@ -139,6 +154,11 @@ void gs_engine_destroy(struct gs_engine *eng);
 
 /* Set the decision observer (NULL to remove). */
 void gs_engine_set_observer(struct gs_engine *eng, gs_observer_fn fn, void *arg);
+
+/* Set the start latency source (NULL, the default: every start begins at
+ * its decision).  `arg` stays the caller's and must outlive the engine or
+ * the next call. */
+void gs_engine_set_latency(struct gs_engine *eng, gs_latency_fn fn, void *arg);
 
 /* Replace the built-in estimator chosen by the policy (the simulator passes
  * its oracle this way).  `est` is copied; its `arg` stays the caller's. */

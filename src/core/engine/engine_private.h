@@ -157,6 +157,8 @@ struct gs_engine {
     gs_observer_fn observer;
     void *observer_arg;
     struct gs_estimator est;
+    gs_latency_fn latency;      /* the driver's start latency, NULL = none */
+    void *latency_arg;
     struct gs_preempt *pre;     /* preemption and partitions (preempt_private.h) */
     struct gs_diag_state *diag; /* wait reasons and accounting (diagnose.c) */
     struct gs_eng_place *place; /* shapes, GPU index, frag figures (engine_place.c) */
