@@ -59,8 +59,8 @@ void gs_qclass_free(struct gs_qclass *c)
 int gs_qclass_enabled(const struct gs_engine *eng)
 {
     const struct gs_policy *p = &eng->pol;
-    if (p->preempt_mode != GS_PREEMPT_NONE || p->npartitions > 0 || p->spares_nodes > 0)
-        return 0; /* hot spares: which nodes are kept changes with every start */
+    if (p->preempt_mode != GS_PREEMPT_NONE || p->npartitions > 0)
+        return 0;
     for (int k = 0; k < 2; k++)
         if (p->preempt_class[k] != GS_PREEMPT_INHERIT && p->preempt_class[k] != GS_PREEMPT_NONE)
             return 0;
@@ -138,8 +138,12 @@ static void rebuild(struct gs_qclass *c, const struct gs_engine *eng)
 int gs_qclass_note(struct gs_qclass *c, const struct gs_engine *eng, int job, gs_time dur)
 {
     const struct job *j = &eng->jobs[job];
-    int g = gs_qclass_plain(eng, j, 1) && j->mem_mib <= 0 && !j->gpu_types && !j->mig ? j->gpus
-                                                                                       : 0;
+    /* a spare user (it may restart on the hot spares) is not plain: the
+     * pass memo leaves it out (queue.c) */
+    int g = gs_qclass_plain(eng, j, 1) && j->mem_mib <= 0 && !j->gpu_types && !j->mig &&
+                    !gs_eng_spare_user(eng, j)
+                ? j->gpus
+                : 0;
     if (!c->filed) {
         c->est_fn = eng->est.estimate;
         c->est_arg = eng->est.arg;

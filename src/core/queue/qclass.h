@@ -58,7 +58,8 @@ void gs_qclass_free(struct gs_qclass *c);
 
 /* Whether the engine's policy allows the stop at all: no preemption, no
  * partitions, estimates that do not move while a job waits (`user` or
- * `oracle`).  Reads only. */
+ * `oracle`); hot spares allowed (a spare user is filed as not plain).
+ * Reads only. */
 int gs_qclass_enabled(const struct gs_engine *eng);
 
 /* `job` joined the queue (new or requeued): file it under its class.  A
