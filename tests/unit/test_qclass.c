@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "qtestutil.h"
@@ -283,20 +284,78 @@ static void test_hot_spares(void **state)
     assert_int_equal(stopped_of(&t, 1), 0);
 }
 
+/* An estimator that moves while jobs wait, set by the test: the estimate of
+ * handle h is tab[h] (ms), whatever happened in the engine. */
+static gs_time moving_estimate(void *arg, const struct gs_engine *eng, int handle)
+{
+    (void)eng;
+    const gs_time *tab = arg;
+    return handle >= 0 && handle < 8 ? tab[handle] : GS_TIME_NONE;
+}
+
+/* Estimates that move while jobs wait (as `from_history` does at every
+ * end): the stop is taken only where no code it leaves reads an estimate.
+ * FIFO, EASY backfill, one 8-GPU node; the test's estimator gives each job
+ * the estimate in `tab` (handles 0..4: A, B, H, W, S).
+ *   0s: A (6 GPUs, 2h) and B (2 GPUs, 1h) start: the node is full.  H (8
+ *       GPUs) blocks, reserved at 2h.  W (1 GPU, 5h) finds no idle GPU:
+ *       `shortage`, and so does S (1 GPU, 6h): every plain job is refused
+ *       by "1 GPU does not fit the idle GPUs", whatever its estimate.
+ *  10s, 20s: quiet; the 20 s pass stops (its signature is the 10 s one's).
+ *  30s: B ends: 2 GPUs idle, held by H's reservation from 2h.  W (5h)
+ *       would run past 2h: `reservation`, so S (6h) too, by the memo: a
+ *       code that reads the estimate.  No stop from here.
+ *  40s: quiet.
+ *  50s: S's estimate drops to 30 min, with no event: the exhaustive pass
+ *       backfills S on an idle GPU (it ends before 2h).  A pass that ended
+ *       at W's refusal, as under fixed estimates, would leave S waiting
+ *       with `reservation`. */
+static void test_moving_estimates(void **state)
+{
+    (void)state;
+    static gs_time tab[8];
+    const gs_time est[5] = { HRS(2), HRS(1), HRS(1), HRS(5), HRS(6) };
+    memcpy(tab, est, sizeof est);
+    const char *kv[] = { "queue.policy", "fifo", "queue.backfill", "easy", NULL };
+    struct twin t;
+    twin_init(&t, "n1:8", kv);
+    struct gs_estimator me = { "moving", moving_estimate, NULL, tab };
+    for (int i = 0; i < 2; i++)
+        gs_engine_set_estimator(t.e[i]->eng, &me);
+    const struct qjob rows[5] = {
+        { .id = "A", .gpus = 6, .tl_s = 7200 }, { .id = "B", .gpus = 2, .tl_s = 3600 },
+        { .id = "H", .gpus = 8, .tl_s = 3600 }, { .id = "W", .gpus = 1, .tl_s = 5 * 3600 },
+        { .id = "S", .gpus = 1, .tl_s = 6 * 3600 },
+    };
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(twin_submit(&t, 0, &rows[i]), i);
+    assert_int_equal(twin_step(&t, 0), 2);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, 4), GS_REASON_SHORTAGE);
+    twin_step(&t, SEC(10));
+    twin_step(&t, SEC(20));
+    assert_true(stopped_of(&t, 0) >= 1);
+    twin_finish(&t, SEC(30), 1);
+    assert_int_equal(twin_step(&t, SEC(30)), 0);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, 4), GS_REASON_RESERVATION);
+    twin_step(&t, SEC(40));
+    tab[4] = MINS(30);
+    assert_int_equal(twin_step(&t, SEC(50)), 1);
+    assert_int_equal(qstate(t.e[0], 4), GS_JOB_RUNNING);
+}
+
 /* A seeded random grid: one or two nodes, fifo or priority with aging,
  * no / EASY / conservative backfill, strict or borrow quotas; jobs of
  * 1-8 GPUs (some fractional, some of a GPU type: not plain, they keep the
  * pass from stopping while they wait), random teams and limits; submits,
  * finishes and passes at random times.  Both engines compared after every
  * step; over the grid some passes must have stopped. */
-static void test_random_grid(void **state)
+static int64_t random_grid(int from, const char *est)
 {
-    (void)state;
     static const char *const orders[] = { "fifo", "priority" };
     static const char *const bfs[] = { "false", "easy", "conservative" };
     static const char *const modes[] = { "strict", "borrow" };
     int64_t stops = 0;
-    for (int seed = 1; seed <= 24; seed++) {
+    for (int seed = from; seed < from + 24; seed++) {
         struct gs_rng r;
         gs_rng_seed(&r, (uint64_t)seed);
         const char *bf = bfs[seed % 3];
@@ -305,7 +364,8 @@ static void test_random_grid(void **state)
                              "queue.aging_rate", "2", "queue.max_wait_before_aging", "5m",
                              "queue.reservations", "2", "queue.quota.team-a", "6",
                              "queue.quota.team-b", "4", "queue.quota_mode", modes[seed % 2],
-                             "queue.max_job_test", seed % 4 ? "0" : "3", NULL };
+                             "queue.max_job_test", seed % 4 ? "0" : "3",
+                             "queue.duration_estimate", est, NULL };
         struct twin t;
         twin_init(&t, seed % 2 ? "n1:8 n2:8:[4,4]" : "n1:8", kv);
         static char ids[24][64][16];
@@ -320,9 +380,9 @@ static void test_random_grid(void **state)
                     twin_finish(&t, now, running[i]);
                 running[i] = running[--nrun];
             } else if (op <= 2) {
-                snprintf(ids[seed - 1][k], sizeof ids[0][0], "j%d", k);
+                snprintf(ids[seed - from][k], sizeof ids[0][0], "j%d", k);
                 static const char *const teams[] = { "team-a", "team-b", "team-c" };
-                struct qjob j = { .id = ids[seed - 1][k], .submit_s = (double)now / 1000,
+                struct qjob j = { .id = ids[seed - from][k], .submit_s = (double)now / 1000,
                                   .gpus = 1 << gs_rng_below(&r, 4),
                                   .tl_s = (double)(600 * (1 + gs_rng_below(&r, 12))),
                                   .prio = (int)gs_rng_below(&r, 4),
@@ -345,7 +405,24 @@ static void test_random_grid(void **state)
         stops += stopped_of(&t, 0);
         assert_int_equal(stopped_of(&t, 1), 0);
     }
-    assert_true(stops > 0);
+    return stops;
+}
+
+static void test_random_grid(void **state)
+{
+    (void)state;
+    assert_true(random_grid(1, "user") > 0);
+}
+
+/* The same grid with `duration_estimate: from_history` (every end teaches
+ * the estimator, so a waiting job's estimate moves): a pass may stop only
+ * where no code it leaves reads an estimate (qclass.c, memo_refuses_any);
+ * both engines must still agree on every decision and wait split, and
+ * some passes must have stopped. */
+static void test_random_history(void **state)
+{
+    (void)state;
+    assert_true(random_grid(101, "from_history") > 0);
 }
 
 /* One random operation of the spares grid at `now`: a finish, a node
@@ -413,6 +490,8 @@ int main(void)
         QTEST(test_backfill_sides),
         QTEST(test_hot_spares),
         QTEST(test_random_grid),
+        QTEST(test_moving_estimates),
+        QTEST(test_random_history),
         QTEST(test_random_spares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
