@@ -26,6 +26,7 @@
 
 #include "qtestutil.h"
 #include "core/queue/queue_private.h" /* white box: gs_queue_set_classes */
+#include "core/queue/qclass.h"        /* white box: gs_qclass_enabled */
 #include "core/diagnose/diagnose.h"
 #include "core/base/rng.h"
 
@@ -221,7 +222,8 @@ static void twin_node(struct twin *t, gs_time now, int node, int state)
         assert_int_equal(gs_engine_node_set_state(t->e[i]->eng, now, node, state, NULL), 0);
 }
 
-/* Hot spares (spares.nodes 1, spares.min_gpus 8): the highest-numbered
+/* Hot spares (spares.nodes 1, spares.min_gpus 8; the unbounded pass,
+ * test_coverage_bounded): the highest-numbered
  * fully idle node is kept for jobs requeued by a node failure ("spare
  * users"); for every other job it is not there.  Priority order without
  * aging, EASY backfill on user limits; n1, n2, n3 of 8 GPUs.
@@ -248,7 +250,8 @@ static void test_hot_spares(void **state)
 {
     (void)state;
     const char *kv[] = { "queue.policy", "priority_with_backfill", "queue.aging_rate", "0",
-                         "spares.nodes", "1", "spares.min_gpus", "8", NULL };
+                         "queue.max_job_test", "0", "spares.nodes", "1", "spares.min_gpus", "8",
+                         NULL };
     struct twin t;
     twin_init(&t, "n1:8 n2:8 n3:8", kv);
     struct qjob a1 = { .id = "a1", .gpus = 8, .tl_s = 7200 };
@@ -295,7 +298,8 @@ static gs_time moving_estimate(void *arg, const struct gs_engine *eng, int handl
 
 /* Estimates that move while jobs wait (as `from_history` does at every
  * end): the stop is taken only where no code it leaves reads an estimate.
- * FIFO, EASY backfill, one 8-GPU node; the test's estimator gives each job
+ * FIFO, EASY backfill, the unbounded pass (test_coverage_bounded), one
+ * 8-GPU node; the test's estimator gives each job
  * the estimate in `tab` (handles 0..4: A, B, H, W, S).
  *   0s: A (6 GPUs, 2h) and B (2 GPUs, 1h) start: the node is full.  H (8
  *       GPUs) blocks, reserved at 2h.  W (1 GPU, 5h) finds no idle GPU:
@@ -316,7 +320,8 @@ static void test_moving_estimates(void **state)
     static gs_time tab[8];
     const gs_time est[5] = { HRS(2), HRS(1), HRS(1), HRS(5), HRS(6) };
     memcpy(tab, est, sizeof est);
-    const char *kv[] = { "queue.policy", "fifo", "queue.backfill", "easy", NULL };
+    const char *kv[] = { "queue.policy", "fifo", "queue.backfill", "easy", "queue.max_job_test",
+                         "0", NULL };
     struct twin t;
     twin_init(&t, "n1:8", kv);
     struct gs_estimator me = { "moving", moving_estimate, NULL, tab };
@@ -341,6 +346,29 @@ static void test_moving_estimates(void **state)
     tab[4] = MINS(30);
     assert_int_equal(twin_step(&t, SEC(50)), 1);
     assert_int_equal(qstate(t.e[0], 4), GS_JOB_RUNNING);
+}
+
+/* Hot spares and moving estimates keep the stop with the unbounded pass
+ * only: a bounded pass that stopped would end its segments elsewhere, and
+ * the start-time promises and the continuations by stamps read where they
+ * end (docs/policy.md).  Under fixed estimates without spares the stop is
+ * on whatever the bound, as before. */
+static void test_coverage_bounded(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mjt, *spares, *est;
+        int on;
+    } c[] = {
+        { "0", "1", "user", 1 },   { "100", "1", "user", 0 },  { "0", "0", "from_history", 1 },
+        { "100", "0", "from_history", 0 }, { "100", "0", "user", 1 }, { "3", "0", "oracle", 1 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *kv[] = { "queue.max_job_test", c[i].mjt, "spares.nodes", c[i].spares,
+                             "queue.duration_estimate", c[i].est, NULL };
+        struct qeng *q = qeng_new("n1:8", qpolicy(kv));
+        assert_int_equal(gs_qclass_enabled(q->eng), c[i].on);
+    }
 }
 
 /* A seeded random grid: one or two nodes, fifo or priority with aging,
@@ -466,7 +494,7 @@ static void test_random_spares(void **state)
         const char *kv[] = { "queue.policy", seed % 2 ? "priority" : "fifo",
                              "queue.backfill", bfs[seed % 3], "queue.aging_rate", "2",
                              "queue.max_wait_before_aging", "5m", "queue.reservations", "2",
-                             "spares.nodes", seed % 4 < 2 ? "1" : "2",
+                             "queue.max_job_test", "0", "spares.nodes", seed % 4 < 2 ? "1" : "2",
                              "spares.min_gpus", seed % 5 < 3 ? "4" : "8", NULL };
         struct twin t;
         twin_init(&t, "n1:8 n2:8 n3:8", kv);
@@ -489,6 +517,7 @@ int main(void)
         QTEST(test_team_quota_class),
         QTEST(test_backfill_sides),
         QTEST(test_hot_spares),
+        QTEST(test_coverage_bounded),
         QTEST(test_random_grid),
         QTEST(test_moving_estimates),
         QTEST(test_random_history),

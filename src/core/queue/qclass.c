@@ -56,6 +56,15 @@ void gs_qclass_free(struct gs_qclass *c)
     gs_free(c);
 }
 
+/* Whether a pending job's estimate may move while it waits: any estimator
+ * but the time limit and the simulator's oracle (from_history learns at
+ * every end).  The stop then needs codes that do not read the estimate. */
+static int est_moves(const struct gs_engine *eng)
+{
+    const char *est = eng->est.name ? eng->est.name : "";
+    return strcmp(est, "user") != 0 && strcmp(est, "oracle") != 0;
+}
+
 int gs_qclass_enabled(const struct gs_engine *eng)
 {
     const struct gs_policy *p = &eng->pol;
@@ -64,16 +73,11 @@ int gs_qclass_enabled(const struct gs_engine *eng)
     for (int k = 0; k < 2; k++)
         if (p->preempt_class[k] != GS_PREEMPT_INHERIT && p->preempt_class[k] != GS_PREEMPT_NONE)
             return 0;
-    return 1;
-}
-
-/* Whether a pending job's estimate may move while it waits: any estimator
- * but the time limit and the simulator's oracle (from_history learns at
- * every end).  The stop then needs codes that do not read the estimate. */
-static int est_moves(const struct gs_engine *eng)
-{
-    const char *est = eng->est.name ? eng->est.name : "";
-    return strcmp(est, "user") != 0 && strcmp(est, "oracle") != 0;
+    /* hot spares and moving estimates: with the unbounded pass only.  A
+     * bounded pass that stops ends its segments at other points, and the
+     * start-time promises and the continuations by stamps read where the
+     * segments end: they would no longer be the bounded pass's of before */
+    return p->max_job_test == 0 || (p->spares_nodes == 0 && !est_moves(eng));
 }
 
 static int live(const struct gs_engine *eng, const struct qent *q)
@@ -222,9 +226,15 @@ static int memo_refuses_any(const gs_time *live_m, const gs_time *view_m, int g)
 /* The memo as the codes beyond the stop read it: a job of any size stops
  * reading at the first count that does not fit the idle GPUs (k0), so the
  * entries past k0 never decide a code and are left out of the signature. */
-static void sig_memo(struct gs_qclass_sig *sig, const gs_time *live_m, const gs_time *view_m)
+static void sig_memo(struct gs_qclass_sig *sig, const struct gs_engine *eng,
+                     const gs_time *live_m, const gs_time *view_m)
 {
     int k0 = GS_QCLASS_MAX_GPUS + 1;
+    if (eng->pol.max_job_test != 0) { /* bounded: the whole memo, as before (enabled) */
+        memcpy(sig->live, live_m, sizeof sig->live);
+        memcpy(sig->view, view_m, sizeof sig->view);
+        return;
+    }
     for (int k = 1; k <= GS_QCLASS_MAX_GPUS && k0 > GS_QCLASS_MAX_GPUS; k++)
         if (live_m[k] == 0)
             k0 = k;
@@ -261,7 +271,7 @@ int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behin
     if (!behind && nonplain)
         return 0; /* a job the memo does not cover could start */
     if (!behind)
-        sig_memo(sig, live_m, view_m);
+        sig_memo(sig, eng, live_m, view_m);
     return 1;
 }
 
