@@ -57,10 +57,12 @@ struct gs_qclass *gs_qclass_create(void);
 void gs_qclass_free(struct gs_qclass *c);
 
 /* Whether the engine's policy allows the stop at all: no preemption, no
- * partitions; hot spares allowed (a spare user is filed as not plain).
- * With estimates that move while a job waits (any estimator but `user`
- * and `oracle`: from_history) the stop is taken only where the codes it
- * leaves do not read an estimate (gs_qclass_doomed).  Reads only. */
+ * partitions.  With queue.max_job_test 0 also hot spares (a spare user is
+ * filed as not plain) and estimates that move while a job waits (any
+ * estimator but `user` and `oracle`: from_history; the stop is then taken
+ * only where the codes it leaves do not read an estimate,
+ * gs_qclass_doomed); under a bound neither (a stopped bounded pass would
+ * end its segments elsewhere: docs/policy.md).  Reads only. */
 int gs_qclass_enabled(const struct gs_engine *eng);
 
 /* `job` joined the queue (new or requeued): file it under its class.  A
