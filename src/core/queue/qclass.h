@@ -76,8 +76,11 @@ int gs_qclass_note(struct gs_qclass *c, const struct gs_engine *eng, int job, gs
  * in queue.c) refuses every plain class at its smallest estimate and no
  * pending job is not plain; with moving estimates, refuses every plain
  * class with one code whatever the estimate (a count up to the class's
- * does not fit the idle GPUs, with no `reservation` entry before it).  On 1 fills `sig` (all but the cluster and
- * quota parts, see gs_qclass_sig_finish).  Drops stale entries. */
+ * does not fit the idle GPUs, with no `reservation` entry before it).
+ * On 1 fills `sig` (all but the cluster and quota parts, see
+ * gs_qclass_sig_finish; with max_job_test 0 the memo past the first count
+ * that does not fit is left out: it decides no code).  Drops stale
+ * entries. */
 int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behind,
                      const gs_time *live, const gs_time *view, struct gs_qclass_sig *sig);
 
