@@ -23,6 +23,13 @@
  * decision (job, time, node), then the passes (those ended at their stop
  * point) and the jobs tried per pass.
  *
+ * Cases 9-11: the same deep runs with `duration_estimate: from_history`
+ * (the issue-23 variant: priority + aging + EASY on history estimates, p90)
+ * at 10^3, 10^4 and 10^5 jobs; case 12: case 2's policy at 10^3 jobs.
+ * Case 11 runs only when asked for (--case 11): with the history estimator
+ * the stop point is off, so it costs what the exhaustive pass costs
+ * (minutes).
+ *
  * The machine is shared: besides wall-clock ms each case reports the CPU
  * time it used (the pass's and the simulation's thread CPU
  * time of the simulation alone), which other load inflates much less.
@@ -167,6 +174,8 @@ struct result {
     int64_t steps, passes, stopped, tried, reached;
 };
 
+static int deep_history; /* cases 9-11: duration_estimate: from_history */
+
 static int deep_case(size_t jobs, struct result *out)
 {
     struct gs_cluster *cl = bench_cluster(64);
@@ -187,6 +196,8 @@ static int deep_case(size_t jobs, struct result *out)
     }
     struct gs_policy pol;
     prio_policy(&pol);
+    if (deep_history)
+        pol.estimate = GS_EST_HISTORY;
     struct gs_sim_opts o = { .on_event = on_event };
     struct gs_sim_result res;
     hash_state = start_hash = 1469598103934665603ULL;
@@ -236,8 +247,8 @@ static void fork_deep(int id, size_t jobs, int cap, double *base)
     struct rusage ru;
     wait4(pid, &status, 0, &ru);
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-        printf("%3d  deep  %8zu jobs at t=0, 512 GPUs  sim > %d s (stopped at the cap)\n", id,
-               jobs, cap);
+        printf("%3d  deep  %8zu jobs at t=0, 512 GPUs%s  sim > %d s (stopped at the cap)\n", id,
+               jobs, deep_history ? ", history" : "", cap);
         return;
     }
     if (got != (ssize_t)sizeof r || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -247,11 +258,12 @@ static void fork_deep(int id, size_t jobs, int cap, double *base)
     double nlogn = (double)jobs * log2((double)jobs);
     if (*base == 0)
         *base = r.cpu_ms / nlogn;
-    printf("%3d  deep  %8zu jobs at t=0, 512 GPUs  sim %9.1f ms (cpu %9.1f ms)  "
+    printf("%3d  deep  %8zu jobs at t=0, 512 GPUs%s  sim %9.1f ms (cpu %9.1f ms)  "
            "%6.2f us/job  (cpu / n log n) / first %5.2f  peak %6.1f MiB  steps %8lld  "
            "hash %016llx  starts %016llx  passes %lld (reached %lld, stopped %lld)  "
            "tried/pass %.1f\n",
-           id, jobs, r.sim_ms, r.cpu_ms, r.sim_ms * 1e3 / (double)jobs, r.cpu_ms / nlogn / *base,
+           id, jobs, deep_history ? ", history" : "", r.sim_ms, r.cpu_ms,
+           r.sim_ms * 1e3 / (double)jobs, r.cpu_ms / nlogn / *base,
            ru.ru_maxrss / 1024.0, (long long)r.steps, (unsigned long long)r.hash,
            (unsigned long long)r.starts, (long long)r.passes, (long long)r.reached,
            (long long)r.stopped,
@@ -286,6 +298,14 @@ int main(int argc, char **argv)
             continue;
         fork_deep(k + 2, jobs[k], cap, &base);
     }
+    if (!only || only == 12)
+        fork_deep(12, 1000, cap, &base);
+    deep_history = 1;
+    const size_t hjobs[] = { 1000, 10000, 100000 };
+    double hbase = 0;
+    for (int k = 0; k < 3; k++)
+        if ((!only && k < 2 && !(small && k > 0)) || only == 9 + k)
+            fork_deep(9 + k, hjobs[k], cap, &hbase);
     printf("TOTAL %.1f ms\n", bench_now_ms() - t0);
     return 0;
 }

@@ -21,10 +21,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "qtestutil.h"
 #include "core/queue/queue_private.h" /* white box: gs_queue_set_classes */
+#include "core/queue/qclass.h"        /* white box: gs_qclass_enabled */
 #include "core/diagnose/diagnose.h"
 #include "core/base/rng.h"
 
@@ -214,20 +216,174 @@ static void test_backfill_sides(void **state)
         twin_step(&t, SEC(s));
 }
 
+static void twin_node(struct twin *t, gs_time now, int node, int state)
+{
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(gs_engine_node_set_state(t->e[i]->eng, now, node, state, NULL), 0);
+}
+
+/* Hot spares (spares.nodes 1, spares.min_gpus 8; the unbounded pass,
+ * test_coverage_bounded): the highest-numbered
+ * fully idle node is kept for jobs requeued by a node failure ("spare
+ * users"); for every other job it is not there.  Priority order without
+ * aging, EASY backfill on user limits; n1, n2, n3 of 8 GPUs.
+ *   0s: a1, a2 (8 GPUs, limit 2h, priority 0) start on n1 and n2; n3 is
+ *       the spare.
+ *   5s: w0..w9 (4 GPUs, 3h, priority 5) and p8 (8 GPUs, 1h, priority 5)
+ *       join.  w0 fits nowhere (n3 is kept): it blocks, reserved at 2h on
+ *       n1 or n2; the rest wait with `shortage`.  Quiet passes at 10s and
+ *       15s end at their stop point (spares do not keep it off: a start
+ *       only takes GPUs, so the nodes left to a plain job only shrink).
+ *  20s: n3 goes down (no spare now), n1 goes down: a1 is requeued, a spare
+ *       user (8 >= min_gpus): priority 0, last in the order.  It does not
+ *       fit either (n2 busy).
+ *  30s: quiet.
+ *  40s: n3 comes back, fully idle: the spare again.  For the plain jobs
+ *       nothing changed (their signature is that of 30 s: n3 is kept from
+ *       them, p8 is class 8's representative), but a1 may use the spare
+ *       and starts there, behind the blocked head.  A class table that
+ *       filed a1 as a plain 8-GPU job would end this pass at w0 and never
+ *       try a1: a spare user is not plain (qclass.c), so while one waits
+ *       under backfill the pass walks on.
+ *  50s, 60s: no spare user waits: the quiet passes stop again. */
+static void test_hot_spares(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "priority_with_backfill", "queue.aging_rate", "0",
+                         "queue.max_job_test", "0", "spares.nodes", "1", "spares.min_gpus", "8",
+                         NULL };
+    struct twin t;
+    twin_init(&t, "n1:8 n2:8 n3:8", kv);
+    struct qjob a1 = { .id = "a1", .gpus = 8, .tl_s = 7200 };
+    struct qjob a2 = { .id = "a2", .gpus = 8, .tl_s = 7200 };
+    int h1 = twin_submit(&t, 0, &a1);
+    twin_submit(&t, 0, &a2);
+    assert_int_equal(twin_step(&t, 0), 2);
+    char ids[10][16];
+    for (int i = 0; i < 10; i++) {
+        snprintf(ids[i], sizeof ids[i], "w%d", i);
+        struct qjob r = { .id = ids[i], .submit_s = 5, .gpus = 4, .tl_s = 3 * 3600, .prio = 5 };
+        twin_submit(&t, SEC(5), &r);
+    }
+    struct qjob p8 = { .id = "p8", .submit_s = 5, .gpus = 8, .tl_s = 3600, .prio = 5 };
+    int hp8 = twin_submit(&t, SEC(5), &p8);
+    assert_int_equal(twin_step(&t, SEC(5)), 0);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, hp8), GS_REASON_SHORTAGE);
+    twin_step(&t, SEC(10));
+    twin_step(&t, SEC(15));
+    assert_true(stopped_of(&t, 0) >= 1);
+    twin_node(&t, SEC(20), 2, GS_NODE_DOWN);
+    twin_node(&t, SEC(20), 0, GS_NODE_DOWN);
+    assert_int_equal(qstate(t.e[0], h1), GS_JOB_PENDING);
+    assert_int_equal(twin_step(&t, SEC(20)), 0);
+    twin_step(&t, SEC(30));
+    twin_node(&t, SEC(40), 2, GS_NODE_UP);
+    assert_int_equal(twin_step(&t, SEC(40)), 1);
+    assert_int_equal(qstate(t.e[0], h1), GS_JOB_RUNNING);
+    int64_t before = stopped_of(&t, 0);
+    twin_step(&t, SEC(50));
+    twin_step(&t, SEC(60));
+    assert_true(stopped_of(&t, 0) > before);
+    assert_int_equal(stopped_of(&t, 1), 0);
+}
+
+/* An estimator that moves while jobs wait, set by the test: the estimate of
+ * handle h is tab[h] (ms), whatever happened in the engine. */
+static gs_time moving_estimate(void *arg, const struct gs_engine *eng, int handle)
+{
+    (void)eng;
+    const gs_time *tab = arg;
+    return handle >= 0 && handle < 8 ? tab[handle] : GS_TIME_NONE;
+}
+
+/* Estimates that move while jobs wait (as `from_history` does at every
+ * end): the stop is taken only where no code it leaves reads an estimate.
+ * FIFO, EASY backfill, the unbounded pass (test_coverage_bounded), one
+ * 8-GPU node; the test's estimator gives each job
+ * the estimate in `tab` (handles 0..4: A, B, H, W, S).
+ *   0s: A (6 GPUs, 2h) and B (2 GPUs, 1h) start: the node is full.  H (8
+ *       GPUs) blocks, reserved at 2h.  W (1 GPU, 5h) finds no idle GPU:
+ *       `shortage`, and so does S (1 GPU, 6h): every plain job is refused
+ *       by "1 GPU does not fit the idle GPUs", whatever its estimate.
+ *  10s, 20s: quiet; the 20 s pass stops (its signature is the 10 s one's).
+ *  30s: B ends: 2 GPUs idle, held by H's reservation from 2h.  W (5h)
+ *       would run past 2h: `reservation`, so S (6h) too, by the memo: a
+ *       code that reads the estimate.  No stop from here.
+ *  40s: quiet.
+ *  50s: S's estimate drops to 30 min, with no event: the exhaustive pass
+ *       backfills S on an idle GPU (it ends before 2h).  A pass that ended
+ *       at W's refusal, as under fixed estimates, would leave S waiting
+ *       with `reservation`. */
+static void test_moving_estimates(void **state)
+{
+    (void)state;
+    static gs_time tab[8];
+    const gs_time est[5] = { HRS(2), HRS(1), HRS(1), HRS(5), HRS(6) };
+    memcpy(tab, est, sizeof est);
+    const char *kv[] = { "queue.policy", "fifo", "queue.backfill", "easy", "queue.max_job_test",
+                         "0", NULL };
+    struct twin t;
+    twin_init(&t, "n1:8", kv);
+    struct gs_estimator me = { "moving", moving_estimate, NULL, tab };
+    for (int i = 0; i < 2; i++)
+        gs_engine_set_estimator(t.e[i]->eng, &me);
+    const struct qjob rows[5] = {
+        { .id = "A", .gpus = 6, .tl_s = 7200 }, { .id = "B", .gpus = 2, .tl_s = 3600 },
+        { .id = "H", .gpus = 8, .tl_s = 3600 }, { .id = "W", .gpus = 1, .tl_s = 5 * 3600 },
+        { .id = "S", .gpus = 1, .tl_s = 6 * 3600 },
+    };
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(twin_submit(&t, 0, &rows[i]), i);
+    assert_int_equal(twin_step(&t, 0), 2);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, 4), GS_REASON_SHORTAGE);
+    twin_step(&t, SEC(10));
+    twin_step(&t, SEC(20));
+    assert_true(stopped_of(&t, 0) >= 1);
+    twin_finish(&t, SEC(30), 1);
+    assert_int_equal(twin_step(&t, SEC(30)), 0);
+    assert_int_equal(gs_engine_wait_reason(t.e[0]->eng, 4), GS_REASON_RESERVATION);
+    twin_step(&t, SEC(40));
+    tab[4] = MINS(30);
+    assert_int_equal(twin_step(&t, SEC(50)), 1);
+    assert_int_equal(qstate(t.e[0], 4), GS_JOB_RUNNING);
+}
+
+/* Hot spares and moving estimates keep the stop with the unbounded pass
+ * only: a bounded pass that stopped would end its segments elsewhere, and
+ * the start-time promises and the continuations by stamps read where they
+ * end (docs/policy.md).  Under fixed estimates without spares the stop is
+ * on whatever the bound, as before. */
+static void test_coverage_bounded(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mjt, *spares, *est;
+        int on;
+    } c[] = {
+        { "0", "1", "user", 1 },   { "100", "1", "user", 0 },  { "0", "0", "from_history", 1 },
+        { "100", "0", "from_history", 0 }, { "100", "0", "user", 1 }, { "3", "0", "oracle", 1 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *kv[] = { "queue.max_job_test", c[i].mjt, "spares.nodes", c[i].spares,
+                             "queue.duration_estimate", c[i].est, NULL };
+        struct qeng *q = qeng_new("n1:8", qpolicy(kv));
+        assert_int_equal(gs_qclass_enabled(q->eng), c[i].on);
+    }
+}
+
 /* A seeded random grid: one or two nodes, fifo or priority with aging,
  * no / EASY / conservative backfill, strict or borrow quotas; jobs of
  * 1-8 GPUs (some fractional, some of a GPU type: not plain, they keep the
  * pass from stopping while they wait), random teams and limits; submits,
  * finishes and passes at random times.  Both engines compared after every
  * step; over the grid some passes must have stopped. */
-static void test_random_grid(void **state)
+static int64_t random_grid(int from, const char *est)
 {
-    (void)state;
     static const char *const orders[] = { "fifo", "priority" };
     static const char *const bfs[] = { "false", "easy", "conservative" };
     static const char *const modes[] = { "strict", "borrow" };
     int64_t stops = 0;
-    for (int seed = 1; seed <= 24; seed++) {
+    for (int seed = from; seed < from + 24; seed++) {
         struct gs_rng r;
         gs_rng_seed(&r, (uint64_t)seed);
         const char *bf = bfs[seed % 3];
@@ -236,7 +392,8 @@ static void test_random_grid(void **state)
                              "queue.aging_rate", "2", "queue.max_wait_before_aging", "5m",
                              "queue.reservations", "2", "queue.quota.team-a", "6",
                              "queue.quota.team-b", "4", "queue.quota_mode", modes[seed % 2],
-                             "queue.max_job_test", seed % 4 ? "0" : "3", NULL };
+                             "queue.max_job_test", seed % 4 ? "0" : "3",
+                             "queue.duration_estimate", est, NULL };
         struct twin t;
         twin_init(&t, seed % 2 ? "n1:8 n2:8:[4,4]" : "n1:8", kv);
         static char ids[24][64][16];
@@ -251,9 +408,9 @@ static void test_random_grid(void **state)
                     twin_finish(&t, now, running[i]);
                 running[i] = running[--nrun];
             } else if (op <= 2) {
-                snprintf(ids[seed - 1][k], sizeof ids[0][0], "j%d", k);
+                snprintf(ids[seed - from][k], sizeof ids[0][0], "j%d", k);
                 static const char *const teams[] = { "team-a", "team-b", "team-c" };
-                struct qjob j = { .id = ids[seed - 1][k], .submit_s = (double)now / 1000,
+                struct qjob j = { .id = ids[seed - from][k], .submit_s = (double)now / 1000,
                                   .gpus = 1 << gs_rng_below(&r, 4),
                                   .tl_s = (double)(600 * (1 + gs_rng_below(&r, 12))),
                                   .prio = (int)gs_rng_below(&r, 4),
@@ -276,6 +433,81 @@ static void test_random_grid(void **state)
         stops += stopped_of(&t, 0);
         assert_int_equal(stopped_of(&t, 1), 0);
     }
+    return stops;
+}
+
+static void test_random_grid(void **state)
+{
+    (void)state;
+    assert_true(random_grid(1, "user") > 0);
+}
+
+/* The same grid with `duration_estimate: from_history` (every end teaches
+ * the estimator, so a waiting job's estimate moves): a pass may stop only
+ * where no code it leaves reads an estimate (qclass.c, memo_refuses_any);
+ * both engines must still agree on every decision and wait split, and
+ * some passes must have stopped. */
+static void test_random_history(void **state)
+{
+    (void)state;
+    assert_true(random_grid(101, "from_history") > 0);
+}
+
+/* One random operation of the spares grid at `now`: a finish, a node
+ * going down or coming back, or a submit (ids in `id`, 16 bytes). */
+static void spares_op(struct twin *t, struct gs_rng *r, gs_time now, char *id, int k)
+{
+    int op = (int)gs_rng_below(r, 5);
+    if (op == 0) {
+        for (int h = 0; h < t->n; h++) /* the oldest running job ends */
+            if (qstate(t->e[0], h) == GS_JOB_RUNNING) {
+                twin_finish(t, now, h);
+                break;
+            }
+    } else if (op == 1) {
+        int node = (int)gs_rng_below(r, 3);
+        int up = gs_engine_node_state(t->e[0]->eng, node) == GS_NODE_DOWN;
+        twin_node(t, now, node, up ? GS_NODE_UP : GS_NODE_DOWN);
+    } else {
+        snprintf(id, 16, "j%d", k);
+        struct qjob j = { .id = id, .submit_s = (double)now / 1000,
+                          .gpus = 1 << gs_rng_below(r, 4),
+                          .tl_s = (double)(600 * (1 + gs_rng_below(r, 12))),
+                          .prio = (int)gs_rng_below(r, 4) };
+        twin_submit(t, now, &j);
+    }
+}
+
+/* Hot spares under random node failures: three nodes of 8 GPUs, 1 or 2
+ * spares for jobs of at least 4 or 8 GPUs, fifo or priority with aging,
+ * no / EASY / conservative backfill; submits, finishes, nodes going down
+ * (their jobs requeued: spare users) and coming back at random times.
+ * Both engines compared after every step; some passes must have stopped. */
+static void test_random_spares(void **state)
+{
+    (void)state;
+    static const char *const bfs[] = { "false", "easy", "conservative" };
+    int64_t stops = 0;
+    for (int seed = 1; seed <= 18; seed++) {
+        struct gs_rng r;
+        gs_rng_seed(&r, (uint64_t)(1000 + seed));
+        const char *kv[] = { "queue.policy", seed % 2 ? "priority" : "fifo",
+                             "queue.backfill", bfs[seed % 3], "queue.aging_rate", "2",
+                             "queue.max_wait_before_aging", "5m", "queue.reservations", "2",
+                             "queue.max_job_test", "0", "spares.nodes", seed % 4 < 2 ? "1" : "2",
+                             "spares.min_gpus", seed % 5 < 3 ? "4" : "8", NULL };
+        struct twin t;
+        twin_init(&t, "n1:8 n2:8 n3:8", kv);
+        static char ids[18][64][16];
+        gs_time now = 0;
+        for (int k = 0; k < 64; k++) {
+            now += SEC(1 + gs_rng_below(&r, 600));
+            spares_op(&t, &r, now, ids[seed - 1][k], k);
+            twin_step(&t, now);
+        }
+        stops += stopped_of(&t, 0);
+        assert_int_equal(stopped_of(&t, 1), 0);
+    }
     assert_true(stops > 0);
 }
 
@@ -284,7 +516,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         QTEST(test_team_quota_class),
         QTEST(test_backfill_sides),
+        QTEST(test_hot_spares),
+        QTEST(test_coverage_bounded),
         QTEST(test_random_grid),
+        QTEST(test_moving_estimates),
+        QTEST(test_random_history),
+        QTEST(test_random_spares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,16 +56,28 @@ void gs_qclass_free(struct gs_qclass *c)
     gs_free(c);
 }
 
+/* Whether a pending job's estimate may move while it waits: any estimator
+ * but the time limit and the simulator's oracle (from_history learns at
+ * every end).  The stop then needs codes that do not read the estimate. */
+static int est_moves(const struct gs_engine *eng)
+{
+    const char *est = eng->est.name ? eng->est.name : "";
+    return strcmp(est, "user") != 0 && strcmp(est, "oracle") != 0;
+}
+
 int gs_qclass_enabled(const struct gs_engine *eng)
 {
     const struct gs_policy *p = &eng->pol;
-    if (p->preempt_mode != GS_PREEMPT_NONE || p->npartitions > 0 || p->spares_nodes > 0)
-        return 0; /* hot spares: which nodes are kept changes with every start */
+    if (p->preempt_mode != GS_PREEMPT_NONE || p->npartitions > 0)
+        return 0;
     for (int k = 0; k < 2; k++)
         if (p->preempt_class[k] != GS_PREEMPT_INHERIT && p->preempt_class[k] != GS_PREEMPT_NONE)
             return 0;
-    const char *est = eng->est.name ? eng->est.name : "";
-    return strcmp(est, "user") == 0 || strcmp(est, "oracle") == 0;
+    /* hot spares and moving estimates: with the unbounded pass only.  A
+     * bounded pass that stops ends its segments at other points, and the
+     * start-time promises and the continuations by stamps read where the
+     * segments end: they would no longer be the bounded pass's of before */
+    return p->max_job_test == 0 || (p->spares_nodes == 0 && !est_moves(eng));
 }
 
 static int live(const struct gs_engine *eng, const struct qent *q)
@@ -138,8 +150,12 @@ static void rebuild(struct gs_qclass *c, const struct gs_engine *eng)
 int gs_qclass_note(struct gs_qclass *c, const struct gs_engine *eng, int job, gs_time dur)
 {
     const struct job *j = &eng->jobs[job];
-    int g = gs_qclass_plain(eng, j, 1) && j->mem_mib <= 0 && !j->gpu_types && !j->mig ? j->gpus
-                                                                                       : 0;
+    /* a spare user (it may restart on the hot spares) is not plain: the
+     * pass memo leaves it out (queue.c) */
+    int g = gs_qclass_plain(eng, j, 1) && j->mem_mib <= 0 && !j->gpu_types && !j->mig &&
+                    !gs_eng_spare_user(eng, j)
+                ? j->gpus
+                : 0;
     if (!c->filed) {
         c->est_fn = eng->est.estimate;
         c->est_arg = eng->est.arg;
@@ -192,6 +208,42 @@ static int memo_refuses(const gs_time *live_m, const gs_time *view_m, int g, gs_
     return 0;
 }
 
+/* Whether the memo refuses every plain job of `g` GPUs with one code
+ * whatever its estimate: some count up to g does not fit the idle GPUs,
+ * and no smaller count before it has a `reservation` entry (which would
+ * give a long job `reservation` and let a short one on). */
+static int memo_refuses_any(const gs_time *live_m, const gs_time *view_m, int g)
+{
+    for (int k = 1; k <= g; k++) {
+        if (live_m[k] == 0)
+            return 1;
+        if (view_m[k] != GS_TIME_INF)
+            return 0;
+    }
+    return 0;
+}
+
+/* The memo as the codes beyond the stop read it: a job of any size stops
+ * reading at the first count that does not fit the idle GPUs (k0), so the
+ * entries past k0 never decide a code and are left out of the signature. */
+static void sig_memo(struct gs_qclass_sig *sig, const struct gs_engine *eng,
+                     const gs_time *live_m, const gs_time *view_m)
+{
+    int k0 = GS_QCLASS_MAX_GPUS + 1;
+    if (eng->pol.max_job_test != 0) { /* bounded: the whole memo, as before (enabled) */
+        memcpy(sig->live, live_m, sizeof sig->live);
+        memcpy(sig->view, view_m, sizeof sig->view);
+        return;
+    }
+    for (int k = 1; k <= GS_QCLASS_MAX_GPUS && k0 > GS_QCLASS_MAX_GPUS; k++)
+        if (live_m[k] == 0)
+            k0 = k;
+    for (int k = 0; k <= GS_QCLASS_MAX_GPUS; k++) {
+        sig->live[k] = k <= k0 ? live_m[k] : GS_TIME_INF;
+        sig->view[k] = k <= k0 ? view_m[k] : GS_TIME_INF;
+    }
+}
+
 int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behind,
                      const gs_time *live_m, const gs_time *view_m, struct gs_qclass_sig *sig)
 {
@@ -199,7 +251,7 @@ int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behin
     if (c->stale || (c->filed && (c->est_fn != eng->est.estimate || c->est_arg != eng->est.arg)))
         return 0;
     sig->mode = behind ? 1 : 2;
-    int classes = 0, nonplain = top_live(c, eng, 0);
+    int classes = 0, nonplain = top_live(c, eng, 0), moves = est_moves(eng);
     for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
         c->rep[g] = -1;
         if (!top_live(c, eng, g))
@@ -209,7 +261,8 @@ int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behin
         if (behind)
             continue;
         int res = 0;
-        if (!memo_refuses(live_m, view_m, g, c->b[g].e[0].dur, &res))
+        if (moves ? !memo_refuses_any(live_m, view_m, g)
+                  : !memo_refuses(live_m, view_m, g, c->b[g].e[0].dur, &res))
             return 0;
         for (int k = 1; k <= g; k++) /* any job of this class may wait for resources */
             sig->cl_dep |= live_m[k] == 0;
@@ -217,10 +270,8 @@ int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behin
     c->classes = classes + nonplain;
     if (!behind && nonplain)
         return 0; /* a job the memo does not cover could start */
-    if (!behind) {
-        memcpy(sig->live, live_m, sizeof sig->live);
-        memcpy(sig->view, view_m, sizeof sig->view);
-    }
+    if (!behind)
+        sig_memo(sig, eng, live_m, view_m);
     return 1;
 }
 

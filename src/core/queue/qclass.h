@@ -57,8 +57,12 @@ struct gs_qclass *gs_qclass_create(void);
 void gs_qclass_free(struct gs_qclass *c);
 
 /* Whether the engine's policy allows the stop at all: no preemption, no
- * partitions, estimates that do not move while a job waits (`user` or
- * `oracle`).  Reads only. */
+ * partitions.  With queue.max_job_test 0 also hot spares (a spare user is
+ * filed as not plain) and estimates that move while a job waits (any
+ * estimator but `user` and `oracle`: from_history; the stop is then taken
+ * only where the codes it leaves do not read an estimate,
+ * gs_qclass_doomed); under a bound neither (a stopped bounded pass would
+ * end its segments elsewhere: docs/policy.md).  Reads only. */
 int gs_qclass_enabled(const struct gs_engine *eng);
 
 /* `job` joined the queue (new or requeued): file it under its class.  A
@@ -70,8 +74,13 @@ int gs_qclass_note(struct gs_qclass *c, const struct gs_engine *eng, int job, gs
  * `behind` (the blocked head holds them all back: no backfill, or its plan
  * failed) or, with backfill, the memo (`live`, `view`, per GPU count, as
  * in queue.c) refuses every plain class at its smallest estimate and no
- * pending job is not plain.  On 1 fills `sig` (all but the cluster and
- * quota parts, see gs_qclass_sig_finish).  Drops stale entries. */
+ * pending job is not plain; with moving estimates, refuses every plain
+ * class with one code whatever the estimate (a count up to the class's
+ * does not fit the idle GPUs, with no `reservation` entry before it).
+ * On 1 fills `sig` (all but the cluster and quota parts, see
+ * gs_qclass_sig_finish; with max_job_test 0 the memo past the first count
+ * that does not fit is left out: it decides no code).  Drops stale
+ * entries. */
 int gs_qclass_doomed(struct gs_qclass *c, const struct gs_engine *eng, int behind,
                      const gs_time *live, const gs_time *view, struct gs_qclass_sig *sig);
 

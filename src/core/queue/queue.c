@@ -98,6 +98,26 @@ static int memo_doomed(const struct pass *ps, const struct job *j, gs_time dur, 
     return 0;
 }
 
+/* memo_doomed before the estimate is read (an estimator call per job is
+ * most of a refusal's cost with history estimates): 1 when a count up to
+ * the job's does not fit the idle GPUs before any `reservation` entry (it
+ * is refused with `resources` whatever its estimate: *reason set), 0 when
+ * the memo cannot refuse it at any estimate, -1 when the estimate decides. */
+static int memo_pre(const struct pass *ps, const struct job *j, int *reason)
+{
+    if (!plain(ps->eng, j))
+        return 0;
+    for (int g = 1; g <= j->gpus; g++) {
+        if (ps->fail_live[j->part][g] == 0) {
+            *reason = GS_WAIT_RESOURCES;
+            return 1;
+        }
+        if (ps->fail_view[j->part][g] != GS_TIME_INF)
+            return -1;
+    }
+    return 0;
+}
+
 static void memo_fail(struct pass *ps, const struct job *j, gs_time dur, int live)
 {
     if (!plain(ps->eng, j))
@@ -198,9 +218,9 @@ static int try_backfill(struct pass *ps, int job)
 {
     struct gs_engine *eng = ps->eng;
     struct job *j = &eng->jobs[job];
-    gs_time dur = job_dur(eng, job);
-    int reason;
-    if (memo_doomed(ps, j, dur, &reason)) {
+    int reason, pre = memo_pre(ps, j, &reason);
+    gs_time dur = pre == 1 ? 0 : job_dur(eng, job);
+    if (pre == 1 || (pre < 0 && memo_doomed(ps, j, dur, &reason))) {
         j->reason = (int8_t)reason;
         return GS_ENOSPC;
     }
