@@ -9,8 +9,10 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # slurm_vs_sim.t: gpuschedd at --clock-scale 12 over Slurm, checked against
-# sim's order and placement within 2 s of wall time
-SERIAL_CLI=${SERIAL_CLI:-slurm_vs_sim.t}
+# sim's order and placement within 2 s of wall time; daemon_startfail.t:
+# RLIMIT_NPROC counts every thread of uid 65534 on the host, and other tests
+# run jobs as nobody
+SERIAL_CLI=${SERIAL_CLI:-slurm_vs_sim.t daemon_startfail.t}
 LOG=build/test-logs
 mkdir -p "$LOG"
 pass=0
@@ -45,9 +47,9 @@ run_variant() { # $1 = debug|san, $2 = make flags
     count "$LOG/unit-$v.tap" "unit $v"
     echo "== cli ($v)"
     # JOBS files at a time (each test has its own directories and ports, and
-    # passes with another beside it), except SERIAL_CLI: tests that measure
-    # real time against a model run alone, after the others (prove runs a
-    # file no --rules entry matches in sequence at the end)
+    # passes with another beside it), except SERIAL_CLI (above: a host-wide
+    # limit or wall time measured against a model), run alone after the
+    # others (prove runs a file no --rules entry matches in sequence at the end)
     rules=
     for t in tests/cli/*.t; do
         case " $SERIAL_CLI " in *" ${t##*/} "*) ;; *) rules="$rules --rules=par=$t" ;; esac

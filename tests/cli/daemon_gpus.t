@@ -79,7 +79,7 @@ if [ "$ndev" -gt 0 ]; then want=physical; else want=virtual; fi
 "$GPUSCHEDD" --cluster "$ROOT/examples/seed-cluster.yaml" --state "$TMP/d" --listen 127.0.0.1:0 \
     >"$TMP/d.out" 2>"$TMP/d.err" &
 dp=$!
-for _ in $(seq 100); do grep -q '^listening' "$TMP/d.out" && break; kill -0 $dp 2>/dev/null || break; sleep 0.05; done
+for _ in $(seq 100); do grep -qs '^listening' "$TMP/d.out" && break; kill -0 $dp 2>/dev/null || break; sleep 0.05; done
 if [ "$want" = virtual ]; then
     like "$(cat "$TMP/d.err")" "GPUs: virtual (no GPU device on this host)" \
         "no flag, no /dev/nvidiaN here: virtual mode, announced"

@@ -28,11 +28,11 @@ start_limited() {
     echo "$_p" >>"$TMP/daemon.pids"
     _w=0
     while kill -0 "$_p" 2>/dev/null && [ $_w -lt 400 ]; do
-        grep -q '^listening on ' "$TMP/$_name.out" && break
+        grep -qs '^listening on ' "$TMP/$_name.out" && break
         sleep 0.05
         _w=$((_w + 1))
     done
-    if grep -q '^listening on ' "$TMP/$_name.out"; then
+    if grep -qs '^listening on ' "$TMP/$_name.out"; then
         kill -TERM "$_p"
         wait "$_p"
         rc=0
