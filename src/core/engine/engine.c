@@ -28,6 +28,16 @@ static int check_policy(const struct gs_policy *p, struct gs_error *err)
 
 static int grow_teams(struct gs_engine *eng, int team);
 
+/* The hooks table, in the order of the calls it replaced: on a start or a
+ * stop the team's usage (queue), then the partition's and the drains'
+ * (preempt); on a retirement the diagnosis's, then the drains'. */
+static void fill_hooks(struct gs_eng_hooks *h)
+{
+    gs_queue_hooks(h);
+    gs_eng_diag_hooks(h);
+    gs_eng_preempt_hooks(h);
+}
+
 struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_policy *pol,
                                    struct gs_error *err)
 {
@@ -40,6 +50,7 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     struct gs_engine *eng = gs_calloc(1, sizeof *eng);
     if (!eng)
         goto nomem;
+    fill_hooks(&eng->hooks);
     eng->cl = gs_cluster_clone(cl);
     eng->ids = gs_strtab_create();
     eng->strs = gs_strtab_create();
@@ -135,7 +146,7 @@ void gs_engine_set_estimator(struct gs_engine *eng, const struct gs_estimator *e
 void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev)
 {
     if (ev->kind == GS_EV_RESERVE)
-        gs_eng_note_reserve(eng, ev->job, ev->until);
+        gs_eng_hooks_run(eng, GS_HOOK_RESERVED, ev->job, ev->until);
     else
         eng->decisions++;
     if (eng->observer) {
@@ -236,7 +247,7 @@ static int grow_teams(struct gs_engine *eng, int team)
         }
         eng->teams_cap = ncap;
     }
-    gs_eng_team_set_quota(eng, team, gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team)));
+    eng->hooks.team_quota(eng, team, gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team)));
     return 0;
 }
 
@@ -294,7 +305,7 @@ static void request_of(const struct gs_engine *eng, const struct job *j, struct 
     req->gpu_type = j->gpu_type;
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
-    req->nodes_allowed = gs_eng_spare_nodes(eng, j, gs_eng_part_nodes_of(eng, j->part));
+    req->nodes_allowed = gs_eng_spare_nodes(eng, j, eng->hooks.part_nodes(eng, j->part));
     req->gpu_types = j->gpu_types;
     req->mig = j->mig;
     req->ctx = gs_eng_place_ctx(eng);
@@ -322,7 +333,7 @@ static int job_possible(struct gs_engine *eng, const struct job *j)
         return 0;
     struct gs_request req;
     request_of(eng, j, &req);
-    req.nodes_allowed = gs_eng_part_nodes_of(eng, j->part); /* the spares too: could it ever fit */
+    req.nodes_allowed = eng->hooks.part_nodes(eng, j->part); /* the spares too: could it ever fit */
     /* the answer depends on the request's shape only: remember it for the
      * common unconstrained whole-GPU shapes (a full-cluster scan each) */
     int plain = req.milli == GS_MILLI_GPU && req.gpus <= GS_MAX_NODE_GPUS && !req.mig &&
@@ -348,7 +359,7 @@ int gs_eng_probe_fill(struct gs_engine *eng, const struct gs_job_spec *s, struct
     j->queue = intern_or(eng, NULL, "");
     if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0 || grow_teams(eng, j->team))
         return GS_ENOMEM;
-    gs_eng_part_pick(eng, j, s->queue);
+    eng->hooks.part_pick(eng, j, s->queue);
     return gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs)
                ? GS_ENOMEM : 0;
 }
@@ -361,7 +372,7 @@ int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
         return rc;
     struct job j;
     fill_request(eng, &j, spec);
-    int part = gs_eng_part_pick(eng, &j, spec->queue);
+    int part = eng->hooks.part_pick(eng, &j, spec->queue);
     if (part == 0 && job_possible(eng, &j))
         return 1;
     struct gs_request req;
@@ -528,8 +539,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time la
     gs_profile_occupy(eng->profile, a, until);
     gs_eng_watch_overrun(eng, job);
     j->deadline = gs_eng_deadline(eng, job);
-    gs_eng_team_add(eng, j->team, (int64_t)j->gpus * j->milli);
-    gs_eng_pre_started(eng, job);
+    gs_eng_hooks_run(eng, GS_HOOK_STARTED, job, now);
     gs_eng_place_started(eng, job);
 }
 
@@ -632,9 +642,8 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     j->run_pos = -1;
     j->state = (uint8_t)state;
     j->end = now;
-    gs_eng_team_add(eng, j->team, -(int64_t)j->gpus * j->milli);
     eng->releases++;
-    gs_eng_pre_stopped(eng, job);
+    gs_eng_hooks_run(eng, GS_HOOK_STOPPED, job, now);
     if (a.nparts > 0)
         gs_eng_update_rates(eng, now, &a);
 }
