@@ -13,6 +13,8 @@
 #   queue     queue order, quotas, backfill            (engine and below)
 #   preempt   victims, draining, partitions            (engine and below)
 #   diagnose  why a job waits                          (queue, engine and below)
+#   facade    gs_engine_create/destroy/step/next_wakeup: fills the hooks table
+#             through which the engine floor reaches the policies (all above)
 #   metrics   schedulability, utilization, symptoms    (diagnose, preempt, ...)
 #   check     gs_engine_check, which reads every subsystem
 set -u
@@ -48,8 +50,9 @@ allowed() {
     queue) echo "$low cluster policy place engine queue" ;;
     preempt) echo "$low cluster policy place engine preempt" ;;
     diagnose) echo "$low cluster policy place engine queue diagnose" ;;
-    metrics) echo "$low cluster policy place engine queue preempt diagnose metrics" ;;
-    check) echo "$low cluster policy place engine queue preempt diagnose metrics check" ;;
+    facade) echo "$low cluster policy place engine queue preempt diagnose facade" ;;
+    metrics) echo "$low cluster policy place engine queue preempt diagnose facade metrics" ;;
+    check) echo "$low cluster policy place engine queue preempt diagnose facade metrics check" ;;
     *) echo "" ;;
     esac
 }

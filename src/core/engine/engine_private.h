@@ -240,6 +240,10 @@ const unsigned char *gs_eng_spare_nodes(const struct gs_engine *eng, const struc
 /* Allocate eng->spare_mask when the policy keeps spares; GS_ENOMEM. */
 int gs_eng_spares_init(struct gs_engine *eng);
 
+/* Make room in the team tables for string id `team` and set its quota from
+ * the policy (hooks.team_quota).  Returns 0 or GS_ENOMEM. */
+int gs_eng_grow_teams(struct gs_engine *eng, int team);
+
 /* Check that `now` does not go backwards and make it the engine's time.
  * Returns 0 or GS_EINVAL. */
 int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err);
