@@ -260,7 +260,9 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
     return 0;
 }
 
-void gs_eng_note_reserve(struct gs_engine *eng, int job, gs_time start)
+/* GS_HOOK_RESERVED: the pass reserved GPUs for `job` from `start`
+ * (explanations only, never affects scheduling). */
+static void note_reserve(struct gs_engine *eng, int job, gs_time start)
 {
     struct gs_diag_state *ds = eng->diag;
     if (!ds)
@@ -364,8 +366,11 @@ void gs_wait_reasons_build(struct gs_wait_reasons *out, const struct gs_engine *
             add_reasons(out, eng, (int)job);
 }
 
-void gs_eng_diag_retire(struct gs_engine *eng, int job)
+/* GS_HOOK_RETIRED: the slot's waits go to the retired totals and its wait
+ * segments and codes are freed for the slot's next job. */
+static void diag_retire(struct gs_engine *eng, int job, gs_time t)
 {
+    (void)t;
     struct gs_diag_state *ds = eng->diag;
     add_reasons(&ds->retired, eng, job);
     if ((size_t)job >= ds->cap)
@@ -379,4 +384,10 @@ void gs_eng_diag_retire(struct gs_engine *eng, int job)
     }
     ds->head[job] = 0;
     ds->code[job] = 0;
+}
+
+void gs_eng_diag_hooks(struct gs_eng_hooks *h)
+{
+    gs_eng_hook_add(h, GS_HOOK_RETIRED, diag_retire);
+    gs_eng_hook_add(h, GS_HOOK_RESERVED, note_reserve);
 }

@@ -1,5 +1,7 @@
-/* engine.c - job table, submissions, completions and the step entry point.
- * Queue ordering lives in queue.c; placement in place.c. */
+/* engine.c - job table, submissions, completions, starts and stops (the run
+ * primitives).  The facade (create, destroy, step, next_wakeup) is
+ * src/core/facade/facade.c; queue ordering lives in queue.c; placement in
+ * place.c. */
 #include "core/engine/engine_private.h"
 #include "core/engine/engine_place.h"
 #include "core/place/frag.h"
@@ -7,113 +9,6 @@
 #include "core/base/satmath.h"
 
 #include <string.h>
-
-static gs_time user_estimate(void *arg, const struct gs_engine *eng, int handle)
-{
-    (void)arg;
-    int job = gs_eng_slot(eng, handle);
-    gs_time limit = job >= 0 ? eng->jobs[job].time_limit : 0;
-    return limit > 0 ? limit : GS_TIME_NONE;
-}
-
-static int check_policy(const struct gs_policy *p, struct gs_error *err)
-{
-    if (p->queue_policy == GS_QUEUE_PRIORITY_BACKFILL && p->backfill == GS_BACKFILL_NONE)
-        return gs_errorf(err, GS_EINVAL, "queue.backfill: false contradicts queue.policy "
-                                         "priority_with_backfill");
-    return 0;
-}
-
-
-
-static int grow_teams(struct gs_engine *eng, int team);
-
-struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_policy *pol,
-                                   struct gs_error *err)
-{
-    if (!cl || !pol || gs_cluster_full_view(cl) == NULL) {
-        gs_errorf(err, GS_EINVAL, "engine needs a sealed cluster and a policy");
-        return NULL;
-    }
-    if (check_policy(pol, err) < 0)
-        return NULL;
-    struct gs_engine *eng = gs_calloc(1, sizeof *eng);
-    if (!eng)
-        goto nomem;
-    eng->cl = gs_cluster_clone(cl);
-    eng->ids = gs_strtab_create();
-    eng->strs = gs_strtab_create();
-    eng->moved = gs_intmap_create();
-    int n = gs_cluster_node_count(cl);
-    eng->possible_buf.parts = gs_calloc((size_t)n, sizeof *eng->possible_buf.parts);
-    eng->probe_slot = -1;
-    eng->possible_buf.cap = n;
-    eng->diag = gs_eng_diag_create(n);
-    eng->profile = eng->cl ? gs_profile_create(eng->cl) : NULL;
-    if (!eng->cl || !eng->ids || !eng->strs || !eng->moved || !eng->possible_buf.parts ||
-        !eng->profile || !eng->diag || gs_policy_copy(&eng->pol, pol) < 0)
-        goto nomem;
-    eng->place = gs_eng_place_create(cl, pol);
-    if (!eng->place)
-        goto nomem;
-    eng->backfill = gs_policy_backfill_mode(pol);
-    if (gs_eng_spares_init(eng) < 0)
-        goto nomem;
-    if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0 || gs_eng_preempt_init(eng, err) < 0) {
-        gs_engine_destroy(eng);
-        return NULL;
-    }
-    /* teams with a quota exist from the start, so their idle quota can be
-     * lent before they submit anything */
-    for (int i = 0; i < pol->nquotas; i++) {
-        int team = gs_strtab_intern(eng->strs, pol->quotas[i].team);
-        if (team < 0 || grow_teams(eng, team) < 0)
-            goto nomem;
-    }
-    eng->est = (struct gs_estimator){ "user", user_estimate, NULL, NULL };
-    if (pol->estimate == GS_EST_HISTORY) {
-        eng->hist = gs_history_create(pol->estimate_quantile);
-        if (!eng->hist)
-            goto nomem;
-        eng->est = gs_history_estimator(eng->hist);
-    }
-    eng->now = GS_TIME_NONE;
-    return eng;
-nomem:
-    gs_engine_destroy(eng);
-    gs_errorf(err, GS_ENOMEM, "out of memory");
-    return NULL;
-}
-
-void gs_engine_destroy(struct gs_engine *eng)
-{
-    if (!eng)
-        return;
-    gs_cluster_destroy(eng->cl);
-    gs_policy_fini(&eng->pol);
-    gs_strtab_destroy(eng->ids);
-    gs_intmap_destroy(eng->moved);
-    gs_strtab_destroy(eng->strs);
-    gs_free(eng->jobs);
-    gs_free(eng->pending);
-    gs_free(eng->running);
-    gs_free(eng->prog);
-    gs_free(eng->parts);
-    gs_free(eng->possible_buf.parts);
-    gs_free(eng->team_milli);
-    gs_free(eng->team_quota);
-    gs_queue_state_free(eng->q);
-    gs_free(eng->dl);
-    gs_free(eng->expect);
-    gs_profile_destroy(eng->profile);
-    gs_eng_diag_destroy(eng->diag);
-    gs_eng_place_destroy(eng->place);
-    gs_eng_nodes_destroy(eng->nodes);
-    gs_free(eng->spare_mask);
-    gs_history_destroy(eng->hist);
-    gs_eng_preempt_fini(eng);
-    gs_free(eng);
-}
 
 void gs_engine_set_observer(struct gs_engine *eng, gs_observer_fn fn, void *arg)
 {
@@ -135,7 +30,7 @@ void gs_engine_set_estimator(struct gs_engine *eng, const struct gs_estimator *e
 void gs_eng_emit(struct gs_engine *eng, const struct gs_event *ev)
 {
     if (ev->kind == GS_EV_RESERVE)
-        gs_eng_note_reserve(eng, ev->job, ev->until);
+        gs_eng_hooks_run(eng, GS_HOOK_RESERVED, ev->job, ev->until);
     else
         eng->decisions++;
     if (eng->observer) {
@@ -215,7 +110,7 @@ static int intern_or(struct gs_engine *eng, const char *s, const char *dflt)
 
 /* Per-string-id team tables: GPUs held and the quota (resolved by name,
  * so a team first seen late still gets its quota). */
-static int grow_teams(struct gs_engine *eng, int team)
+int gs_eng_grow_teams(struct gs_engine *eng, int team)
 {
     size_t old = eng->teams_cap, need = (size_t)gs_strtab_count(eng->strs);
     if (need > old) {
@@ -236,7 +131,7 @@ static int grow_teams(struct gs_engine *eng, int team)
         }
         eng->teams_cap = ncap;
     }
-    gs_eng_team_set_quota(eng, team, gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team)));
+    eng->hooks.team_quota(eng, team, gs_policy_quota(&eng->pol, gs_strtab_name(eng->strs, team)));
     return 0;
 }
 
@@ -281,7 +176,7 @@ static int fill_job(struct gs_engine *eng, struct job *j, const struct gs_job_sp
     j->queue = intern_or(eng, s->queue, "");
     if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0)
         return GS_ENOMEM;
-    return grow_teams(eng, j->team);
+    return gs_eng_grow_teams(eng, j->team);
 }
 
 /* gs_eng_request of a job record (in eng->jobs or not). */
@@ -294,7 +189,7 @@ static void request_of(const struct gs_engine *eng, const struct job *j, struct 
     req->gpu_type = j->gpu_type;
     req->cpu_milli = j->cpu_milli;
     req->host_mem_mib = j->host_mem_mib;
-    req->nodes_allowed = gs_eng_spare_nodes(eng, j, gs_eng_part_nodes_of(eng, j->part));
+    req->nodes_allowed = gs_eng_spare_nodes(eng, j, eng->hooks.part_nodes(eng, j->part));
     req->gpu_types = j->gpu_types;
     req->mig = j->mig;
     req->ctx = gs_eng_place_ctx(eng);
@@ -322,7 +217,7 @@ static int job_possible(struct gs_engine *eng, const struct job *j)
         return 0;
     struct gs_request req;
     request_of(eng, j, &req);
-    req.nodes_allowed = gs_eng_part_nodes_of(eng, j->part); /* the spares too: could it ever fit */
+    req.nodes_allowed = eng->hooks.part_nodes(eng, j->part); /* the spares too: could it ever fit */
     /* the answer depends on the request's shape only: remember it for the
      * common unconstrained whole-GPU shapes (a full-cluster scan each) */
     int plain = req.milli == GS_MILLI_GPU && req.gpus <= GS_MAX_NODE_GPUS && !req.mig &&
@@ -346,9 +241,9 @@ int gs_eng_probe_fill(struct gs_engine *eng, const struct gs_job_spec *s, struct
     j->user = intern_or(eng, NULL, "-"); /* not interned: a probe adds no names */
     j->name = intern_or(eng, NULL, "-");
     j->queue = intern_or(eng, NULL, "");
-    if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0 || grow_teams(eng, j->team))
+    if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0 || gs_eng_grow_teams(eng, j->team))
         return GS_ENOMEM;
-    gs_eng_part_pick(eng, j, s->queue);
+    eng->hooks.part_pick(eng, j, s->queue);
     return gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs)
                ? GS_ENOMEM : 0;
 }
@@ -361,7 +256,7 @@ int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
         return rc;
     struct job j;
     fill_request(eng, &j, spec);
-    int part = gs_eng_part_pick(eng, &j, spec->queue);
+    int part = eng->hooks.part_pick(eng, &j, spec->queue);
     if (part == 0 && job_possible(eng, &j))
         return 1;
     struct gs_request req;
@@ -528,8 +423,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time la
     gs_profile_occupy(eng->profile, a, until);
     gs_eng_watch_overrun(eng, job);
     j->deadline = gs_eng_deadline(eng, job);
-    gs_eng_team_add(eng, j->team, (int64_t)j->gpus * j->milli);
-    gs_eng_pre_started(eng, job);
+    gs_eng_hooks_run(eng, GS_HOOK_STARTED, job, now);
     gs_eng_place_started(eng, job);
 }
 
@@ -632,9 +526,8 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
     j->run_pos = -1;
     j->state = (uint8_t)state;
     j->end = now;
-    gs_eng_team_add(eng, j->team, -(int64_t)j->gpus * j->milli);
     eng->releases++;
-    gs_eng_pre_stopped(eng, job);
+    gs_eng_hooks_run(eng, GS_HOOK_STOPPED, job, now);
     if (a.nparts > 0)
         gs_eng_update_rates(eng, now, &a);
 }
@@ -674,62 +567,5 @@ int gs_engine_cancel(struct gs_engine *eng, gs_time now, int handle, struct gs_e
     struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
     gs_eng_emit(eng, &ev);
     return 0;
-}
-
-int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
-{
-    int rc = gs_eng_check_time(eng, now, err);
-    if (rc < 0)
-        return rc;
-    gs_eng_enforce_caps(eng, now);
-    gs_eng_plan_overruns(eng, now);
-    gs_eng_place_pass(eng);
-    if (gs_eng_preempt_step(eng, now) < 0)
-        return gs_errorf(err, GS_ENOMEM, "out of memory in preemption");
-    rc = gs_queue_pass(eng, now);
-    if (!gs_queue_holding(eng)) /* a held pass keeps its places in the array */
-        gs_eng_compact_pending(eng);
-    if (rc < 0)
-        return gs_errorf(err, rc, "out of memory in scheduling pass");
-    return rc;
-}
-
-/* The aging pass: on the grid now + k x pass_interval that the old rule
- * (a pass every interval while jobs wait) walks, at the first point at or
- * after the earliest time a pass could decide otherwise
- * (gs_queue_aging_change).  The passes skipped would have started and
- * stopped nothing and left every reason as it was, so the schedule is the
- * one the old rule gives, bit for bit; queue.aging_wakeup: tick keeps the
- * old rule (tests compare the two). */
-static gs_time aging_tick(const struct gs_engine *eng, gs_time now)
-{
-    gs_time p = eng->pol.pass_interval;
-    gs_time c = eng->pol.aging_wakeup ? now : gs_queue_aging_change(eng, now);
-    if (c == GS_TIME_INF)
-        return GS_TIME_INF;
-    if (c <= gs_time_add(now, p))
-        return gs_time_add(now, p);
-    int64_t k = (c - now - 1) / p + 1; /* smallest k with now + k p >= c */
-    return gs_time_add(now, gs_sat_mul(k, p));
-}
-
-gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
-{
-    gs_time t = gs_eng_next_deadline(eng);
-    gs_time p = gs_eng_preempt_wakeup(eng);
-    if (p < t)
-        t = p;
-    gs_time q = gs_queue_wakeup(eng); /* held back, or a continuation */
-    if (q <= now)
-        return now; /* a continuation due at once */
-    if (q < t)
-        t = q;
-    int aging = eng->pol.queue_policy != GS_QUEUE_FIFO && eng->pol.aging_rate > 0;
-    if (aging && eng->npending > 0 && eng->pol.pass_interval > 0) {
-        gs_time tick = aging_tick(eng, now);
-        if (tick < t)
-            t = tick;
-    }
-    return t > now ? t : gs_time_add(now, 1);
 }
 

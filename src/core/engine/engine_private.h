@@ -98,9 +98,52 @@ struct deadline {
     int limit;                  /* dl: 1 = the enforced time limit, 0 = the runtime cap */
 };
 
+/* The hooks table: how the run primitives (this floor: engine.c,
+ * lifecycle*.c, nodes.c, ...) tell the policies above them (queue, preempt,
+ * diagnose) what happened, without calling up into them.  gs_engine_create
+ * fills it (gs_eng_hooks_fill: each policy module subscribes its handlers in
+ * a fixed order); a primitive announces an event with gs_eng_hooks_run,
+ * which calls the subscribers in that order.  Events (`job` a slot, `t` a
+ * time): */
+enum gs_eng_hook_event {
+    GS_HOOK_STARTED,            /* job took its GPUs (mark_running); t = now */
+    GS_HOOK_STOPPED,            /* job left its GPUs (stop_running); t = now */
+    GS_HOOK_RETIRED,            /* slot is being retired (gs_engine_retire) */
+    GS_HOOK_RESERVED,           /* the pass reserved GPUs for job from t (emit) */
+    GS_HOOK_DRAIN_DUE,          /* draining job stopped early at t (lifecycle) */
+    GS_HOOK_COUNT
+};
+
+#define GS_ENG_MAX_HOOKS 4      /* subscribers per event */
+
+typedef void (*gs_eng_hook_fn)(struct gs_engine *eng, int job, gs_time t);
+
+/* Besides the events, the questions a primitive asks a policy (one provider
+ * each, set by gs_eng_hooks_fill; never NULL once the engine exists): */
+struct gs_eng_hooks {
+    gs_eng_hook_fn on[GS_HOOK_COUNT][GS_ENG_MAX_HOOKS];
+    uint8_t n[GS_HOOK_COUNT];
+    /* put job record `j` (queue label `label`) in its partition: 0 or
+     * GS_ENOENT (gs_eng_part_pick, partition.c) */
+    int (*part_pick)(const struct gs_engine *eng, struct job *j, const char *label);
+    /* the nodes partition `part` allows, NULL = all (gs_eng_part_nodes_of) */
+    const unsigned char *(*part_nodes)(const struct gs_engine *eng, int part);
+    /* a team's quota changed (gs_eng_team_set_quota, queue_quota.c) */
+    void (*team_quota)(struct gs_engine *eng, int team, int quota);
+};
+
+/* Subscribe `fn` to `ev` after the subscribers already there (at most
+ * GS_ENG_MAX_HOOKS: a fixed table, so it cannot fail at run time). */
+static inline void gs_eng_hook_add(struct gs_eng_hooks *h, enum gs_eng_hook_event ev,
+                                   gs_eng_hook_fn fn)
+{
+    h->on[ev][h->n[ev]++] = fn;
+}
+
 struct gs_engine {
     struct gs_cluster *cl;
     struct gs_policy pol;
+    struct gs_eng_hooks hooks;  /* the policies' subscriptions (gs_eng_hooks_fill) */
     /* Job slots and handles.  Everything inside the engine indexes jobs by
      * slot (eng->jobs[slot]); callers hold handles, given 0, 1, 2, ... in
      * submission order and never reused.  The id table gives each job its
@@ -171,6 +214,14 @@ struct gs_engine {
     gs_time now;
 };
 
+/* Announce `ev` for slot `job` at `t`: call its subscribers in order. */
+static inline void gs_eng_hooks_run(struct gs_engine *eng, enum gs_eng_hook_event ev, int job,
+                                    gs_time t)
+{
+    for (int i = 0; i < eng->hooks.n[ev]; i++)
+        eng->hooks.on[ev][i](eng, job, t);
+}
+
 /* Whether job `j` may restart on the hot spares: requeued by a node failure
  * and not started since, with at least spares.min_gpus GPUs (spares.c). */
 static inline int gs_eng_spare_user(const struct gs_engine *eng, const struct job *j)
@@ -188,6 +239,10 @@ const unsigned char *gs_eng_spare_nodes(const struct gs_engine *eng, const struc
 
 /* Allocate eng->spare_mask when the policy keeps spares; GS_ENOMEM. */
 int gs_eng_spares_init(struct gs_engine *eng);
+
+/* Make room in the team tables for string id `team` and set its quota from
+ * the policy (hooks.team_quota).  Returns 0 or GS_ENOMEM. */
+int gs_eng_grow_teams(struct gs_engine *eng, int team);
 
 /* Check that `now` does not go backwards and make it the engine's time.
  * Returns 0 or GS_EINVAL. */
@@ -268,9 +323,9 @@ gs_time gs_eng_estimate(const struct gs_engine *eng, int job);
 /* Whether starting `job` keeps its team within quota. */
 int gs_eng_quota_ok(const struct gs_engine *eng, int job);
 
-/* Change a team's GPU usage (milli) / quota, keeping the engine's quota
- * totals (quota_unused, quota_borrowed) in step: O(1).  (queue.c) */
-void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli);
+/* Change a team's quota, keeping the engine's quota totals (quota_unused,
+ * quota_borrowed) in step: O(1).  The team's usage follows its jobs'
+ * starts and stops (GS_HOOK_STARTED/STOPPED).  (queue_quota.c) */
 void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota);
 
 /* The quota totals recounted from every team (tests check the kept ones
@@ -409,9 +464,13 @@ int gs_eng_preempt_init(struct gs_engine *eng, struct gs_error *err);
 void gs_eng_preempt_fini(struct gs_engine *eng);
 
 /* Put a new job in its partition (and give a fractional job a whole GPU in
- * an exclusive one).  Returns 0, or GS_ENOENT when partitions are set and
- * none takes the job's class (it is rejected).  (partition.c) */
-int gs_eng_part_assign(struct gs_engine *eng, int job);
+ * an exclusive one), through hooks.part_pick.  Returns 0, or GS_ENOENT when
+ * partitions are set and none takes the job's class (it is rejected). */
+static inline int gs_eng_part_assign(struct gs_engine *eng, int job)
+{
+    struct job *j = &eng->jobs[job];
+    return eng->hooks.part_pick(eng, j, gs_strtab_name(eng->strs, j->queue));
+}
 
 /* gs_eng_part_assign of a job record `j` not (yet) in eng->jobs, whose
  * queue label is `label` (NULL or "" = none): sets j->part (and a whole
@@ -439,19 +498,26 @@ uint64_t gs_eng_queue_group(const struct gs_engine *eng, int job);
  * may borrow the rest).  1 without a quota.  (partition.c) */
 int gs_eng_part_quota_ok(const struct gs_engine *eng, int job);
 
-/* A job started / stopped running: partition usage, and GPUs held for a
- * job waiting on draining victims.  Called from mark_running and
- * stop_running.  (drain.c) */
-void gs_eng_pre_started(struct gs_engine *eng, int job);
-void gs_eng_pre_stopped(struct gs_engine *eng, int job);
+/* --- the subscribers: each policy module puts its handlers in the hooks
+ * table (gs_engine_create calls these, in this order: queue, diagnose,
+ * preempt; see docs/architecture.md, "Hooks") --- */
+
+/* Queue: the team accounting (GS_HOOK_STARTED, GS_HOOK_STOPPED) and
+ * hooks.team_quota.  (queue_quota.c) */
+void gs_queue_hooks(struct gs_eng_hooks *h);
+
+/* Diagnose: GS_HOOK_RETIRED, GS_HOOK_RESERVED.  (diagnose.c) */
+void gs_eng_diag_hooks(struct gs_eng_hooks *h);
+
+/* Preempt: the partitions' (gs_eng_part_hooks: usage on GS_HOOK_STARTED
+ * and STOPPED, hooks.part_pick, hooks.part_nodes), then the drains'
+ * (STARTED, STOPPED, DRAIN_DUE, RETIRED).  (drain.c, partition.c) */
+void gs_eng_preempt_hooks(struct gs_eng_hooks *h);
+void gs_eng_part_hooks(struct gs_eng_hooks *h);
 
 /* Start of a step at `now`: stop victims whose grace checkpoint completed
  * and start the jobs waiting for them.  Returns 0 or GS_ENOMEM.  (drain.c) */
 int gs_eng_preempt_step(struct gs_engine *eng, gs_time now);
-
-/* Draining `victim` stopped early (live mode): its drains are due now, so
- * the next step completes them and starts the waiters.  (drain.c) */
-void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now);
 
 /* Earliest time the preemption state wants a step (a drain completing, a
  * candidate victim passing min_runtime), GS_TIME_INF if none.  (drain.c) */
@@ -475,20 +541,6 @@ int gs_eng_plain_code_now(struct gs_engine *eng, int job);
  * failure; destroy (NULL is a no-op).  (diagnose.c) */
 struct gs_diag_state *gs_eng_diag_create(int nnodes);
 void gs_eng_diag_destroy(struct gs_diag_state *ds);
-
-/* Slot `job` is being retired: its waits go to the summary's retired
- * totals and its wait segments and codes are freed for the slot's next
- * job.  (diagnose.c) */
-void gs_eng_diag_retire(struct gs_engine *eng, int job);
-
-/* Slot `job` is being retired: holds for it (as a waiter) are released
- * and drains naming it forget it, so no later job in the slot inherits
- * them.  (drain.c) */
-void gs_eng_pre_retired(struct gs_engine *eng, int job);
-
-/* The pass reserved GPUs for `job` from `start` (called from gs_eng_emit;
- * explanations only, never affects scheduling).  (diagnose.c) */
-void gs_eng_note_reserve(struct gs_engine *eng, int job, gs_time start);
 
 /* Start `job` on placement `a` (from gs_place; borrowed for the call):
  * takes the GPUs, records the run and reports GS_EV_START.  Returns 0,

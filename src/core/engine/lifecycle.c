@@ -348,7 +348,7 @@ int gs_engine_exited(struct gs_engine *eng, gs_time now, int handle, int exit_co
          * grace ended: the preemption is carried out now */
         if (grow_pending(eng) < 0)
             return gs_errorf(err, GS_ENOMEM, "out of memory");
-        gs_eng_drain_due(eng, job, now); /* its waiter starts at the next step */
+        gs_eng_hooks_run(eng, GS_HOOK_DRAIN_DUE, job, now); /* its waiter starts at the next step */
         carry_out(eng, job, now, GS_JOB_PENDING);
         emit(eng, GS_EV_PREEMPT, now, job);
         return 0;
@@ -381,8 +381,7 @@ int gs_engine_retire(struct gs_engine *eng, int handle, struct gs_error *err)
     struct job *j = &eng->jobs[job];
     if (!gs_job_state_terminal(j->state))
         return gs_errorf(err, GS_ESTATE, "job %s has not ended", job_id(eng, job));
-    gs_eng_diag_retire(eng, job);
-    gs_eng_pre_retired(eng, job);
+    gs_eng_hooks_run(eng, GS_HOOK_RETIRED, job, eng->now);
     if (handle != job)
         gs_intmap_del(eng->moved, handle);
     gs_strtab_remove(eng->ids, job); /* the id is free again; the slot goes to the next job */

@@ -145,9 +145,11 @@ static void release_drains(struct gs_engine *eng, int waiter)
     }
 }
 
-void gs_eng_pre_started(struct gs_engine *eng, int job)
+/* GS_HOOK_STARTED (after the partition's): GPUs held for the job while
+ * its victims drained are not needed any more. */
+static void drain_started(struct gs_engine *eng, int job, gs_time t)
 {
-    gs_eng_part_account(eng, job, +1);
+    (void)t;
     struct gs_preempt *pre = eng->pre;
     struct hold *h = pre && pre->nholds ? find_hold(pre, job) : NULL;
     if (!h)
@@ -157,9 +159,11 @@ void gs_eng_pre_started(struct gs_engine *eng, int job)
     release_drains(eng, job);
 }
 
-void gs_eng_pre_stopped(struct gs_engine *eng, int job)
+/* GS_HOOK_STOPPED (after the partition's): a draining victim that stopped
+ * gives its GPUs to the holds of its waiters. */
+static void drain_stopped(struct gs_engine *eng, int job, gs_time t)
 {
-    gs_eng_part_account(eng, job, -1);
+    (void)t;
     struct job *j = &eng->jobs[job];
     if (!j->draining)
         return;
@@ -261,7 +265,9 @@ gs_time gs_eng_preempt_wakeup(const struct gs_engine *eng)
     return t;
 }
 
-void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now)
+/* GS_HOOK_DRAIN_DUE: draining `victim` stopped early at `now` (live mode):
+ * its drains are due now, so the next step completes them. */
+static void drain_due(struct gs_engine *eng, int victim, gs_time now)
 {
     struct gs_preempt *pre = eng->pre;
     const struct job *v = &eng->jobs[victim];
@@ -271,8 +277,11 @@ void gs_eng_drain_due(struct gs_engine *eng, int victim, gs_time now)
             pre->drains[i].end = now;
 }
 
-void gs_eng_pre_retired(struct gs_engine *eng, int job)
+/* GS_HOOK_RETIRED: holds for the slot (as a waiter) are released and
+ * drains naming it forget it, so no later job in the slot inherits them. */
+static void drain_retired(struct gs_engine *eng, int job, gs_time t)
 {
+    (void)t;
     struct gs_preempt *pre = eng->pre;
     if (!pre)
         return;
@@ -285,4 +294,13 @@ void gs_eng_pre_retired(struct gs_engine *eng, int job)
     for (size_t i = 0; i < pre->ndrains; i++)
         if (pre->drains[i].victim == job)
             pre->drains[i].victim = -1; /* still counts for its waiter's hold */
+}
+
+void gs_eng_preempt_hooks(struct gs_eng_hooks *h)
+{
+    gs_eng_part_hooks(h); /* partition usage before the holds, as drains read it */
+    gs_eng_hook_add(h, GS_HOOK_STARTED, drain_started);
+    gs_eng_hook_add(h, GS_HOOK_STOPPED, drain_stopped);
+    gs_eng_hook_add(h, GS_HOOK_DRAIN_DUE, drain_due);
+    gs_eng_hook_add(h, GS_HOOK_RETIRED, drain_retired);
 }

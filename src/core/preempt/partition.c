@@ -236,12 +236,6 @@ int gs_eng_part_pick(const struct gs_engine *eng, struct job *j, const char *lab
     return 0;
 }
 
-int gs_eng_part_assign(struct gs_engine *eng, int job)
-{
-    struct job *j = &eng->jobs[job];
-    return gs_eng_part_pick(eng, j, gs_strtab_name(eng->strs, j->queue));
-}
-
 const unsigned char *gs_eng_part_nodes_of(const struct gs_engine *eng, int part)
 {
     return part > 0 ? eng->pre->parts[part - 1].allowed : NULL;
@@ -262,6 +256,27 @@ void gs_eng_part_account(struct gs_engine *eng, int job, int sign)
     const struct job *j = &eng->jobs[job];
     if (j->part > 0)
         eng->pre->parts[j->part - 1].used += sign * (int64_t)j->gpus * j->milli;
+}
+
+/* GS_HOOK_STARTED / GS_HOOK_STOPPED: the partition's usage. */
+static void part_started(struct gs_engine *eng, int job, gs_time t)
+{
+    (void)t;
+    gs_eng_part_account(eng, job, +1);
+}
+
+static void part_stopped(struct gs_engine *eng, int job, gs_time t)
+{
+    (void)t;
+    gs_eng_part_account(eng, job, -1);
+}
+
+void gs_eng_part_hooks(struct gs_eng_hooks *h)
+{
+    gs_eng_hook_add(h, GS_HOOK_STARTED, part_started);
+    gs_eng_hook_add(h, GS_HOOK_STOPPED, part_stopped);
+    h->part_pick = gs_eng_part_pick;
+    h->part_nodes = gs_eng_part_nodes_of;
 }
 
 /* Idle quota of quota partitions other than `except`, minus what is

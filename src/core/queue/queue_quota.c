@@ -28,11 +28,27 @@ static void count_team(struct gs_engine *eng, size_t t, int sign)
     eng->quota_borrowed += sign * b;
 }
 
-void gs_eng_team_add(struct gs_engine *eng, int team, int64_t milli)
+/* Change team `team`'s GPU usage (milli), keeping the totals in step. */
+static void team_add(struct gs_engine *eng, int team, int64_t milli)
 {
     count_team(eng, (size_t)team, -1);
     eng->team_milli[team] += milli;
     count_team(eng, (size_t)team, 1);
+}
+
+/* GS_HOOK_STARTED / GS_HOOK_STOPPED: the job's share joins / leaves its team's. */
+static void team_started(struct gs_engine *eng, int job, gs_time t)
+{
+    (void)t;
+    const struct job *j = &eng->jobs[job];
+    team_add(eng, j->team, (int64_t)j->gpus * j->milli);
+}
+
+static void team_stopped(struct gs_engine *eng, int job, gs_time t)
+{
+    (void)t;
+    const struct job *j = &eng->jobs[job];
+    team_add(eng, j->team, -(int64_t)j->gpus * j->milli);
 }
 
 void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota)
@@ -40,6 +56,13 @@ void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota)
     count_team(eng, (size_t)team, -1);
     eng->team_quota[team] = quota;
     count_team(eng, (size_t)team, 1);
+}
+
+void gs_queue_hooks(struct gs_eng_hooks *h)
+{
+    gs_eng_hook_add(h, GS_HOOK_STARTED, team_started);
+    gs_eng_hook_add(h, GS_HOOK_STOPPED, team_stopped);
+    h->team_quota = gs_eng_team_set_quota;
 }
 
 void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed)
