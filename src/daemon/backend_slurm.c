@@ -470,8 +470,10 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
         d->bk_actual = strdup(got); /* the engine follows in the next turn */
         d->bk_waits = 0;
     }
-    if (d->ji.state == GS_JOB_STARTING)
+    if (d->ji.state == GS_JOB_STARTING) {
         d->launched = 1;
+        gsd_jl_add(lp, GSD_JL_CONFIRM, d);
+    }
     gsd_job_dirty(lp, d);
     lp->again = 1;
 }
@@ -528,7 +530,7 @@ static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
         lost_end(lp, d, &code, &end, &ran);
     d->bk_code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
     d->bk_end_ms = end;
-    d->exited = 1;
+    gsd_job_exited(lp, d);
     lp->again = 1;
 }
 
@@ -693,10 +695,12 @@ static void relaunch(struct gsd_loop *lp, struct djob *d)
     d->proc = (struct gsd_proc){ 0, 0, -1 };
     if (d->ji.state == GS_JOB_STARTING) {
         d->launch_wanted = 1;
+        gsd_jl_add(lp, GSD_JL_LAUNCH, d);
         gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
                 d->ji.attempts);
     } else {
         d->launch_error = 1; /* a stop of a job that never ran: confirmed */
+        gsd_jl_add(lp, GSD_JL_CONFIRM, d);
     }
 }
 

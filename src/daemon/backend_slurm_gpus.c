@@ -89,10 +89,16 @@ static uint64_t idx_mask(const char *gres)
     return m;
 }
 
-/* The placement Slurm gave, in the decided node order: "n:g,...". */
+/* The placement Slurm gave, in the decided node order: "n:g,..." ("" when
+ * out of memory: no mismatch is seen). */
 void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf, size_t n)
 {
-    static char names[MAX_PARTS][GS_NAME_MAX + 1];
+    char (*names)[GS_NAME_MAX + 1] = calloc(MAX_PARTS, sizeof *names); /* 16 KiB: heap */
+    if (!names) {
+        if (n)
+            buf[0] = '\0';
+        return;
+    }
     uint64_t masks[MAX_PARTS];
     struct gs_placement_entry de[MAX_PARTS], out[MAX_PARTS];
     struct actual a = { names, masks, 0, MAX_PARTS, 0 };
@@ -118,6 +124,7 @@ void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf
                 out[k++] = (struct gs_placement_entry){ names[i], len, masks[i], 0 };
         }
     gs_placement_format_entries(buf, n, out, k, GS_PLACEMENT_LIST);
+    free(names);
 }
 
 /* ---- counts mode: the engine's view follows the GPUs Slurm gave ---- */
@@ -166,13 +173,15 @@ static void followed(struct gsd_loop *lp, struct djob *d, gs_time now)
  * GPUs another job still holds waits for that job's own report. */
 void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
 {
-    static struct gs_gpu_move mv[MAX_MOVES];
+    struct gs_gpu_move *mv = NULL; /* MAX_MOVES (16 KiB), taken at the first mismatch */
     size_t n = 0;
     int any = 0;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (!d->bk_actual)
             continue;
+        if (!mv && !(mv = malloc(MAX_MOVES * sizeof *mv)))
+            return; /* out of memory: followed at a later poll */
         int k = gs_job_state_holds(d->ji.state) ? job_moves(lp, d, mv + n, (int)(MAX_MOVES - n))
                                                 : -2;
         if (k < 0) {
@@ -188,8 +197,10 @@ void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
     }
     struct gs_error err;
     gs_error_clear(&err);
-    if (!any)
+    if (!any) {
+        free(mv);
         return;
+    }
     int all = gs_engine_move_gpus(lp->eng, now, mv, n, &err) == 0;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
@@ -202,4 +213,5 @@ void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
             gsd_log("job %s: the engine follows Slurm's GPUs once they are free in its view: %s",
                     d->id, err.msg);
     }
+    free(mv);
 }

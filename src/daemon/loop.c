@@ -1,9 +1,65 @@
-/* loop.c - the engine thread: one epoll loop woken by commands (eventfd),
- * signals (signalfd), ended supervisors (pidfds) and timeouts (the engine's
- * next wakeup, SIGKILL deadlines).  Each turn applies every queued command,
- * collects ended jobs, runs one scheduling pass and writes all of it in one
- * journal transaction (group commit); only then are the HTTP threads
- * answered and the decided launches carried out (intent before action).
+/* loop.c - the engine thread's event loop and its turn.
+ *
+ * Design
+ * ------
+ * One thread (main, after gsd_loop_restore) owns the engine, the journal's
+ * write handle, the backend and every live job (struct djob).  It sleeps in
+ * epoll_wait on three kinds of descriptor, each registered with a handler
+ * (struct gsd_handler, epoll's data.ptr; loop_body calls h->fn):
+ *   - the eventfd (on_cmd): an HTTP thread queued a command (gsd_call), or
+ *     a launcher thread finished launches (launcher.h);
+ *   - the signalfd (on_signal): SIGTERM/SIGINT stop, SIGHUP reloads;
+ *   - each watched supervisor's pidfd (on_pidfd, loop_jobs.c): its job's
+ *     processes are gone; the job goes on the exited list.
+ * The sleep ends at the earliest of: the engine's next wakeup (runtime
+ * caps, time limits, grace ends, aging), the timer heap's next deadline
+ * (lp->timers, timers.h: each job's SIGKILL after --kill-wait and its
+ * launch/exit-read retry), the launch back-off (loop_launch.c), the Slurm
+ * poll, the dashboard's sample, the view's refresh (50 ms while a lap of
+ * diagnoses is unfinished) and a minute (timeout_ms).  Nothing scans every
+ * live job to find what is due: deadlines are timers, flags are lists.
+ *
+ * After a wake (loop_body): due timers are run (a SIGKILL is sent), the
+ * Slurm poll if due, then one turn, the dashboard tick and a pending
+ * reload.  A wake for the view's refresh alone publishes again and sleeps.
+ *
+ * A turn (turn), in this order:
+ *   1. take up to MAX_BATCH queued commands (group commit);
+ *   2. collect the launcher threads' results (gsd_launch_collect);
+ *   3. in an outage: probe, else answer writes 507/503 and stop here;
+ *   4. begin the journal transaction; apply each write command
+ *      (loop_cmds.c, loop_nodes.c);
+ *   5. reap orphans, the backend's apply (Slurm), then the exits: last
+ *      turn's launches confirmed to the engine (confirm list), ended
+ *      supervisors collected (exited list) and held preemption victims
+ *      confirmed (held list), each list walked in lp->live's order
+ *      (loop_jlist.c, loop_jobs.c);
+ *   6. one scheduling pass (gs_engine_step), unless launches are held;
+ *   7. the engine's events become rows, events and backend actions
+ *      (gsd_events_apply); ETA, failure counters, retention, clock meta;
+ *   8. commit; GPUSCHEDD_ENGINE_CHECK=1 checks the engine and the job
+ *      lists; publish the view (before any answer: read-your-writes);
+ *   9. answer the batch, wake the HTTP threads;
+ *  10. after the commit (intent before action): purged files removed, the
+ *      decided launches handed to the launcher threads (launch list).
+ * A failed write rolls the turn back and enters the journal outage
+ * (diskguard.c); any other failure is fatal.
+ *
+ * Threads and shared fields (docs/daemon.md, "Threads and what each may
+ * touch").  The rule: a field of struct gsd_loop or struct djob belongs to
+ * the engine thread unless listed here; another thread touches only these,
+ * and only as said:
+ *   - mu, cv, head, tail, closing: the command queue (gsd_call,
+ *     gsd_loop_close, take_batch, release_batch), under mu; a command's
+ *     answer belongs to the engine thread until c->done is set under mu;
+ *   - ready, outage_pub, nconflict_pub: atomics, written here, read by any;
+ *   - view (under vmu): the published view, a reference taken by readers;
+ *     what it points to is immutable once published (view.c);
+ *   - readers[], nreaders (under rmu): the HTTP threads' journal handles;
+ *   - efd: written by the HTTP and launcher threads (a wake), read here;
+ *   - opts, db_path, cl (read only after create).
+ * The launcher threads hold a request's djob pointer and never dereference
+ * it (launcher.h).
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
@@ -30,6 +86,8 @@
 #include "io/cluster_yaml.h"
 #include "io/names.h"
 #include "io/policy_yaml.h"
+
+#define MAX_BATCH 4096 /* commands a turn takes at most */
 
 void gsd_log(const char *fmt, ...)
 {
@@ -198,6 +256,28 @@ static void on_done_count(void *arg, const char *team, const char *outcome, int6
             gsd_count_done(lp, team, o, n);
 }
 
+/* The commands' eventfd (also the launcher threads' reports): drain its
+ * counter; the turn that follows takes what arrived. */
+static void on_cmd(struct gsd_loop *lp, struct gsd_handler *h, uint32_t events)
+{
+    (void)h, (void)events;
+    uint64_t v;
+    if (read(lp->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+        gsd_log("eventfd: %s", strerror(errno));
+}
+
+static void on_signal(struct gsd_loop *lp, struct gsd_handler *h, uint32_t events)
+{
+    (void)h, (void)events;
+    struct signalfd_siginfo si;
+    while (read(lp->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo == SIGHUP)
+            lp->reload = 1;
+        else
+            lp->stop = 1;
+    }
+}
+
 static int setup_fds(struct gsd_loop *lp)
 {
     lp->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -210,10 +290,12 @@ static int setup_fds(struct gsd_loop *lp)
     lp->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (lp->efd < 0 || lp->sfd < 0 || lp->epfd < 0)
         return -1;
-    struct epoll_event e = { .events = EPOLLIN, .data.ptr = &lp->efd };
+    lp->on_cmd.fn = on_cmd;
+    lp->on_sig.fn = on_signal;
+    struct epoll_event e = { .events = EPOLLIN, .data.ptr = &lp->on_cmd };
     if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->efd, &e) < 0)
         return -1;
-    e.data.ptr = &lp->sfd;
+    e.data.ptr = &lp->on_sig;
     return epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->sfd, &e);
 }
 
@@ -241,11 +323,12 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
     pthread_mutex_init(&lp->rmu, NULL);
     metrics_init(lp);
     lp->byh = gs_intmap_create();
+    lp->seqs = calloc(MAX_BATCH, sizeof *lp->seqs);
     gsd_eta_open(lp);
     gs_policy_init(&lp->pol);
     struct gs_error err;
     gs_error_clear(&err);
-    if (!lp->byh || !lp->eta || make_dirs(lp) < 0 || setup_fds(lp) < 0) {
+    if (!lp->byh || !lp->seqs || !lp->eta || make_dirs(lp) < 0 || setup_fds(lp) < 0) {
         fprintf(stderr, "gpuschedd: setup: %s\n", strerror(errno));
         goto fail;
     }
@@ -332,245 +415,6 @@ void gsd_call(struct gsd_loop *lp, struct gsd_cmd *c)
     pthread_mutex_unlock(&lp->mu);
 }
 
-/* New job id for a request without one: the next free decimal number. */
-static int fresh_id(struct gsd_loop *lp, char *buf, size_t n)
-{
-    for (;;) {
-        snprintf(buf, n, "%lld", (long long)lp->next_id++);
-        if (gs_engine_job_find(lp->eng, buf) < 0 &&
-            gs_store_job_by_id(lp->st, buf, NULL, NULL) == GS_ENOENT)
-            return 0;
-    }
-}
-
-static int found_seq(void *arg, const struct gs_store_job *j)
-{
-    *(int64_t *)arg = j->seq;
-    return 1;
-}
-
-/* 400/409 for an engine refusal, naming the field the message starts with. */
-static void engine_refusal(struct gsd_cmd *c, const struct gs_error *err)
-{
-    char field[64] = "";
-    const char *colon = strchr(err->msg, ':');
-    const char *p = strstr(err->msg, "job ");
-    if (colon && (size_t)(colon - err->msg) < sizeof field) {
-        memcpy(field, err->msg, (size_t)(colon - err->msg));
-        field[colon - err->msg] = '\0';
-        if (strchr(field, ' ') && p == err->msg) /* "job X: field ..." */
-            sscanf(colon + 1, " %63[a-z_]", field);
-    }
-    int status = err->code == GS_EEXIST ? 409 : 400;
-    c->status = status;
-    c->body = gsd_error_json(status, status == 409 ? "conflict" : "invalid",
-                             status == 409 ? "id" : field, "%s", err->msg);
-}
-
-/* What an Idempotency-Key lookup found: the row's seq, and whether its
- * request is the one now submitted (and, for a key journaled before keys
- * had owners, whether the row's team and user are the submitter's). */
-struct idem_hit {
-    int64_t seq;
-    int same;
-    const struct gs_api_submit *sub;
-    int legacy;
-};
-
-static int idem_found(void *arg, const struct gs_store_job *j)
-{
-    struct idem_hit *h = arg;
-    const struct gs_job_spec *sp = &h->sub->row.spec;
-    json_t *old = j->request ? json_loads(j->request, 0, NULL) : NULL;
-    h->seq = j->seq;
-    h->same = old && json_equal(old, h->sub->json);
-    json_decref(old);
-    if (h->legacy && (strcmp(j->team, sp->team ? sp->team : "default") != 0 ||
-                      strcmp(j->user, sp->user ? sp->user : "-") != 0))
-        return 0; /* an old key of someone else's: not this submitter's */
-    return 1;
-}
-
-/* Whether c's Idempotency-Key was used before by the same owner: 0 no
- * (*scoped = the key to journal, "OWNER\x1fKEY", or NULL without a key),
- * 1 yes with the same request (c answered 200, *seq = the job), 1 with c
- * answered 422 when the request differs, -1 out of memory.  Keys
- * journaled before keys had owners (no \x1f) belong to their row's team
- * and user. */
-static int idem_seen(struct gsd_loop *lp, struct gsd_cmd *c, char **scoped, int64_t *seq)
-{
-    *scoped = NULL;
-    if (!c->idem)
-        return 0;
-    const char *owner = c->idem_owner ? c->idem_owner : "";
-    size_t n = strlen(owner) + strlen(c->idem) + 2;
-    if (!(*scoped = malloc(n)))
-        return -1;
-    snprintf(*scoped, n, "%s\x1f%s", owner, c->idem);
-    struct idem_hit h = { .sub = c->sub };
-    int found = gs_store_job_by_idem(lp->st, *scoped, idem_found, &h) == 1;
-    if (!found) {
-        h.legacy = 1;
-        found = gs_store_job_by_idem(lp->st, c->idem, idem_found, &h) == 1;
-    }
-    if (!found)
-        return 0;
-    *seq = h.seq;
-    c->status = h.same ? 200 : 422;
-    if (!h.same)
-        c->body = gsd_error_json(422, "idempotency_conflict", "Idempotency-Key",
-                                 "this Idempotency-Key was used for a different request");
-    return 1;
-}
-
-static int apply_submit(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
-{
-    struct gs_api_submit *s = c->sub;
-    struct gs_error err;
-    gs_error_clear(&err);
-    if (c->test_only)
-        return gsd_probe_answer(lp, c, now); /* answered; nothing journaled */
-    char *idem = NULL;
-    int seen = idem_seen(lp, c, &idem, seq);
-    if (seen != 0) {
-        free(idem);
-        return seen < 0 ? -1 : 1; /* 200 the same job, or 422 answered */
-    }
-    if (gsd_admit_check(lp, c, now)) {
-        free(idem);
-        return 0; /* 400: it could never run here */
-    }
-    char idbuf[32];
-    if (!s->has_id && (fresh_id(lp, idbuf, sizeof idbuf) < 0 ||
-                       gs_api_submit_set_id(s, idbuf) < 0))
-        return -1;
-    if (gs_store_job_by_id(lp->st, s->row.spec.id, NULL, NULL) != GS_ENOENT) {
-        c->status = 409;
-        c->body = gsd_error_json(409, "conflict", "id", "job id '%.100s' already exists",
-                                 s->row.spec.id);
-        free(idem);
-        return 0;
-    }
-    s->row.spec.submit = now;
-    int h = gs_engine_submit(lp->eng, now, &s->row.spec, &err);
-    if (h < 0) {
-        engine_refusal(c, &err);
-        return 0;
-    }
-    const struct gs_job_spec *sp = &s->row.spec;
-    char *req = json_dumps(s->json, JSON_COMPACT);
-    struct gs_store_job row = { .id = sp->id, .idem = idem,
-                                .team = sp->team ? sp->team : "default",
-                                .user = sp->user ? sp->user : "-", .gpus = sp->gpus,
-                                .request = req, .state = "pending", .submit = now };
-    int rc = req ? gs_store_job_insert(lp->st, &row, seq, &err) : GS_ENOMEM;
-    free(idem);
-    struct djob *d = rc < 0 ? NULL : gsd_job_new(lp, *seq, sp->id, row.team, row.user, sp->gpus);
-    if (!d || gsd_job_index(lp, d, h) < 0) {
-        free(req);
-        return -1; /* the engine has it but the journal does not: fatal */
-    }
-    d->request = req;
-    d->milli = sp->milli;
-    d->submit = now;
-    gsd_job_sync(lp, d);
-    if (gsd_eta_submitted(lp, d) < 0)
-        return -1;
-    lp->submits++;
-    c->status = 201;
-    return 1;
-}
-
-/* The live job named by c->id that c may act on; answers c otherwise. */
-static struct djob *target(struct gsd_loop *lp, struct gsd_cmd *c)
-{
-    struct djob *d = gsd_job_by_id(lp, c->id);
-    if (!d || d->state == D_DONE) {
-        int64_t seq;
-        int found = gs_store_job_by_id(lp->st, c->id, found_seq, &seq) == 1;
-        c->status = found ? 409 : 404;
-        c->body = found ? gsd_error_json(409, "conflict", "id", "job '%.100s' has ended",
-                                         c->id)
-                        : gsd_error_json(404, "not_found", "id", "no job '%.100s'", c->id);
-        return NULL;
-    }
-    if (c->team_only && strcmp(c->team_only, d->team) != 0) {
-        c->status = 403;
-        c->body = gsd_error_json(403, "forbidden", "team",
-                                 "job '%.100s' belongs to team '%.60s'", c->id, d->team);
-        return NULL;
-    }
-    return d;
-}
-
-static int apply_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
-{
-    int held = lp->nconflicts ? gsd_conflict_cancel(lp, now, c, seq) : -2;
-    if (held != -2)
-        return held;
-    struct djob *d = target(lp, c);
-    if (!d)
-        return 0;
-    *seq = d->seq;
-    c->status = 200;
-    struct gs_error err;
-    if (d->ji.state == GS_JOB_STOPPING && d->ji.stop_reason == GS_JOB_CANCELLED)
-        return 1; /* already being cancelled */
-    if (gs_engine_cancel(lp->eng, now, d->handle, &err) < 0) {
-        c->status = 409;
-        c->body = gsd_error_json(409, "conflict", "id", "%s", err.msg);
-        return 0;
-    }
-    gsd_job_sync(lp, d);
-    return 1;
-}
-
-static int apply_checkpoint(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
-{
-    struct djob *d = target(lp, c);
-    if (!d)
-        return 0;
-    struct gs_error err;
-    if (gs_engine_checkpointed(lp->eng, now, d->handle, &err) < 0) {
-        c->status = 409;
-        c->body = gsd_error_json(409, "conflict", "id", "job '%.100s' is not running", c->id);
-        return 0;
-    }
-    gsd_job_sync(lp, d);
-    gs_store_event(lp->st, now, d->seq, "checkpoint", NULL, NULL);
-    *seq = d->seq;
-    c->status = 200;
-    return 1;
-}
-
-/* Apply one write command inside the turn's transaction.  Returns 1 when
- * the answer is job `*seq`'s object, 0 when c is answered, -1 = fatal. */
-static int apply(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq)
-{
-    switch (c->kind) {
-    case GSD_SUBMIT:
-        return apply_submit(lp, now, c, seq);
-    case GSD_CANCEL:
-        return apply_cancel(lp, now, c, seq);
-    case GSD_CHECKPOINT:
-        return apply_checkpoint(lp, now, c, seq);
-    case GSD_NODE_DRAIN:
-    case GSD_NODE_RESUME:
-    case GSD_NODE_DOWN:
-        return gsd_apply_node(lp, now, c);
-    default:
-        return 0;
-    }
-}
-
-static int is_write(int kind)
-{
-    return kind == GSD_SUBMIT || kind == GSD_CANCEL || kind == GSD_CHECKPOINT ||
-           kind == GSD_NODE_DRAIN || kind == GSD_NODE_RESUME || kind == GSD_NODE_DOWN;
-}
-
-#define MAX_BATCH 4096
-
 static int pass(struct gsd_loop *lp, gs_time now, struct gs_error *err)
 {
     if (gsd_launch_held(lp)) /* launches fail on the daemon's side, or the launcher
@@ -640,7 +484,13 @@ static int commit(struct gsd_loop *lp, struct gs_error *err)
 static void engine_check(struct gsd_loop *lp)
 {
     struct gs_error err;
-    if (!lp->engine_check || gs_engine_check(lp->eng, &err) == 0)
+    if (!lp->engine_check)
+        return;
+    if (gsd_jl_check(lp) < 0) { /* a flag set without its list: a daemon bug */
+        gsd_logl(GSD_LOG_ERR, "job list check after turn %lld failed", (long long)lp->turns);
+        abort();
+    }
+    if (gs_engine_check(lp->eng, &err) == 0)
         return;
     gsd_logl(GSD_LOG_ERR, "engine check after turn %lld: %s", (long long)lp->turns, err.msg);
     abort();
@@ -648,7 +498,7 @@ static void engine_check(struct gsd_loop *lp)
 
 static int turn(struct gsd_loop *lp)
 {
-    static int64_t seqs[MAX_BATCH];
+    int64_t *seqs = lp->seqs; /* MAX_BATCH, allocated with the loop */
     int more, i = 0;
     struct gsd_cmd *c, *cmds = take_batch(lp, &more);
     struct gs_error err;
@@ -658,7 +508,7 @@ static int turn(struct gsd_loop *lp)
     lp->turns++;
     gsd_launch_collect(lp); /* what the launcher thread has done since */
     if (lp->outage && !gsd_outage_probe(lp)) { /* writes refused, reads served */
-        gsd_outage_answer(lp, cmds, is_write);
+        gsd_outage_answer(lp, cmds, gsd_cmd_is_write);
         release_batch(lp, cmds);
         return 0;
     }
@@ -666,7 +516,7 @@ static int turn(struct gsd_loop *lp)
         goto fatal;
     for (c = cmds; c; c = c->next, i++) {
         seqs[i] = 0;
-        if (is_write(c->kind) && !gsd_floor_refuse(lp, c) && apply(lp, now, c, &seqs[i]) < 0)
+        if (gsd_cmd_is_write(c->kind) && !gsd_floor_refuse(lp, c) && gsd_cmd_apply(lp, now, c, &seqs[i]) < 0)
             goto fatal_rollback;
     }
     gsd_orphans_reap(lp);
@@ -687,7 +537,7 @@ static int turn(struct gsd_loop *lp)
         gsd_view_update(lp, 0); /* before any answer: read-your-writes */
     i = 0;
     for (c = cmds; c; c = c->next, i++) {
-        if (is_write(c->kind) && seqs[i] > 0 && !c->body)
+        if (gsd_cmd_is_write(c->kind) && seqs[i] > 0 && !c->body)
             c->body = gsd_job_body(lp, seqs[i]);
         else if (!c->body && !gsd_view_answer(lp, c))
             gsd_answer(lp, c);
@@ -700,7 +550,7 @@ fatal_rollback:
     gs_store_rollback(lp->st);
 fatal:
     if (gsd_outage_begin(lp, err.msg[0] ? err.msg : "a journal write failed")) {
-        gsd_outage_answer(lp, cmds, is_write);
+        gsd_outage_answer(lp, cmds, gsd_cmd_is_write);
         release_batch(lp, cmds);
         return 0;
     }
@@ -725,12 +575,10 @@ static int timeout_ms(struct gsd_loop *lp)
         best = d < 0 ? 0 : (int64_t)ceil(d);
     }
     int64_t mono = gsd_mono_ms();
-    for (size_t i = 0; i < lp->nlive; i++) {
-        int64_t k = lp->live[i]->kill_at;
-        if (k > 0 && (best < 0 || k - mono < best))
-            best = k - mono < 0 ? 0 : k - mono;
-    }
-    int64_t r = gsd_launch_next_retry(lp); /* a launch retried after the daemon's failure */
+    int64_t k = gsd_timer_next(&lp->timers); /* SIGKILLs, the jobs' retries */
+    if (k >= 0 && (best < 0 || k - mono < best))
+        best = k - mono < 0 ? 0 : k - mono;
+    int64_t r = gsd_launch_next_retry(lp); /* the pass held after the daemon's failure */
     if (r > 0 && (best < 0 || r - mono < best))
         best = r - mono < 0 ? 0 : r - mono;
     if (lp->be->poll && (best < 0 || lp->next_poll - mono < best))
@@ -740,17 +588,6 @@ static int timeout_ms(struct gsd_loop *lp)
     best = gsd_dash_timeout(lp, (int)best);
     lp->refresh_only = gsd_view_stale(lp) && best > 50;
     return lp->refresh_only ? 50 : (int)best; /* go on diagnosing the queue */
-}
-
-static void on_signal(struct gsd_loop *lp)
-{
-    struct signalfd_siginfo si;
-    while (read(lp->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-        if (si.ssi_signo == SIGHUP)
-            lp->reload = 1;
-        else
-            lp->stop = 1;
-    }
 }
 
 static void reload_policy(struct gsd_loop *lp)
@@ -794,25 +631,15 @@ static int loop_body(struct gsd_loop *lp)
             gsd_log("epoll: %s", strerror(errno));
             return 1;
         }
-        for (int i = 0; i < n; i++) {
-            void *p = ev[i].data.ptr;
-            if (p == &lp->efd) {
-                uint64_t v;
-                if (read(lp->efd, &v, sizeof v) < 0 && errno != EAGAIN)
-                    gsd_log("eventfd: %s", strerror(errno));
-            } else if (p == &lp->sfd) {
-                on_signal(lp);
-            } else {
-                struct djob *d = p;
-                d->exited = 1;
-                epoll_ctl(lp->epfd, EPOLL_CTL_DEL, d->proc.pidfd, NULL);
-            }
+        for (int i = 0; i < n; i++) { /* registered handlers: on_cmd, on_signal, on_pidfd */
+            struct gsd_handler *h = ev[i].data.ptr;
+            h->fn(lp, h, ev[i].events);
         }
         if (n == 0 && lp->refresh_only) { /* only the view's refresh was due */
             gsd_view_update(lp, 1);
             continue;
         }
-        gsd_kill_timers(lp);
+        gsd_timers_run(lp);
         if (lp->be->poll && gsd_mono_ms() >= lp->next_poll) {
             lp->be->poll(lp);
             lp->next_poll = gsd_mono_ms() + lp->opts.slurm_poll_ms;
@@ -865,6 +692,8 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     lp->lch = NULL;
     if (lp->be && lp->be->close)
         lp->be->close(lp);
+    gsd_timers_fini(&lp->timers); /* before the jobs that hold its timers */
+    gsd_jl_fini(lp);
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
         if (d->proc.pidfd >= 0)
@@ -904,6 +733,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     if (lp->epfd >= 0)
         close(lp->epfd);
     free(lp->purged);
+    free(lp->seqs);
     for (size_t i = 0; i < lp->npurged_out; i++)
         free(lp->purged_out[i]);
     free(lp->purged_out);

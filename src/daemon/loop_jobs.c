@@ -17,6 +17,7 @@
 #include "daemon/loop_eta.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -78,6 +79,8 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->ji.stop_reason = -1;
     d->proc.pidfd = -1;
     d->vslot = -1;
+    d->kill_tm = (struct gsd_timer){ .kind = GSD_TM_KILL, .arg = d };
+    d->retry_tm = (struct gsd_timer){ .kind = GSD_TM_RETRY, .arg = d };
     d->li = lp->nlive;
     lp->live[lp->nlive++] = d;
     return d;
@@ -212,10 +215,10 @@ static void stop_procs(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
     if (d->proc.pid > 0) {
         if (lp->be->signal(lp, d, GSD_SIG_TERM) < 0) {
-            d->exited = 1;
+            gsd_job_exited(lp, d);
             lp->again = 1;
         }
-        d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
+        gsd_kill_arm(lp, d);
         return;
     }
     if (d->launch_wanted) {
@@ -235,6 +238,7 @@ static void on_start(struct gsd_loop *lp, struct djob *d, struct devent *e)
     if (d->ji.first_start == GS_TIME_NONE)
         gsd_hist_add(&lp->wait_s, (double)(e->time - d->submit) / 1000.0);
     d->launch_wanted = 1;
+    gsd_jl_add(lp, GSD_JL_LAUNCH, d);
     d->decided = e->time;
 }
 
@@ -324,8 +328,10 @@ static int confirm_launches(struct gsd_loop *lp, gs_time now)
 {
     struct gs_error err;
     int rc = 0;
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
+    size_t n;
+    struct djob **v = gsd_jl_take(lp, GSD_JL_CONFIRM, &n); /* in lp->live's order */
+    for (size_t i = 0; i < n; i++) {
+        struct djob *d = v[i];
         if (d->launched && d->ji.state == GS_JOB_STARTING) {
             if (gs_engine_started(lp->eng, now, d->handle, &err) < 0)
                 gsd_log("job %s: start not confirmed: %s", d->id, err.msg);
@@ -354,6 +360,7 @@ static int confirm_launches(struct gsd_loop *lp, gs_time now)
         }
         d->launched = d->launch_error = d->launch_deferred = 0;
     }
+    free(v);
     return rc;
 }
 
@@ -401,7 +408,7 @@ static void lost_run(struct gsd_loop *lp, struct djob *d, gs_time now, int code)
     int sup = (int)d->proc.pid, attempt = d->ji.attempts;
     lp->be->release(lp, d);
     d->proc = (struct gsd_proc){ 0, 0, -1 };
-    d->kill_at = 0;
+    gsd_timer_cancel(&lp->timers, &d->kill_tm);
     char detail[200];
     if (code < 0)
         snprintf(detail, sizeof detail,
@@ -442,8 +449,8 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     d->real_end = now;
     int rc = lp->be->read_exit(lp, d, &code, &end_ms);
     if (rc == GS_EIO) { /* the daemon is out of descriptors: read it again soon */
-        d->exited = 1;
-        d->retry_at = gsd_mono_ms() + 100;
+        gsd_job_exited(lp, d);
+        gsd_retry_arm(lp, d, 100);
         return;
     }
     if (rc < 0) {
@@ -465,12 +472,13 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     }
     lp->be->release(lp, d);
     d->proc = (struct gsd_proc){ 0, 0, -1 };
-    d->kill_at = 0;
+    gsd_timer_cancel(&lp->timers, &d->kill_tm);
     char detail[64];
     snprintf(detail, sizeof detail, "exit %d", code);
     gs_store_event(lp->st, now, d->seq, "end", detail, NULL);
     if (code == -1 && d->ji.state == GS_JOB_STARTING) {
         d->launch_wanted = 1; /* never launched (a restart found it waiting): launch now */
+        gsd_jl_add(lp, GSD_JL_LAUNCH, d);
         d->dirty = 1;
         gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
                 d->ji.attempts);
@@ -484,6 +492,7 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
         d->ji.stop_reason == GS_JOB_PENDING && group_busy(lp, d)) {
         d->held = 1;
         d->held_code = code;
+        gsd_jl_add(lp, GSD_JL_HELD, d);
         return;
     }
     confirm_exit(lp, d, code, now);
@@ -493,38 +502,74 @@ int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
 {
     if (confirm_launches(lp, now) < 0)
         return -1;
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (d->exited && (d->retry_at == 0 || d->retry_at <= gsd_mono_ms())) {
+    size_t n;
+    struct djob **v = gsd_jl_take(lp, GSD_JL_EXITED, &n); /* in lp->live's order */
+    for (size_t i = 0; i < n; i++) {
+        struct djob *d = v[i];
+        if (d->exited && gsd_retry_due(d, gsd_mono_ms())) {
             d->exited = 0;
-            d->retry_at = 0;
+            gsd_timer_cancel(&lp->timers, &d->retry_tm);
             collect_exit(lp, d, now);
+        } else if (d->exited) {
+            gsd_jl_add(lp, GSD_JL_EXITED, d); /* read again once its retry is due */
         }
     }
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
+    free(v);
+    v = gsd_jl_take(lp, GSD_JL_HELD, &n);
+    for (size_t i = 0; i < n; i++) {
+        struct djob *d = v[i];
         if (d->held && !group_busy(lp, d)) {
             d->held = 0;
             confirm_exit(lp, d, d->held_code, now);
+        } else if (d->held) {
+            gsd_jl_add(lp, GSD_JL_HELD, d);
         }
     }
+    free(v);
     return 0;
 }
 
 
-void gsd_kill_timers(struct gsd_loop *lp)
+/* The SIGKILL after a stop's SIGTERM; a signal that fails means the
+ * processes are gone: collect the end now. */
+static void kill_now(struct gsd_loop *lp, struct djob *d)
+{
+    if (lp->be->signal(lp, d, GSD_SIG_KILL) < 0) {
+        gsd_job_exited(lp, d);
+        lp->again = 1;
+    }
+}
+
+void gsd_kill_arm(struct gsd_loop *lp, struct djob *d)
+{
+    if (gsd_timer_add(&lp->timers, &d->kill_tm, gsd_mono_ms() + (int64_t)lp->opts.kill_wait) < 0)
+        kill_now(lp, d); /* no memory for the timer: no grace rather than no kill */
+}
+
+void gsd_retry_arm(struct gsd_loop *lp, struct djob *d, int64_t ms)
+{
+    if (gsd_timer_add(&lp->timers, &d->retry_tm, gsd_mono_ms() + ms) < 0)
+        lp->again = 1; /* no memory for the timer: retried at the next turn */
+}
+
+int gsd_retry_due(const struct djob *d, int64_t mono)
+{
+    return !gsd_timer_armed(&d->retry_tm) || d->retry_tm.at <= mono;
+}
+
+void gsd_job_timers_off(struct gsd_loop *lp, struct djob *d)
+{
+    gsd_timer_cancel(&lp->timers, &d->kill_tm);
+    gsd_timer_cancel(&lp->timers, &d->retry_tm);
+}
+
+void gsd_timers_run(struct gsd_loop *lp)
 {
     int64_t mono = gsd_mono_ms();
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (d->kill_at > 0 && d->kill_at <= mono) {
-            d->kill_at = 0;
-            if (lp->be->signal(lp, d, GSD_SIG_KILL) < 0) {
-                d->exited = 1;
-                lp->again = 1;
-            }
-        }
-    }
+    for (struct gsd_timer *t; (t = gsd_timer_pop_due(&lp->timers, mono));)
+        if (t->kind == GSD_TM_KILL)
+            kill_now(lp, t->arg);
+    /* a due GSD_TM_RETRY needs nothing more: disarmed, its job is due */
 }
 
 void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n)
@@ -553,6 +598,8 @@ static void free_job(struct gsd_loop *lp, size_t i)
     if (last != d && last->handle >= 0)
         gs_intmap_put(lp->byh, last->handle, (int)i); /* replaces: never allocates */
     gsd_view_drop(lp, d);
+    gsd_job_timers_off(lp, d);
+    gsd_jl_forget(lp, d);
     gsd_blob_unref(d->blob);
     free(d->diag);
     free(d->id);
@@ -628,11 +675,21 @@ int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
     return 0;
 }
 
+/* d's pidfd is readable: its supervisor has ended. */
+static void on_pidfd(struct gsd_loop *lp, struct gsd_handler *h, uint32_t events)
+{
+    (void)events;
+    struct djob *d = (struct djob *)(void *)((char *)h - offsetof(struct djob, on_exit));
+    gsd_job_exited(lp, d);
+    epoll_ctl(lp->epfd, EPOLL_CTL_DEL, d->proc.pidfd, NULL);
+}
+
 void gsd_watch(struct gsd_loop *lp, struct djob *d)
 {
-    struct epoll_event e = { .events = EPOLLIN, .data.ptr = d };
+    d->on_exit.fn = on_pidfd;
+    struct epoll_event e = { .events = EPOLLIN, .data.ptr = &d->on_exit };
     if (d->proc.pidfd < 0 || epoll_ctl(lp->epfd, EPOLL_CTL_ADD, d->proc.pidfd, &e) < 0) {
-        d->exited = 1; /* cannot watch it: look now (and again via exit file) */
+        gsd_job_exited(lp, d); /* cannot watch it: look now (and again via exit file) */
         lp->again = 1;
     }
 }

@@ -151,6 +151,7 @@ static void defer(struct gsd_loop *lp, struct djob *d, const struct gs_error *er
     }
     d->retries++;
     d->launch_deferred = 1;
+    gsd_jl_add(lp, GSD_JL_CONFIRM, d);
     lp->launch_failures[d->launch_why]++;
     gsd_job_dirty(lp, d);
     lp->again = 1;
@@ -183,6 +184,7 @@ static void launch_failed(struct gsd_loop *lp, struct djob *d, const struct gs_e
     }
     gsd_log("job %s: launch failed: %s", d->id, err->msg);
     d->launch_error = 1; /* the engine hears of it next turn */
+    gsd_jl_add(lp, GSD_JL_CONFIRM, d);
     gsd_job_dirty(lp, d);
     lp->again = 1;
 }
@@ -213,8 +215,11 @@ static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
     if (r->rc < 0) {
         if (wanted && d->state == D_STARTING)
             launch_failed(lp, d, &r->error);
-        else if (wanted) /* a stop asked meanwhile: confirmed now */
-            d->launch_error = 1, lp->again = 1;
+        else if (wanted) { /* a stop asked meanwhile: confirmed now */
+            d->launch_error = 1;
+            gsd_jl_add(lp, GSD_JL_CONFIRM, d);
+            lp->again = 1;
+        }
         gsd_job_dirty(lp, d);
         return;
     }
@@ -228,11 +233,12 @@ static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
     d->retries = 0;
     lp->launch_streak = 0;
     d->launched = 1; /* confirmed (gs_engine_started) next turn */
+    gsd_jl_add(lp, GSD_JL_CONFIRM, d);
     gsd_watch(lp, d);
     if (d->state == D_STOPPING) { /* cancelled or preempted while launching */
         if (gsd_backend_signal(&d->proc, GSD_SIG_TERM) < 0)
-            d->exited = 1;
-        d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
+            gsd_job_exited(lp, d);
+        gsd_kill_arm(lp, d);
     }
     gsd_job_dirty(lp, d);
     lp->again = 1; /* confirm and journal the supervisor's pid at once */
@@ -311,13 +317,19 @@ void gsd_launch_pending(struct gsd_loop *lp)
 {
     int64_t mono = gsd_mono_ms();
     struct gsd_lreq *batch = NULL, **tail = &batch;
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (!d->launch_wanted || d->proc.pid > 0 || d->launching || d->state != D_STARTING ||
-            d->retry_at > mono)
+    size_t n;
+    struct djob **want = gsd_jl_take(lp, GSD_JL_LAUNCH, &n); /* in lp->live's order */
+    for (size_t i = 0; i < n; i++) {
+        struct djob *d = want[i];
+        if (!d->launch_wanted)
             continue;
+        if (d->proc.pid > 0 || d->launching || d->state != D_STARTING ||
+            !gsd_retry_due(d, mono)) {
+            gsd_jl_add(lp, GSD_JL_LAUNCH, d); /* still wanted: a later turn */
+            continue;
+        }
         d->launch_wanted = 0;
-        d->retry_at = 0;
+        gsd_timer_cancel(&lp->timers, &d->retry_tm);
         d->launch_why = -1;
         d->launch_node = 0;
         if (gsd_test_crash == GSD_CRASH_BEFORE_LAUNCH)
@@ -339,22 +351,14 @@ void gsd_launch_pending(struct gsd_loop *lp)
         *tail = r;
         tail = &r->next;
     }
+    free(want);
     if (batch)
         gsd_launcher_submit(lp->lch, batch); /* the turn's launches, at once */
 }
 
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp)
 {
-    int64_t best = 0;
-    for (size_t i = 0; i < lp->nlive; i++) {
-        const struct djob *d = lp->live[i];
-        if (d->retry_at > 0 && ((d->launch_wanted && d->state == D_STARTING) || d->exited) &&
-            (best == 0 || d->retry_at < best))
-            best = d->retry_at;
-    }
-    if (lp->launch_hold_until > 0 && (best == 0 || lp->launch_hold_until < best))
-        best = lp->launch_hold_until; /* the pass held back by defer() */
-    return best;
+    return lp->launch_hold_until; /* the pass held back by defer() */
 }
 
 /* The local backend's table (backend.h): supervisors on this host. */

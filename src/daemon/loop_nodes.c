@@ -47,7 +47,7 @@ static void orphan(struct gsd_loop *lp, struct djob *d, gs_time now)
     }
     gs_store_event(lp->st, now, d->seq, "kill", "its node went down", NULL);
     d->proc = (struct gsd_proc){ 0, 0, -1 };
-    d->kill_at = 0;
+    gsd_timer_cancel(&lp->timers, &d->kill_tm);
     d->exited = d->held = 0;
     d->launch_wanted = d->launched = 0;
     d->dirty = 1;

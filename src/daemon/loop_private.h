@@ -17,7 +17,21 @@
 #include "core/policy/policy.h"
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
+#include "daemon/timers.h"
 #include "io/store.h"
+
+struct gsd_loop;
+
+/* An epoll registration: epoll_event.data.ptr points at one, and the loop
+ * calls its fn with the ready events (loop.c, loop_body).  The loop owns
+ * two (commands' eventfd, signalfd); each watched supervisor one (its
+ * pidfd, in struct djob). */
+struct gsd_handler {
+    void (*fn)(struct gsd_loop *lp, struct gsd_handler *h, uint32_t events);
+};
+
+/* The job lists of loop_jlist.c (struct gsd_jlist below). */
+enum { GSD_JL_EXITED, GSD_JL_HELD, GSD_JL_CONFIRM, GSD_JL_LAUNCH, GSD_JL_N };
 
 enum dstate { D_PENDING, D_STARTING, D_RUNNING, D_STOPPING, D_DONE };
 enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED, O_TIMEOUT };
@@ -46,11 +60,12 @@ struct djob {
     int launch_error;         /* the launch failed: tell the engine */
     int launch_deferred;      /* the launch failed for the daemon's own reasons: the
                                  engine puts it back as pending next turn */
-    int exited;               /* its pidfd fired: collect the end */
-    int64_t kill_at;          /* monotonic ms of the SIGKILL, 0 = none */
-    int64_t retry_at;         /* monotonic ms of the next launch try (or read of the
-                                 exit file) after a failure of the daemon's own
-                                 (loop_launch.c), 0 = none */
+    int exited;               /* its pidfd fired: collect the end (gsd_job_exited) */
+    struct gsd_handler on_exit; /* its pidfd's epoll handler (gsd_watch) */
+    struct gsd_timer kill_tm; /* armed: the SIGKILL's deadline (lp->timers) */
+    struct gsd_timer retry_tm; /* armed: no launch try (or read of the exit file)
+                                 before its deadline, after a failure of the
+                                 daemon's own (loop_launch.c); not armed = none */
     int retries;              /* such failures in a row */
     int launch_why;           /* enum gsd_launch_fail of the last one, -1 = the job's */
     int launch_node;          /* the failed launch is its node's (quarantine.c counts it) */
@@ -68,6 +83,7 @@ struct djob {
                                  record; the engine hears of it later), or NONE */
     gs_time decided;          /* engine time of the START decision not yet
                                  confirmed running, or NONE */
+    size_t jl[GSD_JL_N];           /* 1 + its place in lp->jl[k], 0 = not in it (loop_jlist.c) */
     int dirty;
     int vdirty;               /* its row changed since its object was published */
     struct gsd_blob *blob;    /* its job object as last published (view.h) */
@@ -80,6 +96,15 @@ struct djob {
     struct gs_queue_key vqk;
     struct gs_eta_rec eta;    /* its start-time promise at submit (loop_eta.c) */
     int eta_restored;         /* that promise was read back from the journal */
+};
+
+/* loop_jlist.c: the jobs a turn acts on, by flag (exited; held; launched,
+ * launch_error or launch_deferred; launch_wanted). */
+struct gsd_jlist {
+    struct djob **v;
+    size_t n, cap;
+    int all;                  /* an add failed (out of memory): the next walk takes
+                                 every live job */
 };
 
 /* A decision copied out of the observer (alloc borrowed only there). */
@@ -156,7 +181,11 @@ struct gsd_loop {
     int closing;              /* answer new commands 503 */
     atomic_int ready;
     int efd, sfd, epfd;
+    struct gsd_handler on_cmd, on_sig; /* efd's and sfd's epoll handlers */
+    int64_t *seqs;            /* turn(): the job of each command of the batch */
     int again;                /* run another turn at once */
+    struct gsd_timers timers; /* the live jobs' deadlines (timers.h, GSD_TM_*) */
+    struct gsd_jlist jl[GSD_JL_N]; /* the live jobs with a flag to act on (loop_jlist.c) */
     int stop, reload;
     /* clock: engine ms = e0 + (monotonic ms - m0) * scale, anchored once at
        start (and restore) with w0 = the wall clock then (loop.c clock_setup) */
@@ -254,6 +283,32 @@ struct gsd_view;
 struct gsd_node_text;
 struct gsd_vbuild;
 
+/* loop_jlist.c.  Add d to list k (GSD_JL_*) after setting its flag; a job
+ * already there is not added twice (out of memory: the list's next walk
+ * takes every live job). */
+void gsd_jl_add(struct gsd_loop *lp, int k, struct djob *d);
+/* d's supervisor has ended (or must be looked at): d->exited = 1, listed. */
+void gsd_job_exited(struct gsd_loop *lp, struct djob *d);
+/* Take d out of every list (before it is freed). */
+void gsd_jl_forget(struct gsd_loop *lp, struct djob *d);
+/* Detach list k as an array (malloc'd: free() it; NULL when empty) of its
+ * jobs in the order of lp->live, *n set; the list is empty after.  The
+ * walker checks each job's flag and adds again those it leaves flagged. */
+struct djob **gsd_jl_take(struct gsd_loop *lp, int k, size_t *n);
+/* Every live job with a list's flag set is in it: 0, or -1 after logging
+ * the first one missing (GPUSCHEDD_ENGINE_CHECK=1, after each turn). */
+int gsd_jl_check(struct gsd_loop *lp);
+void gsd_jl_fini(struct gsd_loop *lp);
+
+/* loop_cmds.c: apply write command c (gsd_cmd_is_write) inside the turn's
+ * transaction at engine time `now`.  Returns 1 when the answer is job
+ * *seq's object (rendered after the commit), 0 when c is answered, -1 =
+ * fatal (the engine and the journal disagree, or out of memory). */
+int gsd_cmd_apply(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int64_t *seq);
+/* Whether commands of `kind` (GSD_*) write: submit, cancel, checkpoint, node
+ * drain/resume/down. */
+int gsd_cmd_is_write(int kind);
+
 /* loop.c */
 gs_time gsd_now(struct gsd_loop *lp);
 
@@ -306,7 +361,21 @@ int gsd_exits_apply(struct gsd_loop *lp, gs_time now);
 void gsd_job_sync(struct gsd_loop *lp, struct djob *d);
 int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n);
 int gsd_info_parse(const char *text, struct gs_job_info *ji);
-void gsd_kill_timers(struct gsd_loop *lp);
+/* The kinds of the live jobs' timers (struct gsd_timer.kind, arg = the job). */
+enum { GSD_TM_KILL, GSD_TM_RETRY };
+/* Arm d's SIGKILL at --kill-wait from now (a stop has sent SIGTERM); when
+ * the timer cannot be armed (out of memory) the SIGKILL goes at once. */
+void gsd_kill_arm(struct gsd_loop *lp, struct djob *d);
+/* Disarm d's timers (its processes are gone, or it is freed). */
+void gsd_job_timers_off(struct gsd_loop *lp, struct djob *d);
+/* Hold d's next launch try or exit read back for `ms` (retry_tm). */
+void gsd_retry_arm(struct gsd_loop *lp, struct djob *d, int64_t ms);
+/* Whether d's retry hold is over at monotonic `mono` (or none was set). */
+int gsd_retry_due(const struct djob *d, int64_t mono);
+/* Carry out the timers due now: a due SIGKILL is sent (a job whose signal
+ * fails is collected at once); a due retry only wakes the loop (the turn
+ * after this finds it due).  Replaces the scan of every live job. */
+void gsd_timers_run(struct gsd_loop *lp);
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err);
 /* Hand the decided launches over (local: to the launcher thread, as one
  * batch; slurm: carried out here); after the turn's commit. */
@@ -318,8 +387,9 @@ void gsd_launch_collect(struct gsd_loop *lp);
 /* Wait for every launch handed over, then collect them (before the live
  * jobs are dropped). */
 void gsd_launch_drain(struct gsd_loop *lp);
-/* Monotonic ms of the earliest launch (or exit read) retry due after the
- * daemon ran out of descriptors (loop_launch.c), 0 = none. */
+/* Monotonic ms at which the pass held back by a launch failure of the
+ * daemon's own may run again (loop_launch.c), 0 = none (the jobs' own
+ * retries are timers: lp->timers). */
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
 /* Whether passes are held back: launches fail on the daemon's side and
  * their back-off has not ended (once it has, the hold is cleared: the pass

@@ -128,17 +128,19 @@ void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d)
         d->proc = (struct gsd_proc){ 0, 0, -1 };
         if (d->ji.state == GS_JOB_STARTING) {
             d->launch_wanted = 1;
+            gsd_jl_add(lp, GSD_JL_LAUNCH, d);
             gsd_log("job %s: attempt %d was decided but not launched; launching it now",
                     d->id, d->ji.attempts);
         } else {
             d->launch_error = 1; /* a stop of a job that never ran: confirmed */
+            gsd_jl_add(lp, GSD_JL_CONFIRM, d);
         }
         return;
     }
     d->dirty = 1;
     if (gsd_backend_adopt(&d->proc) < 0) {
         d->proc.pidfd = -1;
-        d->exited = 1; /* collected with its exit file in the first turn */
+        gsd_job_exited(lp, d); /* collected with its exit file in the first turn */
         return;
     }
     gsd_watch(lp, d);
@@ -146,11 +148,13 @@ void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d)
     snprintf(go, sizeof go, "%s/go", dir);
     /* without RUNDIR/go it may still be waiting for a go byte that will never
      * come: it will exit as "never launched" and the attempt is made again */
-    if (d->ji.state == GS_JOB_STARTING && access(go, F_OK) == 0)
+    if (d->ji.state == GS_JOB_STARTING && access(go, F_OK) == 0) {
         d->launched = 1; /* confirmed in the first turn */
+        gsd_jl_add(lp, GSD_JL_CONFIRM, d);
+    }
     if (d->ji.state == GS_JOB_STOPPING) { /* the stop goes on */
         gsd_backend_signal(&d->proc, GSD_SIG_TERM);
-        d->kill_at = gsd_mono_ms() + (int64_t)lp->opts.kill_wait;
+        gsd_kill_arm(lp, d);
     }
     gsd_log("job %s: re-adopted supervisor %d", d->id, (int)d->proc.pid);
 }

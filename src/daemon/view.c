@@ -1,5 +1,39 @@
 /* view.c - the published read state (view.h): built on the engine thread
- * after each commit, read by the HTTP threads through a reference. */
+ * after each commit, read by the HTTP threads through a reference.
+ *
+ * Design
+ * ------
+ * A view (struct gsd_view) is immutable once published: the engine thread
+ * builds a new one after each turn's commit (gsd_view_update, called from
+ * loop.c's turn before any command of that turn is answered, so a client
+ * reads its own writes) and swaps it in under lp->vmu (publish); a reader
+ * takes a reference under vmu (view_get), answers from it without any
+ * lock, and drops it (view_unref; the last reference frees it).  The one
+ * mutable part, the queue's page rendered on first demand, has its own
+ * qmu.
+ *
+ * What a publish does, in order (gsd_view_update):
+ *   1. the job table (fill_jobs, view_jobs.c, vtab.c): only the jobs the
+ *      turn touched (vdirty, gsd_view_touch) are rendered again; the
+ *      not-pending list by seq and the queue's order are kept sorted
+ *      between publishes (the queue re-listed in full only after a node
+ *      command, a reload, aging or fifo); a cursor re-diagnoses queued jobs
+ *      within a time budget (refresh, budget);
+ *   2. /v1/cluster and the dashboard's first page (full_bodies) when
+ *      forced, cheap, or due (their cost keeps them under 5 %);
+ *   3. /v1/nodes and /metrics at their own cadence (tuned);
+ *   4. publish; bodies held back by cost mark the loop to wake
+ *      (gsd_view_stale) until they are out.
+ *
+ * Threads: everything here that takes a struct gsd_loop's fields other than
+ * vmu/view and rmu/readers (gsd_view_update, gsd_view_drop,
+ * gsd_view_touch, gsd_view_fini, the blobs kept in lp->b_*) is the engine
+ * thread's.  gsd_view_answer runs on an HTTP thread (http.c) or the engine
+ * thread (a turn's batch); it reads only the view it holds a reference
+ * to, lp->reads_on_engine (set before the threads start), and the
+ * read-only journal handles (reader_take/reader_give, under rmu) for ended
+ * jobs.
+ */
 #define _GNU_SOURCE
 #include "daemon/view.h"
 #include "daemon/dash_route.h"
