@@ -190,14 +190,11 @@ static int any_alive(const struct gsd_pid *p, int n)
 int gsd_reap_lost(const char *rundir, int wait_ms)
 {
     enum { CAP = 4096 };
-    pid_t *roots = malloc(CAP * sizeof *roots); /* 16 + 96 KiB: on the heap, per call */
-    struct gsd_pid *all = malloc(CAP * sizeof *all);
-    int nr = roots && all ? recorded_alive(rundir, roots, CAP / 2) : 0;
-    if (nr == 0) {
-        free(roots);
-        free(all);
+    static pid_t roots[CAP];  /* the engine thread's only */
+    static struct gsd_pid all[CAP];
+    int nr = recorded_alive(rundir, roots, CAP / 2);
+    if (nr == 0)
         return 0;
-    }
     int nd = gsd_reap_descendants(roots, nr, all, CAP - nr);
     if (nd < 0)
         nd = 0;
@@ -212,7 +209,5 @@ int gsd_reap_lost(const char *rundir, int wait_ms)
         struct timespec ts = { 0, 10 * 1000000L };
         nanosleep(&ts, NULL);
     }
-    free(roots);
-    free(all);
     return nd;
 }
