@@ -171,14 +171,13 @@ static void clear_stale(const char *rundir)
     }
 }
 
-static int read_small(const char *rundir, const char *name, char *buf, size_t n);
-
 /* Whether the forked child could not execute the supervisor for the job's
  * own reason (child_exec wrote "126 MS" to RUNDIR/exit before exiting). */
 static int exec_failed_own(const char *rundir)
 {
-    char buf[64];
-    return read_small(rundir, "exit", buf, sizeof buf) == 0 && strncmp(buf, "126 ", 4) == 0;
+    int code;
+    int64_t end_ms;
+    return gsd_backend_read_exit(rundir, &code, &end_ms) == 0 && code == 126;
 }
 
 /* After the fork: pin the supervisor (pidfd), record it in RUNDIR/sup, then
@@ -202,8 +201,11 @@ static int give_go(const char *rundir, pid_t pid, int go_fd, struct gsd_proc *p,
         e = errno;
     if (gsd_test_crash == GSD_CRASH_BEFORE_GO)
         _exit(99);
-    if (rc == 0 && write(go_fd, "g", 1) != 1 && !(errno == EPIPE && exec_failed_own(rundir)))
-        rc = -1, e = errno;
+    if (rc == 0 && write(go_fd, "g", 1) != 1) {
+        e = errno; /* before exec_failed_own's reads */
+        if (!(e == EPIPE && exec_failed_own(rundir)))
+            rc = -1;
+    }
     close(go_fd);
     if (rc == 0)
         return 0;
