@@ -61,17 +61,23 @@ daemon_stop TERM
 # starting, holding its GPU), then runs once
 GPUSCHEDD_TEST_LAUNCH_FAIL=4 daemon_start "$TMP/s3"
 api POST /v1/jobs '{"id":"later","command":["true"]}'
-seen=
-for _ in $(seq 100); do
-    m=$(curl -s "$URL/metrics" | awk '/^gpusched_launch_failures_total\{reason="fork"\}/ { print $2 }')
-    st=$(curl -s "$URL/v1/jobs/later" | jq -r .state)
-    [ "$st" = completed ] && break
-    [ "${m:-0}" -ge 1 ] && [ "$st" = pending ] && { seen=1; break; }
-    sleep 0.03
+# The nodes are read inside one pending window: the failure count and the
+# state are read before and after, and a retry in between would have moved
+# the job to starting and (failing) back with the count one higher.
+forks() { curl -s "$URL/metrics" | awk '/^gpusched_launch_failures_total\{reason="fork"\}/ { print $2 }'; }
+seen= free=
+for _ in $(seq 200); do
+    m1=$(forks); st1=$(curl -s "$URL/v1/jobs/later" | jq -r .state)
+    [ "$st1" = completed ] && break
+    if [ "${m1:-0}" -ge 1 ] && [ "$st1" = pending ]; then
+        f=$(curl -s "$URL/v1/nodes" | jq '[.nodes[].free_gpus] | add')
+        st2=$(curl -s "$URL/v1/jobs/later" | jq -r .state); m2=$(forks)
+        if [ "$st2" = pending ] && [ "$m2" = "$m1" ]; then seen=1 free=$f; break; fi
+    fi
+    sleep 0.02
 done
 is "$seen" 1 "while its launches fail, the job is pending (its GPU released), not starting"
-api GET /v1/nodes
-is "$(field "$body" '[.nodes[].free_gpus] | add')" 32 "all 32 GPUs are free meanwhile"
+is "$free" 32 "all 32 GPUs are free meanwhile"
 wait_state later completed 20
 api GET /v1/jobs/later
 is "$(field "$body" '"\(.outcome) \(.attempts)"')" "completed 1" "then it runs, as attempt 1"
