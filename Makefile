@@ -81,16 +81,24 @@ FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(B)/fuzz/%)
 GPUSCHED := $(B)/bin/gpusched
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(B)/%.o)
 GPUSCHEDD := $(B)/bin/gpuschedd
+# the supervisor program (src/daemon/supervisor/main.c): libc only
+SUPERVISOR_OBJ := $(B)/src/daemon/supervisor/main.o $(B)/src/daemon/supervise.o \
+    $(B)/src/daemon/reap.o $(B)/src/daemon/runas.o $(B)/src/core/base/error.o
+SUPERVISOR := $(B)/bin/gpuschedd-supervise
 
 .PHONY: all release san test unit demo bench lint check-layering clean deps fuzz \
         headers-check install uninstall
-all: $(GPUSCHED) bin/gpusched $(GPUSCHEDD) bin/gpuschedd
+all: $(GPUSCHED) bin/gpusched $(GPUSCHEDD) bin/gpuschedd bin/gpuschedd-supervise
 
 bin/gpusched: $(GPUSCHED)
 	@mkdir -p bin
 	cp $< $@
 
 bin/gpuschedd: $(GPUSCHEDD)
+	@mkdir -p bin
+	cp $< $@
+
+bin/gpuschedd-supervise: $(SUPERVISOR)
 	@mkdir -p bin
 	cp $< $@
 
@@ -123,9 +131,14 @@ $(GPUSCHED): $(CLI_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(LDSAN) -o $@ $(CLI_OBJ) $(LIB) $(LIBS)
 
-$(GPUSCHEDD): $(DAEMON_OBJ) $(LIB)
+# gpuschedd starts jobs under the supervisor beside it: build both together
+$(GPUSCHEDD): $(DAEMON_OBJ) $(LIB) | $(SUPERVISOR)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(LDSAN) -o $@ $(DAEMON_OBJ) $(LIB) -lmicrohttpd -lpthread $(LIBS)
+
+$(SUPERVISOR): $(SUPERVISOR_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(LDSAN) -o $@ $(SUPERVISOR_OBJ)
 
 $(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -227,7 +240,8 @@ install:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples
-	install -m 755 $(RP)/bin/gpusched $(RP)/bin/gpuschedd $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(RP)/bin/gpusched $(RP)/bin/gpuschedd $(RP)/bin/gpuschedd-supervise \
+	    $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 build/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 build/man/gpuschedd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 scripts/gpusched.bash-completion \
@@ -238,6 +252,7 @@ install:
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpusched $(DESTDIR)$(PREFIX)/bin/gpuschedd \
+	    $(DESTDIR)$(PREFIX)/bin/gpuschedd-supervise \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/gpusched.1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/gpusched-*.1 $(DESTDIR)$(PREFIX)/share/man/man8/gpuschedd.8 \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpusched \

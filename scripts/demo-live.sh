@@ -28,7 +28,7 @@ cleanup() {
         wait "$DPID" 2>/dev/null || true
     fi
     # The jobs outlive the daemon on purpose.  Each job's supervisor
-    # (gpuschedd --supervise; the daemon records "PID START" in
+    # (gpuschedd-supervise; the daemon records "PID START" in
     # run/SEQ-N/sup) writes its exit file under the state directory once the
     # job's group is gone: stop the supervisors by pid (they pass SIGTERM to
     # their job's group) and wait for them before removing the directory, or

@@ -52,7 +52,7 @@ static char *out_spec(const char *path, int own)
     return s;
 }
 
-/* The supervisor's argv: self --supervise RUNDIR FD OUT ERR CWD USER --
+/* The supervisor's argv: SUPERVISOR --supervise RUNDIR FD OUT ERR CWD USER --
  * cmd...; a[4] and a[5] are allocated (free them with the array). */
 static char **sup_argv(const struct gsd_launch *l, const char *fdtext)
 {
@@ -62,7 +62,7 @@ static char **sup_argv(const struct gsd_launch *l, const char *fdtext)
     char **a = calloc(n + 10, sizeof *a);
     if (!a)
         return NULL;
-    a[0] = (char *)l->self;
+    a[0] = (char *)l->supervisor;
     a[1] = "--supervise";
     a[2] = (char *)l->rundir;
     a[3] = (char *)fdtext;

@@ -25,7 +25,7 @@
 enum gsd_signal { GSD_SIG_TERM, GSD_SIG_CHECKPOINT, GSD_SIG_KILL };
 
 struct gsd_launch {
-    const char *self;         /* this binary */
+    const char *supervisor;   /* the supervisor program (gsd_opts.supervisor) */
     const char *rundir;       /* created here; must not exist yet */
     char *const *argv;        /* the job's command */
     char *const *envp;        /* the job's variables (request + scheduler's), written

@@ -30,7 +30,8 @@ struct gsd_opts {
     double clock_scale;
     int sync_full;            /* 1 = synchronous=FULL (default) */
     gs_time kill_wait;        /* ms between SIGTERM and SIGKILL */
-    const char *self;         /* path of this binary (for the supervisor) */
+    const char *supervisor;   /* the supervisor program: gpuschedd-supervise beside
+                                 this binary, else this binary (--supervise) */
     const char *server_url;   /* http://HOST:PORT, for GPUSCHED_SERVER */
     /* --backend slurm settings (docs/slurm-backend.md) */
     const char *slurm_partition, *slurm_account, *slurm_qos;

@@ -121,7 +121,7 @@ static struct gsd_lreq *prepare(struct gsd_loop *lp, struct djob *d, struct gs_e
         gsd_lreq_free(r);
         return gs_errorf(err, GS_ENOMEM, "out of memory"), NULL;
     }
-    r->l = (struct gsd_launch){ .self = lp->opts.self, .rundir = r->rundir,
+    r->l = (struct gsd_launch){ .supervisor = lp->opts.supervisor, .rundir = r->rundir,
                                 .argv = r->s.argv, .envp = r->env, .cwd = r->s.cwd,
                                 .out = r->s.out ? r->s.out : r->out,
                                 .err = r->s.err ? r->s.err : r->err, .out_own = !r->s.out,

@@ -373,20 +373,37 @@ int main(int argc, char **argv)
     return st;
 }
 
+/* The supervisor program: gpuschedd-supervise in this binary's directory
+ * (it links only libc, so each job's start execs less), else this binary's
+ * own --supervise mode, said once in the log.  `buf` holds the result. */
+static const char *supervisor_path(const char *self, char *buf, size_t size)
+{
+    const char *slash = strrchr(self, '/');
+    int dir = slash ? (int)(slash - self) : 0;
+    int n = snprintf(buf, size, "%.*s/gpuschedd-supervise", dir, self);
+    if (n < 0 || (size_t)n >= size)
+        errno = ENAMETOOLONG;
+    else if (access(buf, X_OK) == 0)
+        return buf;
+    gsd_logl(GSD_LOG_NOTICE, "no supervisor program at %s (%s): jobs start under "
+             "%s --supervise", buf, strerror(errno), self);
+    return self;
+}
+
 /* The daemon's life once the state directory is locked: 0 on a clean
  * stop, else a gsd_exit status after saying why on stderr. */
 static int gsd_run(struct gsd_opts *opts)
 {
     struct gsd_opts o = *opts;
     int st;
-    static char self[PATH_MAX], url[300];
+    static char self[PATH_MAX], sup[PATH_MAX], url[300];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
         fprintf(stderr, "gpuschedd: /proc/self/exe: %s\n", strerror(errno));
         return GSD_EXIT_FATAL;
     }
     self[n] = '\0';
-    o.self = self;
+    o.supervisor = supervisor_path(self, sup, sizeof sup);
     const char *crash = getenv("GPUSCHEDD_TEST_CRASH");
     if (crash)
         gsd_test_crash = !strcmp(crash, "before_launch") ? GSD_CRASH_BEFORE_LAUNCH

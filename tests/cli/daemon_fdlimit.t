@@ -5,7 +5,7 @@
 # charged: gs_engine_launch_deferred) and are decided and launched again
 # after a back-off, counted in gpusched_launch_failures_total{reason}, and
 # none is failed for it; with launches made to fail on purpose
-# (GPUSCHEDD_TEST_LAUNCH_FAIL=4: a fork without processes), the API shows
+# (GPUSCHEDD_TEST_LAUNCH_FAIL=6: a fork without processes), the API shows
 # the job pending, not starting, while they fail; an exit file the daemon
 # cannot open for lack of descriptors is read
 # again later (not taken for a lost supervisor).  A job whose own command
@@ -56,10 +56,11 @@ nd=$(sqlite3 "$S/journal.db" "SELECT count(*) FROM events WHERE kind = 'launch_d
 ok "$([ "$nd" -gt 0 ]; echo $?)" "the journal has the deferrals ($nd launch_deferred events)"
 daemon_stop TERM
 
-# launches that fail on the daemon's side (the hook: 4 forks fail, back-off
-# 100 + 200 + 400 + 800 ms): the job is pending meanwhile (on main it stayed
+# launches that fail on the daemon's side (the hook: 6 forks fail, back-off
+# 100 + 200 + 400 + 800 + 1,600 + 3,200 ms, so that the last windows are
+# long enough to be seen on a loaded machine): the job is pending meanwhile (on main it stayed
 # starting, holding its GPU), then runs once
-GPUSCHEDD_TEST_LAUNCH_FAIL=4 daemon_start "$TMP/s3"
+GPUSCHEDD_TEST_LAUNCH_FAIL=6 daemon_start "$TMP/s3"
 api POST /v1/jobs '{"id":"later","command":["true"]}'
 # The nodes are read inside one pending window: the failure count and the
 # state are read before and after, and a retry in between would have moved
@@ -68,7 +69,7 @@ forks() { curl -s "$URL/metrics" | awk '/^gpusched_launch_failures_total\{reason
 seen= free=
 for _ in $(seq 200); do
     m1=$(forks); st1=$(curl -s "$URL/v1/jobs/later" | jq -r .state)
-    [ "$st1" = completed ] && break
+    [ "$st1" = done ] && break
     if [ "${m1:-0}" -ge 1 ] && [ "$st1" = pending ]; then
         f=$(curl -s "$URL/v1/nodes" | jq '[.nodes[].free_gpus] | add')
         st2=$(curl -s "$URL/v1/jobs/later" | jq -r .state); m2=$(forks)
@@ -81,8 +82,8 @@ is "$free" 32 "all 32 GPUs are free meanwhile"
 wait_state later completed 20
 api GET /v1/jobs/later
 is "$(field "$body" '"\(.outcome) \(.attempts)"')" "completed 1" "then it runs, as attempt 1"
-is "$(curl -s "$URL/metrics" | awk '/^gpusched_launch_failures_total\{reason="fork"\}/ { print $2 }')" 4 \
-    "the 4 failures are counted in /metrics (reason fork)"
+is "$(curl -s "$URL/metrics" | awk '/^gpusched_launch_failures_total\{reason="fork"\}/ { print $2 }')" 6 \
+    "the 6 failures are counted in /metrics (reason fork)"
 daemon_stop TERM
 
 # the job's own exec failures: its reason, not a bare exit code

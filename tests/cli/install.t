@@ -7,7 +7,7 @@
 # a temp dir so it never races another build; once per test run (skipped in
 # the sanitizer variant, which would only repeat the same build).
 . "$(dirname "$0")/tap.sh"
-N=23
+N=24
 plan $N
 if [ "${GS_VARIANT:-}" = san ]; then
     i=0; while [ $i -lt $N ]; do i=$((i + 1)); echo "ok $i # skip install checked in the debug variant"; done
@@ -39,6 +39,7 @@ is "$got" "whatif" "completion: gpusched wha -> whatif"
 # version says the commit is unknown
 like "$("$P/bin/gpuschedd" --version)" "^gpuschedd 0\.1 (commit unknown)$" \
     "gpuschedd installed; its --version falls back to 'commit unknown' outside git"
+ok $([ -x "$P/bin/gpuschedd-supervise" ]; echo $?) "its supervisor program is installed beside it"
 U=$P/lib/systemd/system/gpuschedd.service
 ok $(grep -q "^ExecStart=$P/bin/gpuschedd --cluster /etc/gpusched/cluster.yaml " "$U" &&
      grep -q '^KillMode=process$' "$U"; echo $?) "the unit runs the installed gpuschedd on /etc/gpusched, KillMode=process"
