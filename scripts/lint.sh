@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 status=0
 FLAGS="-std=c11 -Isrc -D_POSIX_C_SOURCE=200809L"
-files=$(ls src/*/*.c src/core/*/*.c)
+files=$(ls src/*/*.c src/core/*/*.c src/daemon/*/*.c)
 if command -v clang-tidy >/dev/null; then
     # shellcheck disable=SC2086
     out=$(printf '%s\n' $files |
