@@ -17,7 +17,8 @@
  *      first submit to the last job's end (target >= 1,000 jobs/s with
  *      16); with the daemon's decision-to-running histogram's p50/p90/p99
  *
- * Usage: bench_daemon [--size small] [--case N] [--gpuschedd PATH]; the daemon defaults
+ * Usage: bench_daemon [--size small] [--case N] [--gpuschedd PATH] [--run-dir-on DIR];
+ * --run-dir-on gives each daemon a --run-dir under DIR (a tmpfs: /dev/shm).  The daemon defaults
  * to build/release/bin/gpuschedd.  A submit is counted when its 201 has
  * arrived, i.e. after the turn that holds it committed (fsync'd WAL).  Every
  * daemon and job started here is stopped by pid before exit: a normal one,
@@ -45,6 +46,7 @@
 
 static const char *gsd = "build/release/bin/gpuschedd";
 static char tmp[64];
+static char run_on[4200];     /* --run-dir-on: each daemon's --run-dir is made here */
 
 struct daemon {
     pid_t pid;
@@ -136,6 +138,16 @@ static int start(struct daemon *d, const char *cluster, const char *policy, cons
         return -1;
     double t0 = bench_now_ms();
     snprintf(d->state, sizeof d->state, "%s", state);
+    /* --run-dir-on: the run files elsewhere; STATE/run links to them so the
+       teardown finds the supervisors as it does without the option */
+    char rd[4400] = "", link[200];
+    if (run_on[0]) {
+        const char *base = strrchr(state, '/');
+        snprintf(rd, sizeof rd, "%s/%s", run_on, base ? base + 1 : state);
+        snprintf(link, sizeof link, "%s/run", state);
+        if ((mkdir(state, 0700) < 0 && errno != EEXIST) || symlink(rd, link) < 0)
+            return -1;
+    }
     pthread_mutex_lock(&running_mu);
     pid_t parent = getpid();
     d->pid = fork();
@@ -155,6 +167,7 @@ static int start(struct daemon *d, const char *cluster, const char *policy, cons
         dup2(null, 2);
         const char *argv[] = { gsd, "--cluster", cluster, "--state", state, "--listen",
                                "127.0.0.1:0", "--trust-loopback", "--server-name", "b", /* its Host */
+                               rd[0] ? "--run-dir" : "--sync", rd[0] ? rd : "full",
                                policy ? "--policy" : NULL, policy, NULL };
         execv(gsd, (char *const *)argv);
         _exit(127);
@@ -318,12 +331,14 @@ static void teardown(void)
             stop_locked(&running[i]);
             running[i].pid = 0;
         }
-    if (tmp[0] && access(tmp, F_OK) == 0) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-        if (system(cmd) != 0)
-            fprintf(stderr, "bench_daemon: cannot remove %s\n", tmp);
-    }
+    const char *dirs[] = { tmp, run_on };
+    for (int i = 0; i < 2; i++)
+        if (dirs[i][0] && access(dirs[i], F_OK) == 0) {
+            char cmd[4300];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", dirs[i]);
+            if (system(cmd) != 0)
+                fprintf(stderr, "bench_daemon: cannot remove %s\n", dirs[i]);
+        }
     pthread_mutex_unlock(&running_mu);
 }
 
@@ -900,9 +915,16 @@ int main(int argc, char **argv)
             only = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gpuschedd") && i + 1 < argc)
             gsd = argv[++i];
-        else {
+        else if (!strcmp(argv[i], "--run-dir-on") && i + 1 < argc) {
+            snprintf(run_on, sizeof run_on, "%s/gsbenchrunXXXXXX", argv[++i]);
+            if (!mkdtemp(run_on)) {
+                fprintf(stderr, "bench_daemon: --run-dir-on %s: %s\n", argv[i], strerror(errno));
+                return 1;
+            }
+        } else {
             fprintf(stderr, "usage: bench_daemon [--size small] [--case N] [--gpuschedd PATH]"
-                            "\n(unknown or incomplete argument: %s)\n", argv[i]);
+                            " [--run-dir-on DIR]\n(unknown or incomplete argument: %s)\n",
+                    argv[i]);
             return 2;
         }
     }
@@ -930,7 +952,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/backfill.yaml", tmp);
     write_file(path, "queue:\n  policy: priority_with_backfill\n  backfill: true\n"
                      "  duration_estimate: user\n");
-    printf("gpuschedd %s, journal synchronous=FULL on %s\n", gsd, tmp);
+    printf("gpuschedd %s, journal synchronous=FULL on %s, run files in %s\n", gsd, tmp,
+           run_on[0] ? run_on : "STATE/run");
     if (!only || only == 1)
         bench_submit(1, 1, small ? 500 : 3000);
     if (!only || only == 2)
@@ -952,9 +975,6 @@ int main(int argc, char **argv)
         bench_run(1, small ? 300 : 1000);
         bench_run(16, small ? 2000 : 10000);
     }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-    if (system(cmd) != 0)
-        return 1;
+    teardown();
     return 0;
 }

@@ -8,13 +8,17 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Whether DIR holds at least one entry besides . and .. */
+/* Whether DIR holds at least one entry besides ., .. and a run directory's
+ * claim (.state). */
 static int dir_nonempty(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -23,7 +27,8 @@ static int dir_nonempty(const char *dir)
     struct dirent *e;
     int n = 0;
     while (!n && (e = readdir(d)))
-        n = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+        n = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            strcmp(e->d_name, ".state") != 0;
     closedir(d);
     return n;
 }
@@ -69,8 +74,50 @@ static int guard_missing(const struct gsd_loop *lp)
     return 0;
 }
 
+/* A --run-dir holds SEQ-ATTEMPT directories named by one journal's
+ * sequence numbers, so it belongs to one state: DIR/.state names it
+ * (created O_EXCL by the first daemon; the state's lock then keeps a second
+ * daemon of the same state out).  0, or -1 after saying why. */
+static int claim_run_dir(const struct gsd_loop *lp)
+{
+    char path[4200], state[PATH_MAX], had[PATH_MAX + 2];
+    if (!lp->opts.run_dir)
+        return 0;
+    if (!realpath(lp->opts.state, state)) {
+        fprintf(stderr, "gpuschedd: %s: %s\n", lp->opts.state, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/.state", lp->run_dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        dprintf(fd, "%s\n", state);
+        int rc = fsync(fd);
+        close(fd);
+        if (rc == 0)
+            return 0;
+    } else if (errno == EEXIST) {
+        FILE *f = fopen(path, "re");
+        int ok = f && fgets(had, sizeof had, f);
+        if (f)
+            fclose(f);
+        had[ok ? strcspn(had, "\n") : 0] = '\0';
+        if (ok && strcmp(had, state) == 0)
+            return 0;
+        fprintf(stderr, "gpuschedd: --run-dir %s belongs to the state directory '%s' "
+                "(%s), not %s: give each state its own run directory\n",
+                lp->run_dir, had, path, state);
+        return -1;
+    }
+    fprintf(stderr, "gpuschedd: %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
 int gsd_journal_open(struct gsd_loop *lp, int *status)
 {
+    if (claim_run_dir(lp) < 0) {
+        *status = GSD_EXIT_FATAL;
+        return -1;
+    }
     *status = guard_missing(lp);
     if (*status)
         return -1;

@@ -43,6 +43,7 @@ struct gsd_opts {
     int state_used;           /* the state dir has held a daemon (its lock file was there) */
     int64_t min_free;         /* --min-free-mb in bytes: submits get 507 below it */
     const char *output_dir;   /* --output-dir, NULL = STATE/output */
+    const char *run_dir;      /* --run-dir, NULL = STATE/run */
     int64_t file_limit;       /* --job-file-limit in bytes, 0 = none ... */
     int file_limit_pct;       /* ... or this % of the output filesystem (when > 0) */
     int64_t retain_ms;        /* --retain: ended jobs older (wall ms) are purged; 0 = never */

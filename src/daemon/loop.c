@@ -202,7 +202,7 @@ static char *path_join(const char *a, const char *b)
 static int make_dirs(struct gsd_loop *lp)
 {
     lp->db_path = path_join(lp->opts.state, "journal.db");
-    lp->run_dir = path_join(lp->opts.state, "run");
+    lp->run_dir = lp->opts.run_dir ? strdup(lp->opts.run_dir) : path_join(lp->opts.state, "run");
     lp->out_dir = lp->opts.output_dir ? strdup(lp->opts.output_dir)
                                       : path_join(lp->opts.state, "output");
     if (!lp->db_path || !lp->run_dir || !lp->out_dir)

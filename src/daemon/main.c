@@ -30,7 +30,8 @@ static const char usage[] =
     "                 [--clock-scale X] [--sync full|normal] [--kill-wait SECONDS]\n"
     "                 [--socket PATH] [--trust-loopback] [--allow-origin ORIGIN]\n"
     "                 [--server-name HOST[:PORT]]\n"
-    "                 [--init] [--min-free-mb N] [--output-dir DIR] [--job-file-limit SIZE]\n"
+    "                 [--init] [--min-free-mb N] [--output-dir DIR] [--run-dir DIR]\n"
+    "                 [--job-file-limit SIZE]\n"
     "                 [--retain AGE] [--log-level LEVEL]\n"
     "       gpuschedd --check STATE   (the journal's health; exit 0 healthy, 4 damaged)\n"
     "  --listen        default 127.0.0.1:8642; port 0 picks a free port; the first\n"
@@ -56,6 +57,9 @@ static const char usage[] =
     "                  jobs but whose journal is missing or empty (else refused)\n"
     "  --min-free-mb   submits get 507 while the journal's filesystem has less free (64)\n"
     "  --output-dir    where jobs' default stdout/stderr go (STATE/output)\n"
+    "  --run-dir       the supervisors' run files (STATE/run); a tmpfs such as\n"
+    "                  /run/gpusched/run makes each job's start cheaper; claimed\n"
+    "                  for this state in DIR/.state (docs/daemon.md)\n"
     "  --job-file-limit  largest file a job may write (RLIMIT_FSIZE): SIZE[K|M|G],\n"
     "                  N% of the output filesystem, or 0 = none (25%)\n"
     "  --retain        purge ended jobs (rows, events, output, run files) older\n"
@@ -113,6 +117,7 @@ static int opt_value(struct gsd_opts *o, int c, const char *arg)
             }
             break;
         case 'W': o->output_dir = arg; break;
+        case 'r': o->run_dir = arg; break;
         case 'R': return gsd_retain_opt(o, arg);
         case 'M': case 'F':
             return gsd_disk_opt(o, c == 'M' ? "min-free-mb" : "job-file-limit", arg);
@@ -180,6 +185,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         { "init", no_argument, NULL, 'I' },
         { "min-free-mb", required_argument, NULL, 'M' },
         { "output-dir", required_argument, NULL, 'W' },
+        { "run-dir", required_argument, NULL, 'r' },
         { "job-file-limit", required_argument, NULL, 'F' },
         { "retain", required_argument, NULL, 'R' },
         { "slurm-partition", required_argument, NULL, 'P' },
@@ -222,7 +228,7 @@ static int parse_opts(int argc, char **argv, struct gsd_opts *o)
         case 'V': o->gpu_mode = GSD_GPUS_VIRTUAL; break;
         case 'U': o->virtual_users = 1; break;
         case 'x': case 'y': case 'k': case 'G': case 'O': case 'D':
-        case 'I': case 'R': case 'W': case 'M': case 'F': case 'g': case 'L':
+        case 'I': case 'R': case 'W': case 'r': case 'M': case 'F': case 'g': case 'L':
             if (opt_value(o, c, optarg) != 0)
                 return 2;
             break;

@@ -7,7 +7,7 @@
 # a temp dir so it never races another build; once per test run (skipped in
 # the sanitizer variant, which would only repeat the same build).
 . "$(dirname "$0")/tap.sh"
-N=24
+N=25
 plan $N
 if [ "${GS_VARIANT:-}" = san ]; then
     i=0; while [ $i -lt $N ]; do i=$((i + 1)); echo "ok $i # skip install checked in the debug variant"; done
@@ -41,6 +41,8 @@ like "$("$P/bin/gpuschedd" --version)" "^gpuschedd 0\.1 (commit unknown)$" \
     "gpuschedd installed; its --version falls back to 'commit unknown' outside git"
 ok $([ -x "$P/bin/gpuschedd-supervise" ]; echo $?) "its supervisor program is installed beside it"
 U=$P/lib/systemd/system/gpuschedd.service
+ok $(grep -q -- "--run-dir /run/gpusched/run$" "$U" && grep -q '^RuntimeDirectoryPreserve=yes$' "$U"
+     echo $?) "the unit keeps the run files on /run/gpusched/run, kept when the daemon stops"
 ok $(grep -q "^ExecStart=$P/bin/gpuschedd --cluster /etc/gpusched/cluster.yaml " "$U" &&
      grep -q '^KillMode=process$' "$U"; echo $?) "the unit runs the installed gpuschedd on /etc/gpusched, KillMode=process"
 like "$(tr '\n' ' ' <"$U")" "control-group .*every running job .*mixed .*none " \
