@@ -200,6 +200,70 @@ static void test_hold_needs_expedite(void **state)
     gs_cluster_destroy(cl);
 }
 
+/* OOM sweep: the scenario of test_hold_until_start with the n-th
+ * allocation failed, n = 1, 2, ...: every call returns 0 or GS_ENOMEM and
+ * the invariants hold after it (a failed hold only loses the hold); the
+ * round without a failure gives the hand-derived result, and nothing
+ * leaks. */
+static struct gs_cluster *oom_cl;
+static struct gs_policy oom_pol;
+
+static long oom_n;
+static int oom_ok(struct gs_engine *eng, int rc, int line)
+{
+    if (rc < 0 && rc != GS_ENOMEM)
+        fail_msg("fail_at %ld, line %d: rc %d", oom_n, line, rc);
+    struct gs_error err = { 0 };
+    int c = gs_engine_check(eng, &err);
+    if (c < 0 && c != GS_ENOMEM)
+        fail_msg("gs_engine_check: %s", err.msg);
+    return rc >= 0;
+}
+
+static int oom_round(long n)
+{
+    oom_n = n;
+    tu_oom_arm(n);
+    struct gs_error err = { 0 };
+    struct gs_engine *eng = gs_engine_create(oom_cl, &oom_pol, &err);
+    int ok = eng != NULL, big = -1;
+    struct gs_job_spec b = spec_of("big", 0, 16), cs = spec_of("c", 0, 8);
+    b.time_limit = SEC(36000);
+    cs.time_limit = SEC(1000);
+    ok = ok && oom_ok(eng, big = gs_engine_submit(eng, 0, &b, &err), __LINE__);
+    ok = ok && oom_ok(eng, gs_engine_submit(eng, 0, &cs, &err), __LINE__);
+    ok = ok && oom_ok(eng, gs_engine_step(eng, 0, &err), __LINE__);
+    ok = ok &&
+         oom_ok(eng, gs_engine_node_set_state(eng, SEC(100), 0, GS_NODE_DOWN, &err), __LINE__);
+    ok = ok && oom_ok(eng, gs_engine_step(eng, SEC(100), &err), __LINE__);
+    ok = ok && oom_ok(eng, gs_engine_finish(eng, SEC(300), 1, &err), __LINE__);
+    ok = ok && oom_ok(eng, gs_engine_step(eng, SEC(300), &err), __LINE__);
+    int failed = tu_oom_state.failed > 0;
+    struct gs_job_info ji;
+    if (ok && !failed) {
+        assert_int_equal(gs_engine_job_info(eng, big, &ji), 0);
+        assert_int_equal(ji.state, GS_JOB_RUNNING);
+        assert_int_equal(ji.held_gpu_ms, (int64_t)8 * SEC(200));
+    }
+    gs_engine_destroy(eng);
+    tu_oom_end(n);
+    return failed;
+}
+
+static void test_hold_oom(void **state)
+{
+    (void)state;
+    oom_cl = cluster_of("n1:8 n2:8 n3:8");
+    fifo_pack(&oom_pol);
+    const char *kv[] = { "queue.backfill", "easy", "retry.expedite", "true",
+                         "retry.hold", "600", NULL };
+    pol_set_all(&oom_pol, kv);
+    long n = tu_oom_rounds(oom_round);
+    assert_true(n > 10); /* allocations were failed on the way */
+    gs_policy_fini(&oom_pol);
+    gs_cluster_destroy(oom_cl);
+}
+
 /* ---- the property over a random grid (the simulator, gs_engine_check
  * after every event) ---- */
 
@@ -361,6 +425,7 @@ int main(void)
         cmocka_unit_test_teardown(test_hold_drain_cancel, lf_teardown),
         cmocka_unit_test_teardown(test_hold_gpu_down, lf_teardown),
         cmocka_unit_test(test_hold_needs_expedite),
+        cmocka_unit_test(test_hold_oom),
         cmocka_unit_test(test_hold_property),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -266,7 +266,7 @@ void gs_eng_rhold_fini(struct gs_eng_rholds *rh);
  * hold the GPUs its last run used elsewhere (in service, idle now) for it
  * until now + retry.hold.  No-op without retry.hold or retry.expedite, for
  * a shared or MIG run, or when nothing survives.  0 or GS_ENOMEM (then
- * nothing is held). */
+ * nothing is held and nothing changed: the caller may go on without). */
 int gs_eng_rhold_begin(struct gs_engine *eng, int job, gs_time now, int node, uint64_t down);
 
 /* gs_eng_try_start for a job with GPUs held (j->rheld): its held GPUs count

@@ -144,10 +144,11 @@ static int fail_runs(struct gs_engine *eng, gs_time now, int node, uint64_t mask
         int stopping = eng->jobs[job].state == GS_JOB_STOPPING;
         if (gs_eng_fail_run(eng, job, now, 0) < 0)
             return GS_ENOMEM;
-        /* requeued by this failure: its other GPUs may be held (retry.hold) */
-        if (!stopping && eng->jobs[job].state == GS_JOB_PENDING &&
-            gs_eng_rhold_begin(eng, job, now, node, mask) < 0)
-            return GS_ENOMEM;
+        /* requeued by this failure: its other GPUs may be held (retry.hold).
+           Out of memory there only loses the hold (plain expedited requeue):
+           the node event itself is carried out whole */
+        if (!stopping && eng->jobs[job].state == GS_JOB_PENDING)
+            (void)gs_eng_rhold_begin(eng, job, now, node, mask);
     }
     return 0;
 }
