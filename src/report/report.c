@@ -321,7 +321,7 @@ int gs_report_jobs_csv_all(FILE *f, const struct gs_engine *eng, int64_t epoch_m
             eta ? ",est_start_at_submit,est_start_p90_at_submit,est_basis_at_submit,"
                   "est_start_cal_at_submit" : "");
     if (fail)
-        gs_report_fail_csv_header(f);
+        gs_report_fail_csv_header(f, eng);
     fputc('\n', f);
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
@@ -349,7 +349,7 @@ int gs_report_jobs_csv_all(FILE *f, const struct gs_engine *eng, int64_t epoch_m
         if (eta)
             eta_cells(f, eta, neta, j);
         if (fail)
-            gs_report_fail_csv_row(f, fail, j, &ji);
+            gs_report_fail_csv_row(f, eng, fail, j, &ji);
         fputc('\n', f);
     }
     return ferror(f) ? GS_EIO : 0;

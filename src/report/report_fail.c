@@ -22,6 +22,7 @@ struct totals {
     double lost_all, lost_kill; /* the engine's lost (failures and preemption);
                                    killed jobs' work past their last checkpoint */
     int64_t jobs_hit;
+    double held_ms;             /* GPU x ms held for restarts (retry.hold) */
     int largest;                /* engine handle, -1 = none */
     int largest_gpus;
 };
@@ -35,6 +36,7 @@ static void add_job(struct totals *t, const struct gs_sim_fail *f, int j,
         t->jobs_hit += f->restarts[j] > 0;
     }
     t->lost_all += mg * (double)ji->lost;
+    t->held_ms += (double)ji->held_gpu_ms;
     if (ji->state == GS_JOB_KILLED && ji->work > ji->saved)
         t->lost_kill += mg * (double)(ji->work - ji->saved);
     if (ji->first_start != GS_TIME_NONE && ji->gpus > t->largest_gpus) {
@@ -125,7 +127,7 @@ static json_t *by_team_json(const struct gs_engine *eng, const struct gs_sim_fai
 
 json_t *gs_report_fail_json(const struct gs_engine *eng, const struct gs_sim_fail *f)
 {
-    struct totals t = { 0, 0, 0, 0, 0, 0, -1, 0 };
+    struct totals t = { 0, 0, 0, 0, 0, 0, 0, -1, 0 };
     for (int j = 0; j < gs_engine_job_count(eng); j++) {
         struct gs_job_info ji;
         if (gs_engine_job_info(eng, j, &ji) == 0)
@@ -135,22 +137,32 @@ json_t *gs_report_fail_json(const struct gs_engine *eng, const struct gs_sim_fai
     if (!teams)
         return NULL;
     double k = 1.0 / GS_MILLI_GPU / 1000; /* milli-GPU x ms -> GPU-s */
-    return json_pack("{s:I, s:I, s:I, s:f, s:{s:f, s:f, s:f}, s:o, s:o, s:o}", "events",
-                     (json_int_t)f->events, "runs_ended", (json_int_t)f->hits, "jobs_hit",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:{s:f, s:f, s:f}, s:o, s:o, s:o, s:f}",
+                     "events", (json_int_t)f->events, "events_drawn",
+                     (json_int_t)f->events_drawn, "events_replayed",
+                     (json_int_t)(f->events - f->events_drawn), "runs_ended",
+                     (json_int_t)f->hits, "jobs_hit",
                      (json_int_t)t.jobs_hit, "lost_gpu_s", t.lost * k, "lost_gpu_s_by_cause",
                      "failure", t.lost * k, "preemption", (t.lost_all - t.lost) * k,
                      "time_limit", t.lost_kill * k, "ettr",
                      t.wall > 0 ? json_real(t.useful / t.wall) : json_null(), "largest",
-                     largest_json(eng, f, t.largest), "by_team", teams);
+                     largest_json(eng, f, t.largest), "by_team", teams, "held_gpu_s",
+                     t.held_ms / 1000);
 }
 
-void gs_report_fail_csv_header(FILE *out)
+static int holds(const struct gs_engine *eng)
 {
-    fputs(",ettr,lost_gpu_s_failure,restarts", out);
+    return gs_engine_policy(eng)->retry_hold > 0;
 }
 
-void gs_report_fail_csv_row(FILE *out, const struct gs_sim_fail *f, int job,
-                            const struct gs_job_info *ji)
+void gs_report_fail_csv_header(FILE *out, const struct gs_engine *eng)
+{
+    fputs(holds(eng) ? ",ettr,lost_gpu_s_failure,restarts,held_gpu_s"
+                     : ",ettr,lost_gpu_s_failure,restarts", out);
+}
+
+void gs_report_fail_csv_row(FILE *out, const struct gs_engine *eng, const struct gs_sim_fail *f,
+                            int job, const struct gs_job_info *ji)
 {
     double e;
     if (gs_report_job_ettr(ji, &e))
@@ -162,6 +174,10 @@ void gs_report_fail_csv_row(FILE *out, const struct gs_sim_fail *f, int job,
     gs_report_fmt_sec(buf, sizeof buf,
                       (double)gs_job_info_milli_gpus(ji) * (double)lost / GS_MILLI_GPU / 1000);
     fprintf(out, ",%s,%d", buf, (size_t)job < f->njobs ? f->restarts[job] : 0);
+    if (holds(eng)) {
+        gs_report_fmt_sec(buf, sizeof buf, (double)ji->held_gpu_ms / 1000);
+        fprintf(out, ",%s", buf);
+    }
 }
 
 static void html_num(FILE *out, const json_t *v, int decimals, double scale)

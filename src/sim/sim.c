@@ -249,6 +249,7 @@ static int apply_failures(struct sim *s, gs_time t, int64_t *events, struct gs_e
         s->fail_down[u] = (unsigned char)down;
         s->nfail_down += down ? 1 : -1;
         s->fail->events += down;
+        s->fail->events_drawn += down;
         int rc = e->gpu < 0 ? gs_engine_node_set_state(s->eng, t, e->node, e->state, err)
                             : gs_engine_gpu_set_state(s->eng, t, e->node, e->gpu, e->state,
                                                       err);
@@ -265,6 +266,10 @@ static int apply_node_events(struct sim *s, gs_time t, int64_t *events, struct g
     const struct gs_node_events *ne = s->opts ? s->opts->node_events : NULL;
     while (ne && s->next_node_ev < ne->n && ne->ev[s->next_node_ev].time == t) {
         const struct gs_node_event *e = &ne->ev[s->next_node_ev++];
+        if (s->fail && e->state == GS_NODE_DOWN) /* a replayed failure: counted */
+            s->fail->events += (e->gpu < 0 ? gs_engine_node_state(s->eng, e->node)
+                                           : gs_engine_gpu_state(s->eng, e->node, e->gpu)) !=
+                               GS_NODE_DOWN;
         int rc = e->gpu < 0 ? gs_engine_node_set_state(s->eng, t, e->node, e->state, err)
                             : gs_engine_gpu_set_state(s->eng, t, e->node, e->gpu, e->state,
                                                       err);

@@ -55,7 +55,10 @@ struct gs_sim_opts {
 
 /* What the failures of opts->failures cost (docs/failures.md). */
 struct gs_sim_fail {
-    int64_t events;      /* node failures (downs) applied */
+    int64_t events;      /* node and GPU failures (downs) applied: drawn, and
+                            of the replayed node events (a down of a node or
+                            GPU that was not down) */
+    int64_t events_drawn; /* of those, drawn by the failure model */
     int64_t hits;        /* runs ended by a node failure */
     size_t njobs;
     gs_time *lost;       /* owned; per engine handle: work (ms) lost to node

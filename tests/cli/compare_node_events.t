@@ -17,13 +17,14 @@
 #  - expedited (retry.expedite): A goes first and, needing 16 GPUs with 8
 #    up, blocks the FIFO queue: B waits until A ends at 16000 (wait 15900
 #    s), ends 17000.
-#  - both: 1 run ended, 1 job hit; A's ETTR = 10000 / (16000 - 0) = 0.625;
+#  - both: 1 failure (failures.events counts the log's downs with the
+#    draws: events_drawn 0, events_replayed 1), 1 run ended, 1 job hit; A's ETTR = 10000 / (16000 - 0) = 0.625;
 #    the GPU-time weighted ETTR = (16 x 10000 + 8 x 1000) / (16 x 16000 +
 #    8 x 1000) = 168000 / 264000 = 0.6363636364; the longest wait is B's.
 #  - without the log (same model, no node_events key) nothing fails: A ends
 #    at 10000 and B waits for it (9900 s) under both policies.
 . "$(dirname "$0")/tap.sh"
-plan 6
+plan 7
 cat >"$TMP/c.yaml" <<'Y'
 cluster:
   gpu_types:
@@ -59,8 +60,11 @@ is "${rest%;}" "exp 1 1 32000 0.6363636364 0.625 15900" \
 # the table's failure rows say the same
 (cd / && "$GPUSCHED" compare --cluster "$TMP/c.yaml" --trace "$TMP/t.csv" \
     --policy "$TMP/plain.yaml" --policy "$TMP/exp.yaml" --failures "$TMP/f/f.yaml") >"$TMP/table.txt"
-like "$(grep '^plain ' "$TMP/table.txt" | tail -1)" '^plain  *0  *1  *1  *8\.9  *0\.6364  *0\.6250$' \
-     "the table: 1 run, 1 job, 8.9 GPU-h (32000 / 3600), ETTR 0.6364, largest 0.6250"
+like "$(grep '^plain ' "$TMP/table.txt" | tail -1)" '^plain  *1  *1  *1  *8\.9  *0\.6364  *0\.6250$' \
+     "the table: 1 failure (the log's), 1 run, 1 job, 8.9 GPU-h (32000 / 3600), ETTR 0.6364, largest 0.6250"
+cmp_json "$TMP/f/f.yaml" >/dev/null
+is "$(jq -r '[.policies[].failures | "\(.events) \(.events_drawn) \(.events_replayed)"] | join(";")' "$TMP/cmp.json")" \
+   "1 0 1;1 0 1" "events counts the log's down: 0 drawn, 1 replayed, in each policy's run"
 # without the key nothing fails
 is "$(cmp_json "$TMP/f/plain.yaml")" "plain 0 0 0 1 1 9900;exp 0 0 0 1 1 9900;" \
    "the same model without the log: no failure, B waits 9900 s for A"

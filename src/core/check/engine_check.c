@@ -162,6 +162,10 @@ static void engine_use(const struct gs_engine *eng, int32_t *use, int32_t *owner
     for (int n = 0; n < gs_cluster_node_count(eng->cl); n++) {
         add_use(eng->cl, use, n, gs_eng_nodes_out(eng, n), GS_MILLI_GPU);
         add_use(eng->cl, owners, n, gs_eng_nodes_out(eng, n), 1);
+        /* held for a restart (retry.hold): one more owner, so a held GPU
+           that a job or another hold also has is given twice */
+        add_use(eng->cl, use, n, gs_eng_rhold_mask(eng, n), GS_MILLI_GPU);
+        add_use(eng->cl, owners, n, gs_eng_rhold_mask(eng, n), 1);
     }
 }
 
@@ -218,5 +222,7 @@ int gs_engine_check(const struct gs_engine *eng, struct gs_error *err)
         rc = check_teams(eng, err);
     if (rc == 0)
         rc = check_gpus(eng, err);
+    if (rc == 0)
+        rc = gs_eng_rhold_check(eng, err);
     return rc == GS_ENOMEM ? rc : rc < 0 ? GS_ESTATE : 0;
 }

@@ -469,6 +469,8 @@ int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t
                      int backfilled, struct gs_alloc *a)
 {
     a->nparts = 0;
+    if (eng->jobs[job].rheld) /* GPUs held for it (retry.hold): free to it alone */
+        return gs_eng_rhold_try_start(eng, job, now, view, backfilled, a);
     if (eng->jobs[job].gpus > 0) {
         struct gs_request req;
         gs_eng_request(eng, job, &req);
@@ -560,6 +562,8 @@ int gs_engine_cancel(struct gs_engine *eng, gs_time now, int handle, struct gs_e
         return rc;
     if (gs_job_state_holds(j->state))
         return gs_eng_stop_job(eng, job, now, GS_JOB_CANCELLED, GS_EV_CANCEL);
+    if (j->rheld)
+        gs_eng_rhold_expire(eng, now, job); /* nobody needs its held GPUs now */
     j->state = GS_JOB_CANCELLED;
     j->end = now;
     gs_eng_leave_pending(eng, job);

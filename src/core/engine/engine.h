@@ -127,6 +127,10 @@ struct gs_job_info {
                                  time limit + queue.over_time_limit */
     int recover;              /* pending: requeued by a node failure, not started
                                  since (its right to the hot spares, spares.c) */
+    int held;                 /* pending: GPUs are held for its restart now
+                                 (retry.hold, recovery.c); restore_job ignores it */
+    int64_t held_gpu_ms;      /* GPU-ms held for its restarts so far (retry.hold:
+                                 what its holds kept from the other jobs) */
     int64_t qstamp;           /* its last entry into the queue: +n appended at the
                                  back, -n put in front, n growing with each entry;
                                  restore_job takes it (0 = a new stamp): sorted,

@@ -65,6 +65,9 @@ struct job {
                                    its peers until it starts (queue_order.c) */
     uint8_t recover;            /* requeued by a node failure, not started since:
                                    it may use the hot spares (spares.c) */
+    uint8_t rheld;              /* GPUs are held for its restart (retry.hold,
+                                   recovery.c) */
+    int64_t held_gpu_ms;        /* GPU-ms held for its restarts so far (recovery.c) */
     int64_t qstamp;             /* its last entry into the queue: +n appended, -n
                                    put in front (n = eng->qstamps then); sorting
                                    pending jobs by it gives the fifo array's order
@@ -208,6 +211,8 @@ struct gs_engine {
     struct gs_eng_nodes *nodes; /* node states (nodes.c), NULL until one changes */
     unsigned char *spare_mask;  /* per node, gs_eng_spare_nodes' answer; NULL
                                    without spares.nodes (spares.c) */
+    struct gs_eng_rholds *rholds; /* GPUs held for restarts (retry.hold,
+                                   recovery.c); NULL without retry.hold */
     int live;                   /* asynchronous starts and stops (lifecycle.c) */
     size_t nstopping;           /* jobs in GS_JOB_STOPPING */
     size_t nstarting;           /* jobs in GS_JOB_STARTING */
@@ -239,6 +244,54 @@ const unsigned char *gs_eng_spare_nodes(const struct gs_engine *eng, const struc
 
 /* Allocate eng->spare_mask when the policy keeps spares; GS_ENOMEM. */
 int gs_eng_spares_init(struct gs_engine *eng);
+
+/* Whether job `j`'s chance to start depends on more than its shape: a
+ * spare user, or a job GPUs are held for (retry.hold).  The queue pass's
+ * memo and the per-class index leave such a job out (queue.c, qclass.c). */
+static inline int gs_eng_recovering(const struct gs_engine *eng, const struct job *j)
+{
+    return j->rheld || gs_eng_spare_user(eng, j);
+}
+
+/* --- recovery.c: retry.hold, GPUs held for the restart of a job hit by a
+ * node failure (docs/failures.md, "Recovery policies") --- */
+
+/* Set up eng->rholds when the policy holds (retry.hold > 0): 0 or GS_ENOMEM. */
+int gs_eng_rhold_init(struct gs_engine *eng);
+
+/* Free the hold table (NULL-safe). */
+void gs_eng_rhold_fini(struct gs_eng_rholds *rh);
+
+/* `job` was just requeued at `now` by the failure of GPUs `down` of `node`:
+ * hold the GPUs its last run used elsewhere (in service, idle now) for it
+ * until now + retry.hold.  No-op without retry.hold or retry.expedite, for
+ * a shared or MIG run, or when nothing survives.  0 or GS_ENOMEM (then
+ * nothing is held and nothing changed: the caller may go on without). */
+int gs_eng_rhold_begin(struct gs_engine *eng, int job, gs_time now, int node, uint64_t down);
+
+/* gs_eng_try_start for a job with GPUs held (j->rheld): its held GPUs count
+ * as free to it (in the live state and in `view`).  On a start the hold
+ * ends; else it stays as it was.  Returns as gs_eng_try_start. */
+int gs_eng_rhold_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t *view,
+                           int backfilled, struct gs_alloc *a);
+
+/* End the holds whose bound passed by `now`, and the hold of `job` (a slot,
+ * -1 = none: it was cancelled).  Their GPUs are free again. */
+void gs_eng_rhold_expire(struct gs_engine *eng, gs_time now, int job);
+
+/* GPUs `mask` of `node` left service at `now` (drain, down): they are no
+ * longer held (the caller then takes them out of service). */
+void gs_eng_rhold_node(struct gs_engine *eng, gs_time now, int node, uint64_t mask);
+
+/* The earliest end of a hold's bound, GS_TIME_INF if none. */
+gs_time gs_eng_rhold_next(const struct gs_engine *eng);
+
+/* GPUs of `node` held for restarts (engine_check.c). */
+uint64_t gs_eng_rhold_mask(const struct gs_engine *eng, int node);
+
+/* Check the holds: each for a pending job marked rheld, and every job
+ * marked rheld has one.  0 or GS_ESTATE with `err` naming the job. */
+int gs_eng_rhold_check(const struct gs_engine *eng, struct gs_error *err);
 
 /* Make room in the team tables for string id `team` and set its quota from
  * the policy (hooks.team_quota).  Returns 0 or GS_ENOMEM. */

@@ -87,6 +87,8 @@ int gs_engine_job_info(const struct gs_engine *eng, int handle, struct gs_job_in
     out->capped = j->capped;
     out->timed_out = j->timed_out;
     out->recover = j->recover;
+    out->held = j->rheld;
+    out->held_gpu_ms = j->held_gpu_ms;
     out->qstamp = j->qstamp;
     out->run_base = j->saved;
     out->past_ckpt_wall = j->ckpt_wall;

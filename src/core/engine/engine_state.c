@@ -83,6 +83,9 @@ static void restore_history(struct job *j, const struct gs_job_info *info)
     j->last_ckpt = info->last_ckpt;
     j->front = (uint8_t)(info->state == GS_JOB_PENDING && info->front);
     j->recover = (uint8_t)(info->state == GS_JOB_PENDING && info->recover);
+    /* a hold (retry.hold) is not restored: the restarted job waits without
+       one (docs/failures.md); what earlier holds cost is kept */
+    j->held_gpu_ms = info->held_gpu_ms > 0 ? info->held_gpu_ms : 0;
     j->capped = (uint8_t)(info->capped != 0);
     j->timed_out = (uint8_t)(info->timed_out != 0);
     if (j->run_pos < 0) { /* not holding GPUs: the totals are the history */

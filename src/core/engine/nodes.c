@@ -139,8 +139,16 @@ static int fail_runs(struct gs_engine *eng, gs_time now, int node, uint64_t mask
         if (i >= eng->nrunning)
             continue;
         int job = eng->running[i];
-        if (uses(eng, job, node, mask) && gs_eng_fail_run(eng, job, now, 0) < 0)
+        if (!uses(eng, job, node, mask))
+            continue;
+        int stopping = eng->jobs[job].state == GS_JOB_STOPPING;
+        if (gs_eng_fail_run(eng, job, now, 0) < 0)
             return GS_ENOMEM;
+        /* requeued by this failure: its other GPUs may be held (retry.hold).
+           Out of memory there only loses the hold (plain expedited requeue):
+           the node event itself is carried out whole */
+        if (!stopping && eng->jobs[job].state == GS_JOB_PENDING)
+            (void)gs_eng_rhold_begin(eng, job, now, node, mask);
     }
     return 0;
 }
@@ -167,6 +175,8 @@ int gs_engine_node_set_state(struct gs_engine *eng, gs_time now, int node, int s
     nd->state[node] = (int8_t)state;
     if (state == GS_NODE_DOWN && fail_runs(eng, now, node, all_gpus(eng->cl, node)) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
+    if (state != GS_NODE_UP) /* out of service: no longer held for a restart */
+        gs_eng_rhold_node(eng, now, node, all_gpus(eng->cl, node));
     sync_node(eng, node);
     return 0;
 }
@@ -194,6 +204,8 @@ int gs_engine_gpu_set_state(struct gs_engine *eng, gs_time now, int node, int gp
         nd->gpu_drain[node] |= bit;
     if (state == GS_NODE_DOWN && fail_runs(eng, now, node, bit) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
+    if (state != GS_NODE_UP)
+        gs_eng_rhold_node(eng, now, node, bit);
     sync_node(eng, node);
     return 0;
 }

@@ -22,6 +22,9 @@ static int check_policy(const struct gs_policy *p, struct gs_error *err)
     if (p->queue_policy == GS_QUEUE_PRIORITY_BACKFILL && p->backfill == GS_BACKFILL_NONE)
         return gs_errorf(err, GS_EINVAL, "queue.backfill: false contradicts queue.policy "
                                          "priority_with_backfill");
+    if (p->retry_hold > 0 && !p->retry_expedite)
+        return gs_errorf(err, GS_EINVAL, "retry.hold: needs retry.expedite: true (the held "
+                                         "GPUs wait for a job at the head of its class)");
     return 0;
 }
 
@@ -65,7 +68,7 @@ struct gs_engine *gs_engine_create(const struct gs_cluster *cl, const struct gs_
     if (!eng->place)
         goto nomem;
     eng->backfill = gs_policy_backfill_mode(pol);
-    if (gs_eng_spares_init(eng) < 0)
+    if (gs_eng_spares_init(eng) < 0 || gs_eng_rhold_init(eng) < 0)
         goto nomem;
     if (gs_cluster_seal(eng->cl, pol->sched_k, err) < 0 || gs_eng_preempt_init(eng, err) < 0) {
         gs_engine_destroy(eng);
@@ -118,6 +121,7 @@ void gs_engine_destroy(struct gs_engine *eng)
     gs_eng_place_destroy(eng->place);
     gs_eng_nodes_destroy(eng->nodes);
     gs_free(eng->spare_mask);
+    gs_eng_rhold_fini(eng->rholds);
     gs_history_destroy(eng->hist);
     gs_eng_preempt_fini(eng);
     gs_free(eng);
@@ -129,6 +133,7 @@ int gs_engine_step(struct gs_engine *eng, gs_time now, struct gs_error *err)
     if (rc < 0)
         return rc;
     gs_eng_enforce_caps(eng, now);
+    gs_eng_rhold_expire(eng, now, -1); /* holds whose bound passed (retry.hold) */
     gs_eng_plan_overruns(eng, now);
     gs_eng_place_pass(eng);
     if (gs_eng_preempt_step(eng, now) < 0)
@@ -166,6 +171,9 @@ gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
     gs_time p = gs_eng_preempt_wakeup(eng);
     if (p < t)
         t = p;
+    gs_time h = gs_eng_rhold_next(eng); /* a hold's bound: its GPUs are free then */
+    if (h < t)
+        t = h;
     gs_time q = gs_queue_wakeup(eng); /* held back, or a continuation */
     if (q <= now)
         return now; /* a continuation due at once */

@@ -106,6 +106,7 @@ static const struct key keys[] = {
     KEY_RANGE("retry.max_attempts", K_INT, retry_max_attempts, 1, 1000),
     KEY("retry.on", K_FLAGS, retry_on, retry_on_names, retry_on_values, 0, 0),
     KEY_ENUM("retry.expedite", retry_expedite, bool_names, NULL),
+    KEY_PLAIN("retry.hold", K_DURATION, retry_hold),
     /* hot spares (issue 26; spares.c, docs/failures.md) */
     KEY_RANGE("spares.nodes", K_INT, spares_nodes, 0, 65536),
     KEY_RANGE("spares.min_gpus", K_INT, spares_min_gpus, 1, 1e9),
@@ -162,6 +163,7 @@ void gs_policy_init(struct gs_policy *p)
     p->slo_wait = (gs_time)30 * GS_MS_PER_SEC;
     p->retry_max_attempts = 3;
     p->retry_on = -1; /* unset: node_failure and launch_failure */
+    p->retry_hold = 0; /* no hold: the hit job's surviving GPUs are free at once */
     p->spares_nodes = 0;
     p->spares_min_gpus = 1;
     p->quarantine_failures = 3;

@@ -128,6 +128,9 @@ struct gs_policy {
     int retry_on;                 /* bits of enum gs_retry_on, -1 = unset (all) */
     int retry_expedite;           /* a job requeued after a node failure goes ahead of
                                      its peers (as after a launch failure); 0 = off */
+    gs_time retry_hold;           /* with retry_expedite: the GPUs a job hit by a node
+                                     failure used on its other nodes are held for it
+                                     this long at most (recovery.c); 0 = no hold */
     /* hot spares (spares.c): this many idle nodes are kept free for the
      * restart of jobs of at least spares_min_gpus hit by a node failure */
     int spares_nodes;             /* 0 = none */

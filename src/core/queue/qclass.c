@@ -73,11 +73,13 @@ int gs_qclass_enabled(const struct gs_engine *eng)
     for (int k = 0; k < 2; k++)
         if (p->preempt_class[k] != GS_PREEMPT_INHERIT && p->preempt_class[k] != GS_PREEMPT_NONE)
             return 0;
-    /* hot spares and moving estimates: with the unbounded pass only.  A
+    /* hot spares, held GPUs (retry.hold) and moving estimates: with the
+     * unbounded pass only.  A
      * bounded pass that stops ends its segments at other points, and the
      * start-time promises and the continuations by stamps read where the
      * segments end: they would no longer be the bounded pass's of before */
-    return p->max_job_test == 0 || (p->spares_nodes == 0 && !est_moves(eng));
+    return p->max_job_test == 0 ||
+           (p->spares_nodes == 0 && p->retry_hold == 0 && !est_moves(eng));
 }
 
 static int live(const struct gs_engine *eng, const struct qent *q)
@@ -150,10 +152,11 @@ static void rebuild(struct gs_qclass *c, const struct gs_engine *eng)
 int gs_qclass_note(struct gs_qclass *c, const struct gs_engine *eng, int job, gs_time dur)
 {
     const struct job *j = &eng->jobs[job];
-    /* a spare user (it may restart on the hot spares) is not plain: the
+    /* a spare user (it may restart on the hot spares) or a job with GPUs
+     * held for it (retry.hold) is not plain: the
      * pass memo leaves it out (queue.c) */
     int g = gs_qclass_plain(eng, j, 1) && j->mem_mib <= 0 && !j->gpu_types && !j->mig &&
-                    !gs_eng_spare_user(eng, j)
+                    !gs_eng_recovering(eng, j)
                 ? j->gpus
                 : 0;
     if (!c->filed) {

@@ -77,7 +77,7 @@ struct pass {
 
 static int plain(const struct gs_engine *eng, const struct job *j)
 {
-    return gs_qclass_plain(eng, j, MEMO_GROUPS) && !gs_eng_spare_user(eng, j);
+    return gs_qclass_plain(eng, j, MEMO_GROUPS) && !gs_eng_recovering(eng, j);
 }
 
 /* Whether the memo already proves `j` (estimate `dur`) cannot start. */
