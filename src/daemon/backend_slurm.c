@@ -714,7 +714,7 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
     char name[64];
     tag(d, name, sizeof name);
     const struct sjob *j = s->ok ? by_name(s, name) : NULL;
-    d->dirty = 1;
+    gsd_job_dirty(lp, d);
     if (!s->ok) { /* Slurm unreachable: keep the record; the polls decide */
         if (d->proc.pid <= 0)
             relaunch(lp, d);

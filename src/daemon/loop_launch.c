@@ -395,7 +395,7 @@ static void launch_error(struct gsd_loop *lp, struct djob *d, const char *dir)
     if (keep) {
         free(d->launch_msg);
         d->launch_msg = keep;
-        d->dirty = 1;
+        gsd_job_dirty(lp, d);
     }
 }
 

@@ -31,7 +31,7 @@ struct gsd_handler {
 };
 
 /* The job lists of loop_jlist.c (struct gsd_jlist below). */
-enum { GSD_JL_EXITED, GSD_JL_HELD, GSD_JL_CONFIRM, GSD_JL_LAUNCH, GSD_JL_N };
+enum { GSD_JL_EXITED, GSD_JL_HELD, GSD_JL_CONFIRM, GSD_JL_LAUNCH, GSD_JL_DIRTY, GSD_JL_N };
 
 enum dstate { D_PENDING, D_STARTING, D_RUNNING, D_STOPPING, D_DONE };
 enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED, O_TIMEOUT };
@@ -84,7 +84,7 @@ struct djob {
     gs_time decided;          /* engine time of the START decision not yet
                                  confirmed running, or NONE */
     size_t jl[GSD_JL_N];           /* 1 + its place in lp->jl[k], 0 = not in it (loop_jlist.c) */
-    int dirty;
+    int dirty;                /* its row changed: journal it (gsd_job_dirty, listed) */
     int vdirty;               /* its row changed since its object was published */
     struct gsd_blob *blob;    /* its job object as last published (view.h) */
     char *diag;               /* pending: its diagnosis JSON as last rendered */
@@ -298,6 +298,9 @@ struct djob **gsd_jl_take(struct gsd_loop *lp, int k, size_t *n);
 /* Every live job with a list's flag set is in it: 0, or -1 after logging
  * the first one missing (GPUSCHEDD_ENGINE_CHECK=1, after each turn). */
 int gsd_jl_check(struct gsd_loop *lp);
+/* The same for list k alone (gsd_flush_rows checks GSD_JL_DIRTY before
+ * its walk): 0, or -1 after logging the first job missing. */
+int gsd_jl_check_one(struct gsd_loop *lp, int k);
 void gsd_jl_fini(struct gsd_loop *lp);
 
 /* loop_cmds.c: apply write command c (gsd_cmd_is_write) inside the turn's
@@ -347,6 +350,8 @@ int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle);
 struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id);
 /* The live job of engine handle `h`, or NULL. */
 struct djob *gsd_job_of_handle(struct gsd_loop *lp, int h);
+/* d's row changed: d->dirty = 1 and d joins the list gsd_flush_rows walks
+ * (every writer of a row field calls it, never sets the flag alone). */
 void gsd_job_dirty(struct gsd_loop *lp, struct djob *d);
 /* The GPUs of job d's current placement as parts (node id, mask) in out[cap]:
  * the engine's allocation itself while the engine holds the job's GPUs (the
