@@ -223,7 +223,7 @@ static int slurm_open(struct gsd_loop *lp)
         }
     free(seen);
     free(out);
-    const char *mode = lp->opts.slurm_gpus ? lp->opts.slurm_gpus : "auto";
+    const char *mode = lp->sh.opts.slurm_gpus ? lp->sh.opts.slurm_gpus : "auto";
     lp->slurm->types = !strcmp(mode, "types") || (!strcmp(mode, "auto") && typed_all);
     if (!strcmp(mode, "types") && !typed_all) {
         gsd_log("slurm: --slurm-gpus types, but not every GPU has its own GRES type g0..gN");
@@ -231,7 +231,7 @@ static int slurm_open(struct gsd_loop *lp)
     }
     if (diffs) {
         gsd_log("slurm: %d difference(s) between Slurm and %s; not starting", diffs,
-                lp->opts.cluster);
+                lp->sh.opts.cluster);
         return -1;
     }
     gsd_log("slurm: %d nodes match; GPUs pinned by %s", nn,
@@ -306,7 +306,7 @@ static int job_uid(const struct gsd_loop *lp, const struct djob *d, long *uid, l
                    struct gs_error *err)
 {
     *uid = *gid = -1;
-    if (lp->opts.virtual_users && !gsd_runas_exists(d->user))
+    if (lp->sh.opts.virtual_users && !gsd_runas_exists(d->user))
         return 0; /* a trace label: the daemon's own account */
     static struct gsd_runas ra; /* the engine thread's only */
     if (gsd_runas_resolve(d->user, &ra, err) < 0)
@@ -358,12 +358,12 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
                        "--open-mode=append", "--no-requeue", "--comment", comment };
     int k = 13;
     char part[300], acct[300], qos[300], cwd[4200];
-    if (lp->opts.slurm_partition)
-        snprintf(part, sizeof part, "--partition=%s", lp->opts.slurm_partition), argv[k++] = part;
-    if (lp->opts.slurm_account)
-        snprintf(acct, sizeof acct, "--account=%s", lp->opts.slurm_account), argv[k++] = acct;
-    if (lp->opts.slurm_qos)
-        snprintf(qos, sizeof qos, "--qos=%s", lp->opts.slurm_qos), argv[k++] = qos;
+    if (lp->sh.opts.slurm_partition)
+        snprintf(part, sizeof part, "--partition=%s", lp->sh.opts.slurm_partition), argv[k++] = part;
+    if (lp->sh.opts.slurm_account)
+        snprintf(acct, sizeof acct, "--account=%s", lp->sh.opts.slurm_account), argv[k++] = acct;
+    if (lp->sh.opts.slurm_qos)
+        snprintf(qos, sizeof qos, "--qos=%s", lp->sh.opts.slurm_qos), argv[k++] = qos;
     if (s->cwd)
         snprintf(cwd, sizeof cwd, "--chdir=%s", s->cwd), argv[k++] = cwd;
     char uidt[32], gidt[32];
@@ -424,7 +424,7 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
     gsd_rundir(lp, d, dir, sizeof dir);
     snprintf(script, sizeof script, "%s/job.sh", dir);
     if ((mkdir(dir, 0755) < 0 && access(dir, F_OK) < 0) ||
-        write_script(script, d, &s, lp->opts.server_url) < 0) {
+        write_script(script, d, &s, lp->sh.opts.server_url) < 0) {
         gs_api_submit_fini(&s);
         return gs_errorf(err, GS_EIO, "%s: cannot write", script);
     }
@@ -437,7 +437,7 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
         return GS_EIO;
     }
     d->proc = (struct gsd_proc){ (pid_t)id, 0, -1 };
-    d->bk_deadline = gsd_mono_ms() + lp->opts.slurm_deadline_ms;
+    d->bk_deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
     d->bk_running = 0;
     lp->next_poll = gsd_mono_ms() + 50; /* look soon: it may run at once */
     return 0;
@@ -680,7 +680,7 @@ static void slurm_poll(struct gsd_loop *lp)
             char reason[128];
             gsd_slurm_field(j->line, "Reason", reason, sizeof reason);
             gsd_log("job %s: Slurm job %lld not running after %d ms (%s); cancelling it",
-                    d->id, j->id, lp->opts.slurm_deadline_ms, reason);
+                    d->id, j->id, lp->sh.opts.slurm_deadline_ms, reason);
             d->bk_deadline = 0;
             scancel(j->id, NULL); /* its end (never ran) is a failed launch */
         }
@@ -737,7 +737,7 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
     }
     d->proc = (struct gsd_proc){ (pid_t)j->id, 0, -1 };
     d->bk_running = 0;
-    d->bk_deadline = gsd_mono_ms() + lp->opts.slurm_deadline_ms;
+    d->bk_deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
     if (d->ji.state == GS_JOB_STOPPING && !is_terminal(j->state))
         scancel(j->id, NULL); /* the stop goes on */
     gsd_log("job %s: re-adopted Slurm job %lld (%s)", d->id, j->id, j->state);

@@ -304,7 +304,7 @@ int gsd_events_apply(struct gsd_loop *lp, gs_time now)
 
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s/%lld-%d", lp->run_dir, (long long)d->seq, d->ji.attempts);
+    snprintf(buf, n, "%s/%lld-%d", lp->sh.run_dir, (long long)d->seq, d->ji.attempts);
 }
 
 /* A failed launch on d's nodes' side: a failure of each of its nodes
@@ -542,7 +542,7 @@ static void kill_now(struct gsd_loop *lp, struct djob *d)
 
 void gsd_kill_arm(struct gsd_loop *lp, struct djob *d)
 {
-    if (gsd_timer_add(&lp->timers, &d->kill_tm, gsd_mono_ms() + (int64_t)lp->opts.kill_wait) < 0)
+    if (gsd_timer_add(&lp->timers, &d->kill_tm, gsd_mono_ms() + (int64_t)lp->sh.opts.kill_wait) < 0)
         kill_now(lp, d); /* no memory for the timer: no grace rather than no kill */
 }
 
