@@ -437,8 +437,8 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
         return GS_EIO;
     }
     d->proc = (struct gsd_proc){ (pid_t)id, 0, -1 };
-    d->bk_deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
-    d->bk_running = 0;
+    d->bk.deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
+    d->bk.running = 0;
     lp->next_poll = gsd_mono_ms() + 50; /* look soon: it may run at once */
     return 0;
 }
@@ -460,15 +460,15 @@ static int slurm_signal(struct gsd_loop *lp, struct djob *d, int how)
 static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
     char got[8192];
-    d->bk_running = 1;
+    d->bk.running = 1;
     gsd_slurm_actual_placement(j->line, d->placement, got, sizeof got);
     if (got[0] && (!d->placement || strcmp(got, d->placement) != 0)) {
         gsd_log("job %s: Slurm job %lld runs on %s, decided %s", d->id, j->id, got,
                 d->placement ? d->placement : "");
         lp->gpu_mismatches++;
-        free(d->bk_actual);
-        d->bk_actual = strdup(got); /* the engine follows in the next turn */
-        d->bk_waits = 0;
+        free(d->bk.actual);
+        d->bk.actual = strdup(got); /* the engine follows in the next turn */
+        d->bk.waits = 0;
     }
     if (d->ji.state == GS_JOB_STARTING) {
         d->launched = 1;
@@ -515,7 +515,7 @@ static void lost_end(struct gsd_loop *lp, struct djob *d, int *code, int64_t *en
  * EndTime. */
 static int64_t end_seen(const struct gsd_slurm *s, const struct djob *d, const struct sjob *j)
 {
-    if (!d->bk_running)
+    if (!d->bk.running)
         return j->end_ms;
     int64_t last = j->end_ms + 999;
     return s->read_ms < last ? s->read_ms : last;
@@ -523,13 +523,13 @@ static int64_t end_seen(const struct gsd_slurm *s, const struct djob *d, const s
 
 static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
-    int ran = d->bk_running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
+    int ran = d->bk.running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
     int code = j ? j->code : 137;
     int64_t end = j ? end_seen(lp->slurm, d, j) : wall_ms();
     if (!j)
         lost_end(lp, d, &code, &end, &ran);
-    d->bk_code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
-    d->bk_end_ms = end;
+    d->bk.code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
+    d->bk.end_ms = end;
     gsd_job_exited(lp, d);
     lp->again = 1;
 }
@@ -596,13 +596,13 @@ static void forget_node_jobs(struct gsd_loop *lp, const char *name, gs_time now)
         if (d->proc.pid <= 0 || !d->placement ||
             !uses_node(lp, d, gs_cluster_find_node(lp->cl, name)))
             continue;
-        int never_ran = !d->bk_running && d->ji.state == GS_JOB_STARTING;
+        int never_ran = !d->bk.running && d->ji.state == GS_JOB_STARTING;
         gsd_log("job %s: node %s is down in Slurm; Slurm job %d is %s", d->id, name,
                 (int)d->proc.pid, never_ran ? "a failed launch (it never ran)" : "lost");
         scancel(d->proc.pid, NULL);
         d->proc = (struct gsd_proc){ 0, 0, -1 };
-        d->exited = d->launched = d->bk_running = 0;
-        d->bk_deadline = 0;
+        d->exited = d->launched = d->bk.running = 0;
+        d->bk.deadline = 0;
         if (never_ran) {
             struct gs_error err;
             gs_error_clear(&err);
@@ -668,20 +668,20 @@ static void slurm_poll(struct gsd_loop *lp)
              * the engine hears a node failure, not an end; given nodes,
              * it may have run: a lost run, not a failed launch */
             if (j->nodes[0] && strcmp(j->nodes, "(null)") != 0)
-                d->bk_running = 1;
+                d->bk.running = 1;
             gsd_slurm_hostlist(j->nodes, mark_down, lp);
         } else if (!j || is_terminal(j->state)) {
             on_ended(lp, d, j);
         } else if (!strcmp(j->state, "RUNNING")) {
-            if (!d->bk_running)
+            if (!d->bk.running)
                 on_running(lp, d, j);
-        } else if (!d->bk_running && d->bk_deadline && mono > d->bk_deadline &&
+        } else if (!d->bk.running && d->bk.deadline && mono > d->bk.deadline &&
                    !strcmp(j->state, "PENDING")) {
             char reason[128];
             gsd_slurm_field(j->line, "Reason", reason, sizeof reason);
             gsd_log("job %s: Slurm job %lld not running after %d ms (%s); cancelling it",
                     d->id, j->id, lp->sh.opts.slurm_deadline_ms, reason);
-            d->bk_deadline = 0;
+            d->bk.deadline = 0;
             scancel(j->id, NULL); /* its end (never ran) is a failed launch */
         }
     }
@@ -736,8 +736,8 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
         return;
     }
     d->proc = (struct gsd_proc){ (pid_t)j->id, 0, -1 };
-    d->bk_running = 0;
-    d->bk_deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
+    d->bk.running = 0;
+    d->bk.deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
     if (d->ji.state == GS_JOB_STOPPING && !is_terminal(j->state))
         scancel(j->id, NULL); /* the stop goes on */
     gsd_log("job %s: re-adopted Slurm job %lld (%s)", d->id, j->id, j->state);
@@ -746,16 +746,16 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
 static int slurm_read_exit(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms)
 {
     (void)lp;
-    *code = d->bk_code;
-    *end_ms = d->bk_end_ms;
+    *code = d->bk.code;
+    *end_ms = d->bk.end_ms;
     return 0;
 }
 
 static void slurm_release(struct gsd_loop *lp, struct djob *d)
 {
     (void)lp;
-    d->bk_running = 0;
-    d->bk_deadline = 0;
+    d->bk.running = 0;
+    d->bk.deadline = 0;
 }
 
 const struct gsd_backend_ops gsd_backend_slurm = {

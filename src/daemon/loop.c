@@ -666,14 +666,13 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         struct djob *d = lp->live[i];
         if (d->proc.pidfd >= 0)
             close(d->proc.pidfd);
-        gsd_blob_unref(d->blob);
-        free(d->diag);
+        gsd_vjob_fini(&d->view);
         free(d->id);
         free(d->team);
         free(d->user);
         free(d->request);
         free(d->placement);
-        free(d->bk_actual);
+        gsd_bkjob_fini(&d->bk);
         free(d->launch_msg);
         free(d);
     }

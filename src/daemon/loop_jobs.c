@@ -78,7 +78,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->ji.exit_code = -1;
     d->ji.stop_reason = -1;
     d->proc.pidfd = -1;
-    d->vslot = -1;
+    gsd_vjob_init(&d->view);
     d->kill_tm = (struct gsd_timer){ .kind = GSD_TM_KILL, .arg = d };
     d->retry_tm = (struct gsd_timer){ .kind = GSD_TM_RETRY, .arg = d };
     d->li = lp->nlive;
@@ -600,14 +600,13 @@ static void free_job(struct gsd_loop *lp, size_t i)
     gsd_view_drop(lp, d);
     gsd_job_timers_off(lp, d);
     gsd_jl_forget(lp, d);
-    gsd_blob_unref(d->blob);
-    free(d->diag);
+    gsd_vjob_fini(&d->view);
     free(d->id);
     free(d->team);
     free(d->user);
     free(d->request);
     free(d->placement);
-    free(d->bk_actual);
+    gsd_bkjob_fini(&d->bk);
     free(d->launch_msg);
     free(d);
 }
@@ -652,7 +651,7 @@ void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_
 static int flush_row(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
 {
     d->dirty = 0;
-    d->vdirty = 1;
+    d->view.dirty = 1;
     gsd_view_touch(lp, d);
     char info[512];
     struct gs_store_job r;

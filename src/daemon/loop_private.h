@@ -24,6 +24,7 @@
 #include "daemon/daemon.h"
 #include "daemon/loop_shared.h"
 #include "daemon/timers.h"
+#include "daemon/view_jobs.h"
 #include "io/store.h"
 
 struct gsd_loop;
@@ -76,12 +77,7 @@ struct djob {
     int launch_why;           /* enum gsd_launch_fail of the last one, -1 = the job's */
     int launch_node;          /* the failed launch is its node's (quarantine.c counts it) */
     char *launch_msg;         /* why the last launch of its command failed, NULL */
-    int64_t bk_deadline;      /* slurm: monotonic ms by which it must run */
-    int bk_running;           /* slurm: seen running */
-    int bk_code;              /* slurm: exit code read at the end */
-    int64_t bk_end_ms;
-    char *bk_actual;          /* slurm: GPUs Slurm gave, not yet followed by the engine */
-    int bk_waits;             /* slurm: bk_actual waits for another job's GPUs (logged) */
+    struct gsd_bkjob bk;      /* the backend's own state of the job (backend.h) */
     int64_t stop_turn;        /* turn that ordered its preemption (victims of one
                                  decision are confirmed together) */
     int held, held_code;      /* exited, confirmation held for its group */
@@ -91,15 +87,7 @@ struct djob {
                                  confirmed running, or NONE */
     size_t jl[GSD_JL_N];           /* 1 + its place in lp->jl[k], 0 = not in it (loop_jlist.c) */
     int dirty;                /* its row changed: journal it (gsd_job_dirty, listed) */
-    int vdirty;               /* its row changed since its object was published */
-    struct gsd_blob *blob;    /* its job object as last published (view.h) */
-    char *diag;               /* pending: its diagnosis JSON as last rendered */
-    int inq;                  /* view.c scratch: in the queue list */
-    int vslot;                /* its slot in the view's table (vtab.h), -1 = none */
-    int vpre;                 /* in the view's list of not-pending jobs */
-    size_t vchg;              /* 1 + its place in the view's changed list, 0 = none */
-    int vq;                   /* in the view's kept queue order, under key vqk */
-    struct gs_queue_key vqk;
+    struct gsd_vjob view;     /* the view's own state of the job (view_jobs.h) */
     struct gs_eta_rec eta;    /* its start-time promise at submit (loop_eta.c) */
     int eta_restored;         /* that promise was read back from the journal */
 };

@@ -15,7 +15,7 @@
  *
  * What a publish does, in order (gsd_view_update):
  *   1. the job table (fill_jobs, view_jobs.c, vtab.c): only the jobs the
- *      turn touched (vdirty, gsd_view_touch) are rendered again; the
+ *      turn touched (view.dirty, gsd_view_touch) are rendered again; the
  *      not-pending list by seq and the queue's order are kept sorted
  *      between publishes (the queue re-listed in full only after a node
  *      command, a reload, aging or fifo); a cursor re-diagnoses queued jobs
@@ -174,8 +174,8 @@ static char *cluster_text(struct gsd_loop *lp, struct djob **q, size_t nq)
     free(doc);
     gsd_sb_add(&out, ",\"pending\":[", 12);
     for (size_t i = 0; i < nq; i++)
-        if (q[i]->diag)
-            gsd_sb_job(&out, &first, q[i]->diag, strlen(q[i]->diag));
+        if (q[i]->view.diag)
+            gsd_sb_job(&out, &first, q[i]->view.diag, strlen(q[i]->view.diag));
     gsd_sb_add(&out, "]}", 2);
     if (out.bad) {
         free(out.s);
