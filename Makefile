@@ -148,6 +148,14 @@ $(B)/bench/%: bench/%.c bench/bench_util.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ $< $(LIB) $(LDSAN) $(LIBS)
 
+# bench_daemon's harness (a real daemon started and stopped, HTTP) is a
+# second source file, not a benchmark of its own
+$(B)/bench/bench_daemon: bench/bench_daemon.c bench/daemon_harness.c bench/daemon_harness.h \
+                         bench/bench_util.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(POSIX) -o $@ bench/bench_daemon.c bench/daemon_harness.c $(LIB) \
+	    $(LDSAN) $(LIBS)
+
 # gcc-built replay mains: run every file of fuzz/corpus/<target>/ through the
 # fuzz entry point, so each past crash stays a regression test.
 $(B)/fuzz/%: fuzz/%.c fuzz/replay_main.c $(LIB)

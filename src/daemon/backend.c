@@ -378,3 +378,9 @@ void gsd_backend_release(struct gsd_proc *p)
         close(p->pidfd);
     p->pidfd = -1;
 }
+
+void gsd_bkjob_fini(struct gsd_bkjob *b)
+{
+    free(b->actual);
+    *b = (struct gsd_bkjob){ 0 };
+}

@@ -98,6 +98,22 @@ int64_t gsd_proc_start_time(pid_t pid);
  * thread. */
 struct gsd_loop;
 struct djob;
+
+/* A backend's own state of a live job (struct djob's member `bk`, zero
+ * for a new job): read and written by the backend alone (the Slurm
+ * backend's; the local backend keeps none), freed with gsd_bkjob_fini. */
+struct gsd_bkjob {
+    int64_t deadline;         /* slurm: monotonic ms by which it must run */
+    int running;              /* slurm: seen running */
+    int code;                 /* slurm: exit code read at the end */
+    int64_t end_ms;
+    char *actual;             /* slurm: GPUs Slurm gave, not yet followed by the engine */
+    int waits;                /* slurm: `actual` waits for another job's GPUs (logged) */
+};
+
+/* Free what b holds (a job being freed); b is left zero (backend.c). */
+void gsd_bkjob_fini(struct gsd_bkjob *b);
+
 struct gsd_backend_ops {
     const char *name;
     /* Check the backend against the cluster file at start: 0, or -1 after

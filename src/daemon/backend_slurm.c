@@ -223,7 +223,7 @@ static int slurm_open(struct gsd_loop *lp)
         }
     free(seen);
     free(out);
-    const char *mode = lp->opts.slurm_gpus ? lp->opts.slurm_gpus : "auto";
+    const char *mode = lp->sh.opts.slurm_gpus ? lp->sh.opts.slurm_gpus : "auto";
     lp->slurm->types = !strcmp(mode, "types") || (!strcmp(mode, "auto") && typed_all);
     if (!strcmp(mode, "types") && !typed_all) {
         gsd_log("slurm: --slurm-gpus types, but not every GPU has its own GRES type g0..gN");
@@ -231,7 +231,7 @@ static int slurm_open(struct gsd_loop *lp)
     }
     if (diffs) {
         gsd_log("slurm: %d difference(s) between Slurm and %s; not starting", diffs,
-                lp->opts.cluster);
+                lp->sh.opts.cluster);
         return -1;
     }
     gsd_log("slurm: %d nodes match; GPUs pinned by %s", nn,
@@ -306,7 +306,7 @@ static int job_uid(const struct gsd_loop *lp, const struct djob *d, long *uid, l
                    struct gs_error *err)
 {
     *uid = *gid = -1;
-    if (lp->opts.virtual_users && !gsd_runas_exists(d->user))
+    if (lp->sh.opts.virtual_users && !gsd_runas_exists(d->user))
         return 0; /* a trace label: the daemon's own account */
     static struct gsd_runas ra; /* the engine thread's only */
     if (gsd_runas_resolve(d->user, &ra, err) < 0)
@@ -358,12 +358,12 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
                        "--open-mode=append", "--no-requeue", "--comment", comment };
     int k = 13;
     char part[300], acct[300], qos[300], cwd[4200];
-    if (lp->opts.slurm_partition)
-        snprintf(part, sizeof part, "--partition=%s", lp->opts.slurm_partition), argv[k++] = part;
-    if (lp->opts.slurm_account)
-        snprintf(acct, sizeof acct, "--account=%s", lp->opts.slurm_account), argv[k++] = acct;
-    if (lp->opts.slurm_qos)
-        snprintf(qos, sizeof qos, "--qos=%s", lp->opts.slurm_qos), argv[k++] = qos;
+    if (lp->sh.opts.slurm_partition)
+        snprintf(part, sizeof part, "--partition=%s", lp->sh.opts.slurm_partition), argv[k++] = part;
+    if (lp->sh.opts.slurm_account)
+        snprintf(acct, sizeof acct, "--account=%s", lp->sh.opts.slurm_account), argv[k++] = acct;
+    if (lp->sh.opts.slurm_qos)
+        snprintf(qos, sizeof qos, "--qos=%s", lp->sh.opts.slurm_qos), argv[k++] = qos;
     if (s->cwd)
         snprintf(cwd, sizeof cwd, "--chdir=%s", s->cwd), argv[k++] = cwd;
     char uidt[32], gidt[32];
@@ -424,7 +424,7 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
     gsd_rundir(lp, d, dir, sizeof dir);
     snprintf(script, sizeof script, "%s/job.sh", dir);
     if ((mkdir(dir, 0755) < 0 && access(dir, F_OK) < 0) ||
-        write_script(script, d, &s, lp->opts.server_url) < 0) {
+        write_script(script, d, &s, lp->sh.opts.server_url) < 0) {
         gs_api_submit_fini(&s);
         return gs_errorf(err, GS_EIO, "%s: cannot write", script);
     }
@@ -437,8 +437,8 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
         return GS_EIO;
     }
     d->proc = (struct gsd_proc){ (pid_t)id, 0, -1 };
-    d->bk_deadline = gsd_mono_ms() + lp->opts.slurm_deadline_ms;
-    d->bk_running = 0;
+    d->bk.deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
+    d->bk.running = 0;
     lp->next_poll = gsd_mono_ms() + 50; /* look soon: it may run at once */
     return 0;
 }
@@ -460,15 +460,15 @@ static int slurm_signal(struct gsd_loop *lp, struct djob *d, int how)
 static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
     char got[8192];
-    d->bk_running = 1;
+    d->bk.running = 1;
     gsd_slurm_actual_placement(j->line, d->placement, got, sizeof got);
     if (got[0] && (!d->placement || strcmp(got, d->placement) != 0)) {
         gsd_log("job %s: Slurm job %lld runs on %s, decided %s", d->id, j->id, got,
                 d->placement ? d->placement : "");
         lp->gpu_mismatches++;
-        free(d->bk_actual);
-        d->bk_actual = strdup(got); /* the engine follows in the next turn */
-        d->bk_waits = 0;
+        free(d->bk.actual);
+        d->bk.actual = strdup(got); /* the engine follows in the next turn */
+        d->bk.waits = 0;
     }
     if (d->ji.state == GS_JOB_STARTING) {
         d->launched = 1;
@@ -515,7 +515,7 @@ static void lost_end(struct gsd_loop *lp, struct djob *d, int *code, int64_t *en
  * EndTime. */
 static int64_t end_seen(const struct gsd_slurm *s, const struct djob *d, const struct sjob *j)
 {
-    if (!d->bk_running)
+    if (!d->bk.running)
         return j->end_ms;
     int64_t last = j->end_ms + 999;
     return s->read_ms < last ? s->read_ms : last;
@@ -523,13 +523,13 @@ static int64_t end_seen(const struct gsd_slurm *s, const struct djob *d, const s
 
 static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
 {
-    int ran = d->bk_running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
+    int ran = d->bk.running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
     int code = j ? j->code : 137;
     int64_t end = j ? end_seen(lp->slurm, d, j) : wall_ms();
     if (!j)
         lost_end(lp, d, &code, &end, &ran);
-    d->bk_code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
-    d->bk_end_ms = end;
+    d->bk.code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
+    d->bk.end_ms = end;
     gsd_job_exited(lp, d);
     lp->again = 1;
 }
@@ -596,13 +596,13 @@ static void forget_node_jobs(struct gsd_loop *lp, const char *name, gs_time now)
         if (d->proc.pid <= 0 || !d->placement ||
             !uses_node(lp, d, gs_cluster_find_node(lp->cl, name)))
             continue;
-        int never_ran = !d->bk_running && d->ji.state == GS_JOB_STARTING;
+        int never_ran = !d->bk.running && d->ji.state == GS_JOB_STARTING;
         gsd_log("job %s: node %s is down in Slurm; Slurm job %d is %s", d->id, name,
                 (int)d->proc.pid, never_ran ? "a failed launch (it never ran)" : "lost");
         scancel(d->proc.pid, NULL);
         d->proc = (struct gsd_proc){ 0, 0, -1 };
-        d->exited = d->launched = d->bk_running = 0;
-        d->bk_deadline = 0;
+        d->exited = d->launched = d->bk.running = 0;
+        d->bk.deadline = 0;
         if (never_ran) {
             struct gs_error err;
             gs_error_clear(&err);
@@ -668,20 +668,20 @@ static void slurm_poll(struct gsd_loop *lp)
              * the engine hears a node failure, not an end; given nodes,
              * it may have run: a lost run, not a failed launch */
             if (j->nodes[0] && strcmp(j->nodes, "(null)") != 0)
-                d->bk_running = 1;
+                d->bk.running = 1;
             gsd_slurm_hostlist(j->nodes, mark_down, lp);
         } else if (!j || is_terminal(j->state)) {
             on_ended(lp, d, j);
         } else if (!strcmp(j->state, "RUNNING")) {
-            if (!d->bk_running)
+            if (!d->bk.running)
                 on_running(lp, d, j);
-        } else if (!d->bk_running && d->bk_deadline && mono > d->bk_deadline &&
+        } else if (!d->bk.running && d->bk.deadline && mono > d->bk.deadline &&
                    !strcmp(j->state, "PENDING")) {
             char reason[128];
             gsd_slurm_field(j->line, "Reason", reason, sizeof reason);
             gsd_log("job %s: Slurm job %lld not running after %d ms (%s); cancelling it",
-                    d->id, j->id, lp->opts.slurm_deadline_ms, reason);
-            d->bk_deadline = 0;
+                    d->id, j->id, lp->sh.opts.slurm_deadline_ms, reason);
+            d->bk.deadline = 0;
             scancel(j->id, NULL); /* its end (never ran) is a failed launch */
         }
     }
@@ -714,7 +714,7 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
     char name[64];
     tag(d, name, sizeof name);
     const struct sjob *j = s->ok ? by_name(s, name) : NULL;
-    d->dirty = 1;
+    gsd_job_dirty(lp, d);
     if (!s->ok) { /* Slurm unreachable: keep the record; the polls decide */
         if (d->proc.pid <= 0)
             relaunch(lp, d);
@@ -736,8 +736,8 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
         return;
     }
     d->proc = (struct gsd_proc){ (pid_t)j->id, 0, -1 };
-    d->bk_running = 0;
-    d->bk_deadline = gsd_mono_ms() + lp->opts.slurm_deadline_ms;
+    d->bk.running = 0;
+    d->bk.deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
     if (d->ji.state == GS_JOB_STOPPING && !is_terminal(j->state))
         scancel(j->id, NULL); /* the stop goes on */
     gsd_log("job %s: re-adopted Slurm job %lld (%s)", d->id, j->id, j->state);
@@ -746,16 +746,16 @@ static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
 static int slurm_read_exit(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms)
 {
     (void)lp;
-    *code = d->bk_code;
-    *end_ms = d->bk_end_ms;
+    *code = d->bk.code;
+    *end_ms = d->bk.end_ms;
     return 0;
 }
 
 static void slurm_release(struct gsd_loop *lp, struct djob *d)
 {
     (void)lp;
-    d->bk_running = 0;
-    d->bk_deadline = 0;
+    d->bk.running = 0;
+    d->bk.deadline = 0;
 }
 
 const struct gsd_backend_ops gsd_backend_slurm = {

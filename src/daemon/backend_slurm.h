@@ -58,10 +58,10 @@ int gsd_slurm_placement_args(const struct gs_cluster *cl, const struct gs_alloc_
  * the decided placement's node order ("n:g,..."; "" when it shows none). */
 void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf, size_t n);
 
-/* Inside the turn: hand every job's bk_actual (GPUs Slurm gave that differ
+/* Inside the turn: hand every job's bk.actual (GPUs Slurm gave that differ
  * from the decision) to the engine (gs_engine_move_gpus), all in one call
  * so that swaps move, else job by job; a followed job's placement becomes
- * bk_actual (logged, journal event gpus_moved).  A job whose new GPUs
+ * bk.actual (logged, journal event gpus_moved).  A job whose new GPUs
  * another job still holds waits for that job's own report. */
 void gsd_slurm_follow(struct gsd_loop *lp, gs_time now);
 

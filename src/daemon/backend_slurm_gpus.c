@@ -131,14 +131,14 @@ void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf
 
 #define MAX_MOVES 1024
 
-/* The moves that turn d's decided placement into d->bk_actual: their
+/* The moves that turn d's decided placement into d->bk.actual: their
  * number, or -1 when it names a node the decision does not (Slurm is told
  * the nodes; only the indices inside a node can differ). */
 static int job_moves(struct gsd_loop *lp, const struct djob *d, struct gs_gpu_move *mv, int cap)
 {
     struct gs_alloc_part dp[MAX_PARTS], gp[MAX_PARTS];
     int nd = gsd_job_placement(lp, d, dp, MAX_PARTS);
-    int ng = gs_placement_parse(gs_engine_cluster(lp->eng), d->bk_actual, gp, MAX_PARTS, NULL);
+    int ng = gs_placement_parse(gs_engine_cluster(lp->eng), d->bk.actual, gp, MAX_PARTS, NULL);
     int n = 0;
     if (nd < 0 || ng < 0)
         return -1;
@@ -158,13 +158,13 @@ static int job_moves(struct gsd_loop *lp, const struct djob *d, struct gs_gpu_mo
 static void followed(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
     char detail[160];
-    snprintf(detail, sizeof detail, "Slurm gave %.60s, decided %.60s", d->bk_actual,
+    snprintf(detail, sizeof detail, "Slurm gave %.60s, decided %.60s", d->bk.actual,
              d->placement ? d->placement : "");
     gsd_log("job %s: the engine follows Slurm's GPUs: %s", d->id, detail);
     gs_store_event(lp->st, now, d->seq, "gpus_moved", detail, NULL);
     free(d->placement);
-    d->placement = d->bk_actual;
-    d->bk_actual = NULL;
+    d->placement = d->bk.actual;
+    d->bk.actual = NULL;
     gsd_job_dirty(lp, d);
 }
 
@@ -178,7 +178,7 @@ void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
     int any = 0;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
-        if (!d->bk_actual)
+        if (!d->bk.actual)
             continue;
         if (!mv && !(mv = malloc(MAX_MOVES * sizeof *mv)))
             return; /* out of memory: followed at a later poll */
@@ -187,9 +187,9 @@ void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
         if (k < 0) {
             if (k == -1)
                 gsd_log("job %s: Slurm's GPUs %s cannot be followed (decided %s)", d->id,
-                        d->bk_actual, d->placement ? d->placement : "");
-            free(d->bk_actual);
-            d->bk_actual = NULL;
+                        d->bk.actual, d->placement ? d->placement : "");
+            free(d->bk.actual);
+            d->bk.actual = NULL;
             continue;
         }
         n += (size_t)k;
@@ -204,12 +204,12 @@ void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
     int all = gs_engine_move_gpus(lp->eng, now, mv, n, &err) == 0;
     for (size_t i = 0; i < lp->nlive; i++) {
         struct djob *d = lp->live[i];
-        if (!d->bk_actual)
+        if (!d->bk.actual)
             continue;
         int k = all ? 0 : job_moves(lp, d, mv, MAX_MOVES);
         if (all || gs_engine_move_gpus(lp->eng, now, mv, (size_t)k, &err) == 0)
             followed(lp, d, now);
-        else if (!d->bk_waits++)
+        else if (!d->bk.waits++)
             gsd_log("job %s: the engine follows Slurm's GPUs once they are free in its view: %s",
                     d->id, err.msg);
     }

@@ -53,24 +53,24 @@ static void set_aside(const char *db)
 static int guard_missing(const struct gsd_loop *lp)
 {
     struct stat sb;
-    int missing = stat(lp->db_path, &sb) < 0;
+    int missing = stat(lp->sh.db_path, &sb) < 0;
     if (!missing && sb.st_size > 0)
         return 0;
-    int used = lp->opts.state_used || dir_nonempty(lp->run_dir) || dir_nonempty(lp->out_dir);
+    int used = lp->sh.opts.state_used || dir_nonempty(lp->sh.run_dir) || dir_nonempty(lp->sh.out_dir);
     if (!used)
         return 0;
-    if (!lp->opts.init) {
+    if (!lp->sh.opts.init) {
         fprintf(stderr,
                 "gpuschedd: journal %s is %s, but %s has held a daemon and jobs (its lock "
                 "file, run/ or output/ are there): refusing to start with no jobs.  Restore "
                 "a backup (docs/operations.md), or give --init to begin a new, empty "
                 "journal\n",
-                lp->db_path, missing ? "missing" : "empty (0 bytes)", lp->opts.state);
+                lp->sh.db_path, missing ? "missing" : "empty (0 bytes)", lp->sh.opts.state);
         return GSD_EXIT_DAMAGED;
     }
     if (!missing)
-        set_aside(lp->db_path);
-    fprintf(stderr, "gpuschedd: --init: starting a new journal %s\n", lp->db_path);
+        set_aside(lp->sh.db_path);
+    fprintf(stderr, "gpuschedd: --init: starting a new journal %s\n", lp->sh.db_path);
     return 0;
 }
 
@@ -81,13 +81,13 @@ static int guard_missing(const struct gsd_loop *lp)
 static int claim_run_dir(const struct gsd_loop *lp)
 {
     char path[4200], state[PATH_MAX], had[PATH_MAX + 2];
-    if (!lp->opts.run_dir)
+    if (!lp->sh.opts.run_dir)
         return 0;
-    if (!realpath(lp->opts.state, state)) {
-        fprintf(stderr, "gpuschedd: %s: %s\n", lp->opts.state, strerror(errno));
+    if (!realpath(lp->sh.opts.state, state)) {
+        fprintf(stderr, "gpuschedd: %s: %s\n", lp->sh.opts.state, strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof path, "%s/.state", lp->run_dir);
+    snprintf(path, sizeof path, "%s/.state", lp->sh.run_dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) {
         dprintf(fd, "%s\n", state);
@@ -105,7 +105,7 @@ static int claim_run_dir(const struct gsd_loop *lp)
             return 0;
         fprintf(stderr, "gpuschedd: --run-dir %s belongs to the state directory '%s' "
                 "(%s), not %s: give each state its own run directory\n",
-                lp->run_dir, had, path, state);
+                lp->sh.run_dir, had, path, state);
         return -1;
     }
     fprintf(stderr, "gpuschedd: %s: %s\n", path, strerror(errno));
@@ -123,7 +123,7 @@ int gsd_journal_open(struct gsd_loop *lp, int *status)
         return -1;
     struct gs_error err;
     gs_error_clear(&err);
-    lp->st = gs_store_open(lp->db_path, lp->opts.sync_full, 0, &err);
+    lp->st = gs_store_open(lp->sh.db_path, lp->sh.opts.sync_full, 0, &err);
     if (!lp->st) {
         *status = err.code == GS_EINVAL ? GSD_EXIT_DAMAGED : GSD_EXIT_FATAL;
         fprintf(stderr, "gpuschedd: %s%s\n", err.msg,
@@ -148,7 +148,7 @@ int gsd_journal_checked(struct gsd_loop *lp)
     if (lp->qc_rc >= 0)
         return 0;
     fprintf(stderr, "gpuschedd: journal %s is damaged: quick_check says: %s; refusing to "
-                    "go on (restore a backup: docs/operations.md)\n", lp->db_path, lp->qc_what);
+                    "go on (restore a backup: docs/operations.md)\n", lp->sh.db_path, lp->qc_what);
     lp->qc_rc = 0; /* said once */
     return -1;
 }

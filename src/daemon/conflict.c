@@ -53,7 +53,7 @@ int gsd_conflict_hold(struct gsd_loop *lp, struct djob *d, const char *why)
 
 void gsd_conflicts_report(struct gsd_loop *lp)
 {
-    atomic_store(&lp->nconflict_pub, (int)lp->nconflicts);
+    atomic_store(&lp->sh.nconflict_pub, (int)lp->nconflicts);
     if (lp->nconflicts)
         gsd_log("%zu journal rows conflict with the cluster or each other and are held "
                 "(GET /v1/cluster: journal.conflicts)", lp->nconflicts);
@@ -107,7 +107,7 @@ int gsd_conflict_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
     free(k->team);
     free(k->why);
     lp->conflicts[i] = lp->conflicts[--lp->nconflicts];
-    atomic_store(&lp->nconflict_pub, (int)lp->nconflicts);
+    atomic_store(&lp->sh.nconflict_pub, (int)lp->nconflicts);
     lp->view_force = 1;
     return 1;
 }

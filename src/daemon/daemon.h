@@ -142,7 +142,7 @@ int gsd_loop_run(struct gsd_loop *lp);
 int gsd_loop_ready(struct gsd_loop *lp);
 
 /* /readyz's text once ready (any thread): "ready\n" and a line for each
- * degradation (journal outage, jobs held in conflict; diskguard.c). */
+ * degradation (journal outage, jobs held in conflict; loop_shared.c). */
 void gsd_loop_health(struct gsd_loop *lp, char *buf, size_t n);
 
 /* Hand `c` to the engine thread and wait until it is answered (any

@@ -206,10 +206,10 @@ void gsd_dash_tick(struct gsd_loop *lp)
 
 int gsd_dash_timeout(const struct gsd_loop *lp, int ms)
 {
-    if (!lp->dash || lp->opts.clock_scale <= 0)
+    if (!lp->dash || lp->sh.opts.clock_scale <= 0)
         return ms;
     /* engine ms until the next sample, in wall ms */
-    double next = (double)GS_DASH_SAMPLE_S * GS_MS_PER_SEC / lp->opts.clock_scale;
+    double next = (double)GS_DASH_SAMPLE_S * GS_MS_PER_SEC / lp->sh.opts.clock_scale;
     int wake = (int)ceil(next);
     return ms < 0 || wake < ms ? wake : ms;
 }

@@ -58,12 +58,12 @@ int64_t gsd_disk_free(const char *path)
 
 void gsd_disk_setup(struct gsd_loop *lp)
 {
-    lp->file_limit = lp->opts.file_limit;
-    if (lp->opts.file_limit_pct > 0) {
+    lp->file_limit = lp->sh.opts.file_limit;
+    if (lp->sh.opts.file_limit_pct > 0) {
         struct statvfs sv;
-        if (statvfs(lp->out_dir, &sv) == 0)
+        if (statvfs(lp->sh.out_dir, &sv) == 0)
             lp->file_limit = (int64_t)((double)sv.f_blocks * (double)sv.f_frsize *
-                                       lp->opts.file_limit_pct / 100.0);
+                                       lp->sh.opts.file_limit_pct / 100.0);
     }
     if (lp->file_limit > 0)
         gsd_log("job files are capped at %lld bytes each (--job-file-limit; RLIMIT_FSIZE)",
@@ -98,7 +98,7 @@ void gsd_outage_mark(struct gsd_loop *lp, const char *why)
     lp->outage = kind;
     snprintf(lp->outage_why, sizeof lp->outage_why, "%s", why);
     lp->outage_next = mono + lp->outage_backoff;
-    atomic_store(&lp->outage_pub, kind);
+    atomic_store(&lp->sh.outage_pub, kind);
 }
 
 static void done_count(void *arg, const char *team, const char *outcome, int64_t n)
@@ -138,7 +138,7 @@ int gsd_outage_begin(struct gsd_loop *lp, const char *why)
         return 0;
     }
     lp->view_force = 1;
-    if (!lp->reads_on_engine)
+    if (!lp->sh.reads_on_engine)
         gsd_view_update(lp, 0);
     return 1;
 }
@@ -163,8 +163,8 @@ int gsd_outage_probe(struct gsd_loop *lp)
 {
     if (gsd_mono_ms() < lp->outage_next)
         return 0;
-    int64_t fr = gsd_disk_free(lp->opts.state);
-    if (lp->opts.min_free > 0 && fr >= 0 && fr < lp->opts.min_free) {
+    int64_t fr = gsd_disk_free(lp->sh.opts.state);
+    if (lp->sh.opts.min_free > 0 && fr >= 0 && fr < lp->sh.opts.min_free) {
         lp->outage_next = gsd_mono_ms() + lp->outage_backoff;
         return 0; /* not worth a try yet */
     }
@@ -183,7 +183,7 @@ int gsd_outage_probe(struct gsd_loop *lp)
     lp->outage = 0;
     lp->clock_unsaved = 0;
     lp->outage_refused = 0;
-    atomic_store(&lp->outage_pub, 0);
+    atomic_store(&lp->sh.outage_pub, 0);
     return 1;
 }
 
@@ -207,30 +207,30 @@ static void refuse(struct gsd_loop *lp, struct gsd_cmd *c, int status, const cha
 
 void gsd_outage_answer(struct gsd_loop *lp, struct gsd_cmd *cmds, int (*is_write)(int))
 {
-    if (!lp->view && !lp->reads_on_engine) /* started in the outage: no commit yet */
+    if (!lp->sh.view && !lp->sh.reads_on_engine) /* started in the outage: no commit yet */
         gsd_view_update(lp, 0);
     for (struct gsd_cmd *c = cmds; c; c = c->next) {
         if (is_write(c->kind))
             refuse(lp, c, lp->outage == 1 ? 507 : 503, lp->outage_why);
-        else if (!c->body && (lp->reads_on_engine || !gsd_view_answer(lp, c)))
+        else if (!c->body && (lp->sh.reads_on_engine || !gsd_view_answer(lp, c)))
             gsd_answer(lp, c);
     }
 }
 
 int gsd_floor_refuse(struct gsd_loop *lp, struct gsd_cmd *c)
 {
-    if (c->kind != GSD_SUBMIT || lp->opts.min_free <= 0)
+    if (c->kind != GSD_SUBMIT || lp->sh.opts.min_free <= 0)
         return 0;
     if (lp->floor_turn != lp->turns) { /* one statvfs a turn */
         lp->floor_turn = lp->turns;
-        lp->floor_free = gsd_disk_free(lp->opts.state);
+        lp->floor_free = gsd_disk_free(lp->sh.opts.state);
     }
-    if (lp->floor_free < 0 || lp->floor_free >= lp->opts.min_free)
+    if (lp->floor_free < 0 || lp->floor_free >= lp->sh.opts.min_free)
         return 0;
     char why[160];
     snprintf(why, sizeof why, "%lld KiB free on the journal's filesystem, under the "
              "--min-free-mb floor of %lld KiB", (long long)(lp->floor_free >> 10),
-             (long long)(lp->opts.min_free >> 10));
+             (long long)(lp->sh.opts.min_free >> 10));
     refuse(lp, c, 507, why);
     return 1;
 }
@@ -247,25 +247,12 @@ json_t *gsd_journal_json(struct gsd_loop *lp)
                                                      "since_epoch", (json_int_t)lp->outage_since,
                                                      "reason", lp->outage_why)
                                          : json_null());
-    json_object_set_new(o, "free_bytes", json_integer(gsd_disk_free(lp->opts.state)));
-    json_object_set_new(o, "min_free_bytes", json_integer(lp->opts.min_free));
+    json_object_set_new(o, "free_bytes", json_integer(gsd_disk_free(lp->sh.opts.state)));
+    json_object_set_new(o, "min_free_bytes", json_integer(lp->sh.opts.min_free));
     json_object_set_new(o, "job_file_limit_bytes", json_integer(lp->file_limit));
     json_object_set_new(o, "writes_refused", json_integer(lp->writes_refused));
-    json_object_set_new(o, "retain_seconds", json_integer(lp->opts.retain_ms / 1000));
+    json_object_set_new(o, "retain_seconds", json_integer(lp->sh.opts.retain_ms / 1000));
     json_object_set_new(o, "purged_total", json_integer(lp->purged_total));
     json_object_set_new(o, "conflicts", gsd_conflicts_json(lp));
     return o;
-}
-
-void gsd_loop_health(struct gsd_loop *lp, char *buf, size_t n)
-{
-    int out = atomic_load(&lp->outage_pub), k = atomic_load(&lp->nconflict_pub);
-    size_t w = (size_t)snprintf(buf, n, "ready\n");
-    if (out && w < n)
-        w += (size_t)snprintf(buf + w, n - w, "journal: not writable (%s): writes get %d, "
-                              "reads are served\n", out == 1 ? "disk full" : "error",
-                              out == 1 ? 507 : 503);
-    if (k && w < n)
-        snprintf(buf + w, n - w, "journal: %d jobs held in conflict (GET /v1/cluster: "
-                 "journal.conflicts)\n", k);
 }

@@ -31,15 +31,15 @@ int gsd_gpumap_host_gpus(void)
 int gsd_gpumap_open(struct gsd_loop *lp, const struct gs_cluster *cl)
 {
     int nn = gs_cluster_node_count(cl), total = 0;
-    int host = lp->opts.local_gpus >= 0 ? lp->opts.local_gpus : gsd_gpumap_host_gpus();
-    lp->gpu_mode = lp->opts.gpu_mode;
+    int host = lp->sh.opts.local_gpus >= 0 ? lp->sh.opts.local_gpus : gsd_gpumap_host_gpus();
+    lp->gpu_mode = lp->sh.opts.gpu_mode;
     if (lp->gpu_mode == GSD_GPUS_AUTO)
         lp->gpu_mode = host > 0 ? GSD_GPUS_PHYSICAL : GSD_GPUS_VIRTUAL;
     if (lp->gpu_mode == GSD_GPUS_VIRTUAL) {
         gsd_log("GPUs: virtual (%s): each node's GPU indices are used as they are, so jobs "
                 "on different nodes may see the same CUDA_VISIBLE_DEVICES; for demos and "
                 "tests, not for real GPUs",
-                lp->opts.gpu_mode == GSD_GPUS_VIRTUAL ? "--virtual-gpus"
+                lp->sh.opts.gpu_mode == GSD_GPUS_VIRTUAL ? "--virtual-gpus"
                                                       : "no GPU device on this host");
         return 0;
     }
@@ -55,7 +55,7 @@ int gsd_gpumap_open(struct gsd_loop *lp, const struct gs_cluster *cl)
         gsd_log("GPUs: the cluster file's %d nodes have %d GPUs, this host has %d%s: one "
                 "physical GPU would go to two jobs; declare the host's GPUs with "
                 "--local-gpus N, or run with --virtual-gpus (demos, tests)",
-                nn, total, host, lp->opts.local_gpus >= 0 ? " (--local-gpus)" : "");
+                nn, total, host, lp->sh.opts.local_gpus >= 0 ? " (--local-gpus)" : "");
         return -1;
     }
     gsd_log("GPUs: physical, %d on this host; node i's GPU g is host GPU %s + g "

@@ -1,7 +1,7 @@
 /* job_record.c - the parts of the full job record the daemon words itself:
  * why a job ended, from its journal row (outcome, exit code, attempts). */
 #define _GNU_SOURCE
-#include "daemon/loop_private.h"
+#include "daemon/loop_shared.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,5 +47,5 @@ const char *gsd_end_reason(const struct gs_store_job *r, char *buf, size_t n)
 char *gsd_out_name(const struct gsd_loop *lp, const char *id, int attempt, const char *sfx,
                    char *buf, size_t n)
 {
-    return gs_api_out_path(lp->out_dir, id, attempt, sfx, buf, n);
+    return gs_api_out_path(gsd_shared_ofc(lp)->out_dir, id, attempt, sfx, buf, n);
 }

@@ -119,7 +119,7 @@ gs_time gsd_wall_to_engine(struct gsd_loop *lp, int64_t wall_ms)
     int64_t ago = clock_ms(CLOCK_REALTIME) - wall_ms;
     if (ago <= 0)
         return now;
-    return now - (gs_time)llround((double)ago * lp->opts.clock_scale);
+    return now - (gs_time)llround((double)ago * lp->sh.opts.clock_scale);
 }
 
 /* Engine time runs on CLOCK_MONOTONIC from the anchor set in clock_setup:
@@ -127,7 +127,7 @@ gs_time gsd_wall_to_engine(struct gsd_loop *lp, int64_t wall_ms)
 gs_time gsd_now(struct gsd_loop *lp)
 {
     gs_time t = lp->e0 + (gs_time)llround((double)(gsd_mono_ms() - lp->m0) *
-                                          lp->opts.clock_scale);
+                                          lp->sh.opts.clock_scale);
     if (t < lp->last_now)
         t = lp->last_now; /* never back (a restore anchored past the clock) */
     lp->last_now = t;
@@ -143,7 +143,7 @@ int gsd_clock_save(struct gsd_loop *lp, struct gs_error *err)
         rc = gs_store_meta_set(lp->st, "clock_w0", lp->w0, err);
     if (rc == 0)
         rc = gs_store_meta_set(lp->st, "clock_scale_micro",
-                               (int64_t)llround(lp->opts.clock_scale * 1e6), err);
+                               (int64_t)llround(lp->sh.opts.clock_scale * 1e6), err);
     return rc;
 }
 
@@ -157,7 +157,7 @@ static int clock_setup(struct gsd_loop *lp, struct gs_error *err)
     int64_t e0, w0, scale_u, last = 0, last_wall;
     int64_t wall = clock_ms(CLOCK_REALTIME);
     if (gs_store_meta_get(lp->st, "clock_scale_micro", &scale_u) < 0)
-        scale_u = (int64_t)llround(lp->opts.clock_scale * 1e6);
+        scale_u = (int64_t)llround(lp->sh.opts.clock_scale * 1e6);
     gs_store_meta_get(lp->st, "last_now", &last);
     if (last > 0 && gs_store_meta_get(lp->st, "last_wall", &last_wall) == 0) {
         lp->e0 = last + (int64_t)llround((double)(wall - last_wall) * (double)scale_u / 1e6);
@@ -201,15 +201,16 @@ static char *path_join(const char *a, const char *b)
 
 static int make_dirs(struct gsd_loop *lp)
 {
-    lp->db_path = path_join(lp->opts.state, "journal.db");
-    lp->run_dir = lp->opts.run_dir ? strdup(lp->opts.run_dir) : path_join(lp->opts.state, "run");
-    lp->out_dir = lp->opts.output_dir ? strdup(lp->opts.output_dir)
-                                      : path_join(lp->opts.state, "output");
-    if (!lp->db_path || !lp->run_dir || !lp->out_dir)
+    lp->sh.db_path = path_join(lp->sh.opts.state, "journal.db");
+    lp->sh.run_dir = lp->sh.opts.run_dir ? strdup(lp->sh.opts.run_dir)
+                                         : path_join(lp->sh.opts.state, "run");
+    lp->sh.out_dir = lp->sh.opts.output_dir ? strdup(lp->sh.opts.output_dir)
+                                      : path_join(lp->sh.opts.state, "output");
+    if (!lp->sh.db_path || !lp->sh.run_dir || !lp->sh.out_dir)
         return -1;
     /* 0700: the journal holds every request's environment (issue 21);
      * chmod too, for a directory made by an older version */
-    const char *dirs[] = { lp->opts.state, lp->run_dir, lp->out_dir };
+    const char *dirs[] = { lp->sh.opts.state, lp->sh.run_dir, lp->sh.out_dir };
     for (int i = 0; i < 3; i++)
         if ((mkdir(dirs[i], 0700) < 0 && errno != EEXIST) || chmod(dirs[i], 0700) < 0) {
             fprintf(stderr, "gpuschedd: %s: %s\n", dirs[i], strerror(errno));
@@ -225,7 +226,7 @@ static int journal_private(struct gsd_loop *lp, struct gs_error *err)
     static const char *const suffix[] = { "", "-wal", "-shm" };
     char path[4200];
     for (int i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s%s", lp->db_path, suffix[i]);
+        snprintf(path, sizeof path, "%s%s", lp->sh.db_path, suffix[i]);
         if (chmod(path, 0600) < 0 && (i == 0 || errno != ENOENT))
             return gs_errorf(err, GS_EIO, "%s: chmod 0600: %s", path, strerror(errno));
     }
@@ -262,7 +263,7 @@ static void on_cmd(struct gsd_loop *lp, struct gsd_handler *h, uint32_t events)
 {
     (void)h, (void)events;
     uint64_t v;
-    if (read(lp->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+    if (read(lp->sh.efd, &v, sizeof v) < 0 && errno != EAGAIN)
         gsd_log("eventfd: %s", strerror(errno));
 }
 
@@ -280,7 +281,7 @@ static void on_signal(struct gsd_loop *lp, struct gsd_handler *h, uint32_t event
 
 static int setup_fds(struct gsd_loop *lp)
 {
-    lp->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    lp->sh.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -288,12 +289,12 @@ static int setup_fds(struct gsd_loop *lp)
     sigaddset(&set, SIGHUP);
     lp->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     lp->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (lp->efd < 0 || lp->sfd < 0 || lp->epfd < 0)
+    if (lp->sh.efd < 0 || lp->sfd < 0 || lp->epfd < 0)
         return -1;
     lp->on_cmd.fn = on_cmd;
     lp->on_sig.fn = on_signal;
     struct epoll_event e = { .events = EPOLLIN, .data.ptr = &lp->on_cmd };
-    if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->efd, &e) < 0)
+    if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->sh.efd, &e) < 0)
         return -1;
     e.data.ptr = &lp->on_sig;
     return epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->sfd, &e);
@@ -305,22 +306,22 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
     struct gsd_loop *lp = calloc(1, sizeof *lp);
     if (!lp)
         return NULL;
-    lp->opts = *opts;
-    lp->efd = lp->sfd = lp->epfd = -1;
+    lp->sh.opts = *opts;
+    lp->sh.efd = lp->sfd = lp->epfd = -1;
     const char *trace = getenv("GPUSCHEDD_TRACE");
     lp->trace = (trace && !strcmp(trace, "1")) || gsd_log_enabled(GSD_LOG_DEBUG);
     const char *reads = getenv("GPUSCHEDD_READS");
-    lp->reads_on_engine = reads && !strcmp(reads, "engine");
+    lp->sh.reads_on_engine = reads && !strcmp(reads, "engine");
     const char *check = getenv("GPUSCHEDD_VIEW_CHECK");
     lp->view_check = check && !strcmp(check, "1");
     const char *echeck = getenv("GPUSCHEDD_ENGINE_CHECK");
     lp->engine_check = echeck && !strcmp(echeck, "1");
     lp->be = opts->backend && !strcmp(opts->backend, "slurm") ? &gsd_backend_slurm
                                                               : &gsd_backend_local;
-    pthread_mutex_init(&lp->mu, NULL);
-    pthread_cond_init(&lp->cv, NULL);
-    pthread_mutex_init(&lp->vmu, NULL);
-    pthread_mutex_init(&lp->rmu, NULL);
+    pthread_mutex_init(&lp->sh.mu, NULL);
+    pthread_cond_init(&lp->sh.cv, NULL);
+    pthread_mutex_init(&lp->sh.vmu, NULL);
+    pthread_mutex_init(&lp->sh.rmu, NULL);
     metrics_init(lp);
     lp->byh = gs_intmap_create();
     lp->seqs = calloc(MAX_BATCH, sizeof *lp->seqs);
@@ -357,7 +358,7 @@ struct gsd_loop *gsd_loop_create(const struct gsd_opts *opts, int *status)
     gsd_eta_load(lp);
     if (gs_store_done_counts(lp->st, on_done_count, lp) < 0) {
         fprintf(stderr, "gpuschedd: journal %s: the done jobs cannot be counted\n",
-                lp->db_path);
+                lp->sh.db_path);
         goto fail;
     }
     return lp;
@@ -378,41 +379,9 @@ int gsd_loop_restore(struct gsd_loop *lp)
                  : 0;
     if (rc < 0) /* damage explains a failed restore too */
         return gsd_journal_checked(lp) < 0 ? -2 : -1;
-    atomic_store(&lp->ready, 1); /* the first turn waits for quick_check */
+    atomic_store(&lp->sh.ready, 1); /* the first turn waits for quick_check */
     lp->again = 1;
     return 0;
-}
-
-int gsd_loop_ready(struct gsd_loop *lp)
-{
-    return atomic_load(&lp->ready);
-}
-
-void gsd_call(struct gsd_loop *lp, struct gsd_cmd *c)
-{
-    c->done = 0;
-    c->next = NULL;
-    pthread_mutex_lock(&lp->mu);
-    if (lp->closing) {
-        pthread_mutex_unlock(&lp->mu);
-        c->status = 503;
-        c->body = gsd_error_json(503, "stopping", NULL, "the daemon is stopping");
-        return;
-    }
-    if (lp->tail)
-        lp->tail->next = c;
-    else
-        lp->head = c;
-    lp->tail = c;
-    pthread_mutex_unlock(&lp->mu);
-    uint64_t one = 1;
-    if (write(lp->efd, &one, sizeof one) < 0) {
-        /* the counter is full: the loop is awake anyway */
-    }
-    pthread_mutex_lock(&lp->mu);
-    while (!c->done)
-        pthread_cond_wait(&lp->cv, &lp->mu);
-    pthread_mutex_unlock(&lp->mu);
 }
 
 static int pass(struct gsd_loop *lp, gs_time now, struct gs_error *err)
@@ -432,25 +401,25 @@ static int pass(struct gsd_loop *lp, gs_time now, struct gs_error *err)
 /* Detach up to MAX_BATCH queued commands; *more = some are left. */
 static struct gsd_cmd *take_batch(struct gsd_loop *lp, int *more)
 {
-    pthread_mutex_lock(&lp->mu);
-    struct gsd_cmd *cmds = lp->head, *last = NULL;
+    pthread_mutex_lock(&lp->sh.mu);
+    struct gsd_cmd *cmds = lp->sh.head, *last = NULL;
     int taken = 0;
     for (struct gsd_cmd *c = cmds; c && taken < MAX_BATCH; c = c->next, taken++)
         last = c;
-    lp->head = last ? last->next : NULL;
-    if (!lp->head)
-        lp->tail = NULL;
+    lp->sh.head = last ? last->next : NULL;
+    if (!lp->sh.head)
+        lp->sh.tail = NULL;
     if (last)
         last->next = NULL;
-    *more = lp->head != NULL;
-    pthread_mutex_unlock(&lp->mu);
+    *more = lp->sh.head != NULL;
+    pthread_mutex_unlock(&lp->sh.mu);
     return cmds;
 }
 
 /* Wake the HTTP threads of `cmds`; those without an answer get a 500. */
 static void release_batch(struct gsd_loop *lp, struct gsd_cmd *cmds)
 {
-    pthread_mutex_lock(&lp->mu);
+    pthread_mutex_lock(&lp->sh.mu);
     for (struct gsd_cmd *c = cmds; c;) {
         struct gsd_cmd *next = c->next; /* c belongs to its thread once done */
         if (!c->body) {
@@ -460,8 +429,8 @@ static void release_batch(struct gsd_loop *lp, struct gsd_cmd *cmds)
         c->done = 1;
         c = next;
     }
-    pthread_cond_broadcast(&lp->cv);
-    pthread_mutex_unlock(&lp->mu);
+    pthread_cond_broadcast(&lp->sh.cv);
+    pthread_mutex_unlock(&lp->sh.mu);
 }
 
 static int commit(struct gsd_loop *lp, struct gs_error *err)
@@ -533,7 +502,7 @@ static int turn(struct gsd_loop *lp)
     if (commit(lp, &err) < 0)
         goto fatal;
     engine_check(lp);
-    if (!lp->reads_on_engine)
+    if (!lp->sh.reads_on_engine)
         gsd_view_update(lp, 0); /* before any answer: read-your-writes */
     i = 0;
     for (c = cmds; c; c = c->next, i++) {
@@ -571,7 +540,7 @@ static int timeout_ms(struct gsd_loop *lp)
     gs_time now = lp->last_now;
     gs_time wake = gs_engine_next_wakeup(lp->eng, now);
     if (wake != GS_TIME_INF) {
-        double d = (double)(wake - now) / lp->opts.clock_scale;
+        double d = (double)(wake - now) / lp->sh.opts.clock_scale;
         best = d < 0 ? 0 : (int64_t)ceil(d);
     }
     int64_t mono = gsd_mono_ms();
@@ -596,11 +565,11 @@ static void reload_policy(struct gsd_loop *lp)
     struct gs_policy pol;
     struct gs_error err;
     gs_error_clear(&err);
-    if (!lp->opts.policy) {
+    if (!lp->sh.opts.policy) {
         gsd_log("SIGHUP: no --policy file; nothing to reload");
         return;
     }
-    if (gs_policy_load_yaml(lp->opts.policy, &pol, &err) < 0) {
+    if (gs_policy_load_yaml(lp->sh.opts.policy, &pol, &err) < 0) {
         gsd_log("SIGHUP: policy refused, keeping the old one: %s", err.msg);
         return;
     }
@@ -619,7 +588,7 @@ static void reload_policy(struct gsd_loop *lp)
     lp->pol = pol;
     lp->again = 1;
     lp->view_force = 1;
-    gsd_log("SIGHUP: policy %s reloaded", lp->opts.policy);
+    gsd_log("SIGHUP: policy %s reloaded", lp->sh.opts.policy);
 }
 
 static int loop_body(struct gsd_loop *lp)
@@ -642,7 +611,7 @@ static int loop_body(struct gsd_loop *lp)
         gsd_timers_run(lp);
         if (lp->be->poll && gsd_mono_ms() >= lp->next_poll) {
             lp->be->poll(lp);
-            lp->next_poll = gsd_mono_ms() + lp->opts.slurm_poll_ms;
+            lp->next_poll = gsd_mono_ms() + lp->sh.opts.slurm_poll_ms;
         }
         if (turn(lp) < 0)
             return 1;
@@ -657,7 +626,7 @@ int gsd_loop_run(struct gsd_loop *lp)
 {
     if (gsd_journal_checked(lp) < 0) /* before the first write */
         return GSD_EXIT_DAMAGED;
-    if (lp->be == &gsd_backend_local && !(lp->lch = gsd_launcher_start(lp->efd))) {
+    if (lp->be == &gsd_backend_local && !(lp->lch = gsd_launcher_start(lp->sh.efd))) {
         gsd_log("fatal: the launcher thread: %s", strerror(errno));
         return 1;
     }
@@ -672,16 +641,16 @@ int gsd_loop_run(struct gsd_loop *lp)
 
 void gsd_loop_close(struct gsd_loop *lp)
 {
-    pthread_mutex_lock(&lp->mu);
-    lp->closing = 1;
-    for (struct gsd_cmd *c = lp->head; c; c = c->next) {
+    pthread_mutex_lock(&lp->sh.mu);
+    lp->sh.closing = 1;
+    for (struct gsd_cmd *c = lp->sh.head; c; c = c->next) {
         c->status = 503;
         c->body = gsd_error_json(503, "stopping", NULL, "the daemon is stopping");
         c->done = 1;
     }
-    lp->head = lp->tail = NULL;
-    pthread_cond_broadcast(&lp->cv);
-    pthread_mutex_unlock(&lp->mu);
+    lp->sh.head = lp->sh.tail = NULL;
+    pthread_cond_broadcast(&lp->sh.cv);
+    pthread_mutex_unlock(&lp->sh.mu);
 }
 
 void gsd_loop_destroy(struct gsd_loop *lp)
@@ -698,14 +667,13 @@ void gsd_loop_destroy(struct gsd_loop *lp)
         struct djob *d = lp->live[i];
         if (d->proc.pidfd >= 0)
             close(d->proc.pidfd);
-        gsd_blob_unref(d->blob);
-        free(d->diag);
+        gsd_vjob_fini(&d->view);
         free(d->id);
         free(d->team);
         free(d->user);
         free(d->request);
         free(d->placement);
-        free(d->bk_actual);
+        gsd_bkjob_fini(&d->bk);
         free(d->launch_msg);
         free(d);
     }
@@ -726,8 +694,8 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     gs_store_close(lp->st);
     gs_cluster_destroy(lp->cl);
     gs_policy_fini(&lp->pol);
-    if (lp->efd >= 0)
-        close(lp->efd);
+    if (lp->sh.efd >= 0)
+        close(lp->sh.efd);
     if (lp->sfd >= 0)
         close(lp->sfd);
     if (lp->epfd >= 0)
@@ -737,13 +705,13 @@ void gsd_loop_destroy(struct gsd_loop *lp)
     for (size_t i = 0; i < lp->npurged_out; i++)
         free(lp->purged_out[i]);
     free(lp->purged_out);
-    free(lp->db_path);
+    free(lp->sh.db_path);
     free(lp->gpu_offset);
-    free(lp->run_dir);
-    free(lp->out_dir);
-    pthread_mutex_destroy(&lp->mu);
-    pthread_cond_destroy(&lp->cv);
-    pthread_mutex_destroy(&lp->vmu);
-    pthread_mutex_destroy(&lp->rmu);
+    free(lp->sh.run_dir);
+    free(lp->sh.out_dir);
+    pthread_mutex_destroy(&lp->sh.mu);
+    pthread_cond_destroy(&lp->sh.cv);
+    pthread_mutex_destroy(&lp->sh.vmu);
+    pthread_mutex_destroy(&lp->sh.rmu);
     free(lp);
 }

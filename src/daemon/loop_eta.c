@@ -77,7 +77,7 @@ int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err)
         if (gs_store_job_set_eta(lp->st, d->seq, d->eta.est, d->eta.cal, d->eta.p90,
                                  basis_of(&d->eta), err) < 0)
             return -1;
-        d->dirty = 1;
+        gsd_job_dirty(lp, d);
     }
     e->nfresh = 0;
     return 0;

@@ -1,7 +1,8 @@
 /* loop_jlist.c - the engine thread's job lists: the live jobs that have a
  * flag set which a turn acts on (an ended supervisor, a confirmation held
- * for its group, a launch to confirm, a launch wanted), so that a turn
- * walks those jobs instead of scanning every live one.
+ * for its group, a launch to confirm, a launch wanted, a row to journal:
+ * gsd_job_dirty), so that a turn walks those jobs instead of scanning
+ * every live one.
  *
  * The rule: whoever sets such a flag also adds the job to its list
  * (gsd_job_exited, gsd_jl_add); a list may hold jobs whose flag was
@@ -89,20 +90,28 @@ static int flagged(const struct djob *d, int k)
     case GSD_JL_EXITED: return d->exited;
     case GSD_JL_HELD: return d->held;
     case GSD_JL_CONFIRM: return d->launched || d->launch_error || d->launch_deferred;
+    case GSD_JL_DIRTY: return d->dirty;
     default: return d->launch_wanted;
     }
 }
 
+int gsd_jl_check_one(struct gsd_loop *lp, int k)
+{
+    for (size_t i = 0; i < lp->nlive; i++) {
+        const struct djob *d = lp->live[i];
+        if (flagged(d, k) && !d->jl[k] && !lp->jl[k].all) {
+            gsd_logl(GSD_LOG_ERR, "job %s: flag of list %d set but not listed", d->id, k);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int gsd_jl_check(struct gsd_loop *lp)
 {
-    for (size_t i = 0; i < lp->nlive; i++)
-        for (int k = 0; k < GSD_JL_N; k++) {
-            const struct djob *d = lp->live[i];
-            if (flagged(d, k) && !d->jl[k] && !lp->jl[k].all) {
-                gsd_logl(GSD_LOG_ERR, "job %s: flag of list %d set but not listed", d->id, k);
-                return -1;
-            }
-        }
+    for (int k = 0; k < GSD_JL_N; k++)
+        if (gsd_jl_check_one(lp, k) < 0)
+            return -1;
     return 0;
 }
 

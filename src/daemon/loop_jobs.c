@@ -78,7 +78,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     d->ji.exit_code = -1;
     d->ji.stop_reason = -1;
     d->proc.pidfd = -1;
-    d->vslot = -1;
+    gsd_vjob_init(&d->view);
     d->kill_tm = (struct gsd_timer){ .kind = GSD_TM_KILL, .arg = d };
     d->retry_tm = (struct gsd_timer){ .kind = GSD_TM_RETRY, .arg = d };
     d->li = lp->nlive;
@@ -114,8 +114,8 @@ struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id)
 
 void gsd_job_dirty(struct gsd_loop *lp, struct djob *d)
 {
-    (void)lp;
     d->dirty = 1;
+    gsd_jl_add(lp, GSD_JL_DIRTY, d);
 }
 
 int gsd_job_placement(struct gsd_loop *lp, const struct djob *d, struct gs_alloc_part *out,
@@ -205,7 +205,7 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
     d->ji = ji;
     map_state(ji.state, ji.timed_out, &d->state, &d->outcome);
     gsd_log_job_end(lp, d, was);
-    d->dirty = 1;
+    gsd_job_dirty(lp, d);
     gsd_eta_sync(lp, d);
 }
 
@@ -304,7 +304,7 @@ int gsd_events_apply(struct gsd_loop *lp, gs_time now)
 
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s/%lld-%d", lp->run_dir, (long long)d->seq, d->ji.attempts);
+    snprintf(buf, n, "%s/%lld-%d", lp->sh.run_dir, (long long)d->seq, d->ji.attempts);
 }
 
 /* A failed launch on d's nodes' side: a failure of each of its nodes
@@ -479,7 +479,7 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     if (code == -1 && d->ji.state == GS_JOB_STARTING) {
         d->launch_wanted = 1; /* never launched (a restart found it waiting): launch now */
         gsd_jl_add(lp, GSD_JL_LAUNCH, d);
-        d->dirty = 1;
+        gsd_job_dirty(lp, d);
         gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
                 d->ji.attempts);
         return;
@@ -542,7 +542,7 @@ static void kill_now(struct gsd_loop *lp, struct djob *d)
 
 void gsd_kill_arm(struct gsd_loop *lp, struct djob *d)
 {
-    if (gsd_timer_add(&lp->timers, &d->kill_tm, gsd_mono_ms() + (int64_t)lp->opts.kill_wait) < 0)
+    if (gsd_timer_add(&lp->timers, &d->kill_tm, gsd_mono_ms() + (int64_t)lp->sh.opts.kill_wait) < 0)
         kill_now(lp, d); /* no memory for the timer: no grace rather than no kill */
 }
 
@@ -600,14 +600,13 @@ static void free_job(struct gsd_loop *lp, size_t i)
     gsd_view_drop(lp, d);
     gsd_job_timers_off(lp, d);
     gsd_jl_forget(lp, d);
-    gsd_blob_unref(d->blob);
-    free(d->diag);
+    gsd_vjob_fini(&d->view);
     free(d->id);
     free(d->team);
     free(d->user);
     free(d->request);
     free(d->placement);
-    free(d->bk_actual);
+    gsd_bkjob_fini(&d->bk);
     free(d->launch_msg);
     free(d);
 }
@@ -647,32 +646,60 @@ void gsd_job_row(const struct djob *d, struct gs_store_job *r, char *info, size_
     gsd_eta_row(d, r);
 }
 
-int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
+/* Journal d's row; 1 when d ended and was freed (live[d->li] is then the
+ * job that was last in lp->live), 0 when kept, -1 on a journal error. */
+static int flush_row(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
 {
-    for (size_t i = 0; i < lp->nlive;) {
-        struct djob *d = lp->live[i];
-        if (!d->dirty) {
-            i++;
-            continue;
-        }
-        d->dirty = 0;
-        d->vdirty = 1;
-        gsd_view_touch(lp, d);
-        char info[512];
-        struct gs_store_job r;
-        gsd_job_row(d, &r, info, sizeof info);
-        if (gs_store_job_update(lp->st, &r, err) < 0)
-            return -1;
-        if (d->state == D_DONE && d->proc.pid == 0 && !d->launching) {
-            gsd_count_done(lp, d->team, d->outcome, 1);
-            if (d->handle >= 0)
-                gs_engine_retire(lp->eng, d->handle, NULL);
-            free_job(lp, i);
-            continue;
-        }
-        i++;
+    d->dirty = 0;
+    d->view.dirty = 1;
+    gsd_view_touch(lp, d);
+    char info[512];
+    struct gs_store_job r;
+    gsd_job_row(d, &r, info, sizeof info);
+    if (gs_store_job_update(lp->st, &r, err) < 0)
+        return -1;
+    if (d->state == D_DONE && d->proc.pid == 0 && !d->launching) {
+        gsd_count_done(lp, d->team, d->outcome, 1);
+        if (d->handle >= 0)
+            gs_engine_retire(lp->eng, d->handle, NULL);
+        free_job(lp, d->li);
+        return 1;
     }
     return 0;
+}
+
+/* The rows are written in the order of the scan over lp->live this walk
+ * replaces: by place, and when a freed job's place is taken by the last
+ * live job (free_job swaps it in), that job next if its row changed too
+ * (it is then the list's last, the highest place).  So the journal's rows
+ * and the engine's retirements come in the same order as before. */
+int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err)
+{
+    if (lp->engine_check && gsd_jl_check_one(lp, GSD_JL_DIRTY) < 0) {
+        gsd_logl(GSD_LOG_ERR, "dirty list check in turn %lld failed", (long long)lp->turns);
+        abort(); /* a changed row not listed would never be journalled: a daemon bug */
+    }
+    size_t n, lo = 0, hi;
+    struct djob **v = gsd_jl_take(lp, GSD_JL_DIRTY, &n);
+    int rc = 0;
+    for (hi = n; lo < hi && rc >= 0;) {
+        struct djob *d = v[lo];
+        if (!d->dirty) {
+            lo++;
+            continue;
+        }
+        size_t at = d->li;
+        rc = flush_row(lp, d, err);
+        if (rc == 1 && at < lp->nlive && lo + 1 < hi && v[hi - 1] == lp->live[at])
+            v[lo] = v[--hi]; /* the job swapped into the freed place: it comes next */
+        else
+            lo++;
+    }
+    for (; lo < hi; lo++) /* a journal error: the rows not written stay listed */
+        if (v[lo]->dirty)
+            gsd_jl_add(lp, GSD_JL_DIRTY, v[lo]);
+    free(v);
+    return rc < 0 ? -1 : 0;
 }
 
 /* d's pidfd is readable: its supervisor has ended. */

@@ -54,7 +54,7 @@ static char **launch_env(struct gsd_loop *lp, const struct djob *d,
     const char *pl = d->placement ? d->placement : "";
     size_t cap = strlen(pl) + 64;
     for (int i = 0; i < 4; i++)
-        bufs[i] = malloc(cap + strlen(lp->opts.server_url) + strlen(d->id));
+        bufs[i] = malloc(cap + strlen(lp->sh.opts.server_url) + strlen(d->id));
     if (!bufs[0] || !bufs[1] || !bufs[2] || !bufs[3])
         return env;
     /* CUDA_VISIBLE_DEVICES: the host indices of the first node's GPUs (the
@@ -66,7 +66,7 @@ static char **launch_env(struct gsd_loop *lp, const struct djob *d,
             w += (size_t)sprintf(bufs[0] + w, "%s%d", w > 21 ? "," : "",
                                  gsd_gpumap_index(lp, first.node, __builtin_ctzll(m)));
     sprintf(bufs[1], "GPUSCHED_JOB_ID=%s", d->id);
-    sprintf(bufs[2], "GPUSCHED_SERVER=%s", lp->opts.server_url);
+    sprintf(bufs[2], "GPUSCHED_SERVER=%s", lp->sh.opts.server_url);
     sprintf(bufs[3], "GPUSCHED_PLACEMENT=%s", pl);
     for (int i = 0; i < 4; i++)
         env[k++] = bufs[i];
@@ -115,13 +115,13 @@ static struct gsd_lreq *prepare(struct gsd_loop *lp, struct djob *d, struct gs_e
     char path[4096];
     r->out = strdup(gsd_out_name(lp, d->id, d->ji.attempts, "out", path, sizeof path));
     r->err = strdup(gsd_out_name(lp, d->id, d->ji.attempts, "err", path, sizeof path));
-    r->user = strdup(lp->opts.virtual_users && !gsd_runas_exists(d->user) ? "-" : d->user);
+    r->user = strdup(lp->sh.opts.virtual_users && !gsd_runas_exists(d->user) ? "-" : d->user);
     r->env = launch_env(lp, d, &r->s, r->bufs);
     if (!r->rundir || !r->out || !r->err || !r->user || !r->env || !r->bufs[3]) {
         gsd_lreq_free(r);
         return gs_errorf(err, GS_ENOMEM, "out of memory"), NULL;
     }
-    r->l = (struct gsd_launch){ .supervisor = lp->opts.supervisor, .rundir = r->rundir,
+    r->l = (struct gsd_launch){ .supervisor = lp->sh.opts.supervisor, .rundir = r->rundir,
                                 .argv = r->s.argv, .envp = r->env, .cwd = r->s.cwd,
                                 .out = r->s.out ? r->s.out : r->out,
                                 .err = r->s.err ? r->s.err : r->err, .out_own = !r->s.out,
@@ -364,7 +364,7 @@ int64_t gsd_launch_next_retry(const struct gsd_loop *lp)
 /* The local backend's table (backend.h): supervisors on this host. */
 static int local_open(struct gsd_loop *lp)
 {
-    if (lp->opts.virtual_users)
+    if (lp->sh.opts.virtual_users)
         gsd_log("--virtual-users: a job whose user has no account on this host runs as the "
                 "daemon's own account (uid %d); for tests and demos only", (int)geteuid());
     return gsd_gpumap_open(lp, lp->cl);
@@ -395,7 +395,7 @@ static void launch_error(struct gsd_loop *lp, struct djob *d, const char *dir)
     if (keep) {
         free(d->launch_msg);
         d->launch_msg = keep;
-        d->dirty = 1;
+        gsd_job_dirty(lp, d);
     }
 }
 

@@ -50,7 +50,7 @@ static void orphan(struct gsd_loop *lp, struct djob *d, gs_time now)
     gsd_timer_cancel(&lp->timers, &d->kill_tm);
     d->exited = d->held = 0;
     d->launch_wanted = d->launched = 0;
-    d->dirty = 1;
+    gsd_job_dirty(lp, d);
 }
 
 void gsd_orphans_reap(struct gsd_loop *lp)

@@ -1,13 +1,18 @@
-/* loop_private.h - the engine thread's state, shared by loop.c (the loop
- * and the turn), loop_jobs.c (engine events, job ends, restore) and
- * loop_read.c (answers, /metrics).  Everything here belongs to the engine
- * thread except the command queue (mu, cv, head, tail) and `ready`.
+/* loop_private.h - the engine thread's state (struct gsd_loop after its
+ * shared part) and the engine thread's functions, for the daemon's files
+ * that run on the engine thread.  Everything declared here belongs to the
+ * engine thread alone: no other thread reads or writes a field of struct
+ * gsd_loop other than those of its first member, `sh` (struct
+ * gsd_shared, loop_shared.h, with its locking rule), nor calls a function
+ * declared here.  Files that run only on other threads include
+ * loop_shared.h instead.
  */
 #ifndef GS_DAEMON_LOOP_PRIVATE_H
 #define GS_DAEMON_LOOP_PRIVATE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "core/cluster/cluster.h"
@@ -17,7 +22,9 @@
 #include "core/policy/policy.h"
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
+#include "daemon/loop_shared.h"
 #include "daemon/timers.h"
+#include "daemon/view_jobs.h"
 #include "io/store.h"
 
 struct gsd_loop;
@@ -31,7 +38,7 @@ struct gsd_handler {
 };
 
 /* The job lists of loop_jlist.c (struct gsd_jlist below). */
-enum { GSD_JL_EXITED, GSD_JL_HELD, GSD_JL_CONFIRM, GSD_JL_LAUNCH, GSD_JL_N };
+enum { GSD_JL_EXITED, GSD_JL_HELD, GSD_JL_CONFIRM, GSD_JL_LAUNCH, GSD_JL_DIRTY, GSD_JL_N };
 
 enum dstate { D_PENDING, D_STARTING, D_RUNNING, D_STOPPING, D_DONE };
 enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED, O_TIMEOUT };
@@ -70,12 +77,7 @@ struct djob {
     int launch_why;           /* enum gsd_launch_fail of the last one, -1 = the job's */
     int launch_node;          /* the failed launch is its node's (quarantine.c counts it) */
     char *launch_msg;         /* why the last launch of its command failed, NULL */
-    int64_t bk_deadline;      /* slurm: monotonic ms by which it must run */
-    int bk_running;           /* slurm: seen running */
-    int bk_code;              /* slurm: exit code read at the end */
-    int64_t bk_end_ms;
-    char *bk_actual;          /* slurm: GPUs Slurm gave, not yet followed by the engine */
-    int bk_waits;             /* slurm: bk_actual waits for another job's GPUs (logged) */
+    struct gsd_bkjob bk;      /* the backend's own state of the job (backend.h) */
     int64_t stop_turn;        /* turn that ordered its preemption (victims of one
                                  decision are confirmed together) */
     int held, held_code;      /* exited, confirmation held for its group */
@@ -84,16 +86,8 @@ struct djob {
     gs_time decided;          /* engine time of the START decision not yet
                                  confirmed running, or NONE */
     size_t jl[GSD_JL_N];           /* 1 + its place in lp->jl[k], 0 = not in it (loop_jlist.c) */
-    int dirty;
-    int vdirty;               /* its row changed since its object was published */
-    struct gsd_blob *blob;    /* its job object as last published (view.h) */
-    char *diag;               /* pending: its diagnosis JSON as last rendered */
-    int inq;                  /* view.c scratch: in the queue list */
-    int vslot;                /* its slot in the view's table (vtab.h), -1 = none */
-    int vpre;                 /* in the view's list of not-pending jobs */
-    size_t vchg;              /* 1 + its place in the view's changed list, 0 = none */
-    int vq;                   /* in the view's kept queue order, under key vqk */
-    struct gs_queue_key vqk;
+    int dirty;                /* its row changed: journal it (gsd_job_dirty, listed) */
+    struct gsd_vjob view;     /* the view's own state of the job (view_jobs.h) */
     struct gs_eta_rec eta;    /* its start-time promise at submit (loop_eta.c) */
     int eta_restored;         /* that promise was read back from the journal */
 };
@@ -155,8 +149,7 @@ struct gsd_failstats {
 };
 
 struct gsd_loop {
-    struct gsd_opts opts;
-    char *db_path, *run_dir, *out_dir;
+    struct gsd_shared sh;     /* first: the part other threads touch (loop_shared.h) */
     struct gs_cluster *cl;
     struct gs_policy pol;
     struct gs_engine *eng;
@@ -174,13 +167,7 @@ struct gsd_loop {
     struct gsd_slurm *slurm;  /* the slurm backend's state */
     int64_t next_poll;        /* monotonic ms of the next be->poll */
     int64_t gpu_mismatches;   /* Slurm gave other GPUs than decided */
-    /* command queue */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    struct gsd_cmd *head, *tail;
-    int closing;              /* answer new commands 503 */
-    atomic_int ready;
-    int efd, sfd, epfd;
+    int sfd, epfd;            /* signalfd; the epoll set (sh.efd is in it too) */
     struct gsd_handler on_cmd, on_sig; /* efd's and sfd's epoll handlers */
     int64_t *seqs;            /* turn(): the job of each command of the batch */
     int again;                /* run another turn at once */
@@ -199,9 +186,7 @@ struct gsd_loop {
     struct gsd_team_count *done;
     size_t ndone, capdone;
     struct gs_dash_series *dash;  /* the dashboard's history (dash_route.c) */
-    /* the published read state (view.c): vmu guards `view` only */
-    pthread_mutex_t vmu;
-    struct gsd_view *view;
+    /* the published read state (view.c; sh.view under sh.vmu) */
     int64_t view_gen;
     int64_t full_next_us;     /* monotonic us before which /v1/cluster and the
                                  dashboard page are not rebuilt (unless forced) */
@@ -214,8 +199,6 @@ struct gsd_loop {
                                  the loop wakes to publish them once due */
     int64_t fed;              /* loop_restore.c: completed jobs fed to the estimator */
     int view_force;           /* refresh everything at the next publish */
-    int reads_on_engine;      /* GPUSCHEDD_READS=engine: no view, every read answered
-                                 on the engine thread (the former way; benchmarks) */
     struct gsd_blob *b_cluster, *b_dash;  /* kept between views */
     struct gsd_blob *b_nodes, *b_metrics;
     int64_t nodes_next_us, metrics_next_us;
@@ -228,9 +211,6 @@ struct gsd_loop {
     struct gsd_vbuild *vb;    /* view.c: the job table kept between publishes */
     int view_check;           /* GPUSCHEDD_VIEW_CHECK=1: check each publish (view.c) */
     int engine_check;         /* GPUSCHEDD_ENGINE_CHECK=1: gs_engine_check each turn (loop.c) */
-    pthread_mutex_t rmu;      /* the HTTP threads' read-only journal handles */
-    struct gs_store *readers[8];
-    int nreaders;
     /* loop_nodes.c */
     char **node_reason;       /* per node: why it is drained or down (NULL when up) */
     char ***gpu_reason;       /* per node, per GPU: the same for a GPU set alone */
@@ -240,7 +220,6 @@ struct gsd_loop {
     /* diskguard.c */
     int64_t file_limit;       /* RLIMIT_FSIZE of each job, bytes (0 = none) */
     int outage;               /* the journal cannot commit: 1 disk full, 2 error */
-    atomic_int outage_pub;    /* outage, for /readyz (any thread) */
     char outage_why[GS_ERROR_MSG_MAX];
     int64_t outage_since;     /* wall s */
     int64_t outage_next, outage_backoff; /* monotonic ms of the next probe; ms */
@@ -261,7 +240,6 @@ struct gsd_loop {
     /* conflict.c */
     struct gsd_conflict *conflicts;
     size_t nconflicts, capconflicts;
-    atomic_int nconflict_pub; /* their count, for /readyz (any thread) */
     /* gpumap.c */
     int gpu_mode;             /* enum gsd_gpu_mode: PHYSICAL or VIRTUAL once open */
     int *gpu_offset;          /* physical: per node, its first host GPU index */
@@ -275,6 +253,7 @@ struct gsd_loop {
     int launch_streak;        /* back-off rounds in a row (reset by a launch) */
     struct gsd_eta *eta;      /* loop_eta.c: start-time promises and their calibration */
 };
+_Static_assert(offsetof(struct gsd_loop, sh) == 0, "gsd_shared_of: sh comes first");
 struct gsd_conflict;
 struct gsd_launcher;
 
@@ -298,6 +277,9 @@ struct djob **gsd_jl_take(struct gsd_loop *lp, int k, size_t *n);
 /* Every live job with a list's flag set is in it: 0, or -1 after logging
  * the first one missing (GPUSCHEDD_ENGINE_CHECK=1, after each turn). */
 int gsd_jl_check(struct gsd_loop *lp);
+/* The same for list k alone (gsd_flush_rows checks GSD_JL_DIRTY before
+ * its walk): 0, or -1 after logging the first job missing. */
+int gsd_jl_check_one(struct gsd_loop *lp, int k);
 void gsd_jl_fini(struct gsd_loop *lp);
 
 /* loop_cmds.c: apply write command c (gsd_cmd_is_write) inside the turn's
@@ -316,13 +298,7 @@ gs_time gsd_now(struct gsd_loop *lp);
  * clock_scale_micro) in the open journal transaction; 0 or the store's
  * error in err (loop.c). */
 int gsd_clock_save(struct gsd_loop *lp, struct gs_error *err);
-int64_t gsd_mono_ms(void);
 gs_time gsd_wall_to_engine(struct gsd_loop *lp, int64_t wall_ms);
-void gsd_log(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
 
 /* metrics.c: the Prometheus text helpers every /metrics writer shares: a
  * label value with \, " and newline escaped, and a family's # HELP and
@@ -347,6 +323,8 @@ int gsd_job_index(struct gsd_loop *lp, struct djob *d, int handle);
 struct djob *gsd_job_by_id(struct gsd_loop *lp, const char *id);
 /* The live job of engine handle `h`, or NULL. */
 struct djob *gsd_job_of_handle(struct gsd_loop *lp, int h);
+/* d's row changed: d->dirty = 1 and d joins the list gsd_flush_rows walks
+ * (every writer of a row field calls it, never sets the flag alone). */
 void gsd_job_dirty(struct gsd_loop *lp, struct djob *d);
 /* The GPUs of job d's current placement as parts (node id, mask) in out[cap]:
  * the engine's allocation itself while the engine holds the job's GPUs (the
@@ -414,8 +392,6 @@ int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_
 void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d);
 int gsd_restore_all(struct gsd_loop *lp, int reconcile);
 int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol);
-const char *gsd_state_name(int s);
-const char *gsd_outcome_name(int o);
 void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n);
 /* Metrics label sets (metrics_teams.c, docs/daemon.md "Metrics"): a purged
  * ended job of `team` with `outcome` (an outcome name) leaves the journal;
@@ -587,23 +563,9 @@ char *gsd_job_body(struct gsd_loop *lp, int64_t seq);
 void gsd_hist_init(struct gsd_hist *h, const double *le, int n);
 void gsd_hist_add(struct gsd_hist *h, double v);
 char *gsd_metrics_text(struct gsd_loop *lp);
-/* Why the job of row r ended, in words, into buf ("failed: exited 3");
- * NULL while it has not ended (job_record.c). */
-const char *gsd_end_reason(const struct gs_store_job *r, char *buf, size_t n);
-
-/* The default output file of attempt `attempt` of job `id`:
- * OUT_DIR/ID.ATTEMPT.SFX (gs_api_out_path; job_record.c). */
-char *gsd_out_name(const struct gsd_loop *lp, const char *id, int attempt, const char *sfx,
-                   char *buf, size_t n);
-
-/* The job object's fields of journal row r (borrowed from r, lp and
- * `why`, n bytes that receive the end reason). */
-void gsd_api_of_row(const struct gsd_loop *lp, const struct gs_store_job *r,
-                    struct gs_api_job *j, char *why, size_t n);
 json_t *gsd_djob_json(struct gsd_loop *lp, const struct djob *d, json_t **diag);
 json_t *gsd_node_json(struct gsd_loop *lp, int n);
 json_t *gsd_nodes_json(struct gsd_loop *lp);
 json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending);
-char *gsd_json_text(json_t *o);
 
 #endif

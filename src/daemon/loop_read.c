@@ -44,7 +44,7 @@ void gsd_api_of_row(const struct gsd_loop *lp, const struct gs_store_job *r,
                               .attempts = r->attempts, .preemptions = r->preemptions,
                               .lost_gpu_s = r->lost_gpu_s, .exit_code = r->exit_code,
                               .estimated_start = GS_TIME_NONE, .request = r->request,
-                              .out_dir = lp->out_dir,
+                              .out_dir = lp->sh.out_dir,
                               .launch_error = r->launch_error };
     gsd_eta_api_row(r, &j->estimate_at_submit);
     j->end_reason = gsd_end_reason(r, why, n);

@@ -137,7 +137,7 @@ void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d)
         }
         return;
     }
-    d->dirty = 1;
+    gsd_job_dirty(lp, d);
     if (gsd_backend_adopt(&d->proc) < 0) {
         d->proc.pidfd = -1;
         gsd_job_exited(lp, d); /* collected with its exit file in the first turn */

@@ -64,10 +64,10 @@ static int note_row(void *arg, const struct gs_store_job *r)
 int gsd_retain_turn(struct gsd_loop *lp, gs_time now, struct gs_error *err)
 {
     int64_t mono = gsd_mono_ms();
-    if (lp->opts.retain_ms <= 0 || mono < lp->retain_next)
+    if (lp->sh.opts.retain_ms <= 0 || mono < lp->retain_next)
         return 0;
     lp->retain_next = mono + 60000;
-    gs_time cutoff = now - (gs_time)((double)lp->opts.retain_ms * lp->opts.clock_scale);
+    gs_time cutoff = now - (gs_time)((double)lp->sh.opts.retain_ms * lp->sh.opts.clock_scale);
     lp->npurged = 0;
     for (size_t i = 0; i < lp->npurged_out; i++)
         free(lp->purged_out[i]);
@@ -107,7 +107,7 @@ static void remove_run(int dfd, const char *name)
 /* The run directories SEQ-N of the purged seqs. */
 static void remove_runs(struct gsd_loop *lp)
 {
-    DIR *d = opendir(lp->run_dir);
+    DIR *d = opendir(lp->sh.run_dir);
     if (!d)
         return;
     struct dirent *e;
@@ -131,7 +131,7 @@ void gsd_retain_after_commit(struct gsd_loop *lp)
     for (size_t i = 0; i < lp->npurged; i++) {
         static const char *const sfx[] = { "out", "err" };
         for (int k = 0; k < 2; k++) {
-            snprintf(path, sizeof path, "%s/%lld.%s", lp->out_dir, (long long)lp->purged[i],
+            snprintf(path, sizeof path, "%s/%lld.%s", lp->sh.out_dir, (long long)lp->purged[i],
                      sfx[k]);
             unlink(path);
         }
@@ -139,7 +139,7 @@ void gsd_retain_after_commit(struct gsd_loop *lp)
     for (size_t i = 0; i < lp->npurged_out; i++) {
         static const char *const sfx[] = { "out", "err" };
         for (int k = 0; k < 2; k++) {
-            snprintf(path, sizeof path, "%s/%s.%s", lp->out_dir, lp->purged_out[i], sfx[k]);
+            snprintf(path, sizeof path, "%s/%s.%s", lp->sh.out_dir, lp->purged_out[i], sfx[k]);
             unlink(path);
         }
         free(lp->purged_out[i]);
@@ -148,6 +148,6 @@ void gsd_retain_after_commit(struct gsd_loop *lp)
     remove_runs(lp);
     lp->purged_total += (int64_t)lp->npurged;
     gsd_log("retention: purged %zu ended jobs older than %lld s (rows, events, output, "
-            "run files)", lp->npurged, (long long)(lp->opts.retain_ms / 1000));
+            "run files)", lp->npurged, (long long)(lp->sh.opts.retain_ms / 1000));
     lp->npurged = 0;
 }

@@ -7,7 +7,7 @@
  * reason) once the job has ended.
  */
 #define _GNU_SOURCE
-#include "daemon/loop_private.h"
+#include "daemon/loop_shared.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +103,7 @@ static int on_row(void *arg, const struct gs_store_job *r)
 static int read_events(const struct gsd_loop *lp, struct gsd_cmd *c, struct hist_ctx *x)
 {
     struct gs_error err;
-    struct gs_store *st = gs_store_open(lp->db_path, 0, 1, &err);
+    struct gs_store *st = gs_store_open(gsd_shared_ofc(lp)->db_path, 0, 1, &err);
     struct hist_row h = { 0 };
     int rc = st ? gs_store_job_by_id(st, c->id, on_row, &h) : GS_EIO;
     if (rc == GS_ENOENT) {

@@ -67,17 +67,29 @@ static struct gsd_vbuild *vb_get(struct gsd_loop *lp)
     return lp->vb;
 }
 
+void gsd_vjob_init(struct gsd_vjob *v)
+{
+    *v = (struct gsd_vjob){ .slot = -1 };
+}
+
+void gsd_vjob_fini(struct gsd_vjob *v)
+{
+    gsd_blob_unref(v->blob);
+    free(v->diag);
+    *v = (struct gsd_vjob){ .slot = -1 };
+}
+
 void gsd_view_touch(struct gsd_loop *lp, struct djob *d)
 {
     struct gsd_vbuild *vb = vb_get(lp);
-    if (!vb || d->vchg)
+    if (!vb || d->view.chg)
         return; /* no table yet: the first publish takes every live job */
     if (gsd_grow((void **)&vb->chg, &vb->capchg, vb->nchg + 1, sizeof(struct djob *)) < 0) {
         vb->rebuild = 1;
         return;
     }
     vb->chg[vb->nchg++] = d;
-    d->vchg = vb->nchg;
+    d->view.chg = vb->nchg;
 }
 
 /* The place of seq in the list by seq (first entry not before it). */
@@ -101,7 +113,7 @@ static void pre_remove(struct gsd_vbuild *vb, struct djob *d)
         memmove(vb->pre + i, vb->pre + i + 1, (vb->npre - i - 1) * sizeof *vb->pre);
         vb->npre--;
     }
-    d->vpre = 0;
+    d->view.pre = 0;
     gsd_slots_unref(vb->pre_pub);
     vb->pre_pub = NULL;
 }
@@ -122,7 +134,7 @@ static size_t q_find(const struct gsd_vbuild *vb, const struct gs_queue_key *k)
 
 static void q_remove(struct gsd_vbuild *vb, struct djob *d)
 {
-    size_t i = q_find(vb, &d->vqk);
+    size_t i = q_find(vb, &d->view.qk);
     if (i >= vb->nq || vb->q[i].d != d) /* cannot happen: keys are unique */
         for (i = 0; i < vb->nq && vb->q[i].d != d; i++)
             ;
@@ -130,7 +142,7 @@ static void q_remove(struct gsd_vbuild *vb, struct djob *d)
         memmove(vb->q + i, vb->q + i + 1, (vb->nq - i - 1) * sizeof *vb->q);
         vb->nq--;
     }
-    d->vq = 0;
+    d->view.q = 0;
     vb->q_changed = 1;
 }
 
@@ -152,8 +164,8 @@ static void q_insert(struct gsd_loop *lp, struct gsd_vbuild *vb, struct djob *d)
     memmove(vb->q + i + 1, vb->q + i, (vb->nq - i) * sizeof *vb->q);
     vb->q[i] = (struct qent){ k, d };
     vb->nq++;
-    d->vq = 1;
-    d->vqk = k;
+    d->view.q = 1;
+    d->view.qk = k;
     vb->q_changed = 1;
     if (k.until < vb->q_until)
         vb->q_until = k.until;
@@ -164,41 +176,41 @@ void gsd_view_drop(struct gsd_loop *lp, struct djob *d)
     struct gsd_vbuild *vb = lp->vb;
     if (!vb)
         return;
-    if (d->vchg)
-        vb->chg[d->vchg - 1] = NULL;
-    d->vchg = 0;
-    if (d->vpre)
+    if (d->view.chg)
+        vb->chg[d->view.chg - 1] = NULL;
+    d->view.chg = 0;
+    if (d->view.pre)
         pre_remove(vb, d);
-    if (d->vq)
+    if (d->view.q)
         q_remove(vb, d);
-    if (vb->t && d->vslot >= 0)
-        gsd_vtab_del(vb->t, d->vslot);
-    d->vslot = -1;
+    if (vb->t && d->view.slot >= 0)
+        gsd_vtab_del(vb->t, d->view.slot);
+    d->view.slot = -1;
 }
 
 /* d's current object into the table, and into or out of the list by seq. */
 static int put(struct gsd_vbuild *vb, struct djob *d)
 {
-    if (gsd_vtab_put(vb->t, &d->vslot, gsd_blob_ref(d->blob)) < 0)
+    if (gsd_vtab_put(vb->t, &d->view.slot, gsd_blob_ref(d->view.blob)) < 0)
         return -1;
     int want = d->state != D_PENDING;
-    if (want && !d->vpre) {
+    if (want && !d->view.pre) {
         if (gsd_grow((void **)&vb->pre, &vb->cappre, vb->npre + 1, sizeof *vb->pre) < 0)
             return -1;
         size_t i = pre_find(vb, d->seq);
         memmove(vb->pre + i + 1, vb->pre + i, (vb->npre - i) * sizeof *vb->pre);
-        vb->pre[i] = (struct pre_ent){ d->seq, (uint32_t)d->vslot };
+        vb->pre[i] = (struct pre_ent){ d->seq, (uint32_t)d->view.slot };
         vb->npre++;
-        d->vpre = 1;
+        d->view.pre = 1;
         gsd_slots_unref(vb->pre_pub);
         vb->pre_pub = NULL;
-    } else if (!want && d->vpre) {
+    } else if (!want && d->view.pre) {
         pre_remove(vb, d);
     }
     return 0;
 }
 
-/* Render d again; a pending one's diagnosis text is kept in d->diag for
+/* Render d again; a pending one's diagnosis text is kept in d->view.diag for
  * the cluster document. */
 static int render(struct gsd_loop *lp, struct djob *d)
 {
@@ -211,11 +223,11 @@ static int render(struct gsd_loop *lp, struct djob *d)
         free(dtext);
         return -1;
     }
-    gsd_blob_unref(d->blob);
-    d->blob = b;
-    free(d->diag);
-    d->diag = dtext;
-    d->vdirty = 0;
+    gsd_blob_unref(d->view.blob);
+    d->view.blob = b;
+    free(d->view.diag);
+    d->view.diag = dtext;
+    d->view.dirty = 0;
     return 0;
 }
 
@@ -239,9 +251,9 @@ static int reset(struct gsd_loop *lp, struct gsd_vbuild *vb)
     gsd_slots_unref(vb->pre_pub);
     vb->pre_pub = NULL;
     for (size_t i = 0; i < lp->nlive; i++) {
-        lp->live[i]->vslot = -1;
-        lp->live[i]->vpre = lp->live[i]->vq = 0;
-        lp->live[i]->vchg = 0;
+        lp->live[i]->view.slot = -1;
+        lp->live[i]->view.pre = lp->live[i]->view.q = 0;
+        lp->live[i]->view.chg = 0;
     }
     vb->nq = 0;
     vb->q_full = 1;
@@ -250,7 +262,7 @@ static int reset(struct gsd_loop *lp, struct gsd_vbuild *vb)
         return -1;
     for (size_t i = 0; i < lp->nlive; i++) {
         vb->chg[vb->nchg++] = lp->live[i];
-        lp->live[i]->vchg = vb->nchg;
+        lp->live[i]->view.chg = vb->nchg;
     }
     vb->rebuild = 0;
     return 0;
@@ -270,15 +282,15 @@ int gsd_vjobs_sync(struct gsd_loop *lp, int all, int *changed)
         struct djob *d = vb->chg[i];
         if (!d)
             continue;
-        d->vchg = 0;
+        d->view.chg = 0;
         if (bad)
             continue;
-        if (d->vdirty || !d->blob) {
+        if (d->view.dirty || !d->view.blob) {
             *changed = 1;
             bad = render(lp, d) < 0;
         }
         bad = bad || put(vb, d) < 0;
-        if (d->vq)
+        if (d->view.q)
             q_remove(vb, d);
         q_insert(lp, vb, d);
     }
@@ -292,7 +304,7 @@ int gsd_vjobs_sync(struct gsd_loop *lp, int all, int *changed)
 static int q_list_full(struct gsd_loop *lp, struct gsd_vbuild *vb)
 {
     for (size_t i = 0; i < vb->nq; i++)
-        vb->q[i].d->vq = 0;
+        vb->q[i].d->view.q = 0;
     vb->nq = 0;
     vb->q_full = 0;
     vb->q_until = GS_TIME_INF;
@@ -308,16 +320,16 @@ static int q_list_full(struct gsd_loop *lp, struct gsd_vbuild *vb)
     }
     for (int i = 0; i < got && (size_t)i < cap; i++) {
         struct djob *d = gsd_job_of_handle(lp, h[i]);
-        if (!d || d->state != D_PENDING || d->vq)
+        if (!d || d->state != D_PENDING || d->view.q)
             continue; /* not a live pending job, or listed twice */
         struct qent *e = &vb->q[vb->nq++];
         *e = (struct qent){ .d = d };
-        d->vq = 1; /* in the order (a drop takes it out) */
+        d->view.q = 1; /* in the order (a drop takes it out) */
         if (gs_engine_queue_key(lp->eng, h[i], &e->k) == 0) {
-            d->vqk = e->k;
+            d->view.qk = e->k;
             vb->q_until = e->k.until < vb->q_until ? e->k.until : vb->q_until;
         } else { /* no keys (fifo): listed in full every turn */
-            d->vqk = e->k;
+            d->view.qk = e->k;
             vb->q_full = 1;
         }
     }
@@ -342,13 +354,13 @@ int gsd_vjobs_order(struct gsd_loop *lp, int all)
     }
     for (size_t i = 0; i < vb->nq; i++) {
         struct djob *d = vb->q[i].d;
-        if (d->vslot < 0 && gsd_vjobs_render(lp, d) < 0) {
+        if (d->view.slot < 0 && gsd_vjobs_render(lp, d) < 0) {
             free(q);
             gsd_slots_unref(l);
             return -1;
         }
         q[i] = d;
-        l->s[i] = (uint32_t)d->vslot;
+        l->s[i] = (uint32_t)d->view.slot;
     }
     free(lp->qcache);
     lp->qcache = q;
@@ -479,11 +491,11 @@ static int table_diffs(struct gsd_loop *lp, const struct gsd_vsnap *snap)
         const struct djob *d = lp->live[i];
         int s = gsd_vsnap_find(snap, d->id);
         const struct gsd_blob *b = s >= 0 ? gsd_vsnap_at(snap, (uint32_t)s) : NULL;
-        if (!b || s != d->vslot || d->vdirty || b != d->blob || !same_object(lp, d, b->data)) {
+        if (!b || s != d->view.slot || d->view.dirty || b != d->view.blob || !same_object(lp, d, b->data)) {
             if (diffs++ < 5)
                 gsd_log("view check: job %s (slot %d, found %d, dirty %d, %s, refs %d, len %zu): "
-                        "its object differs from a fresh render", d->id, d->vslot, s, d->vdirty,
-                        b == d->blob ? "its blob" : "another blob",
+                        "its object differs from a fresh render", d->id, d->view.slot, s, d->view.dirty,
+                        b == d->view.blob ? "its blob" : "another blob",
                         b ? atomic_load(&b->refs) : -1, b ? b->len : 0);
         }
     }

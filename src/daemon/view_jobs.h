@@ -19,9 +19,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/engine/engine.h"
+
 struct gsd_loop;
 struct djob;
 struct gsd_vsnap;
+struct gsd_blob;
+
+/* A live job's state kept by the view's side (struct djob's member
+ * `view`, defined here so that the job's own fields do not carry it): the
+ * engine thread's other files only create it (gsd_vjob_init), mark the
+ * job's row changed (dirty, with gsd_view_touch) and free it
+ * (gsd_vjob_fini); the rest is view_jobs.c's and view.c's. */
+struct gsd_vjob {
+    int dirty;                /* its row changed since its object was published */
+    struct gsd_blob *blob;    /* its job object as last published (view.h) */
+    char *diag;               /* pending: its diagnosis JSON as last rendered */
+    int slot;                 /* its slot in the view's table (vtab.h), -1 = none */
+    int pre;                  /* in the view's list of not-pending jobs */
+    size_t chg;               /* 1 + its place in the view's changed list, 0 = none */
+    int q;                    /* in the view's kept queue order, under key qk */
+    struct gs_queue_key qk;
+};
+
+/* A new job's view state: nothing published, no slot. */
+void gsd_vjob_init(struct gsd_vjob *v);
+/* Free what v holds (its published object's reference, its diagnosis);
+ * v is left empty. */
+void gsd_vjob_fini(struct gsd_vjob *v);
 
 /* An immutable list of table slots, shared by reference count. */
 struct gsd_slots {
