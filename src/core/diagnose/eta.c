@@ -25,6 +25,8 @@ static int lower_bound(const gs_time *a, int n, gs_time v)
 static void win_push(struct gs_eta_win *w, gs_time v)
 {
     gs_time *a = w->sorted;
+    if (w->pushed < GS_ETA_WINDOW)
+        w->pushed++;
     if (w->n == GS_ETA_WINDOW && w->v[w->next] == v) { /* the same value leaves */
         w->next = (w->next + 1) % GS_ETA_WINDOW;
         return;
@@ -128,6 +130,8 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->cand[1] = gs_time_add(r->est, win_quantile(&k->shift, 0.5));
     r->cand[1] = r->cand[1] < r->submit ? r->submit : r->cand[1];
     r->cand[2] = scaled(r->submit, r->est, win_quantile(&k->ratio, 0.5));
+    r->cand[3] = gs_time_add(r->submit, win_quantile(&k->wait, 0.5));
+    r->cand[4] = r->submit;
     struct gs_eta_key *s = key_for(c, r, 1);
     r->chosen = 2;
     for (int m = 0; s && m < GS_ETA_CANDIDATES; m++)
@@ -197,6 +201,7 @@ static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_tim
         win_push(&k->over, (gs_time)(((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                                          ((double)(r->p90_base - r->submit) + GS_ETA_HORIZON_MS) * 1e6 + 0.5));
     win_push(&k->shift, start - r->est);
+    win_push(&k->wait, start - r->submit);
     double ratio = ((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                    ((double)(r->est - r->submit) + GS_ETA_HORIZON_MS);
     win_push(&k->ratio, (gs_time)(ratio * 1e6 + 0.5));
@@ -215,4 +220,76 @@ void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time star
     key_observe(&c->ahead[r->size_class][r->basis][r->bucket], r, start);
     key_observe(&c->key[r->size_class][r->basis], r, start);
     key_observe(&c->cls[r->size_class], r, start);
+}
+
+#define KEYS_AHEAD (GS_SIZE_CLASSES * GS_ETA_BASES * GS_ETA_BUCKETS)
+#define KEYS_KEY (KEYS_AHEAD + GS_SIZE_CLASSES * GS_ETA_BASES)
+#define KEYS_CLS (KEYS_KEY + GS_SIZE_CLASSES)
+
+int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[4])
+{
+    int cl = r->size_class, b = r->basis;
+    keys[0] = KEYS_CLS + cl;
+    if (r->est == GS_TIME_NONE)
+        return 1;
+    keys[1] = (cl * GS_ETA_BASES + b) * GS_ETA_BUCKETS + r->bucket;
+    keys[2] = KEYS_AHEAD + cl * GS_ETA_BASES + b;
+    keys[3] = KEYS_KEY + cl;
+    return 4;
+}
+
+/* Key `key`, or NULL for a class wait key or one out of range. */
+static struct gs_eta_key *key_at(struct gs_eta_cal *c, int key)
+{
+    if (key < 0 || key >= KEYS_CLS)
+        return NULL;
+    if (key < KEYS_AHEAD)
+        return &c->ahead[key / (GS_ETA_BASES * GS_ETA_BUCKETS)]
+                        [key / GS_ETA_BUCKETS % GS_ETA_BASES][key % GS_ETA_BUCKETS];
+    if (key < KEYS_KEY)
+        return &c->key[(key - KEYS_AHEAD) / GS_ETA_BASES][(key - KEYS_AHEAD) % GS_ETA_BASES];
+    return &c->cls[key - KEYS_KEY];
+}
+
+struct gs_eta_win *gs_eta_cal_win(struct gs_eta_cal *c, int key, int w)
+{
+    if (key >= KEYS_CLS && key < GS_ETA_NKEYS)
+        return w == 0 ? &c->wait[key - KEYS_CLS] : NULL;
+    struct gs_eta_key *k = key_at(c, key);
+    if (!k || w < 0 || w >= GS_ETA_KEY_WINS)
+        return NULL;
+    if (w < 2)
+        return w ? &k->ratio : &k->shift;
+    if (w < 2 + GS_ETA_CANDIDATES)
+        return &k->abserr[w - 2];
+    return w == 2 + GS_ETA_CANDIDATES ? &k->over : &k->wait;
+}
+
+double *gs_eta_cal_level(struct gs_eta_cal *c, int key)
+{
+    struct gs_eta_key *k = key_at(c, key);
+    return k ? &k->level : NULL;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    gs_time x = *(const gs_time *)a, y = *(const gs_time *)b;
+    return x < y ? -1 : x > y;
+}
+
+int gs_eta_win_set(struct gs_eta_win *w, const gs_time *v, int n, int next)
+{
+    if (n < 0 || n > GS_ETA_WINDOW || next < 0 || next >= GS_ETA_WINDOW ||
+        (n < GS_ETA_WINDOW && next != n)) {
+        memset(w, 0, sizeof *w);
+        return GS_EINVAL;
+    }
+    if (v != w->v)
+        memcpy(w->v, v, (size_t)n * sizeof *v);
+    memcpy(w->sorted, w->v, (size_t)n * sizeof *v);
+    qsort(w->sorted, (size_t)n, sizeof *v, cmp_time);
+    w->n = n;
+    w->next = next;
+    w->pushed = 0;
+    return 0;
 }
