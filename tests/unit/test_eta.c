@@ -180,12 +180,15 @@ static struct gs_eta_rec rec_at(int cls, double est_s)
  *   178/160 = 1.1125.
  * A promise with the estimate 1,000 s (h + H = 1,060 s): candidates raw
  * 1,000, shift 1,010, scale 1,060 x 1.0625 - 60 = 1,066.25 s, wait (the
- * median of the waits 101..120 s, 10th) 110 s, now 0.  These jobs
+ * waits 101..120 s: every run of 10 of them spans 9 s, the lowest,
+ * 101..110, has the middle 105.5 s) 105.5 s, now 0, shift mode (errors
+ * 1..20 s: 1..10, middle 5.5 s) 1,005.5 s.  These jobs
  * had no candidates (no errors known at their promise), so none has a
  * record of |error|: the point is scale, 1,066.25 s; the bound 1,060 x
  * 1.1125 - 60 = 1,119.25 s.
  * Class "2-4": 20 jobs, estimate 100 s, candidates 100 / 110 / 200 / 130 /
- * 0 s, all start at 110 s: |errors| 10 / 0 / 90 / 20 / 110, so shift is chosen; shift median
+ * 0 / 105 s, all start at 110 s: |errors| 10 / 0 / 90 / 20 / 110 / 5, so
+ * shift is chosen; shift median
  * 10 s, ratios all 170/160.  Estimate 300 s: point 310 s; bound (300 + 60)
  * x 1.0625 - 60 = 322.5 s. */
 static void test_calibration(void **state)
@@ -212,6 +215,7 @@ static void test_calibration(void **state)
         q.cand[2] = SEC(200);
         q.cand[3] = SEC(130);
         q.cand[4] = 0;
+        q.cand[5] = SEC(105);
         gs_eta_cal_observe(c, &q, SEC(110));
     }
     struct gs_eta_rec p = rec_at(0, 1000);
@@ -219,8 +223,9 @@ static void test_calibration(void **state)
     assert_int_equal(p.cand[0], SEC(1000));
     assert_int_equal(p.cand[1], SEC(1010));
     assert_int_equal(p.cand[2], 1066250);
-    assert_int_equal(p.cand[3], SEC(110));
+    assert_int_equal(p.cand[3], 105500);
     assert_int_equal(p.cand[4], 0);
+    assert_int_equal(p.cand[5], 1005500);
     assert_int_equal(p.chosen, 2);
     assert_int_equal(p.cal, 1066250);
     assert_int_equal(p.p90, 1119250);
@@ -324,8 +329,9 @@ static int cmp_gs_time(const void *a, const void *b)
  * 512: ceil(256) = 256), computed here by sorting a copy. */
 /* The fallback to a naive predictor.  Class ">8": 20 jobs with the
  * estimate 1,000 s whose candidates were raw 1,000, shift 900, scale 800,
- * wait 50 and now 0 s all start at 50 s: |errors| 950 / 850 / 750 / 0 /
- * 50, so the key's median wait (50 s) is the point of a new promise,
+ * wait 50, now 0 s and shift mode 700 s all start at 50 s: |errors| 950 /
+ * 850 / 750 / 0 / 50 / 650, so the key's wait (every wait is 50 s, so is
+ * the middle of their shortest half) is the point of a new promise,
  * whatever its estimate (2,000 s); the bound is the ratio's: every ratio
  * is (50 + 60) / (1,000 + 60), so (2,000 + 60) x 110/1,060 - 60 =
  * 153.77 s (ratio rounded to 103,774 ppm: 2,060 x 0.103774 - 60 =
@@ -336,7 +342,7 @@ static void test_naive_fallback(void **state)
     struct gs_eta_cal *c = calloc(1, sizeof *c);
     assert_non_null(c);
     gs_eta_cal_init(c);
-    static const double cand[GS_ETA_CANDIDATES] = { 1000, 900, 800, 50, 0 };
+    static const double cand[GS_ETA_CANDIDATES] = { 1000, 900, 800, 50, 0, 700 };
     for (int i = 0; i < 20; i++) {
         struct gs_eta_rec q = rec_at(3, 1000);
         for (int m = 0; m < GS_ETA_CANDIDATES; m++)

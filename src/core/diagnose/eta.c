@@ -58,6 +58,18 @@ static gs_time win_quantile(const struct gs_eta_win *w, double q)
     return w->sorted[k];
 }
 
+/* The middle of the shortest interval of sorted values that holds half of
+ * the window (n > 0; ties: the lowest): the constant with the smallest
+ * median |error| over the window. */
+static gs_time win_shorth(const struct gs_eta_win *w)
+{
+    int h = (w->n + 1) / 2 - 1, best = 0;
+    for (int i = 1; i + h < w->n; i++)
+        if (w->sorted[i + h] - w->sorted[i] < w->sorted[best + h] - w->sorted[best])
+            best = i;
+    return w->sorted[best] + (w->sorted[best + h] - w->sorted[best]) / 2;
+}
+
 static void key_init(struct gs_eta_key *k)
 {
     memset(k, 0, sizeof *k);
@@ -130,8 +142,10 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->cand[1] = gs_time_add(r->est, win_quantile(&k->shift, 0.5));
     r->cand[1] = r->cand[1] < r->submit ? r->submit : r->cand[1];
     r->cand[2] = scaled(r->submit, r->est, win_quantile(&k->ratio, 0.5));
-    r->cand[3] = gs_time_add(r->submit, win_quantile(&k->wait, 0.5));
+    r->cand[3] = gs_time_add(r->submit, win_shorth(&k->wait));
     r->cand[4] = r->submit;
+    r->cand[5] = gs_time_add(r->est, win_shorth(&k->shift));
+    r->cand[5] = r->cand[5] < r->submit ? r->submit : r->cand[5];
     struct gs_eta_key *s = key_for(c, r, 1);
     r->chosen = 2;
     for (int m = 0; s && m < GS_ETA_CANDIDATES; m++)

@@ -16,8 +16,11 @@
  *   ratio r = (actual - submit + H) / (h + H), kept per key;
  *   candidates for the point: raw; raw + median(actual - raw) ("shift");
  *     submit + max(0, (h + H) x median(r) - H) ("scale"); submit + the
- *     median wait of the key's jobs ("wait", a naive predictor per key);
- *     submit ("now", the naive predictor);
+ *     middle of the shortest interval that holds half of the key's
+ *     waits ("wait", a naive predictor per key: on the median |error| it
+ *     is what a constant wait does best); submit ("now", the naive
+ *     predictor); raw + the middle of the shortest half of the errors
+ *     actual - raw ("shift mode");
  *   the point ("calibrated") is the candidate with the smallest median
  *     |error| over the key's last jobs (scale until there are enough);
  *   the bound = submit + max(0, (h + H) x q(r) - H), never below the
@@ -58,7 +61,7 @@
 #define GS_ETA_MIN_SAMPLES 20
 #define GS_ETA_BASES (GS_BASIS_QUOTA + 1)
 #define GS_ETA_HORIZON_MS 60000      /* H: 60 s */
-#define GS_ETA_CANDIDATES 5          /* raw, shift, scale, key median wait, now */
+#define GS_ETA_CANDIDATES 6          /* raw, shift, scale, wait, now, shift mode */
 #define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
 #define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
 #define GS_ETA_OVER_Q 0.9            /* quantile of the bound's conformal widening */
