@@ -155,7 +155,7 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
     r->p90_base = r->p90;
     if (k->over.n >= GS_ETA_MIN_SAMPLES) {
-        gs_time f = win_quantile(&k->over, GS_ETA_OVER_Q);
+        gs_time f = win_quantile(&k->over, k->level > GS_ETA_OVER_Q ? k->level : GS_ETA_OVER_Q);
         if (f > 1000000)
             r->p90 = scaled(r->submit, r->p90, f);
     }
