@@ -25,6 +25,7 @@ static int lower_bound(const gs_time *a, int n, gs_time v)
 static void win_push(struct gs_eta_win *w, gs_time v)
 {
     gs_time *a = w->sorted;
+    w->shorth_ok = 0;
     if (w->pushed < GS_ETA_WINDOW)
         w->pushed++;
     if (w->n == GS_ETA_WINDOW && w->v[w->next] == v) { /* the same value leaves */
@@ -61,13 +62,17 @@ static gs_time win_quantile(const struct gs_eta_win *w, double q)
 /* The middle of the shortest interval of sorted values that holds half of
  * the window (n > 0; ties: the lowest): the constant with the smallest
  * median |error| over the window. */
-static gs_time win_shorth(const struct gs_eta_win *w)
+static gs_time win_shorth(struct gs_eta_win *w)
 {
+    if (w->shorth_ok) /* kept until the next push: a publish promises many jobs */
+        return w->shorth;
     int h = (w->n + 1) / 2 - 1, best = 0;
     for (int i = 1; i + h < w->n; i++)
         if (w->sorted[i + h] - w->sorted[i] < w->sorted[best + h] - w->sorted[best])
             best = i;
-    return w->sorted[best] + (w->sorted[best + h] - w->sorted[best]) / 2;
+    w->shorth = w->sorted[best] + (w->sorted[best + h] - w->sorted[best]) / 2;
+    w->shorth_ok = 1;
+    return w->shorth;
 }
 
 static void key_init(struct gs_eta_key *k)
@@ -304,6 +309,6 @@ int gs_eta_win_set(struct gs_eta_win *w, const gs_time *v, int n, int next)
     qsort(w->sorted, (size_t)n, sizeof *v, cmp_time);
     w->n = n;
     w->next = next;
-    w->pushed = 0;
+    w->pushed = w->shorth_ok = 0;
     return 0;
 }

@@ -63,7 +63,7 @@
 #define GS_ETA_HORIZON_MS 60000      /* H: 60 s */
 #define GS_ETA_CANDIDATES 6          /* raw, shift, scale, wait, now, shift mode */
 #define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
-#define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
+#define GS_ETA_BUCKETS 12            /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 1024 */
 #define GS_ETA_OVER_Q 0.9            /* quantile of the bound's conformal widening */
 /* Windows of one key, in the order of gs_eta_cal_win's `w`: shift, ratio,
  * abserr[0..GS_ETA_CANDIDATES), over, wait. */
@@ -82,6 +82,8 @@ struct gs_eta_win {
     int n, next;
     int pushed;                 /* values pushed since the owner last zeroed it (the
                                    daemon's journal writes those slots) */
+    int shorth_ok;              /* shorth holds the window's shortest-half middle */
+    gs_time shorth;
 };
 
 /* What the calibration keeps per key (size class and basis, or class):
