@@ -9,6 +9,7 @@
 #include "daemon/loop_eta.h"
 #include "daemon/loop_private.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,24 @@ static void on_slot(void *arg, int slot, gs_time abserr, int bound)
     e->nwin++;
 }
 
+/* One "n:next" pair of a cursors text at *p into n, next; advances *p.
+ * 0, or -1 when there is none. */
+static int cursor_pair(const char **p, int *n, int *next)
+{
+    char *end;
+    long a = strtol(*p, &end, 10);
+    if (end == *p || *end != ':')
+        return -1;
+    const char *q = end + 1;
+    long b = strtol(q, &end, 10);
+    if (end == q || a < INT_MIN || a > INT_MAX || b < INT_MIN || b > INT_MAX)
+        return -1;
+    *n = (int)a;
+    *next = (int)b;
+    *p = end;
+    return 0;
+}
+
 static void on_cal_key(void *arg, int key, double level, const char *cursors)
 {
     struct gsd_eta *e = arg;
@@ -256,10 +275,9 @@ static void on_cal_key(void *arg, int key, double level, const char *cursors)
     const char *p = cursors ? cursors : "";
     for (int w = 0; w < GS_ETA_KEY_WINS; w++) {
         struct gs_eta_win *x = gs_eta_cal_win(&e->cal, key, w);
-        int n, next, used = 0;
-        if (!x || sscanf(p, "%d:%d%n", &n, &next, &used) != 2)
+        int n, next;
+        if (!x || cursor_pair(&p, &n, &next) < 0)
             break;
-        p += used;
         x->n = n; /* checked by gs_eta_win_set in load_cal */
         x->next = next;
     }

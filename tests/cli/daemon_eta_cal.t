@@ -13,7 +13,7 @@
 # give no P90 bound and the engine's estimate as the point.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
-plan 8
+plan 10
 C=$ROOT/examples/seed-cluster.yaml
 P=$DATA/live-equiv.yaml
 promise() { # W's promise now and at submit, one line of JSON
@@ -57,4 +57,12 @@ sleep 0.5
 n1=$(sqlite3 "file:$STATE/journal.db?mode=ro" \
      "SELECT cursors FROM eta_cal_key ORDER BY key DESC LIMIT 2" 2>/dev/null | tail -1)
 is "$n0 -> $n1" "24:24 -> 25:25" "class 5-8's wait window: 24 jobs before W, 25 after (journalled)"
+stop_daemon
+# a calibration the journal holds in part (a cursor past the window's size)
+# is dropped with a log line: the daemon starts, new promises uncalibrated
+sqlite3 "$STATE/journal.db" "UPDATE eta_cal_key SET cursors = '600:3' WHERE key = (SELECT max(key) FROM eta_cal_key)"
+start_daemon --cluster "$C" --policy "$P" --clock-scale 10
+ok $? "the daemon starts on a journal whose calibration is not whole"
+grep -q "ETA calibration .* not whole" "$TMP/daemon.err"
+ok $? "and says so in its log"
 stop_daemon
