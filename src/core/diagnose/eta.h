@@ -96,7 +96,7 @@ struct gs_eta_key {
     double level;               /* quantile of the bound: 0.9 adapted (below) */
 };
 
-/* The online calibration.  Plain data (about 7.6 MiB); gs_eta_cal_init
+/* The online calibration.  Plain data (about 21 MiB); gs_eta_cal_init
  * empties it (every level 0.9). */
 struct gs_eta_cal {
     struct gs_eta_key ahead[GS_SIZE_CLASSES][GS_ETA_BASES][GS_ETA_BUCKETS];
