@@ -159,11 +159,18 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->cal = r->cand[r->chosen];
     r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
     r->p90_base = r->p90;
-    if (k->over.n >= GS_ETA_MIN_SAMPLES) {
-        gs_time f = win_quantile(&k->over, k->level > GS_ETA_OVER_Q ? k->level : GS_ETA_OVER_Q);
-        if (f > 1000000)
-            r->p90 = scaled(r->submit, r->p90, f);
+    struct gs_eta_key *chain[3] = { &c->ahead[r->size_class][r->basis][r->bucket],
+                                    &c->key[r->size_class][r->basis], &c->cls[r->size_class] };
+    gs_time f = 0;
+    for (int i = 0; i < 3; i++) { /* the widest factor of the job's keys */
+        const struct gs_eta_key *x = chain[i];
+        if (x->over.n < GS_ETA_MIN_SAMPLES)
+            continue;
+        gs_time fi = win_quantile(&x->over, x->level > GS_ETA_OVER_Q ? x->level : GS_ETA_OVER_Q);
+        f = fi > f ? fi : f;
     }
+    if (f > 1000000)
+        r->p90 = scaled(r->submit, r->p90, f);
     r->p90 = r->p90 < r->cal ? r->cal : r->p90;
 }
 
