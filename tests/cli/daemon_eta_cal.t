@@ -10,7 +10,7 @@
 # A's start + 1 h (a reservation), a time fixed while A runs, and so is
 # its calibrated promise, which depends only on W's submit, that estimate
 # and the calibration (no time passes in it).  An empty calibration would
-# give no P90 bound and the engine's estimate as the point.
+# give no P90 bound (and the engine's estimate as the point).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/client_lib.sh"
 plan 10
@@ -34,8 +34,8 @@ sleep 0.5 # a few turns: W's object is rendered again
 before=$(promise)
 echo "# before: $before"
 is "$(printf '%s' "$before" | jq -r '.[0].basis')" reservation "W waits on a reservation"
-ok $(printf '%s' "$before" | jq -e '.[0].p90 != null and .[0].start != .[0].engine_start' \
-     >/dev/null; echo $?) "W's promise is calibrated: it has a bound, its point is not the engine's"
+ok $(printf '%s' "$before" | jq -e '.[0].p90 != null' >/dev/null; echo $?) \
+   "W's promise is calibrated: it has a P90 bound (an empty calibration gives none)"
 keys=$(sqlite3 "file:$STATE/journal.db?mode=ro" 'SELECT count(*) FROM eta_cal_key' 2>/dev/null)
 ok $([ "${keys:-0}" -gt 0 ]; echo $?) "the journal holds the calibration ($keys keys)"
 kill9_daemon
