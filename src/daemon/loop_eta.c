@@ -9,6 +9,7 @@
 #include "daemon/loop_eta.h"
 #include "daemon/loop_private.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,9 @@ struct gsd_eta {
     int64_t promises, unknown, compared;
     int unsaved;              /* entries added to the window since gsd_eta_save */
     int dirty;                /* counters changed since gsd_eta_save */
+    unsigned char key_dirty[GS_ETA_NKEYS]; /* calibration keys changed since then */
+    int cal_dirty;            /* some key_dirty is set */
+    int cal_counts[GS_ETA_NKEYS * GS_ETA_KEY_WINS]; /* gsd_eta_load: slots read per window */
 };
 
 int gsd_eta_open(struct gsd_loop *lp)
@@ -63,6 +67,54 @@ static const char *basis_of(const struct gs_eta_rec *r)
     return r->recorded ? gs_est_basis_name(r->basis) : NULL;
 }
 
+/* What the calibration needs of promise `r` when its job starts, beyond
+ * the row's other eta_* columns: "p90_base bucket chosen cand..." ("-" =
+ * none), into buf. */
+static void aux_of(const struct gs_eta_rec *r, char *buf, size_t n)
+{
+    gs_time t[3 + GS_ETA_CANDIDATES] = { r->p90_base, r->bucket, r->chosen };
+    for (int m = 0; m < GS_ETA_CANDIDATES; m++)
+        t[3 + m] = r->cand[m];
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 3 + GS_ETA_CANDIDATES && len < n; i++) {
+        const char *sep = i ? " " : "";
+        if ((i == 0 || i > 2) && t[i] == GS_TIME_NONE)
+            len += (size_t)snprintf(buf + len, n - len, "%s-", sep);
+        else
+            len += (size_t)snprintf(buf + len, n - len, "%s%lld", sep, (long long)t[i]);
+    }
+}
+
+/* Parse aux_of's text into r (p90_base, bucket, chosen, cand).  0, or -1
+ * when it is not that text (r unchanged). */
+static int aux_parse(const char *s, struct gs_eta_rec *r)
+{
+    gs_time t[3 + GS_ETA_CANDIDATES];
+    for (int i = 0; i < 3 + GS_ETA_CANDIDATES; i++) {
+        while (*s == ' ')
+            s++;
+        char *end = NULL;
+        if (*s == '-' && (s[1] == ' ' || !s[1])) {
+            t[i] = GS_TIME_NONE;
+            end = (char *)s + 1;
+        } else {
+            t[i] = strtoll(s, &end, 10);
+            if (end == s)
+                return -1;
+        }
+        s = end;
+    }
+    if (*s || t[1] < 0 || t[1] >= GS_ETA_BUCKETS || t[2] < -1 || t[2] >= GS_ETA_CANDIDATES)
+        return -1;
+    r->p90_base = t[0];
+    r->bucket = (int)t[1];
+    r->chosen = (int)t[2];
+    for (int m = 0; m < GS_ETA_CANDIDATES; m++)
+        r->cand[m] = t[3 + m];
+    return 0;
+}
+
 int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err)
 {
     struct gsd_eta *e = lp->eta;
@@ -74,8 +126,10 @@ int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err)
         e->promises++;
         e->unknown += d->eta.est == GS_TIME_NONE;
         e->dirty = 1;
+        char aux[32 * (3 + GS_ETA_CANDIDATES)];
+        aux_of(&d->eta, aux, sizeof aux);
         if (gs_store_job_set_eta(lp->st, d->seq, d->eta.est, d->eta.cal, d->eta.p90,
-                                 basis_of(&d->eta), err) < 0)
+                                 basis_of(&d->eta), aux, err) < 0)
             return -1;
         gsd_job_dirty(lp, d);
     }
@@ -90,8 +144,13 @@ void gsd_eta_sync(struct gsd_loop *lp, struct djob *d)
     if (!r->recorded || r->observed || s == GS_TIME_NONE || d->ji.state == GS_JOB_STARTING)
         return;
     struct gsd_eta *e = lp->eta;
-    if (!d->eta_restored) /* a restored promise's key is not journalled: window only */
+    if (!d->eta_restored) { /* restored without its aux (older journal): window only */
+        int keys[4], n = gs_eta_cal_keys_of(r, keys);
         gs_eta_cal_observe(&e->cal, r, s);
+        for (int i = 0; i < n; i++)
+            e->key_dirty[keys[i]] = 1;
+        e->cal_dirty = 1;
+    }
     r->observed = 1;
     if (r->cal == GS_TIME_NONE)
         return;
@@ -118,9 +177,50 @@ static void counter_keys(struct gsd_eta *e, const char **name, int64_t **v)
     }
 }
 
+/* Journal key `key` of the calibration: the ring slots its windows were
+ * pushed into since the last save, its level and its windows' cursors
+ * ("n:next" each). */
+static int save_key(struct gsd_eta *e, struct gs_store *st, int key, struct gs_error *err)
+{
+    char cur[GS_ETA_KEY_WINS * 24];
+    size_t len = 0;
+    cur[0] = '\0';
+    for (int w = 0; w < GS_ETA_KEY_WINS; w++) {
+        struct gs_eta_win *x = gs_eta_cal_win(&e->cal, key, w);
+        if (!x)
+            break;
+        for (int k = x->pushed < x->n ? x->pushed : x->n; k > 0; k--) {
+            int slot = (x->next - k + GS_ETA_WINDOW) % GS_ETA_WINDOW;
+            if (gs_store_eta_cal_slot_set(st, key * GS_ETA_KEY_WINS + w, slot, x->v[slot],
+                                          err) < 0)
+                return -1;
+        }
+        x->pushed = 0;
+        len += (size_t)snprintf(cur + len, sizeof cur - len, "%s%d:%d", w ? " " : "", x->n,
+                                x->next);
+    }
+    const double *lv = gs_eta_cal_level(&e->cal, key);
+    return gs_store_eta_cal_key_set(st, key, lv ? *lv : 0, cur, err);
+}
+
+/* The calibration keys changed since the last save. */
+static int save_cal(struct gsd_eta *e, struct gs_store *st, struct gs_error *err)
+{
+    for (int key = 0; e->cal_dirty && key < GS_ETA_NKEYS; key++)
+        if (e->key_dirty[key]) {
+            if (save_key(e, st, key, err) < 0)
+                return -1;
+            e->key_dirty[key] = 0;
+        }
+    e->cal_dirty = 0;
+    return 0;
+}
+
 int gsd_eta_save(struct gsd_loop *lp, struct gs_error *err)
 {
     struct gsd_eta *e = lp->eta;
+    if (save_cal(e, lp->st, err) < 0)
+        return -1;
     if (!e->dirty)
         return 0;
     for (int k = e->unsaved; k > 0; k--) { /* the slots written since the last save */
@@ -148,9 +248,81 @@ static void on_slot(void *arg, int slot, gs_time abserr, int bound)
     e->nwin++;
 }
 
+/* One "n:next" pair of a cursors text at *p into n, next; advances *p.
+ * 0, or -1 when there is none. */
+static int cursor_pair(const char **p, int *n, int *next)
+{
+    char *end;
+    long a = strtol(*p, &end, 10);
+    if (end == *p || *end != ':')
+        return -1;
+    const char *q = end + 1;
+    long b = strtol(q, &end, 10);
+    if (end == q || a < INT_MIN || a > INT_MAX || b < INT_MIN || b > INT_MAX)
+        return -1;
+    *n = (int)a;
+    *next = (int)b;
+    *p = end;
+    return 0;
+}
+
+static void on_cal_key(void *arg, int key, double level, const char *cursors)
+{
+    struct gsd_eta *e = arg;
+    double *lv = gs_eta_cal_level(&e->cal, key);
+    if (lv)
+        *lv = level;
+    const char *p = cursors ? cursors : "";
+    for (int w = 0; w < GS_ETA_KEY_WINS; w++) {
+        struct gs_eta_win *x = gs_eta_cal_win(&e->cal, key, w);
+        int n, next;
+        if (!x || cursor_pair(&p, &n, &next) < 0)
+            break;
+        x->n = n; /* checked by gs_eta_win_set in load_cal */
+        x->next = next;
+    }
+}
+
+static void on_cal_slot(void *arg, int win, int slot, gs_time v)
+{
+    struct gsd_eta *e = arg;
+    struct gs_eta_win *x = win < 0 ? NULL
+                                   : gs_eta_cal_win(&e->cal, win / GS_ETA_KEY_WINS,
+                                                    win % GS_ETA_KEY_WINS);
+    if (!x || slot < 0 || slot >= GS_ETA_WINDOW)
+        return;
+    x->v[slot] = v;
+    e->cal_counts[win]++;
+}
+
+/* The calibration of new promises from the journal; all of it or, when
+ * any window is not whole, none (logged). */
+static void load_cal(struct gsd_loop *lp)
+{
+    struct gsd_eta *e = lp->eta;
+    gs_eta_cal_init(&e->cal);
+    memset(e->key_dirty, 0, sizeof e->key_dirty);
+    memset(e->cal_counts, 0, sizeof e->cal_counts);
+    e->cal_dirty = 0;
+    int bad = gs_store_eta_cal_load(lp->st, on_cal_key, on_cal_slot, e) < 0;
+    for (int key = 0; !bad && key < GS_ETA_NKEYS; key++)
+        for (int w = 0; w < GS_ETA_KEY_WINS; w++) {
+            struct gs_eta_win *x = gs_eta_cal_win(&e->cal, key, w);
+            if (x && (gs_eta_win_set(x, x->v, x->n, x->next) < 0 ||
+                      e->cal_counts[key * GS_ETA_KEY_WINS + w] != x->n))
+                bad = 1;
+        }
+    if (bad) {
+        gsd_log("journal: the ETA calibration (tables eta_cal_key, eta_cal_slot) is"
+                " unreadable or not whole: new promises start uncalibrated");
+        gs_eta_cal_init(&e->cal);
+    }
+}
+
 void gsd_eta_load(struct gsd_loop *lp)
 {
     struct gsd_eta *e = lp->eta;
+    load_cal(lp);
     const char *name[4];
     int64_t *v[4], next = 0;
     counter_keys(e, name, v);
@@ -215,7 +387,8 @@ void gsd_eta_restore(struct djob *d, const struct gs_store_job *row)
                                   .size_class = gs_job_size_class(row->gpus), .chosen = -1,
                                   .recorded = 1,
                                   .observed = row->first_start != GS_TIME_NONE && !unconfirmed };
-    d->eta_restored = 1;
+    /* with its aux, its start feeds the calibration as without the restart */
+    d->eta_restored = !row->eta_aux || aux_parse(row->eta_aux, &d->eta) < 0;
 }
 
 static int cmp_time(const void *a, const void *b)

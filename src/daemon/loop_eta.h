@@ -54,12 +54,15 @@ void gsd_eta_sync(struct gsd_loop *lp, struct djob *d);
 
 /* Journal what changed in the live calibration since the last call (the
  * window's new entries, table eta_window, and the counters, meta keys
- * eta_*), in the turn's transaction.  0, or -1 with err. */
+ * eta_*) and in the calibration of new promises (the keys its starts
+ * changed: their new ring slots, levels and cursors, tables eta_cal_key
+ * and eta_cal_slot), in the turn's transaction.  0, or -1 with err. */
 int gsd_eta_save(struct gsd_loop *lp, struct gs_error *err);
 
-/* The live calibration as the journal's last commit left it (at startup,
- * and after a failed commit).  A window that cannot be read starts empty
- * (logged). */
+/* The live calibration and the calibration of new promises as the
+ * journal's last commit left them (at startup, and after a failed
+ * commit).  A window, or a calibration, that cannot be read whole starts
+ * empty (logged). */
 void gsd_eta_load(struct gsd_loop *lp);
 
 /* The promise that would be made now for pending job d from its diagnosis
@@ -75,8 +78,9 @@ void gsd_eta_api_row(const struct gs_store_job *row, struct gs_api_eta *out);
 /* d's promise at submit into the eta_* fields of its row (borrowed). */
 void gsd_eta_row(const struct djob *d, struct gs_store_job *row);
 
-/* A restored job's promise from its row (it feeds the window, not the
- * calibration, whose key is not journalled). */
+/* A restored job's promise from its row.  With its eta_aux (schema 7 on)
+ * its start feeds the calibration as without the restart; without it (a
+ * promise journalled by an older daemon), only the window. */
 void gsd_eta_restore(struct djob *d, const struct gs_store_job *row);
 
 /* The live calibration now. */

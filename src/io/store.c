@@ -44,19 +44,27 @@ static const char *const migrations[GS_STORE_SCHEMA] = {
        its counters are meta keys eta_* */
     "CREATE TABLE eta_window(slot INTEGER PRIMARY KEY, abserr_ms INTEGER NOT NULL,"
     " bound INTEGER NOT NULL);",
+    /* 6 -> 7: the calibration that shapes new promises (docs/eta.md,
+       section 6), and what it needs of a journalled promise */
+    "CREATE TABLE eta_cal_key(key INTEGER PRIMARY KEY, level REAL NOT NULL,"
+    " cursors TEXT NOT NULL);"
+    "CREATE TABLE eta_cal_slot(win INTEGER NOT NULL, slot INTEGER NOT NULL,"
+    " v INTEGER NOT NULL, PRIMARY KEY(win, slot)) WITHOUT ROWID;"
+    "ALTER TABLE jobs ADD COLUMN eta_aux TEXT;",
 };
 
 enum {
     Q_BEGIN, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_INSERT, Q_UPDATE, Q_EVENT,
     Q_BY_ID, Q_BY_IDEM, Q_BY_SEQ, Q_LIVE, Q_LIST, Q_DONE_COUNTS, Q_COMPLETED, Q_EVENT_LAST,
-    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_JOB_EVENTS, Q_ETA_SET, Q_ETA_SLOT, Q_COUNT
+    Q_ENDED_BEFORE, Q_PURGE_EVENTS, Q_PURGE_JOB, Q_JOB_EVENTS, Q_ETA_SET, Q_ETA_SLOT, Q_ETA_KEY, Q_ETA_CSLOT,
+    Q_COUNT
 };
 
 #define JOB_COLS                                                                           \
     "seq, id, idem, team, user, gpus, request, state, outcome, submit_ms, first_start_ms," \
     " start_ms, end_ms, ckpt_ms, attempts, runs, preemptions, work_ms, lost_ms,"           \
     " lost_gpu_s, exit_code, placement, sup_pid, sup_start, stop, alloc_milli, alloc_mem,"  \
-    " engine, launch_error, eta_est_ms, eta_cal_ms, eta_p90_ms, eta_basis"
+    " engine, launch_error, eta_est_ms, eta_cal_ms, eta_p90_ms, eta_basis, eta_aux"
 
 static const char *const sql[Q_COUNT] = {
     [Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -103,8 +111,10 @@ static const char *const sql[Q_COUNT] = {
     [Q_PURGE_JOB] = "DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE"
                     " state = 'done' AND end_ms < ?1 ORDER BY seq LIMIT ?2)",
     [Q_ETA_SET] = "UPDATE jobs SET eta_est_ms = ?2, eta_cal_ms = ?3, eta_p90_ms = ?4,"
-                  " eta_basis = ?5 WHERE seq = ?1",
+                  " eta_basis = ?5, eta_aux = ?6 WHERE seq = ?1",
     [Q_ETA_SLOT] = "INSERT OR REPLACE INTO eta_window(slot, abserr_ms, bound) VALUES(?1, ?2, ?3)",
+    [Q_ETA_KEY] = "INSERT OR REPLACE INTO eta_cal_key(key, level, cursors) VALUES(?1, ?2, ?3)",
+    [Q_ETA_CSLOT] = "INSERT OR REPLACE INTO eta_cal_slot(win, slot, v) VALUES(?1, ?2, ?3)",
 };
 
 struct gs_store {
@@ -352,7 +362,8 @@ int gs_store_job_update(struct gs_store *st, const struct gs_store_job *j,
 }
 
 int gs_store_job_set_eta(struct gs_store *st, int64_t seq, gs_time est, gs_time cal,
-                         gs_time p90, const char *basis, struct gs_error *err)
+                         gs_time p90, const char *basis, const char *aux,
+                         struct gs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_ETA_SET);
     if (!s)
@@ -362,6 +373,7 @@ int gs_store_job_set_eta(struct gs_store *st, int64_t seq, gs_time est, gs_time 
     bind_time(s, 3, cal);
     bind_time(s, 4, p90);
     bind_text(s, 5, basis);
+    bind_text(s, 6, aux);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? 0 : db_error(st, err, "estimate");
@@ -429,6 +441,7 @@ static void read_row(sqlite3_stmt *s, struct gs_store_job *j)
     j->eta_cal = col_time(s, 30);
     j->eta_p90 = col_time(s, 31);
     j->eta_basis = col_text(s, 32);
+    j->eta_aux = col_text(s, 33);
 }
 
 /* Step `s` to the end, calling fn per row.  Returns 0, fn's result, or
@@ -715,6 +728,56 @@ int gs_store_eta_window(struct gs_store *st, gs_store_eta_fn fn, void *arg)
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         fn(arg, sqlite3_column_int(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2));
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : GS_EIO;
+}
+
+int gs_store_eta_cal_key_set(struct gs_store *st, int key, double level, const char *cursors,
+                             struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_ETA_KEY);
+    if (!s)
+        return db_error(st, err, "eta_cal_key");
+    sqlite3_bind_int(s, 1, key);
+    sqlite3_bind_double(s, 2, level);
+    bind_text(s, 3, cursors);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : db_error(st, err, "eta_cal_key");
+}
+
+int gs_store_eta_cal_slot_set(struct gs_store *st, int win, int slot, gs_time v,
+                              struct gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_ETA_CSLOT);
+    if (!s)
+        return db_error(st, err, "eta_cal_slot");
+    sqlite3_bind_int(s, 1, win);
+    sqlite3_bind_int(s, 2, slot);
+    sqlite3_bind_int64(s, 3, v);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : db_error(st, err, "eta_cal_slot");
+}
+
+int gs_store_eta_cal_load(struct gs_store *st, gs_store_eta_key_fn key_fn,
+                          gs_store_eta_slot_fn slot_fn, void *arg)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, "SELECT key, level, cursors FROM eta_cal_key ORDER BY key",
+                           -1, &s, NULL) != SQLITE_OK)
+        return GS_EIO;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        key_fn(arg, sqlite3_column_int(s, 0), sqlite3_column_double(s, 1), col_text(s, 2));
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE || sqlite3_prepare_v2(st->db, "SELECT win, slot, v FROM eta_cal_slot"
+                                                " ORDER BY win, slot", -1, &s,
+                                                NULL) != SQLITE_OK)
+        return GS_EIO;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        slot_fn(arg, sqlite3_column_int(s, 0), sqlite3_column_int(s, 1),
+                sqlite3_column_int64(s, 2));
     sqlite3_finalize(s);
     return rc == SQLITE_DONE ? 0 : GS_EIO;
 }

@@ -26,7 +26,7 @@
 struct gs_store;
 
 /* Current schema version (user_version). */
-#define GS_STORE_SCHEMA 6
+#define GS_STORE_SCHEMA 7
 
 /* What a stopping job becomes once its processes are gone. */
 enum gs_store_stop {
@@ -64,6 +64,8 @@ struct gs_store_job {
        the P90 bound (NONE = none) and the basis (NULL = no promise) */
     gs_time eta_est, eta_cal, eta_p90;
     const char *eta_basis;
+    const char *eta_aux;      /* what the calibration needs of that promise when
+                                 the job starts (loop_eta.c's text), NULL */
 };
 
 /* Called once per row; strings valid during the call.  A non-zero return
@@ -109,9 +111,10 @@ int gs_store_job_update(struct gs_store *st, const struct gs_store_job *j,
                         struct gs_error *err);
 
 /* Record the start-time promise made at the submit of row `seq` (times
- * NONE = NULL; basis borrowed).  0 or GS_EIO. */
+ * NONE = NULL; basis and aux borrowed, NULL = none).  0 or GS_EIO. */
 int gs_store_job_set_eta(struct gs_store *st, int64_t seq, gs_time est, gs_time cal,
-                         gs_time p90, const char *basis, struct gs_error *err);
+                         gs_time p90, const char *basis, const char *aux,
+                         struct gs_error *err);
 
 /* Append to the event log. 0 or GS_EIO. */
 int gs_store_event(struct gs_store *st, gs_time t, int64_t job, const char *kind,
@@ -194,6 +197,22 @@ int gs_store_eta_slot_set(struct gs_store *st, int slot, gs_time abserr, int bou
 typedef void (*gs_store_eta_fn)(void *arg, int slot, gs_time abserr, int bound);
 /* Every slot of the window, in slot order, to fn.  0 or GS_EIO. */
 int gs_store_eta_window(struct gs_store *st, gs_store_eta_fn fn, void *arg);
+
+/* The calibration that shapes new promises (loop_eta.c; tables
+ * eta_cal_key and eta_cal_slot, schema step 7): per key, its adaptive
+ * level and the cursors of its windows (text, the caller's format); per
+ * window `win`, ring slot `slot` holds value `v`.  Set replaces the row.
+ * 0 or GS_EIO (err names the table). */
+int gs_store_eta_cal_key_set(struct gs_store *st, int key, double level, const char *cursors,
+                             struct gs_error *err);
+int gs_store_eta_cal_slot_set(struct gs_store *st, int win, int slot, gs_time v,
+                              struct gs_error *err);
+typedef void (*gs_store_eta_key_fn)(void *arg, int key, double level, const char *cursors);
+typedef void (*gs_store_eta_slot_fn)(void *arg, int win, int slot, gs_time v);
+/* Every key row to key_fn, then every slot row to slot_fn (strings valid
+ * during the call).  0 or GS_EIO. */
+int gs_store_eta_cal_load(struct gs_store *st, gs_store_eta_key_fn key_fn,
+                          gs_store_eta_slot_fn slot_fn, void *arg);
 
 /* Retention: delete the done rows whose end is before `before` (engine
  * ms), the first `limit` in seq order, and their events; fn (may be NULL)

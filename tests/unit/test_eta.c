@@ -166,7 +166,8 @@ static struct gs_eta_rec rec_at(int cls, double est_s)
     r.basis = GS_BASIS_PROFILE;
     r.size_class = cls;
     r.recorded = 1;
-    r.cand[0] = r.cand[1] = r.cand[2] = GS_TIME_NONE;
+    for (int m = 0; m < GS_ETA_CANDIDATES; m++)
+        r.cand[m] = GS_TIME_NONE;
     r.p90 = GS_TIME_NONE;
     return r;
 }
@@ -178,12 +179,16 @@ static struct gs_eta_rec rec_at(int cls, double est_s)
  *   ratios (100 + i + 60) / (100 + 60): median 170/160 = 1.0625, q90 (18th)
  *   178/160 = 1.1125.
  * A promise with the estimate 1,000 s (h + H = 1,060 s): candidates raw
- * 1,000, shift 1,010, scale 1,060 x 1.0625 - 60 = 1,066.25 s.  These jobs
+ * 1,000, shift 1,010, scale 1,060 x 1.0625 - 60 = 1,066.25 s, wait (the
+ * waits 101..120 s: every run of 10 of them spans 9 s, the lowest,
+ * 101..110, has the middle 105.5 s) 105.5 s, now 0, shift mode (errors
+ * 1..20 s: 1..10, middle 5.5 s) 1,005.5 s.  These jobs
  * had no candidates (no errors known at their promise), so none has a
  * record of |error|: the point is scale, 1,066.25 s; the bound 1,060 x
  * 1.1125 - 60 = 1,119.25 s.
- * Class "2-4": 20 jobs, estimate 100 s, candidates 100 / 110 / 200 s, all
- * start at 110 s: |errors| 10 / 0 / 90, so shift is chosen; shift median
+ * Class "2-4": 20 jobs, estimate 100 s, candidates 100 / 110 / 200 / 130 /
+ * 0 / 105 s, all start at 110 s: |errors| 10 / 0 / 90 / 20 / 110 / 5, so
+ * shift is chosen; shift median
  * 10 s, ratios all 170/160.  Estimate 300 s: point 310 s; bound (300 + 60)
  * x 1.0625 - 60 = 322.5 s. */
 static void test_calibration(void **state)
@@ -208,6 +213,9 @@ static void test_calibration(void **state)
         q.cand[0] = SEC(100);
         q.cand[1] = SEC(110);
         q.cand[2] = SEC(200);
+        q.cand[3] = SEC(130);
+        q.cand[4] = 0;
+        q.cand[5] = SEC(105);
         gs_eta_cal_observe(c, &q, SEC(110));
     }
     struct gs_eta_rec p = rec_at(0, 1000);
@@ -215,6 +223,9 @@ static void test_calibration(void **state)
     assert_int_equal(p.cand[0], SEC(1000));
     assert_int_equal(p.cand[1], SEC(1010));
     assert_int_equal(p.cand[2], 1066250);
+    assert_int_equal(p.cand[3], 105500);
+    assert_int_equal(p.cand[4], 0);
+    assert_int_equal(p.cand[5], 1005500);
     assert_int_equal(p.chosen, 2);
     assert_int_equal(p.cal, 1066250);
     assert_int_equal(p.p90, 1119250);
@@ -316,6 +327,130 @@ static int cmp_gs_time(const void *a, const void *b)
  * and leave).  The shift candidate of a new promise at 1,000 s is then
  * 1,000 s + the 256th smallest of the last 512 e_i (nearest rank of 0.5 of
  * 512: ceil(256) = 256), computed here by sorting a copy. */
+/* The fallback to a naive predictor.  Class ">8": 20 jobs with the
+ * estimate 1,000 s whose candidates were raw 1,000, shift 900, scale 800,
+ * wait 50, now 0 s and shift mode 700 s all start at 50 s: |errors| 950 /
+ * 850 / 750 / 0 / 50 / 650, so the key's wait (every wait is 50 s, so is
+ * the middle of their shortest half) is the point of a new promise,
+ * whatever its estimate (2,000 s); the bound is the ratio's: every ratio
+ * is (50 + 60) / (1,000 + 60), so (2,000 + 60) x 110/1,060 - 60 =
+ * 153.77 s (ratio rounded to 103,774 ppm: 2,060 x 0.103774 - 60 =
+ * 153.774 s, rounded to the ms), above the point. */
+static void test_naive_fallback(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    gs_eta_cal_init(c);
+    static const double cand[GS_ETA_CANDIDATES] = { 1000, 900, 800, 50, 0, 700 };
+    for (int i = 0; i < 20; i++) {
+        struct gs_eta_rec q = rec_at(3, 1000);
+        for (int m = 0; m < GS_ETA_CANDIDATES; m++)
+            q.cand[m] = SEC(cand[m]);
+        gs_eta_cal_observe(c, &q, SEC(50));
+    }
+    struct gs_eta_rec p = rec_at(3, 2000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.chosen, 3);
+    assert_int_equal(p.cal, SEC(50));
+    assert_int_equal(p.p90, 153774);
+    free(c);
+}
+
+/* The calibration rebuilt from what a journal keeps (the daemon's
+ * loop_eta.c): after each observe, the ring slots each window of the
+ * changed keys was pushed into (gs_eta_win.pushed, then zeroed), the
+ * window's cursor and the key's level.  3,000 promises of every class,
+ * basis and bucket, with candidates and bounds, start at pseudo-random
+ * times (so that windows wrap and the same-value shortcut of a push is
+ * taken); a calibration set from the kept slots with gs_eta_win_set then
+ * makes the same promise as the original, field by field, for every
+ * class and basis, and its windows hold the same sorted values. */
+static gs_time kept[GS_ETA_NKEYS * GS_ETA_KEY_WINS][GS_ETA_WINDOW];
+static int kept_n[GS_ETA_NKEYS * GS_ETA_KEY_WINS], kept_next[GS_ETA_NKEYS * GS_ETA_KEY_WINS];
+static double kept_level[GS_ETA_NKEYS];
+
+static void keep_keys(struct gs_eta_cal *c, const int *keys, int nk)
+{
+    for (int i = 0; i < nk; i++)
+        for (int w = 0; w < GS_ETA_KEY_WINS; w++) {
+            struct gs_eta_win *x = gs_eta_cal_win(c, keys[i], w);
+            if (!x)
+                break;
+            int id = keys[i] * GS_ETA_KEY_WINS + w;
+            for (int k = x->pushed < x->n ? x->pushed : x->n; k > 0; k--) {
+                int slot = (x->next - k + GS_ETA_WINDOW) % GS_ETA_WINDOW;
+                kept[id][slot] = x->v[slot];
+            }
+            x->pushed = 0;
+            kept_n[id] = x->n;
+            kept_next[id] = x->next;
+            const double *lv = gs_eta_cal_level(c, keys[i]);
+            kept_level[keys[i]] = lv ? *lv : 0;
+        }
+}
+
+static void test_rebuild_from_journal(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c), *b = calloc(1, sizeof *b);
+    assert_true(c && b);
+    gs_eta_cal_init(c);
+    uint32_t x = 12345;
+    int dirty[7 * 4], ndirty = 0;
+    for (int i = 0; i < 3000; i++) {
+        x = x * 1103515245u + 12345u;
+        struct gs_eta_rec r = rec_at(i % GS_SIZE_CLASSES, (double)(x >> 20 & 1023));
+        r.basis = 1 + (int)(x >> 8) % (GS_ETA_BASES - 1);
+        r.bucket = (int)(x >> 12) % GS_ETA_BUCKETS;
+        r.submit = SEC(i);
+        r.est = gs_time_add(r.submit, r.est);
+        gs_eta_cal_apply(c, &r);
+        int keys[4], nk = gs_eta_cal_keys_of(&r, keys);
+        assert_int_equal(nk, 4);
+        gs_time start = gs_time_add(r.submit, SEC((x >> 4) % 7 == 0 ? 30 : (x >> 16) % 2000));
+        gs_eta_cal_observe(c, &r, start);
+        for (int k = 0; k < nk; k++)
+            dirty[ndirty++] = keys[k];
+        if (i % 7 == 6 || i == 2999) { /* a save every 7 starts: pushed up to 7 */
+            keep_keys(c, dirty, ndirty);
+            ndirty = 0;
+        }
+    }
+    gs_eta_cal_init(b);
+    for (int key = 0; key < GS_ETA_NKEYS; key++) {
+        double *lv = gs_eta_cal_level(b, key);
+        if (lv)
+            *lv = kept_level[key] ? kept_level[key] : 0.9;
+        for (int w = 0; w < GS_ETA_KEY_WINS; w++) {
+            struct gs_eta_win *y = gs_eta_cal_win(b, key, w), *o = gs_eta_cal_win(c, key, w);
+            if (!y)
+                break;
+            int id = key * GS_ETA_KEY_WINS + w;
+            assert_int_equal(gs_eta_win_set(y, kept[id], kept_n[id], kept_next[id]), 0);
+            assert_int_equal(y->n, o->n);
+            assert_memory_equal(y->sorted, o->sorted, (size_t)o->n * sizeof(gs_time));
+        }
+    }
+    int full = 0;
+    for (int cl = 0; cl < GS_SIZE_CLASSES; cl++)
+        for (int bs = 0; bs < GS_ETA_BASES; bs++) {
+            struct gs_eta_rec p = rec_at(cl, 500), q = rec_at(cl, 500);
+            p.basis = q.basis = bs;
+            p.bucket = q.bucket = 2;
+            gs_eta_cal_apply(c, &p);
+            gs_eta_cal_apply(b, &q);
+            assert_memory_equal(&p, &q, sizeof p);
+            full += p.p90 != GS_TIME_NONE;
+        }
+    assert_true(full >= GS_SIZE_CLASSES); /* the promises compared were calibrated */
+    assert_int_equal(gs_eta_cal_win(c, GS_ETA_NKEYS - 1, 1), NULL); /* a class wait: one window */
+    assert_int_equal(gs_eta_cal_level(c, GS_ETA_NKEYS - 1), NULL);
+    assert_int_equal(gs_eta_win_set(gs_eta_cal_win(b, 0, 0), kept[0], 3, 5), GS_EINVAL);
+    free(c);
+    free(b);
+}
+
 static void test_window_order(void **state)
 {
     (void)state;
@@ -389,6 +524,8 @@ int main(void)
         cmocka_unit_test(test_quota_held),
         cmocka_unit_test(test_cannot_estimate),
         cmocka_unit_test(test_calibration),
+        cmocka_unit_test(test_naive_fallback),
+        cmocka_unit_test(test_rebuild_from_journal),
         cmocka_unit_test(test_window_order),
         cmocka_unit_test(test_bound_widening),
         cmocka_unit_test(test_stats),

@@ -455,6 +455,7 @@ struct eta_seen {
     int n;
     gs_time est, cal, p90;
     char basis[16];
+    char aux[64];
 };
 
 static int eta_collect(void *arg, const struct gs_store_job *j)
@@ -465,6 +466,7 @@ static int eta_collect(void *arg, const struct gs_store_job *j)
     s->cal = j->eta_cal;
     s->p90 = j->eta_p90;
     snprintf(s->basis, sizeof s->basis, "%s", j->eta_basis ? j->eta_basis : "(null)");
+    snprintf(s->aux, sizeof s->aux, "%s", j->eta_aux ? j->eta_aux : "(null)");
     return 0;
 }
 
@@ -480,17 +482,20 @@ static void test_v1_migrates_eta(void **state)
     assert_int_equal(s.n, 1);
     assert_true(s.est == GS_TIME_NONE && s.cal == GS_TIME_NONE && s.p90 == GS_TIME_NONE);
     assert_string_equal(s.basis, "(null)");
+    assert_string_equal(s.aux, "(null)");
     struct gs_error err = { 0 };
     int64_t seq;
     struct gs_store_job j = job("new", NULL);
     assert_int_equal(gs_store_begin(st, &err), 0);
     assert_int_equal(gs_store_job_insert(st, &j, &seq, &err), 0);
-    assert_int_equal(gs_store_job_set_eta(st, 1, 5000, 6000, GS_TIME_NONE, "profile", &err), 0);
+    assert_int_equal(gs_store_job_set_eta(st, 1, 5000, 6000, GS_TIME_NONE, "profile",
+                                          "- 2 -1 5000 - - - -", &err), 0);
     assert_int_equal(gs_store_commit(st, &err), 0);
     memset(&s, 0, sizeof s);
     assert_int_equal(gs_store_job_by_id(st, "old", eta_collect, &s), 0);
     assert_true(s.est == 5000 && s.cal == 6000 && s.p90 == GS_TIME_NONE);
     assert_string_equal(s.basis, "profile");
+    assert_string_equal(s.aux, "- 2 -1 5000 - - - -");
     memset(&s, 0, sizeof s);
     assert_int_equal(gs_store_job_by_seq(st, seq, eta_collect, &s), 0);
     assert_string_equal(s.basis, "(null)");
@@ -542,6 +547,71 @@ static void test_v1_migrates_eta_window(void **state)
     gs_store_close(st);
 }
 
+struct cal_seen {
+    int nkey, nslot, key[2], win[3], slot[3];
+    double level[2];
+    char cursors[2][32];
+    gs_time v[3];
+};
+
+static void on_cal_key(void *arg, int key, double level, const char *cursors)
+{
+    struct cal_seen *c = arg;
+    if (c->nkey < 2) {
+        c->key[c->nkey] = key;
+        c->level[c->nkey] = level;
+        snprintf(c->cursors[c->nkey], sizeof c->cursors[0], "%s", cursors);
+    }
+    c->nkey++;
+}
+
+static void on_cal_slot(void *arg, int win, int slot, gs_time v)
+{
+    struct cal_seen *c = arg;
+    if (c->nslot < 3) {
+        c->win[c->nslot] = win;
+        c->slot[c->nslot] = slot;
+        c->v[c->nslot] = v;
+    }
+    c->nslot++;
+}
+
+/* A v1 journal opens and migrates to a schema with the calibration of new
+ * promises (tables eta_cal_key, eta_cal_slot): empty at first; key rows
+ * (one replaced, its level kept exactly) and slots read back in key, then
+ * (win, slot) order after a reopen. */
+static void test_v1_migrates_eta_cal(void **state)
+{
+    (void)state;
+    make_journal(v1_sql);
+    struct gs_store *st = open_rw();
+    struct cal_seen c = { 0 };
+    assert_int_equal(gs_store_eta_cal_load(st, on_cal_key, on_cal_slot, &c), 0);
+    assert_true(c.nkey == 0 && c.nslot == 0);
+    struct gs_error err = { 0 };
+    assert_int_equal(gs_store_begin(st, &err), 0);
+    assert_int_equal(gs_store_eta_cal_key_set(st, 9, 0.5, "x", &err), 0);
+    assert_int_equal(gs_store_eta_cal_key_set(st, 3, 0.9045, "1:1 0:0", &err), 0);
+    assert_int_equal(gs_store_eta_cal_key_set(st, 9, 0.1 + 0.2, "2:2", &err), 0);
+    assert_int_equal(gs_store_eta_cal_slot_set(st, 81, 1, -5, &err), 0);
+    assert_int_equal(gs_store_eta_cal_slot_set(st, 81, 0, 7, &err), 0);
+    assert_int_equal(gs_store_eta_cal_slot_set(st, 27, 0, 123456789012LL, &err), 0);
+    assert_int_equal(gs_store_eta_cal_slot_set(st, 81, 1, 8, &err), 0); /* replaces */
+    assert_int_equal(gs_store_commit(st, &err), 0);
+    gs_store_close(st);
+    st = open_rw();
+    assert_int_equal(gs_store_eta_cal_load(st, on_cal_key, on_cal_slot, &c), 0);
+    assert_true(c.nkey == 2 && c.nslot == 3);
+    assert_true(c.key[0] == 3 && c.level[0] == 0.9045);
+    assert_string_equal(c.cursors[0], "1:1 0:0");
+    assert_true(c.key[1] == 9 && c.level[1] == 0.1 + 0.2);
+    assert_string_equal(c.cursors[1], "2:2");
+    assert_true(c.win[0] == 27 && c.slot[0] == 0 && c.v[0] == 123456789012LL);
+    assert_true(c.win[1] == 81 && c.slot[1] == 0 && c.v[1] == 7);
+    assert_true(c.win[2] == 81 && c.slot[2] == 1 && c.v[2] == 8);
+    gs_store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -554,6 +624,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_v1_migrates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_migrates_eta, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v1_migrates_eta_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v1_migrates_eta_cal, setup, teardown),
         cmocka_unit_test(test_bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

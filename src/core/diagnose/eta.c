@@ -25,6 +25,9 @@ static int lower_bound(const gs_time *a, int n, gs_time v)
 static void win_push(struct gs_eta_win *w, gs_time v)
 {
     gs_time *a = w->sorted;
+    w->shorth_ok = 0;
+    if (w->pushed < GS_ETA_WINDOW)
+        w->pushed++;
     if (w->n == GS_ETA_WINDOW && w->v[w->next] == v) { /* the same value leaves */
         w->next = (w->next + 1) % GS_ETA_WINDOW;
         return;
@@ -54,6 +57,22 @@ static gs_time win_quantile(const struct gs_eta_win *w, double q)
     int k = (int)(q * w->n + 0.999999) - 1;
     k = k < 0 ? 0 : k >= w->n ? w->n - 1 : k;
     return w->sorted[k];
+}
+
+/* The middle of the shortest interval of sorted values that holds half of
+ * the window (n > 0; ties: the lowest): the constant with the smallest
+ * median |error| over the window. */
+static gs_time win_shorth(struct gs_eta_win *w)
+{
+    if (w->shorth_ok) /* kept until the next push: a publish promises many jobs */
+        return w->shorth;
+    int h = (w->n + 1) / 2 - 1, best = 0;
+    for (int i = 1; i + h < w->n; i++)
+        if (w->sorted[i + h] - w->sorted[i] < w->sorted[best + h] - w->sorted[best])
+            best = i;
+    w->shorth = w->sorted[best] + (w->sorted[best + h] - w->sorted[best]) / 2;
+    w->shorth_ok = 1;
+    return w->shorth;
 }
 
 static void key_init(struct gs_eta_key *k)
@@ -128,6 +147,10 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->cand[1] = gs_time_add(r->est, win_quantile(&k->shift, 0.5));
     r->cand[1] = r->cand[1] < r->submit ? r->submit : r->cand[1];
     r->cand[2] = scaled(r->submit, r->est, win_quantile(&k->ratio, 0.5));
+    r->cand[3] = gs_time_add(r->submit, win_shorth(&k->wait));
+    r->cand[4] = r->submit;
+    r->cand[5] = gs_time_add(r->est, win_shorth(&k->shift));
+    r->cand[5] = r->cand[5] < r->submit ? r->submit : r->cand[5];
     struct gs_eta_key *s = key_for(c, r, 1);
     r->chosen = 2;
     for (int m = 0; s && m < GS_ETA_CANDIDATES; m++)
@@ -136,11 +159,18 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->cal = r->cand[r->chosen];
     r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
     r->p90_base = r->p90;
-    if (k->over.n >= GS_ETA_MIN_SAMPLES) {
-        gs_time f = win_quantile(&k->over, GS_ETA_OVER_Q);
-        if (f > 1000000)
-            r->p90 = scaled(r->submit, r->p90, f);
+    struct gs_eta_key *chain[3] = { &c->ahead[r->size_class][r->basis][r->bucket],
+                                    &c->key[r->size_class][r->basis], &c->cls[r->size_class] };
+    gs_time f = 0;
+    for (int i = 0; i < 3; i++) { /* the widest factor of the job's keys */
+        const struct gs_eta_key *x = chain[i];
+        if (x->over.n < GS_ETA_MIN_SAMPLES)
+            continue;
+        gs_time fi = win_quantile(&x->over, x->level > GS_ETA_OVER_Q ? x->level : GS_ETA_OVER_Q);
+        f = fi > f ? fi : f;
     }
+    if (f > 1000000)
+        r->p90 = scaled(r->submit, r->p90, f);
     r->p90 = r->p90 < r->cal ? r->cal : r->p90;
 }
 
@@ -197,6 +227,7 @@ static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_tim
         win_push(&k->over, (gs_time)(((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                                          ((double)(r->p90_base - r->submit) + GS_ETA_HORIZON_MS) * 1e6 + 0.5));
     win_push(&k->shift, start - r->est);
+    win_push(&k->wait, start - r->submit);
     double ratio = ((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                    ((double)(r->est - r->submit) + GS_ETA_HORIZON_MS);
     win_push(&k->ratio, (gs_time)(ratio * 1e6 + 0.5));
@@ -215,4 +246,76 @@ void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time star
     key_observe(&c->ahead[r->size_class][r->basis][r->bucket], r, start);
     key_observe(&c->key[r->size_class][r->basis], r, start);
     key_observe(&c->cls[r->size_class], r, start);
+}
+
+#define KEYS_AHEAD (GS_SIZE_CLASSES * GS_ETA_BASES * GS_ETA_BUCKETS)
+#define KEYS_KEY (KEYS_AHEAD + GS_SIZE_CLASSES * GS_ETA_BASES)
+#define KEYS_CLS (KEYS_KEY + GS_SIZE_CLASSES)
+
+int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[4])
+{
+    int cl = r->size_class, b = r->basis;
+    keys[0] = KEYS_CLS + cl;
+    if (r->est == GS_TIME_NONE)
+        return 1;
+    keys[1] = (cl * GS_ETA_BASES + b) * GS_ETA_BUCKETS + r->bucket;
+    keys[2] = KEYS_AHEAD + cl * GS_ETA_BASES + b;
+    keys[3] = KEYS_KEY + cl;
+    return 4;
+}
+
+/* Key `key`, or NULL for a class wait key or one out of range. */
+static struct gs_eta_key *key_at(struct gs_eta_cal *c, int key)
+{
+    if (key < 0 || key >= KEYS_CLS)
+        return NULL;
+    if (key < KEYS_AHEAD)
+        return &c->ahead[key / (GS_ETA_BASES * GS_ETA_BUCKETS)]
+                        [key / GS_ETA_BUCKETS % GS_ETA_BASES][key % GS_ETA_BUCKETS];
+    if (key < KEYS_KEY)
+        return &c->key[(key - KEYS_AHEAD) / GS_ETA_BASES][(key - KEYS_AHEAD) % GS_ETA_BASES];
+    return &c->cls[key - KEYS_KEY];
+}
+
+struct gs_eta_win *gs_eta_cal_win(struct gs_eta_cal *c, int key, int w)
+{
+    if (key >= KEYS_CLS && key < GS_ETA_NKEYS)
+        return w == 0 ? &c->wait[key - KEYS_CLS] : NULL;
+    struct gs_eta_key *k = key_at(c, key);
+    if (!k || w < 0 || w >= GS_ETA_KEY_WINS)
+        return NULL;
+    if (w < 2)
+        return w ? &k->ratio : &k->shift;
+    if (w < 2 + GS_ETA_CANDIDATES)
+        return &k->abserr[w - 2];
+    return w == 2 + GS_ETA_CANDIDATES ? &k->over : &k->wait;
+}
+
+double *gs_eta_cal_level(struct gs_eta_cal *c, int key)
+{
+    struct gs_eta_key *k = key_at(c, key);
+    return k ? &k->level : NULL;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    gs_time x = *(const gs_time *)a, y = *(const gs_time *)b;
+    return x < y ? -1 : x > y;
+}
+
+int gs_eta_win_set(struct gs_eta_win *w, const gs_time *v, int n, int next)
+{
+    if (n < 0 || n > GS_ETA_WINDOW || next < 0 || next >= GS_ETA_WINDOW ||
+        (n < GS_ETA_WINDOW && next != n)) {
+        memset(w, 0, sizeof *w);
+        return GS_EINVAL;
+    }
+    if (v != w->v)
+        memcpy(w->v, v, (size_t)n * sizeof *v);
+    memcpy(w->sorted, w->v, (size_t)n * sizeof *v);
+    qsort(w->sorted, (size_t)n, sizeof *v, cmp_time);
+    w->n = n;
+    w->next = next;
+    w->pushed = w->shorth_ok = 0;
+    return 0;
 }

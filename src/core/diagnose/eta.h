@@ -15,7 +15,12 @@
  * and the horizon h = raw - submit:
  *   ratio r = (actual - submit + H) / (h + H), kept per key;
  *   candidates for the point: raw; raw + median(actual - raw) ("shift");
- *     submit + max(0, (h + H) x median(r) - H) ("scale");
+ *     submit + max(0, (h + H) x median(r) - H) ("scale"); submit + the
+ *     middle of the shortest interval that holds half of the key's
+ *     waits ("wait", a naive predictor per key: on the median |error| it
+ *     is what a constant wait does best); submit ("now", the naive
+ *     predictor); raw + the middle of the shortest half of the errors
+ *     actual - raw ("shift mode");
  *   the point ("calibrated") is the candidate with the smallest median
  *     |error| over the key's last jobs (scale until there are enough);
  *   the bound = submit + max(0, (h + H) x q(r) - H), never below the
@@ -56,10 +61,17 @@
 #define GS_ETA_MIN_SAMPLES 20
 #define GS_ETA_BASES (GS_BASIS_QUOTA + 1)
 #define GS_ETA_HORIZON_MS 60000      /* H: 60 s */
-#define GS_ETA_CANDIDATES 3          /* raw, shift, scale */
+#define GS_ETA_CANDIDATES 6          /* raw, shift, scale, wait, now, shift mode */
 #define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
-#define GS_ETA_BUCKETS 8             /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 64 */
+#define GS_ETA_BUCKETS 12            /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 1024 */
 #define GS_ETA_OVER_Q 0.9            /* quantile of the bound's conformal widening */
+/* Windows of one key, in the order of gs_eta_cal_win's `w`: shift, ratio,
+ * abserr[0..GS_ETA_CANDIDATES), over, wait. */
+#define GS_ETA_KEY_WINS (GS_ETA_CANDIDATES + 4)
+/* Key ids (gs_eta_cal_win): ahead[cl][b][q], key[cl][b], cls[cl], then
+ * the class waits wait[cl] (one window, w = 0, no level). */
+#define GS_ETA_NKEYS \
+    (GS_SIZE_CLASSES * GS_ETA_BASES * (GS_ETA_BUCKETS + 1) + 2 * GS_SIZE_CLASSES)
 
 /* A window of the last GS_ETA_WINDOW values: in arrival order (v, a
  * ring: the oldest leaves first) and kept sorted (sorted[0..n)), so that
@@ -68,6 +80,10 @@ struct gs_eta_win {
     gs_time v[GS_ETA_WINDOW];
     gs_time sorted[GS_ETA_WINDOW];
     int n, next;
+    int pushed;                 /* values pushed since the owner last zeroed it (the
+                                   daemon's journal writes those slots) */
+    int shorth_ok;              /* shorth holds the window's shortest-half middle */
+    gs_time shorth;
 };
 
 /* What the calibration keeps per key (size class and basis, or class):
@@ -76,10 +92,11 @@ struct gs_eta_key {
     struct gs_eta_win shift, ratio;
     struct gs_eta_win abserr[GS_ETA_CANDIDATES];
     struct gs_eta_win over;     /* (actual - submit + H) / (base bound - submit + H), x 1e6 */
+    struct gs_eta_win wait;     /* actual - submit of the key's jobs with an estimate */
     double level;               /* quantile of the bound: 0.9 adapted (below) */
 };
 
-/* The online calibration.  Plain data (about 7.6 MiB); gs_eta_cal_init
+/* The online calibration.  Plain data (about 21 MiB); gs_eta_cal_init
  * empties it (every level 0.9). */
 struct gs_eta_cal {
     struct gs_eta_key ahead[GS_SIZE_CLASSES][GS_ETA_BASES][GS_ETA_BUCKETS];
@@ -156,6 +173,25 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r);
  * ratio and candidates' errors (when it had an estimate) and its wait.
  * Sets r->observed; a second call is a no-op. */
 void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start);
+
+/* The keys an observe of `r` changes (key ids as in GS_ETA_NKEYS): its
+ * class wait, and with an estimate its three keys.  Writes up to 4 ids
+ * into `keys`; returns how many. */
+int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[4]);
+
+/* Window `w` (0 .. GS_ETA_KEY_WINS - 1) of key `key`, or NULL when out of
+ * range (a class wait key has only w = 0).  Owned by `c`. */
+struct gs_eta_win *gs_eta_cal_win(struct gs_eta_cal *c, int key, int w);
+
+/* The adaptive level of key `key`, or NULL (out of range, class wait). */
+double *gs_eta_cal_level(struct gs_eta_cal *c, int key);
+
+/* Set window `w` from its ring: `n` values v[0..n) (the window's own
+ * v[] may be passed) and the cursor `next`; rebuilds the sorted copy and
+ * zeroes `pushed`.  Returns 0, or GS_EINVAL (n outside 0..GS_ETA_WINDOW,
+ * next outside 0..GS_ETA_WINDOW - 1, or next != n while not full): `w`
+ * is then emptied. */
+int gs_eta_win_set(struct gs_eta_win *w, const gs_time *v, int n, int next);
 
 /* Accuracy of `n` promises against the first starts `start[i]`
  * (GS_TIME_NONE = never started).  Returns 0 or GS_ENOMEM. */
