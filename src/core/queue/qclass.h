@@ -39,6 +39,17 @@ static inline int gs_qclass_plain(const struct gs_engine *eng, const struct job 
            j->host_mem_mib == 0 && j->part < groups;
 }
 
+/* The class of pending `j`: its GPU count if plain (gs_qclass_plain with
+ * one group, no per-GPU memory, type list or MIG profile, not a hot-spare
+ * user), else 0 ("not plain").  Pure. */
+static inline int gs_qclass_of(const struct gs_engine *eng, const struct job *j)
+{
+    return gs_qclass_plain(eng, j, 1) && j->mem_mib <= 0 && !j->gpu_types && !j->mig &&
+                   !gs_eng_spare_user(eng, j)
+               ? j->gpus
+               : 0;
+}
+
 struct gs_qclass;
 
 /* The pass state the remaining jobs' codes depend on, at the stop point. */
@@ -98,6 +109,21 @@ int gs_qclass_same(const struct gs_qclass *c, const struct gs_qclass_sig *sig);
  * codes may differ).  0 or GS_ENOMEM (then nothing is established). */
 int gs_qclass_establish(struct gs_qclass *c, const struct gs_qclass_sig *sig,
                         const int *prefix, size_t n);
+
+/* Whether the memo (`live`, `view`, per GPU count) refuses every pending
+ * job left with `resources` whatever its estimate: no job that is not
+ * plain is pending, and for every plain class with pending jobs some
+ * count up to its own does not fit the idle GPUs before any count with a
+ * `reservation` entry.  Drops stale entries. */
+int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs_time *live,
+                      const gs_time *view);
+
+/* Whether the memo refuses every job of class `g` (1..64) that way. */
+int gs_qclass_refuses_any(const gs_time *live, const gs_time *view, int g);
+
+/* rep[g] = a pending job of plain class g, or -1, for g = 0..64 (rep[0]
+ * is -1).  Drops stale entries. */
+void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep);
 
 /* Forget the established codes (a pass that ended otherwise). */
 void gs_qclass_invalidate(struct gs_qclass *c);

@@ -73,6 +73,8 @@ struct pass {
     size_t x_vis;               /* ... with this many jobs tried (q->nvisited) */
     uint64_t memo_ver, checked_ver;
     struct gs_qclass_sig sig;   /* the pass state at the stop point */
+    int fol;                    /* this pass may leave jobs following their class */
+    uint64_t fol_ver;           /* memo_ver at the last check for the end */
 };
 
 static int plain(const struct gs_engine *eng, const struct job *j)
@@ -504,6 +506,62 @@ static int class_settle(struct pass *ps, struct gs_qstate *q, struct qcursor *cu
     return 0;
 }
 
+/* Followers (docs/policy.md, "Followers"; diagnose_follow.c).  Once the
+ * blocked head holds every reservation the pass may make (and its plan
+ * did not fail), a plain job whose class the memo refuses with
+ * `resources` whatever its estimate fails with no side effect and gets
+ * the resource code of its class, the same for all its jobs: the pass
+ * does not try it (fol_skip) and the job follows its class's code.  When
+ * every job left is such a job (no job that is not plain is pending), the
+ * pass ends there (fol_end): every job left follows.  Needs the pass to
+ * see every job (max_job_test 0), no quota (a team's quota test comes
+ * first), backfill, and a last pass that coded every pending job. */
+static int fol_mode(const struct gs_engine *eng, const struct gs_qstate *q)
+{
+    if (q->cls_off || eng->pol.max_job_test != 0 || eng->backfill == GS_BACKFILL_NONE ||
+        !gs_qclass_enabled(eng))
+        return 0;
+    for (size_t t = 0; t < eng->teams_cap; t++)
+        if (eng->team_quota[t] >= 0)
+            return 0;
+    return 1;
+}
+
+/* The head holds every reservation the pass may make and was planned. */
+static int fol_state(const struct pass *ps)
+{
+    return ps->blocked && ps->max_res > 0 && ps->nres >= ps->max_res && ps->failed_in == 0;
+}
+
+/* Whether the pass leaves `job` untried (it follows its class; the
+ * accounting finds it: a job not tried by a pass that leaves followers). */
+static int fol_skip(struct pass *ps, struct gs_qstate *q, int job)
+{
+    struct job *j = &ps->eng->jobs[job];
+    int reason;
+    if (!fol_state(ps) || gs_qclass_of(ps->eng, j) == 0 || memo_pre(ps, j, &reason) != 1)
+        return 0;
+    q->fol_walked++;
+    j->reason = GS_WAIT_RESOURCES; /* what try_backfill gives it */
+    ps->visits++;
+    return 1;
+}
+
+/* Whether every job left follows its class (checked when the memo moved). */
+static int fol_end(struct pass *ps, struct gs_qstate *q)
+{
+    if (ps->memo_ver == ps->fol_ver)
+        return 0;
+    ps->fol_ver = ps->memo_ver;
+    if (!fol_state(ps) || !gs_qclass_all_any(q->cls, ps->eng, ps->fail_live[0], ps->fail_view[0]))
+        return 0;
+    q->jumped = 1;
+    q->fol_ends++;
+    q->reached++; /* the stop point, where the pass ends */
+    q->stopped++;
+    return 1;
+}
+
 /* Try the jobs in pass order from `cur`, at most queue.max_job_test of
  * them (a continuation by stamps: of those the cycle has not tried, plus
  * the kept ones); the pending jobs left untried are counted in
@@ -519,6 +577,8 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
         const struct job *j = &eng->jobs[job];
         if (cont_skip(q, j, cont))
             continue;
+        if (ps->fol && fol_skip(ps, q, job))
+            continue;
         int kept = cont && j->keep_cycle == q->cycle;
         if (!kept && tried >= limit) {
             q->cont = 1; /* jobs left untried: continue at once */
@@ -532,6 +592,11 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
         if (rc < 0)
             return rc;
         started += rc;
+        if (ps->fol && fol_end(ps, q)) {
+            if (ps->visits < ps->n_start)
+                ps->visits = ps->n_start; /* the rest follows, not skipped */
+            break;
+        }
         if (class_stop(ps, q)) {
             if (class_settle(ps, q, cur) < 0)
                 return GS_ENOMEM;
@@ -568,6 +633,9 @@ static int pass_finish(struct gs_engine *eng, struct gs_qstate *q, const struct 
     q->quiet_releases = eng->releases;
     q->quiet_decisions = eng->decisions;
     q->tried += q->nvisited;
+    q->fpass = ps->fol > 0;
+    if (q->fpass)
+        gs_qclass_reps(q->cls, eng, q->frep);
     /* a pass that reached its stop point gave every job beyond it the code
      * of its class: the next pass may rely on that */
     if (!ps->cls_on || !ps->x_set || gs_qclass_establish(q->cls, &ps->sig, q->visited, ps->x_vis) < 0)
@@ -697,7 +765,12 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         return GS_ENOMEM;
     struct pass ps; /* not zero-initialised as a whole: res_start is large */
     pass_init(&ps, eng, now);
-    ps.cls_on = !cont && !q->cls_off && gs_qclass_enabled(eng);
+    int fmode = !cont && fol_mode(eng, q);
+    ps.cls_on = !cont && !fmode && !q->cls_off && gs_qclass_enabled(eng);
+    ps.fol = fmode && q->fol_ready;
+    ps.fol_ver = 0;
+    q->fol_ready = fmode; /* this pass codes every pending job */
+    q->jumped = 0;
     uint64_t decided = eng->decisions;
     gs_profile_clear(eng->profile);
     q->nvisited = 0;

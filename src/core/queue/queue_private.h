@@ -52,6 +52,13 @@ struct gs_qstate {
     uint64_t stopped, tried;    /* passes ended at the stop point; jobs tried */
     uint64_t reached;           /* passes that reached their stop point */
     struct gs_qclass *cls;      /* classes of the pending jobs (qclass.h) */
+    /* followers (queue.c, diagnose_follow.c): the last pass left jobs
+     * untried that follow their class's wait code */
+    int fpass;                  /* it did */
+    int jumped;                 /* ... and ended where every job left follows */
+    int fol_ready;              /* the last pass coded every pending job */
+    int frep[65];               /* per plain class (GPU count): a pending job, -1 */
+    uint64_t fol_walked, fol_ends; /* jobs walked over untried; passes ended there */
     int cls_off;                /* gs_queue_set_classes(eng, 0): the exhaustive pass */
     uint64_t passes;            /* passes run */
     uint64_t deferred;          /* passes held back by min_pass_interval */
