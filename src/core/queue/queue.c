@@ -75,6 +75,8 @@ struct pass {
     struct gs_qclass_sig sig;   /* the pass state at the stop point */
     int fol;                    /* this pass may leave jobs following their class */
     uint64_t fol_ver;           /* memo_ver at the last check for the end */
+    uint64_t mask_ver, mask;    /* memo_ver of `mask`: classes refused whatever
+                                   the estimate (bit g - 1), 0 = none */
 };
 
 static int plain(const struct gs_engine *eng, const struct job *j)
@@ -562,6 +564,25 @@ static int fol_end(struct pass *ps, struct gs_qstate *q)
     return 1;
 }
 
+/* The next job in pass order, walking over (unread) those fol_skip would
+ * leave untried when the order can (hot spares off: a listed job's class
+ * is fixed). */
+static int fol_next(struct pass *ps, struct qcursor *cur)
+{
+    struct gs_engine *eng = ps->eng;
+    if (ps->fol > 0 && eng->pol.spares_nodes == 0 && fol_state(ps)) {
+        if (ps->mask_ver != ps->memo_ver) {
+            ps->mask_ver = ps->memo_ver;
+            ps->mask = 0;
+            for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
+                if (gs_qclass_refuses_any(ps->fail_live[0], ps->fail_view[0], g))
+                    ps->mask |= (uint64_t)1 << (g - 1);
+        }
+        gs_queue_order_skip(eng, cur, ps->mask);
+    }
+    return gs_queue_order_next(eng, cur);
+}
+
 /* Try the jobs in pass order from `cur`, at most queue.max_job_test of
  * them (a continuation by stamps: of those the cycle has not tried, plus
  * the kept ones); the pending jobs left untried are counted in
@@ -572,7 +593,7 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
     size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
     size_t n0 = eng->npending, tried = 0, visits = 0;
     int started = 0, job;
-    while ((job = ps->peeked >= 0 ? ps->peeked : gs_queue_order_next(eng, cur)) >= 0) {
+    while ((job = ps->peeked >= 0 ? ps->peeked : fol_next(ps, cur)) >= 0) {
         ps->peeked = -1;
         const struct job *j = &eng->jobs[job];
         if (cont_skip(q, j, cont))
@@ -605,6 +626,8 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
             break;
         }
     }
+    if (ps->fol > 0 && ps->visits < ps->n_start)
+        ps->visits = ps->n_start; /* untried ones follow their class */
     /* untried: of the jobs pending when the pass began (all its segments),
      * or, in a continuation by stamps, of those pending now */
     size_t n = cont ? n0 : ps->n_start, done = cont ? visits : ps->visits;
@@ -768,7 +791,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     int fmode = !cont && fol_mode(eng, q);
     ps.cls_on = !cont && !fmode && !q->cls_off && gs_qclass_enabled(eng);
     ps.fol = fmode && q->fol_ready;
-    ps.fol_ver = 0;
+    ps.fol_ver = ps.mask_ver = 0;
     q->fol_ready = fmode; /* this pass codes every pending job */
     q->jumped = 0;
     uint64_t decided = eng->decisions;

@@ -155,7 +155,7 @@ static struct order_key new_key(struct gs_engine *eng, int job, int list)
     j->order_seq = eng->q->seq;
     /* a job whose launch failed goes ahead of its peers (lifecycle.c) */
     struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq,
-                           j->handle };
+                           j->handle, (int8_t)gs_qclass_of(eng, j) };
     return k;
 }
 
@@ -406,13 +406,45 @@ static int priority_next(struct gs_engine *eng, struct qcursor *cur)
     return job;
 }
 
+/* The skip hook: the merge of priority_next over entries whose class is
+ * in `mask`, reading keys only (a dead one is walked over too). */
+static void priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask)
+{
+    const struct gs_qstate *q = eng->q;
+    const struct qlist *y = &q->young, *a = &q->aged;
+    for (;;) {
+        int young = cur->y < y->n && (cur->ka.job < 0 || cmp_order(&y->k[cur->y], &cur->ka) < 0);
+        const struct order_key *k = young ? &y->k[cur->y] : cur->ka.job >= 0 ? &cur->ka : NULL;
+        if (!k || k->cls <= 0 || !((mask >> (k->cls - 1)) & 1))
+            return;
+        if (!cur->fast) {
+            cur->fast = 1;
+            cur->fy = cur->y;
+            cur->fa = cur->a;
+        }
+        if (young) {
+            cur->y++;
+            continue;
+        }
+        cur->a++;
+        cur->ka.job = -1;
+        if (cur->a < a->n) {
+            cur->ka = a->k[cur->a];
+            cur->ka.prio = aged_at(eng, cur->ka.prio, cur->now);
+        }
+    }
+}
+
 static void priority_end(struct gs_engine *eng, const struct qcursor *cur)
 {
     struct gs_qstate *q = eng->q;
     if (cur->dead == 0)
         return; /* nothing walked over has left the queue */
-    compact_range(eng, &q->young, LIST_YOUNG, q->young.head, cur->y);
-    compact_range(eng, &q->aged, LIST_AGED, q->aged.head, cur->a);
+    /* what the pass walked over unread is not read here either (that
+     * would cost what the skip saved): dead entries there wait for the
+     * compaction of update_lists (when they outnumber the live ones) */
+    compact_range(eng, &q->young, LIST_YOUNG, q->young.head, cur->fast ? cur->fy : cur->y);
+    compact_range(eng, &q->aged, LIST_AGED, q->aged.head, cur->fast ? cur->fa : cur->a);
 }
 
 /* Whether aged entry `a` (list key) sorts ahead of young entry `y` at `t`:
@@ -668,7 +700,7 @@ static int priority_list(const struct gs_engine *eng, gs_time now, int *out, siz
             continue;
         const struct job *j = &eng->jobs[job];
         k[n++] = (struct order_key){ priority_eff_prio(eng, j, now),
-                                     j->front ? GS_TIME_NONE : j->submit, job, 0, j->handle };
+                                     j->front ? GS_TIME_NONE : j->submit, job, 0, j->handle, 0 };
     }
     qsort(k, n, sizeof *k, cmp_order);
     for (size_t i = 0; i < n && i < cap; i++)
@@ -706,6 +738,7 @@ const struct gs_queue_order_ops gs_queue_priority_ops = {
     .eff_prio = priority_eff_prio,
     .head_kept = priority_head_kept,
     .ahead = priority_ahead,
+    .skip = priority_skip,
 };
 
 /* The registry: queue.policy -> order.  priority_with_backfill differs from
@@ -735,6 +768,7 @@ int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur
         return GS_ENOMEM;
     cur->now = now;
     cur->dead = 0;
+    cur->fast = 0;
     cur->f = eng->phead;
     cur->fend = eng->ptail; /* jobs requeued during the pass wait for the next */
     return order_of(eng)->begin(eng, now, cur);
@@ -743,6 +777,13 @@ int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur
 int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
 {
     return order_of(eng)->next(eng, cur);
+}
+
+void gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask)
+{
+    const struct gs_queue_order_ops *o = order_of(eng);
+    if (o->skip && mask)
+        o->skip(eng, cur, mask);
 }
 
 void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur)
@@ -794,7 +835,7 @@ int gs_engine_queue_key(const struct gs_engine *eng, int handle, struct gs_queue
 
 int gs_queue_key_cmp(const struct gs_queue_key *a, const struct gs_queue_key *b)
 {
-    struct order_key x = { a->prio, a->submit, 0, 0, a->handle };
-    struct order_key y = { b->prio, b->submit, 0, 0, b->handle };
+    struct order_key x = { a->prio, a->submit, 0, 0, a->handle, 0 };
+    struct order_key y = { b->prio, b->submit, 0, 0, b->handle, 0 };
     return cmp_order(&x, &y);
 }
