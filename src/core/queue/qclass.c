@@ -239,8 +239,11 @@ int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs
 void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep)
 {
     rep[0] = -1;
-    for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
+    c->classes = top_live(c, eng, 0);
+    for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
         rep[g] = top_live(c, eng, g) ? c->b[g].e[0].job : -1;
+        c->classes += rep[g] >= 0;
+    }
 }
 
 /* The memo as the codes beyond the stop read it: a job of any size stops

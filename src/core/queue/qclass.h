@@ -122,7 +122,7 @@ int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs
 int gs_qclass_refuses_any(const gs_time *live, const gs_time *view, int g);
 
 /* rep[g] = a pending job of plain class g, or -1, for g = 0..64 (rep[0]
- * is -1).  Drops stale entries. */
+ * is -1).  Drops stale entries; counts the classes (gs_qclass_count). */
 void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep);
 
 /* Forget the established codes (a pass that ended otherwise). */
@@ -131,7 +131,7 @@ void gs_qclass_invalidate(struct gs_qclass *c);
 /* The jobs tried before the stop point of the last establishing pass. */
 const int *gs_qclass_prefix(const struct gs_qclass *c, size_t *n);
 
-/* Classes with pending jobs at the last gs_qclass_doomed (plain GPU
+/* Classes with pending jobs at the last gs_qclass_doomed or gs_qclass_reps (plain GPU
  * counts, plus one if some job is not plain): the bench's figure. */
 int gs_qclass_count(const struct gs_qclass *c);
 

@@ -440,11 +440,15 @@ static void priority_end(struct gs_engine *eng, const struct qcursor *cur)
     struct gs_qstate *q = eng->q;
     if (cur->dead == 0)
         return; /* nothing walked over has left the queue */
-    /* what the pass walked over unread is not read here either (that
-     * would cost what the skip saved): dead entries there wait for the
-     * compaction of update_lists (when they outnumber the live ones) */
-    compact_range(eng, &q->young, LIST_YOUNG, q->young.head, cur->fast ? cur->fy : cur->y);
-    compact_range(eng, &q->aged, LIST_AGED, q->aged.head, cur->fast ? cur->fa : cur->a);
+    /* what the pass walked over unread is read here only when the dead
+     * entries it met are at least an eighth of the walk (else that would
+     * cost what the skip saved): the others wait for a later pass or for
+     * the compaction of update_lists (when they outnumber the live ones) */
+    size_t walked = (cur->y - q->young.head) + (cur->a - q->aged.head);
+    int whole = !cur->fast || cur->dead * 8 >= walked; /* amortised: the compaction
+                                                         costs at most 8 per dead entry */
+    compact_range(eng, &q->young, LIST_YOUNG, q->young.head, whole ? cur->y : cur->fy);
+    compact_range(eng, &q->aged, LIST_AGED, q->aged.head, whole ? cur->a : cur->fa);
 }
 
 /* Whether aged entry `a` (list key) sorts ahead of young entry `y` at `t`:
