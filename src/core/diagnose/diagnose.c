@@ -292,9 +292,21 @@ static int follow_pass(struct gs_engine *eng, const struct gs_qstate *q, gs_time
         if (convert(eng, q, job, ccode, now) < 0)
             return GS_ENOMEM;
     }
-    for (int g = 1; g <= DIAG_CLASSES; g++)
-        if (ds->tl[g].followers > 0 && class_code(eng, q, g, ccode, now) == GS_ENOMEM)
+    for (int g = 1; g <= DIAG_CLASSES; g++) {
+        struct ftl *tl = &ds->tl[g];
+        if (tl->followers > 0 && class_code(eng, q, g, ccode, now) == GS_ENOMEM)
             return GS_ENOMEM;
+        if (tl->cap_walk == 0)
+            tl->cap_walk = DIAG_TL_WALK;
+        if (tl->n > tl->cap_walk) {
+            /* a long timeline: the next pass tries every job, so every
+             * pending follower takes a code of its own and the timeline
+             * empties (followers that left the queue unseen keep it until
+             * they are retired: the threshold doubles past them) */
+            eng->q->fol_ready = 0;
+            tl->cap_walk = 2 * tl->n;
+        }
+    }
     return 0;
 }
 

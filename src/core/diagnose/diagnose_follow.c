@@ -89,7 +89,7 @@ void gs_diag_unfollow(struct gs_diag_state *ds, int job, gs_time end)
     ds->since[job] = end;
     ds->fcls[job] = 0;
     if (--tl->followers == 0)
-        tl->n = 0; /* no reader left */
+        tl->n = tl->cap_walk = 0; /* no reader left */
 }
 
 void gs_diag_follow(struct gs_diag_state *ds, int job, int g, int code, gs_time begin,

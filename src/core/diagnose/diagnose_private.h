@@ -12,6 +12,7 @@
 #define DIAG_CLOSED ((int8_t)-1) /* per-job code: left the queue, accounted */
 #define DIAG_FOLLOW ((int8_t)127) /* per-job code: follows its class's timeline */
 #define DIAG_CLASSES 64          /* follower classes: plain GPU counts 1..64 */
+#define DIAG_TL_WALK 32768       /* timeline records that first ask for a full pass */
 
 /* One (job, code) accumulator: ms waited under `code`; `next` links the
  * job's segments (index + 1 into segs, 0 = end). */
@@ -29,6 +30,7 @@ struct ftl {
     gs_time (*cum)[GS_REASON_COUNT];
     size_t n, cap;
     int64_t followers;          /* jobs following it (pending or not yet closed) */
+    size_t cap_walk;            /* records past which a full pass is asked for */
 };
 
 struct res_note {
