@@ -15,7 +15,9 @@
  * (gs_queue_stats.stopped > 0), so the comparison is not vacuous.
  *
  * The hand-built cases are those where a naive class key (GPU count
- * alone) would be wrong; the last case is a seeded random grid.
+ * alone) would be wrong; the last cases are seeded random grids, one of
+ * them (test_random_followers) with the policies where passes leave
+ * followers instead (no quota, backfill, max_job_test 0; queue.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -20,7 +20,10 @@
  * at the stop point, giving codes only to the jobs that need them (those
  * tried individually last time and not this time, and those new to the
  * queue).  Otherwise it walks on, exactly as before, and establishes the
- * codes for the next pass.  Core only; used by queue.c alone.
+ * codes for the next pass.  With followers (queue.c) the pass ends instead
+ * where every job left is refused whatever its estimate
+ * (gs_qclass_all_any).  Core only; used by queue.c, queue_order.c (a list
+ * entry's class) and diagnose.c (a follower's class, gs_qclass_of).
  */
 #ifndef GS_CORE_QUEUE_QCLASS_H
 #define GS_CORE_QUEUE_QCLASS_H
