@@ -317,8 +317,10 @@ static int keep_indiv(struct gs_engine *eng, const struct gs_qstate *q)
 {
     struct gs_diag_state *ds = eng->diag;
     ds->nindiv = 0;
-    if (gs_grow((void **)&ds->indiv, &ds->indiv_cap, q->nvisited + 1, sizeof *ds->indiv))
+    if (gs_grow((void **)&ds->indiv, &ds->indiv_cap, q->nvisited + 1, sizeof *ds->indiv)) {
+        eng->q->fol_ready = 0; /* the list is lost: the next pass codes every job */
         return GS_ENOMEM;
+    }
     for (size_t i = 0; i < q->nvisited; i++) {
         int job = q->visited[i];
         if (eng->jobs[job].state == GS_JOB_PENDING && ds->code[job] > 0 &&
@@ -355,8 +357,10 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
             continue;
         visit(eng, ds, job, now);
     }
-    if (fpass && follow_pass(eng, q, now) < 0)
+    if (fpass && follow_pass(eng, q, now) < 0) {
+        eng->q->fol_ready = 0; /* some untried jobs kept old codes: walk all next */
         return GS_ENOMEM;
+    }
     for (size_t i = 0; !fpass && i < njoin; i++)
         joined(eng, ds, q->joined[i], now);
     for (size_t h = ds->seen; h < (size_t)eng->nhandles; h++) {
