@@ -15,7 +15,9 @@
  * (gs_queue_stats.stopped > 0), so the comparison is not vacuous.
  *
  * The hand-built cases are those where a naive class key (GPU count
- * alone) would be wrong; the last case is a seeded random grid.
+ * alone) would be wrong; the last cases are seeded random grids, one of
+ * them (test_random_followers) with the policies where passes leave
+ * followers instead (no quota, backfill, max_job_test 0; queue.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -377,7 +379,15 @@ static void test_coverage_bounded(void **state)
  * pass from stopping while they wait), random teams and limits; submits,
  * finishes and passes at random times.  Both engines compared after every
  * step; over the grid some passes must have stopped. */
-static int64_t random_grid(int from, const char *est)
+static int64_t fol_walked, fol_ends; /* summed over random_grid_of(.., 1) */
+
+/* The seeded random grid: 24 engines from seed `from`, estimates `est`;
+ * with `fol` no quota, backfill always and the unbounded pass (the
+ * policies where passes leave followers, queue.c).  Returns the passes
+ * that stopped early (with `fol`: that ended where every job left follows
+ * its class, plus jobs walked over), asserting after every step that the
+ * engine with the stop and the exhaustive one agree. */
+static int64_t random_grid_of(int from, const char *est, int fol)
 {
     static const char *const orders[] = { "fifo", "priority" };
     static const char *const bfs[] = { "false", "easy", "conservative" };
@@ -386,14 +396,15 @@ static int64_t random_grid(int from, const char *est)
     for (int seed = from; seed < from + 24; seed++) {
         struct gs_rng r;
         gs_rng_seed(&r, (uint64_t)seed);
-        const char *bf = bfs[seed % 3];
+        const char *bf = fol ? bfs[1 + seed % 2] : bfs[seed % 3];
         const char *ord = seed % 3 == 0 ? "fifo" : orders[(seed / 3) % 2];
         const char *kv[] = { "queue.policy", ord, "queue.backfill", bf,
                              "queue.aging_rate", "2", "queue.max_wait_before_aging", "5m",
-                             "queue.reservations", "2", "queue.quota.team-a", "6",
+                             "queue.reservations", "2", "queue.duration_estimate", est,
+                             "queue.max_job_test", fol || seed % 4 ? "0" : "3",
+                             fol ? NULL : "queue.quota.team-a", "6",
                              "queue.quota.team-b", "4", "queue.quota_mode", modes[seed % 2],
-                             "queue.max_job_test", seed % 4 ? "0" : "3",
-                             "queue.duration_estimate", est, NULL };
+                             NULL };
         struct twin t;
         twin_init(&t, seed % 2 ? "n1:8 n2:8:[4,4]" : "n1:8", kv);
         static char ids[24][64][16];
@@ -431,9 +442,19 @@ static int64_t random_grid(int from, const char *est)
             }
         }
         stops += stopped_of(&t, 0);
+        if (fol) {
+            fol_walked += (int64_t)t.e[0]->eng->q->fol_walked;
+            fol_ends += (int64_t)t.e[0]->eng->q->fol_ends;
+            assert_int_equal(t.e[1]->eng->q->fol_walked + t.e[1]->eng->q->fol_ends, 0);
+        }
         assert_int_equal(stopped_of(&t, 1), 0);
     }
     return stops;
+}
+
+static int64_t random_grid(int from, const char *est)
+{
+    return random_grid_of(from, est, 0);
 }
 
 static void test_random_grid(void **state)
@@ -451,6 +472,26 @@ static void test_random_history(void **state)
 {
     (void)state;
     assert_true(random_grid(101, "from_history") > 0);
+}
+
+/* Followers (queue.c, diagnose_follow.c): with no quota, backfill and the
+ * unbounded pass, a pass leaves untried the plain jobs whose class the
+ * memo refuses with `resources` whatever the estimate, and ends where every
+ * job left is one; those jobs read their class's wait timeline.  The grid
+ * without quotas, under user limits and under history estimates: every
+ * decision, state, wait code, coarse reason and wait split equals the
+ * exhaustive pass's after every step, and jobs were walked over and passes
+ * ended that way (the counts are asserted, so the comparison is not
+ * vacuous). */
+static void test_random_followers(void **state)
+{
+    (void)state;
+    fol_walked = fol_ends = 0;
+    random_grid_of(201, "user", 1);
+    assert_true(fol_walked > 0 && fol_ends > 0);
+    fol_walked = fol_ends = 0;
+    random_grid_of(301, "from_history", 1);
+    assert_true(fol_walked > 0 && fol_ends > 0);
 }
 
 /* One random operation of the spares grid at `now`: a finish, a node
@@ -521,6 +562,7 @@ int main(void)
         QTEST(test_random_grid),
         QTEST(test_moving_estimates),
         QTEST(test_random_history),
+        QTEST(test_random_followers),
         QTEST(test_random_spares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

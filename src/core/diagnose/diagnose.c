@@ -28,6 +28,7 @@
  */
 #include "core/diagnose/diagnose_private.h"
 #include "core/queue/queue_private.h"
+#include "core/queue/qclass.h"
 #include "core/base/alloc.h"
 
 #include <string.h>
@@ -75,6 +76,7 @@ void gs_eng_diag_destroy(struct gs_diag_state *ds)
     gs_free(ds->segs);
     gs_free(ds->scratch.parts);
     gs_free(ds->view);
+    gs_diag_follow_free(ds);
     gs_free(ds);
 }
 
@@ -102,6 +104,11 @@ static int grow_jobs(struct gs_diag_state *ds, size_t n)
     if (!r)
         return GS_ENOMEM;
     ds->runs = r;
+    uint8_t *f = gs_realloc(ds->fcls, cap * sizeof *f);
+    if (!f)
+        return GS_ENOMEM;
+    ds->fcls = f;
+    memset(ds->fcls + ds->cap, 0, (cap - ds->cap) * sizeof *f);
     memset(ds->code + ds->cap, 0, (cap - ds->cap) * sizeof *c);
     memset(ds->head + ds->cap, 0, (cap - ds->cap) * sizeof *h);
     ds->cap = cap;
@@ -110,7 +117,7 @@ static int grow_jobs(struct gs_diag_state *ds, size_t n)
 
 /* Add `ms` to job's accumulator for `code`; a new segment comes from the
  * pool, whose room the caller reserved. */
-static void add_wait(struct gs_diag_state *ds, int job, int code, gs_time ms)
+void gs_diag_add_wait(struct gs_diag_state *ds, int job, int code, gs_time ms)
 {
     if (ms <= 0)
         return;
@@ -170,11 +177,13 @@ static gs_time wait_begin(const struct job *j, int8_t code, gs_time now)
 
 /* A pending job whose code began before a run it has had since (started
  * outside a pass and requeued): close that wait at the run's start. */
-static int8_t close_if_ran(struct gs_diag_state *ds, const struct job *j, int job)
+static int8_t close_if_ran(struct gs_diag_state *ds, const struct job *j, int job, gs_time now)
 {
+    if (ds->code[job] == DIAG_FOLLOW) /* it followed its class up to now, or to its run */
+        gs_diag_unfollow(ds, job, ds->runs[job] != j->runs ? j->start : now);
     int8_t cur = ds->code[job];
     if (cur > 0 && ds->runs[job] != j->runs) {
-        add_wait(ds, job, cur, j->start - ds->since[job]);
+        gs_diag_add_wait(ds, job, cur, j->start - ds->since[job]);
         cur = ds->code[job] = DIAG_CLOSED;
     }
     return cur;
@@ -197,17 +206,21 @@ static void visit(struct gs_engine *eng, struct gs_diag_state *ds, int job, gs_t
             gs_time end = gs_job_state_holds(j->state) && j->start != GS_TIME_NONE ? j->start
                           : j->end != GS_TIME_NONE                          ? j->end
                                                                              : now;
-            add_wait(ds, job, cur, end - ds->since[job]);
+            if (cur == DIAG_FOLLOW) {
+                gs_diag_unfollow(ds, job, end);
+                cur = ds->code[job];
+            }
+            gs_diag_add_wait(ds, job, cur, end - ds->since[job]);
             ds->code[job] = DIAG_CLOSED;
         }
         return;
     }
-    cur = close_if_ran(ds, j, job);
+    cur = close_if_ran(ds, j, job, now);
     int code = pass_code(eng, job);
     if (cur <= 0) {
         set_code(ds, j, job, code, wait_begin(j, cur, now));
     } else if (code != cur) {
-        add_wait(ds, job, cur, now - ds->since[job]);
+        gs_diag_add_wait(ds, job, cur, now - ds->since[job]);
         set_code(ds, j, job, code, now);
     }
 }
@@ -219,23 +232,119 @@ static void joined(struct gs_engine *eng, struct gs_diag_state *ds, int job, gs_
     const struct job *j = &eng->jobs[job];
     if (j->state != GS_JOB_PENDING)
         return;
-    int8_t cur = close_if_ran(ds, j, job);
+    int8_t cur = close_if_ran(ds, j, job, now);
     if (cur <= 0)
         set_code(ds, j, job, GS_REASON_PRIORITY, wait_begin(j, cur, now));
 }
 
+/* The code of class g at this pass (frep: a pending job of it), noted in
+ * its timeline; -1 when the class has no pending job.  ccode caches it
+ * (0 = not yet read).  GS_ENOMEM when the record cannot be kept. */
+static int class_code(struct gs_engine *eng, const struct gs_qstate *q, int g, int8_t *ccode,
+                      gs_time now)
+{
+    if (ccode[g] == 0) {
+        if (q->frep[g] < 0)
+            return -1;
+        int c = gs_diag_resource_code(eng, q->frep[g]);
+        ccode[g] = (int8_t)(c == GS_REASON_NONE ? GS_REASON_PRIORITY : c);
+        if (gs_diag_tl_note(eng->diag, g, ccode[g], now) < 0)
+            return GS_ENOMEM;
+    }
+    return ccode[g];
+}
+
+/* Pending `job`, untried by a pass that left it following its class
+ * (queue.c): it follows from `now`. */
+static int convert(struct gs_engine *eng, const struct gs_qstate *q, int job, int8_t *ccode,
+                   gs_time now)
+{
+    struct gs_diag_state *ds = eng->diag;
+    struct job *j = &eng->jobs[job];
+    int g = gs_qclass_of(eng, j);
+    if (j->state != GS_JOB_PENDING || ds->code[job] == DIAG_FOLLOW || g == 0)
+        return 0;
+    int code = class_code(eng, q, g, ccode, now);
+    if (code < 0)
+        return code == -1 ? 0 : code;
+    int8_t cur = close_if_ran(ds, j, job, now);
+    gs_diag_follow(ds, job, g, code, wait_begin(j, cur, now), now);
+    ds->runs[job] = j->runs;
+    j->reason = GS_WAIT_RESOURCES; /* the memo's: refused whatever its estimate */
+    return 0;
+}
+
+/* A pass that left followers (q->fpass): every pending job it did not try
+ * follows its class (queue.c: those it walked over and, when it ended
+ * early, every job past that point).  Those not following yet are among
+ * the jobs with codes of their own after the last pass (ds->indiv: that
+ * pass coded every job) and those new to the queue.  Every class with
+ * followers notes its code of this pass.  0 or GS_ENOMEM. */
+static int follow_pass(struct gs_engine *eng, const struct gs_qstate *q, gs_time now)
+{
+    struct gs_diag_state *ds = eng->diag;
+    int8_t ccode[DIAG_CLASSES + 1] = { 0 };
+    for (size_t i = 0; i < ds->nindiv + q->njoined; i++) {
+        int job = i < ds->nindiv ? ds->indiv[i] : q->joined[i - ds->nindiv];
+        if ((size_t)job >= eng->njobs || gs_eng_slot_free(eng, job) ||
+            ds->code[job] == DIAG_FOLLOW || eng->jobs[job].tried_cycle == q->cycle)
+            continue;
+        if (convert(eng, q, job, ccode, now) < 0)
+            return GS_ENOMEM;
+    }
+    for (int g = 1; g <= DIAG_CLASSES; g++) {
+        struct ftl *tl = &ds->tl[g];
+        if (tl->followers > 0 && class_code(eng, q, g, ccode, now) == GS_ENOMEM)
+            return GS_ENOMEM;
+        if (tl->cap_walk == 0)
+            tl->cap_walk = DIAG_TL_WALK;
+        if (tl->n > tl->cap_walk) {
+            /* a long timeline: the next pass tries every job, so every
+             * pending follower takes a code of its own and the timeline
+             * empties (followers that left the queue unseen keep it until
+             * they are retired: the threshold doubles past them) */
+            eng->q->fol_ready = 0;
+            tl->cap_walk = 2 * tl->n;
+        }
+    }
+    return 0;
+}
+
+/* The jobs with codes of their own after this pass: the pending ones it
+ * tried (a pass that leaves followers comes only after one that coded
+ * every job: queue.c). */
+static int keep_indiv(struct gs_engine *eng, const struct gs_qstate *q)
+{
+    struct gs_diag_state *ds = eng->diag;
+    ds->nindiv = 0;
+    if (gs_grow((void **)&ds->indiv, &ds->indiv_cap, q->nvisited + 1, sizeof *ds->indiv)) {
+        eng->q->fol_ready = 0; /* the list is lost: the next pass codes every job */
+        return GS_ENOMEM;
+    }
+    for (size_t i = 0; i < q->nvisited; i++) {
+        int job = q->visited[i];
+        if (eng->jobs[job].state == GS_JOB_PENDING && ds->code[job] > 0 &&
+            ds->code[job] != DIAG_FOLLOW)
+            ds->indiv[ds->nindiv++] = job;
+    }
+    return 0;
+}
+
 /* Only the jobs the pass tried change code; one it did not try keeps the
- * code it had (queue.max_job_test); a job that left the queue since is
- * closed when a pass next sees it, or read as closed by wait_split (its
- * open interval ends at its start or end). */
+ * code it had (queue.max_job_test) or follows its class (follow_pass); a
+ * job that left the queue since is closed when a pass next sees it, or
+ * read as closed by wait_split (its open interval ends at its start or
+ * end). */
 int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
 {
     struct gs_diag_state *ds = eng->diag;
     const struct gs_qstate *q = eng->q;
     size_t nvis = full && q ? q->nvisited : 0, njoin = full && q ? q->njoined : 0;
+    int fpass = full && q && q->fpass;
+    size_t nfol = fpass ? ds->nindiv + njoin : 0;
     if (grow_jobs(ds, eng->njobs) < 0 ||
-        gs_grow((void **)&ds->segs, &ds->segs_cap, ds->nsegs + nvis + njoin + 1,
-                sizeof *ds->segs))
+        gs_grow((void **)&ds->segs, &ds->segs_cap,
+                ds->nsegs + (nvis + njoin + nfol) * GS_REASON_COUNT + 1, sizeof *ds->segs))
         return GS_ENOMEM;
     ds->stamp++;
     ds->idle = gs_cluster_stats(eng->cl).idle_gpus;
@@ -248,7 +357,11 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
             continue;
         visit(eng, ds, job, now);
     }
-    for (size_t i = 0; i < njoin; i++)
+    if (fpass && follow_pass(eng, q, now) < 0) {
+        eng->q->fol_ready = 0; /* some untried jobs kept old codes: walk all next */
+        return GS_ENOMEM;
+    }
+    for (size_t i = 0; !fpass && i < njoin; i++)
         joined(eng, ds, q->joined[i], now);
     for (size_t h = ds->seen; h < (size_t)eng->nhandles; h++) {
         /* new since the last call and not reached by a pass: behind the head */
@@ -257,7 +370,7 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
             set_code(ds, &eng->jobs[job], job, GS_REASON_PRIORITY, eng->jobs[job].submit);
     }
     ds->seen = (size_t)eng->nhandles;
-    return 0;
+    return full && q ? keep_indiv(eng, q) : 0;
 }
 
 /* GS_HOOK_RESERVED: the pass reserved GPUs for `job` from `start`
@@ -286,7 +399,7 @@ int gs_engine_wait_reason(const struct gs_engine *eng, int handle)
         return GS_REASON_NONE;
     if (eng->jobs[job].state != GS_JOB_PENDING || ds->code[job] <= 0)
         return GS_REASON_NONE;
-    return ds->code[job];
+    return ds->code[job] == DIAG_FOLLOW ? gs_diag_follow_code(ds, job) : ds->code[job];
 }
 
 /* End of a job's open interval: now while pending, else when it left. */
@@ -316,7 +429,9 @@ static void split_of(const struct gs_engine *eng, int job, gs_time out[GS_REASON
     }
     for (uint32_t s = ds->head[job]; s; s = ds->segs[s - 1].next)
         out[ds->segs[s - 1].code] += ds->segs[s - 1].ms;
-    if (code > 0)
+    if (code == DIAG_FOLLOW)
+        gs_diag_follow_split(ds, job, open_end(eng, j, ds->since[job]), out);
+    else if (code > 0)
         out[code] += open_end(eng, j, ds->since[job]) - ds->since[job];
 }
 
@@ -383,6 +498,9 @@ static void diag_retire(struct gs_engine *eng, int job, gs_time t)
         s = next;
     }
     ds->head[job] = 0;
+    if (ds->code[job] == DIAG_FOLLOW && --ds->tl[ds->fcls[job]].followers == 0)
+        ds->tl[ds->fcls[job]].n = 0;
+    ds->fcls[job] = 0;
     ds->code[job] = 0;
 }
 

@@ -10,6 +10,9 @@
 #define DIAG_MEMO_GPUS 64        /* plain jobs up to this size are memoised */
 #define DIAG_NOTES 64            /* reservations remembered per pass */
 #define DIAG_CLOSED ((int8_t)-1) /* per-job code: left the queue, accounted */
+#define DIAG_FOLLOW ((int8_t)127) /* per-job code: follows its class's timeline */
+#define DIAG_CLASSES 64          /* follower classes: plain GPU counts 1..64 */
+#define DIAG_TL_WALK 32768       /* timeline records that first ask for a full pass */
 
 /* One (job, code) accumulator: ms waited under `code`; `next` links the
  * job's segments (index + 1 into segs, 0 = end). */
@@ -17,6 +20,17 @@ struct wseg {
     gs_time ms;
     uint32_t next;
     int8_t code;
+};
+
+/* A class's wait timeline (diagnose_follow.c): the code every follower of
+ * the class held from t[i] on, and the ms per code summed up to t[i]. */
+struct ftl {
+    gs_time *t;
+    int8_t *code;
+    gs_time (*cum)[GS_REASON_COUNT];
+    size_t n, cap;
+    int64_t followers;          /* jobs following it (pending or not yet closed) */
+    size_t cap_walk;            /* records past which a full pass is asked for */
 };
 
 struct res_note {
@@ -58,6 +72,13 @@ struct gs_diag_state {
     uint32_t notes_stamp;
     int nnotes;
     struct res_note notes[DIAG_NOTES];
+    /* followers (diagnose_follow.c): per job slot its class (0 = none);
+     * per class its timeline; the jobs with codes of their own after the
+     * last pass (pending ones), for the next pass's conversions */
+    uint8_t *fcls;
+    struct ftl tl[DIAG_CLASSES + 1];
+    int *indiv;
+    size_t nindiv, indiv_cap;
     struct gs_alloc scratch;     /* parts: one per node */
     uint64_t *view;              /* one mask per node: a future view */
 };
@@ -83,6 +104,37 @@ int gs_diag_shared(const struct gs_cluster *cl, const struct gs_request *req, in
 /* The resource code of pending `job` in the current state (partition,
  * shortage, memory, count, topology; NONE when it fits). */
 int gs_diag_resource_code(struct gs_engine *eng, int job);
+
+/* Follower `job` (ds->code[job] == DIAG_FOLLOW) takes a code of its own
+ * again: the timeline of its class from ds->since[job] to `end` goes into
+ * its segments (room reserved by the caller: GS_REASON_COUNT), its code
+ * becomes the class's code at `end`, from `end`. */
+void gs_diag_unfollow(struct gs_diag_state *ds, int job, gs_time end);
+
+/* The split of follower `job` over [ds->since[job], end) added to out. */
+void gs_diag_follow_split(const struct gs_diag_state *ds, int job, gs_time end,
+                          gs_time out[GS_REASON_COUNT]);
+
+/* The current code of follower `job`'s class. */
+int gs_diag_follow_code(const struct gs_diag_state *ds, int job);
+
+/* Make pending `job` (class `g`, a code of its own or none yet) a follower
+ * of class g from `now`, its code this pass being `code` (the class's, whose
+ * timeline already holds it at `now`); what it waited before goes into its
+ * segments (room reserved by the caller).  `begin`: the start of its wait
+ * if it had no code yet. */
+void gs_diag_follow(struct gs_diag_state *ds, int job, int g, int code, gs_time begin,
+                    gs_time now);
+
+/* Class g's code is `code` from `now` on (a record when it changed).
+ * 0 or GS_ENOMEM. */
+int gs_diag_tl_note(struct gs_diag_state *ds, int g, int code, gs_time now);
+
+/* Free the timelines and follower arrays. */
+void gs_diag_follow_free(struct gs_diag_state *ds);
+
+/* Add `ms` to job's accumulator for `code` (diagnose.c; room reserved). */
+void gs_diag_add_wait(struct gs_diag_state *ds, int job, int code, gs_time ms);
 
 
 #endif

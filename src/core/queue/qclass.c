@@ -155,10 +155,7 @@ int gs_qclass_note(struct gs_qclass *c, const struct gs_engine *eng, int job, gs
     /* a spare user (it may restart on the hot spares) or a job with GPUs
      * held for it (retry.hold) is not plain: the
      * pass memo leaves it out (queue.c) */
-    int g = gs_qclass_plain(eng, j, 1) && j->mem_mib <= 0 && !j->gpu_types && !j->mig &&
-                    !gs_eng_recovering(eng, j)
-                ? j->gpus
-                : 0;
+    int g = gs_qclass_of(eng, j);
     if (!c->filed) {
         c->est_fn = eng->est.estimate;
         c->est_arg = eng->est.arg;
@@ -224,6 +221,32 @@ static int memo_refuses_any(const gs_time *live_m, const gs_time *view_m, int g)
             return 0;
     }
     return 0;
+}
+
+int gs_qclass_refuses_any(const gs_time *live_m, const gs_time *view_m, int g)
+{
+    return memo_refuses_any(live_m, view_m, g);
+}
+
+int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs_time *live_m,
+                      const gs_time *view_m)
+{
+    if (top_live(c, eng, 0))
+        return 0;
+    for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
+        if (top_live(c, eng, g) && !memo_refuses_any(live_m, view_m, g))
+            return 0;
+    return 1;
+}
+
+void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep)
+{
+    rep[0] = -1;
+    c->classes = top_live(c, eng, 0);
+    for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
+        rep[g] = top_live(c, eng, g) ? c->b[g].e[0].job : -1;
+        c->classes += rep[g] >= 0;
+    }
 }
 
 /* The memo as the codes beyond the stop read it: a job of any size stops

@@ -20,7 +20,10 @@
  * at the stop point, giving codes only to the jobs that need them (those
  * tried individually last time and not this time, and those new to the
  * queue).  Otherwise it walks on, exactly as before, and establishes the
- * codes for the next pass.  Core only; used by queue.c alone.
+ * codes for the next pass.  With followers (queue.c) the pass ends instead
+ * where every job left is refused whatever its estimate
+ * (gs_qclass_all_any).  Core only; used by queue.c, queue_order.c (a list
+ * entry's class) and diagnose.c (a follower's class, gs_qclass_of).
  */
 #ifndef GS_CORE_QUEUE_QCLASS_H
 #define GS_CORE_QUEUE_QCLASS_H
@@ -37,6 +40,18 @@ static inline int gs_qclass_plain(const struct gs_engine *eng, const struct job 
     return j->milli == GS_MILLI_GPU && j->gpu_type == -1 && j->topology == eng->pol.topology &&
            j->gpus >= 1 && j->gpus <= GS_QCLASS_MAX_GPUS && j->cpu_milli == 0 &&
            j->host_mem_mib == 0 && j->part < groups;
+}
+
+/* The class of pending `j`: its GPU count if plain (gs_qclass_plain with
+ * one group, no per-GPU memory, type list or MIG profile, not a hot-spare
+ * user and no GPUs held for it: gs_eng_recovering), else 0 ("not plain").
+ * Pure. */
+static inline int gs_qclass_of(const struct gs_engine *eng, const struct job *j)
+{
+    return gs_qclass_plain(eng, j, 1) && j->mem_mib <= 0 && !j->gpu_types && !j->mig &&
+                   !gs_eng_recovering(eng, j)
+               ? j->gpus
+               : 0;
 }
 
 struct gs_qclass;
@@ -99,13 +114,28 @@ int gs_qclass_same(const struct gs_qclass *c, const struct gs_qclass_sig *sig);
 int gs_qclass_establish(struct gs_qclass *c, const struct gs_qclass_sig *sig,
                         const int *prefix, size_t n);
 
+/* Whether the memo (`live`, `view`, per GPU count) refuses every pending
+ * job left with `resources` whatever its estimate: no job that is not
+ * plain is pending, and for every plain class with pending jobs some
+ * count up to its own does not fit the idle GPUs before any count with a
+ * `reservation` entry.  Drops stale entries. */
+int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs_time *live,
+                      const gs_time *view);
+
+/* Whether the memo refuses every job of class `g` (1..64) that way. */
+int gs_qclass_refuses_any(const gs_time *live, const gs_time *view, int g);
+
+/* rep[g] = a pending job of plain class g, or -1, for g = 0..64 (rep[0]
+ * is -1).  Drops stale entries; counts the classes (gs_qclass_count). */
+void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep);
+
 /* Forget the established codes (a pass that ended otherwise). */
 void gs_qclass_invalidate(struct gs_qclass *c);
 
 /* The jobs tried before the stop point of the last establishing pass. */
 const int *gs_qclass_prefix(const struct gs_qclass *c, size_t *n);
 
-/* Classes with pending jobs at the last gs_qclass_doomed (plain GPU
+/* Classes with pending jobs at the last gs_qclass_doomed or gs_qclass_reps (plain GPU
  * counts, plus one if some job is not plain): the bench's figure. */
 int gs_qclass_count(const struct gs_qclass *c);
 

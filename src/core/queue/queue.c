@@ -73,6 +73,10 @@ struct pass {
     size_t x_vis;               /* ... with this many jobs tried (q->nvisited) */
     uint64_t memo_ver, checked_ver;
     struct gs_qclass_sig sig;   /* the pass state at the stop point */
+    int fol;                    /* this pass may leave jobs following their class */
+    uint64_t fol_ver;           /* memo_ver at the last check for the end */
+    uint64_t mask_ver, mask;    /* memo_ver of `mask`: classes refused whatever
+                                   the estimate (bit g - 1), 0 = none */
 };
 
 static int plain(const struct gs_engine *eng, const struct job *j)
@@ -344,26 +348,6 @@ static int held_back(struct gs_engine *eng, struct gs_qstate *q, gs_time now)
     return 0;
 }
 
-void gs_engine_queue_stats(const struct gs_engine *eng, struct gs_queue_stats *out)
-{
-    const struct gs_qstate *q = eng->q;
-    out->passes = q ? (int64_t)q->passes : 0;
-    out->held_back = q ? (int64_t)q->deferred : 0;
-    out->skipped = q ? (int64_t)q->skipped : 0;
-    out->stopped = q ? (int64_t)q->stopped : 0;
-    out->reached = q ? (int64_t)q->reached : 0;
-    out->tried = q ? (int64_t)q->tried : 0;
-    out->classes = q ? gs_qclass_count(q->cls) : 0;
-}
-
-gs_time gs_queue_wakeup(const struct gs_engine *eng)
-{
-    const struct gs_qstate *q = eng->q;
-    if (!q || (!q->waiting && !q->cont))
-        return GS_TIME_INF;
-    return gs_time_add(q->last_pass, eng->pol.min_pass_interval);
-}
-
 static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
 {
     ps->eng = eng;
@@ -504,6 +488,83 @@ static int class_settle(struct pass *ps, struct gs_qstate *q, struct qcursor *cu
     return 0;
 }
 
+/* Followers (docs/policy.md, "Followers"; diagnose_follow.c).  Once the
+ * blocked head holds every reservation the pass may make (and its plan
+ * did not fail), a plain job whose class the memo refuses with
+ * `resources` whatever its estimate fails with no side effect and gets
+ * the resource code of its class, the same for all its jobs: the pass
+ * does not try it (fol_skip) and the job follows its class's code.  When
+ * every job left is such a job (no job that is not plain is pending), the
+ * pass ends there (fol_end): every job left follows.  Needs the pass to
+ * see every job (max_job_test 0), no quota (a team's quota test comes
+ * first), backfill, and a last pass that coded every pending job. */
+static int fol_mode(const struct gs_engine *eng, const struct gs_qstate *q)
+{
+    /* retry.hold: a held job's class changes while it is listed (plain
+       once its hold ends), so the walk could not trust the listed class */
+    if (q->cls_off || eng->pol.max_job_test != 0 || eng->backfill == GS_BACKFILL_NONE ||
+        eng->pol.retry_hold > 0 || !gs_qclass_enabled(eng))
+        return 0;
+    for (size_t t = 0; t < eng->teams_cap; t++)
+        if (eng->team_quota[t] >= 0)
+            return 0;
+    return 1;
+}
+
+/* The head holds every reservation the pass may make and was planned. */
+static int fol_state(const struct pass *ps)
+{
+    return ps->blocked && ps->max_res > 0 && ps->nres >= ps->max_res && ps->failed_in == 0;
+}
+
+/* Whether the pass leaves `job` untried (it follows its class; the
+ * accounting finds it: a job not tried by a pass that leaves followers). */
+static int fol_skip(struct pass *ps, struct gs_qstate *q, int job)
+{
+    struct job *j = &ps->eng->jobs[job];
+    int reason;
+    if (!fol_state(ps) || gs_qclass_of(ps->eng, j) == 0 || memo_pre(ps, j, &reason) != 1)
+        return 0;
+    q->fol_walked++;
+    j->reason = GS_WAIT_RESOURCES; /* what try_backfill gives it */
+    ps->visits++;
+    return 1;
+}
+
+/* Whether every job left follows its class (checked when the memo moved). */
+static int fol_end(struct pass *ps, struct gs_qstate *q)
+{
+    if (ps->memo_ver == ps->fol_ver)
+        return 0;
+    ps->fol_ver = ps->memo_ver;
+    if (!fol_state(ps) || !gs_qclass_all_any(q->cls, ps->eng, ps->fail_live[0], ps->fail_view[0]))
+        return 0;
+    q->jumped = 1;
+    q->fol_ends++;
+    q->reached++; /* the stop point, where the pass ends */
+    q->stopped++;
+    return 1;
+}
+
+/* The next job in pass order, walking over (unread) those fol_skip would
+ * leave untried when the order can (hot spares off: a listed job's class
+ * is fixed). */
+static int fol_next(struct pass *ps, struct qcursor *cur)
+{
+    struct gs_engine *eng = ps->eng;
+    if (ps->fol > 0 && eng->pol.spares_nodes == 0 && fol_state(ps)) {
+        if (ps->mask_ver != ps->memo_ver) {
+            ps->mask_ver = ps->memo_ver;
+            ps->mask = 0;
+            for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
+                if (gs_qclass_refuses_any(ps->fail_live[0], ps->fail_view[0], g))
+                    ps->mask |= (uint64_t)1 << (g - 1);
+        }
+        gs_queue_order_skip(eng, cur, ps->mask);
+    }
+    return gs_queue_order_next(eng, cur);
+}
+
 /* Try the jobs in pass order from `cur`, at most queue.max_job_test of
  * them (a continuation by stamps: of those the cycle has not tried, plus
  * the kept ones); the pending jobs left untried are counted in
@@ -514,10 +575,12 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
     size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
     size_t n0 = eng->npending, tried = 0, visits = 0;
     int started = 0, job;
-    while ((job = ps->peeked >= 0 ? ps->peeked : gs_queue_order_next(eng, cur)) >= 0) {
+    while ((job = ps->peeked >= 0 ? ps->peeked : fol_next(ps, cur)) >= 0) {
         ps->peeked = -1;
         const struct job *j = &eng->jobs[job];
         if (cont_skip(q, j, cont))
+            continue;
+        if (ps->fol && fol_skip(ps, q, job))
             continue;
         int kept = cont && j->keep_cycle == q->cycle;
         if (!kept && tried >= limit) {
@@ -532,6 +595,11 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
         if (rc < 0)
             return rc;
         started += rc;
+        if (ps->fol && fol_end(ps, q)) {
+            if (ps->visits < ps->n_start)
+                ps->visits = ps->n_start; /* the rest follows, not skipped */
+            break;
+        }
         if (class_stop(ps, q)) {
             if (class_settle(ps, q, cur) < 0)
                 return GS_ENOMEM;
@@ -540,6 +608,8 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
             break;
         }
     }
+    if (ps->fol > 0 && ps->visits < ps->n_start)
+        ps->visits = ps->n_start; /* untried ones follow their class */
     /* untried: of the jobs pending when the pass began (all its segments),
      * or, in a continuation by stamps, of those pending now */
     size_t n = cont ? n0 : ps->n_start, done = cont ? visits : ps->visits;
@@ -568,6 +638,9 @@ static int pass_finish(struct gs_engine *eng, struct gs_qstate *q, const struct 
     q->quiet_releases = eng->releases;
     q->quiet_decisions = eng->decisions;
     q->tried += q->nvisited;
+    q->fpass = ps->fol > 0;
+    if (q->fpass)
+        gs_qclass_reps(q->cls, eng, q->frep);
     /* a pass that reached its stop point gave every job beyond it the code
      * of its class: the next pass may rely on that */
     if (!ps->cls_on || !ps->x_set || gs_qclass_establish(q->cls, &ps->sig, q->visited, ps->x_vis) < 0)
@@ -697,7 +770,12 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         return GS_ENOMEM;
     struct pass ps; /* not zero-initialised as a whole: res_start is large */
     pass_init(&ps, eng, now);
-    ps.cls_on = !cont && !q->cls_off && gs_qclass_enabled(eng);
+    int fmode = !cont && fol_mode(eng, q);
+    ps.cls_on = !cont && !fmode && !q->cls_off && gs_qclass_enabled(eng);
+    ps.fol = fmode && q->fol_ready;
+    ps.fol_ver = ps.mask_ver = 0;
+    q->fol_ready = fmode; /* this pass codes every pending job */
+    q->jumped = 0;
     uint64_t decided = eng->decisions;
     gs_profile_clear(eng->profile);
     q->nvisited = 0;
@@ -709,49 +787,4 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
     int rc = q->cont && !cont ? hold(eng, q, &ps, &cur, decided, 1)
                               : pass_finish(eng, q, &ps, &cur, decided, !cont);
     return rc < 0 ? rc : started;
-}
-
-/* Why waking at this time keeps every decision (docs/policy.md,
- * queue.pass_interval).  The last pass ran at `now`, started nothing and
- * stopped nothing, and nothing has happened since.  A pass at a later t
- * with no event in between sees the same queue, cluster, quotas and
- * victims' rights; only these read the clock:
- *   - the order (aged keys): gs_queue_order_change;
- *   - preemption: a victim's min_runtime and runtime cap are engine
- *     wakeups already; its cost only ranks victims of a plan, and no plan
- *     was found;
- *   - backfill: a reservation starts at the earliest instant its GPUs are
- *     free by the profile (fixed free times > now, idle GPUs from now on),
- *     so it stays where it is while t is before it, before every busy
- *     GPU's expected end and before the next estimated end the engine
- *     replans at (plan_overruns); and a job behind the reservations that
- *     could not start at now cannot at t: a window [t, t + estimate)
- *     overlaps every reservation [now, now + estimate) did.
- * A reservation at now or now + 1, or a busy GPU already past its expected
- * end, moves with the clock: then the answer is now (tick as before).
- * min_pass_interval > 0 also answers now: a pass moves last_pass. */
-gs_time gs_queue_aging_change(const struct gs_engine *eng, gs_time now)
-{
-    const struct gs_qstate *q = eng->q;
-    if (!q || !q->quiet || q->last_pass != now || eng->pol.min_pass_interval > 0 ||
-        q->quiet_npending != eng->npending || q->quiet_handles != eng->nhandles ||
-        q->quiet_releases != eng->releases || q->quiet_decisions != eng->decisions ||
-        gs_queue_order_of(eng->pol.queue_policy) != &gs_queue_priority_ops)
-        return now;
-    gs_time t = gs_queue_order_change(eng, now);
-    if (eng->backfill != GS_BACKFILL_NONE) {
-        if (q->res_min <= gs_time_add(now, 1))
-            return now;
-        gs_time f = gs_profile_next_free(eng->profile, now);
-        if (f <= now)
-            return now;
-        if (q->res_min < t)
-            t = q->res_min;
-        if (f < t)
-            t = f;
-        gs_time e = gs_eng_next_expect(eng);
-        if (e < t)
-            t = e;
-    }
-    return t;
 }

@@ -1,6 +1,6 @@
 /* queue_order.c - the priority order (gs_queue_priority_ops) in which a
- * pass visits the pending jobs, the registry of orders, and the calls that
- * dispatch to them (queue_private.h).  fifo is in queue_fifo.c.
+ * pass visits the pending jobs (queue_private.h).  fifo is in
+ * queue_fifo.c, the registry of orders in queue_dispatch.c.
  *
  * priority and priority_with_backfill:
  *   effective = priority + aging_rate * max(0, wait - max_wait_before_aging) / 1h
@@ -155,7 +155,7 @@ static struct order_key new_key(struct gs_engine *eng, int job, int list)
     j->order_seq = eng->q->seq;
     /* a job whose launch failed goes ahead of its peers (lifecycle.c) */
     struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq,
-                           j->handle };
+                           j->handle, (int8_t)gs_qclass_of(eng, j) };
     return k;
 }
 
@@ -406,13 +406,49 @@ static int priority_next(struct gs_engine *eng, struct qcursor *cur)
     return job;
 }
 
+/* The skip hook: the merge of priority_next over entries whose class is
+ * in `mask`, reading keys only (a dead one is walked over too). */
+static void priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask)
+{
+    const struct gs_qstate *q = eng->q;
+    const struct qlist *y = &q->young, *a = &q->aged;
+    for (;;) {
+        int young = cur->y < y->n && (cur->ka.job < 0 || cmp_order(&y->k[cur->y], &cur->ka) < 0);
+        const struct order_key *k = young ? &y->k[cur->y] : cur->ka.job >= 0 ? &cur->ka : NULL;
+        if (!k || k->cls <= 0 || !((mask >> (k->cls - 1)) & 1))
+            return;
+        if (!cur->fast) {
+            cur->fast = 1;
+            cur->fy = cur->y;
+            cur->fa = cur->a;
+        }
+        if (young) {
+            cur->y++;
+            continue;
+        }
+        cur->a++;
+        cur->ka.job = -1;
+        if (cur->a < a->n) {
+            cur->ka = a->k[cur->a];
+            cur->ka.prio = aged_at(eng, cur->ka.prio, cur->now);
+        }
+    }
+}
+
 static void priority_end(struct gs_engine *eng, const struct qcursor *cur)
 {
     struct gs_qstate *q = eng->q;
     if (cur->dead == 0)
         return; /* nothing walked over has left the queue */
-    compact_range(eng, &q->young, LIST_YOUNG, q->young.head, cur->y);
-    compact_range(eng, &q->aged, LIST_AGED, q->aged.head, cur->a);
+    /* what the pass walked over unread is read here only when the dead
+     * entries it met are at least an eighth of the walk (else that would
+     * cost what the skip saved): the others wait for a later pass or for
+     * the compaction of update_lists (when they outnumber the live ones) */
+    size_t walked = (cur->y - q->young.head) + (cur->a - q->aged.head);
+    int whole = !cur->fast || cur->dead * 8 >= walked; /* amortised: the compaction
+                                                         costs at most 8 per dead entry */
+    compact_range(eng, &q->young, LIST_YOUNG, q->young.head, whole ? cur->y : cur->fy);
+    compact_range(eng, &q->aged, LIST_AGED, q->aged.head, whole ? cur->a : cur->fa);
 }
 
 /* Whether aged entry `a` (list key) sorts ahead of young entry `y` at `t`:
@@ -668,7 +704,7 @@ static int priority_list(const struct gs_engine *eng, gs_time now, int *out, siz
             continue;
         const struct job *j = &eng->jobs[job];
         k[n++] = (struct order_key){ priority_eff_prio(eng, j, now),
-                                     j->front ? GS_TIME_NONE : j->submit, job, 0, j->handle };
+                                     j->front ? GS_TIME_NONE : j->submit, job, 0, j->handle, 0 };
     }
     qsort(k, n, sizeof *k, cmp_order);
     for (size_t i = 0; i < n && i < cap; i++)
@@ -706,76 +742,12 @@ const struct gs_queue_order_ops gs_queue_priority_ops = {
     .eff_prio = priority_eff_prio,
     .head_kept = priority_head_kept,
     .ahead = priority_ahead,
+    .skip = priority_skip,
 };
-
-/* The registry: queue.policy -> order.  priority_with_backfill differs from
- * priority only in its default backfill (gs_policy_backfill_mode). */
-static const struct gs_queue_order_ops *const orders[] = {
-    [GS_QUEUE_FIFO] = &gs_queue_fifo_ops,
-    [GS_QUEUE_PRIORITY] = &gs_queue_priority_ops,
-    [GS_QUEUE_PRIORITY_BACKFILL] = &gs_queue_priority_ops,
-};
-
-const struct gs_queue_order_ops *gs_queue_order_of(int queue_policy)
-{
-    size_t n = sizeof orders / sizeof orders[0];
-    return queue_policy >= 0 && (size_t)queue_policy < n && orders[queue_policy]
-               ? orders[queue_policy]
-               : &gs_queue_fifo_ops;
-}
-
-static const struct gs_queue_order_ops *order_of(const struct gs_engine *eng)
-{
-    return gs_queue_order_of(eng->pol.queue_policy);
-}
-
-int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur)
-{
-    if (!gs_queue_state(eng))
-        return GS_ENOMEM;
-    cur->now = now;
-    cur->dead = 0;
-    cur->f = eng->phead;
-    cur->fend = eng->ptail; /* jobs requeued during the pass wait for the next */
-    return order_of(eng)->begin(eng, now, cur);
-}
-
-int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
-{
-    return order_of(eng)->next(eng, cur);
-}
-
-void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur)
-{
-    const struct gs_queue_order_ops *ops = order_of(eng);
-    if (eng->q && ops->end)
-        ops->end(eng, cur);
-}
-
-int gs_queue_order_list(const struct gs_engine *eng, gs_time now, int *out, size_t cap)
-{
-    return order_of(eng)->list(eng, now, out, cap);
-}
-
-int64_t gs_queue_eff_prio(const struct gs_engine *eng, const struct job *j, gs_time now)
-{
-    return order_of(eng)->eff_prio(eng, j, now);
-}
-
-int gs_queue_ahead(const struct gs_engine *eng, const struct job *a, const struct job *b,
-                   gs_time now)
-{
-    return order_of(eng)->ahead(eng, a, b, now);
-}
-
-int gs_engine_queue_list(const struct gs_engine *eng, int *out, size_t cap)
-{
-    return gs_queue_order_list(eng, eng->now == GS_TIME_NONE ? 0 : eng->now, out, cap);
-}
 
 int gs_engine_queue_key(const struct gs_engine *eng, int handle, struct gs_queue_key *k)
 {
-    if (order_of(eng) != &gs_queue_priority_ops)
+    if (gs_queue_order_of(eng->pol.queue_policy) != &gs_queue_priority_ops)
         return GS_ENOTSUP;
     int job = gs_eng_slot(eng, handle);
     if (job < 0 || eng->jobs[job].state != GS_JOB_PENDING)
@@ -794,7 +766,7 @@ int gs_engine_queue_key(const struct gs_engine *eng, int handle, struct gs_queue
 
 int gs_queue_key_cmp(const struct gs_queue_key *a, const struct gs_queue_key *b)
 {
-    struct order_key x = { a->prio, a->submit, 0, 0, a->handle };
-    struct order_key y = { b->prio, b->submit, 0, 0, b->handle };
+    struct order_key x = { a->prio, a->submit, 0, 0, a->handle, 0 };
+    struct order_key y = { b->prio, b->submit, 0, 0, b->handle, 0 };
     return cmp_order(&x, &y);
 }

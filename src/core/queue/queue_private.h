@@ -20,6 +20,7 @@ struct order_key {
     int job;                    /* slot */
     uint32_t seq;               /* live while it equals the job's order_seq */
     int handle;                 /* the job's handle: ties go to the earlier one */
+    int8_t cls;                 /* the job's class when keyed (gs_qclass_of) */
 };
 
 /* A kept sorted list: live entries in [head, n), with dead ones among
@@ -52,6 +53,13 @@ struct gs_qstate {
     uint64_t stopped, tried;    /* passes ended at the stop point; jobs tried */
     uint64_t reached;           /* passes that reached their stop point */
     struct gs_qclass *cls;      /* classes of the pending jobs (qclass.h) */
+    /* followers (queue.c, diagnose_follow.c): the last pass left jobs
+     * untried that follow their class's wait code */
+    int fpass;                  /* it did */
+    int jumped;                 /* ... and ended where every job left follows */
+    int fol_ready;              /* the last pass coded every pending job */
+    int frep[65];               /* per plain class (GPU count): a pending job, -1 */
+    uint64_t fol_walked, fol_ends; /* jobs walked over untried; passes ended there */
     int cls_off;                /* gs_queue_set_classes(eng, 0): the exhaustive pass */
     uint64_t passes;            /* passes run */
     uint64_t deferred;          /* passes held back by min_pass_interval */
@@ -83,6 +91,8 @@ struct qcursor {
     struct order_key ka;        /* aged[a] keyed at the pass time, job -1 = none */
     size_t dead;                /* entries walked over that left the queue (the
                                    pass adds the jobs it started) */
+    int fast;                   /* gs_queue_order_skip walked over entries ... */
+    size_t fy, fa;              /* ... from these positions on */
     gs_time now;
 };
 
@@ -118,6 +128,11 @@ struct gs_queue_order_ops {
      * gs_queue_ahead): the diagnosis counts the jobs ahead of one. */
     int (*ahead)(const struct gs_engine *eng, const struct job *a, const struct job *b,
                  gs_time now);
+    /* Walk over the entries next in order whose class (order_key.cls,
+     * 1..64) is in `mask` (bit g - 1), without reading their jobs; stops
+     * at the first other one.  NULL = not supported (the pass tries each
+     * job in turn). */
+    void (*skip)(struct gs_engine *eng, struct qcursor *cur, uint64_t mask);
 };
 
 /* The order of `queue_policy` (enum gs_queue_policy); fifo for an unknown
@@ -152,6 +167,12 @@ int gs_queue_order_begin(struct gs_engine *eng, gs_time now, struct qcursor *cur
 
 /* The next pending job in pass order, or -1 when there is none. */
 int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur);
+
+/* Walk `cur` over the jobs next in order whose class is in `mask` (the
+ * order's skip hook; nothing when it has none).  Their jobs are not read:
+ * live or not, the pass leaves them untried.  Only with hot spares off
+ * (a job's class is then fixed while it is listed). */
+void gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask);
 
 /* After a pass that stopped at `cur`: drop the dead entries it walked over
  * (their cost was paid by the pass); nothing when cur->dead is 0. */
