@@ -497,7 +497,8 @@ static int class_settle(struct pass *ps, struct gs_qstate *q, struct qcursor *cu
  * every job left is such a job (no job that is not plain is pending), the
  * pass ends there (fol_end): every job left follows.  Needs the pass to
  * see every job (max_job_test 0), no quota (a team's quota test comes
- * first), backfill, and a last pass that coded every pending job. */
+ * first), backfill, no retry.hold, and a last pass that coded every
+ * pending job. */
 static int fol_mode(const struct gs_engine *eng, const struct gs_qstate *q)
 {
     /* retry.hold: a held job's class changes while it is listed (plain
