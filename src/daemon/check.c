@@ -77,7 +77,8 @@ static int guard_missing(const struct gsd_loop *lp)
 /* A --run-dir holds SEQ-ATTEMPT directories named by one journal's
  * sequence numbers, so it belongs to one state: DIR/.state names it
  * (created O_EXCL by the first daemon; the state's lock then keeps a second
- * daemon of the same state out).  0, or -1 after saying why. */
+ * daemon of the same state out; an empty one is taken).  0, or -1 after
+ * saying why. */
 static int claim_run_dir(const struct gsd_loop *lp)
 {
     char path[4200], state[PATH_MAX], had[PATH_MAX + 2];
@@ -89,6 +90,11 @@ static int claim_run_dir(const struct gsd_loop *lp)
     }
     snprintf(path, sizeof path, "%s/.state", lp->sh.run_dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    struct stat sb;
+    /* an empty claim (a daemon that died between creating and writing it)
+       is no one's: take it */
+    if (fd < 0 && errno == EEXIST && stat(path, &sb) == 0 && sb.st_size == 0)
+        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd >= 0) {
         dprintf(fd, "%s\n", state);
         int rc = fsync(fd);

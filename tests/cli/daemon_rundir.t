@@ -6,7 +6,7 @@
 # state is refused instead of reading the first one's files as its own.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/daemon_lib.sh"
-plan 11
+plan 13
 
 S=$TMP/s
 R=$TMP/x/run              # kill_jobs $TMP/x stops what runs under it
@@ -41,4 +41,12 @@ like "$out" "--run-dir $R belongs to the state directory '$(cd "$S" && pwd -P)'"
 is "$(cat "$R/.state")" "$(cd "$S" && pwd -P)" "... and the claim is unchanged"
 daemon_stop TERM
 is $? 0 "the daemon stops cleanly"
+
+# an empty claim (a daemon that died between creating and writing it) is taken
+mkdir -p "$TMP/y/run"
+: >"$TMP/y/run/.state"
+daemon_start "$TMP/s3" --run-dir "$TMP/y/run"
+ok "$([ -n "$URL" ]; echo $?)" "a run directory with an empty .state starts"
+is "$(cat "$TMP/y/run/.state")" "$(cd "$TMP/s3" && pwd -P)" "... and is claimed for this state"
+daemon_stop TERM
 sanitizer_clean
