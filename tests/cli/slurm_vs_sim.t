@@ -84,6 +84,17 @@ is "$(tail -1 "$TMP/inv")" 0 "gpuschedd started the jobs in sim's order (2 s wal
 head -5 "$TMP/inv" | grep '^#'
 is "$(jq '.agreement.pairs_inverted_beyond_tol, (.agreement.nodes_differ | length)' "$O/report.json" | tr '\n' ' ')" \
     "0 0 " "the report says the same (no inversion beyond the tolerance, no node differs)"
+# when the schedules differ, say why (for the next reader of a CI log): both
+# schedules side by side (id, start, GPUs; sim then gpuschedd) and what the
+# replay and gpuschedd logged
+if [ -s "$TMP/nodes.diff" ] || [ "$(tail -1 "$TMP/inv")" != 0 ]; then
+    awk -F, 'NR > 1 { print $1 "," $3 "," $7 }' "$O/sim/jobs.csv" | sort >"$TMP/s.rows"
+    awk -F, 'NR > 1 { print $1 "," $3 "," $7 }' "$O/b-live.csv" | sort >"$TMP/b.rows"
+    join -t, "$TMP/s.rows" "$TMP/b.rows" |
+        sed 's/^/# id, sim start, sim GPUs, gpuschedd start, gpuschedd GPUs: /'
+    tail -n 60 "$O/b-daemon.err" | sed 's/^/# gpuschedd: /'
+    tail -n 10 "$O/b-replay.err" | sed 's/^/# replay: /'
+fi
 
 # 3. the table's numbers from the records, recomputed here: wait = Slurm's
 # Start (whole seconds, + 0.5 midpoint) - the run's zero, x X, - the trace's
