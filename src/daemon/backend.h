@@ -164,6 +164,7 @@ enum gsd_bclock { GSD_NOW_CLOCK, GSD_NOW_TURN };
 
 struct gs_api_submit;
 struct gs_gpu_move;
+struct gsd_lreq;
 
 /* The loop's side, called by backends with ctx->loop (loop_backend.c).
  * Errors are negative GS_E* with err filled. */
@@ -208,6 +209,11 @@ struct gsd_bcalls {
     /* b's placement is `placement` from now on (ownership moves; "gpus_moved"
      * is the backend's to journal). */
     void (*set_placement)(void *loop, struct gsd_bjob *b, char *placement);
+    /* A launch handed over with ops.submit is done (r->rc, r->why, r->proc,
+     * r->error; r->job is the loop's job): the loop takes the supervisor
+     * (watch, confirm) or the failure (retry, report).  r stays the
+     * backend's (freed after the call). */
+    void (*launch_done)(void *loop, struct gsd_lreq *r);
 };
 
 struct gsd_opts;
@@ -218,7 +224,8 @@ struct gsd_bctx {
     const struct gs_cluster *cl;  /* the cluster file's nodes (read only) */
     const struct gsd_bcalls *call;
     void *loop;               /* the first argument of every call */
-    void *state;              /* the backend's own (set by open, freed by close) */
+    void *state;              /* the backend's own (set by open/start, freed by close) */
+    int wake_fd;              /* the loop's eventfd: 8 bytes written wake it (any thread) */
     /* written by the backend, read by the loop */
     int64_t next_poll;        /* monotonic ms of the next poll */
     int64_t errors;           /* backend errors (gpusched_backend_errors_total) */
@@ -236,8 +243,27 @@ struct gsd_backend_ops {
     int (*open)(struct gsd_bctx *c);
     /* Start the decided attempt of b (its decision is journalled).  0 with
      * *b->proc set (it reports GSD_BR_LAUNCHED once it runs), or a negative
-     * GS_E* with err (the loop reports a failed launch). */
+     * GS_E* with err (the loop reports a failed launch).  NULL: the backend
+     * takes launch descriptions (struct gsd_lreq, launcher.h, built by the
+     * loop) with submit instead, and reports them with launch_done. */
     int (*launch)(struct gsd_bctx *c, struct gsd_bjob *b, struct gs_error *err);
+    /* Begin taking launches (local: the launcher threads), after the
+     * journal's check: 0, or -1 with errno. NULL = nothing to start. */
+    int (*start)(struct gsd_bctx *c);
+    /* Hand a turn's launch descriptions over at once (ownership moves;
+     * NULL list is fine).  Only where launch is NULL. */
+    void (*submit)(struct gsd_bctx *c, struct gsd_lreq *list);
+    /* Report every launch done since the last call (gsd_bcalls.launch_done),
+     * in the order handed over; at the start of each turn. */
+    void (*collect)(struct gsd_bctx *c);
+    /* Wait until every launch handed over is done, then collect them. */
+    void (*drain)(struct gsd_bctx *c);
+    /* Launches handed over and not yet collected (the loop's back-pressure). */
+    int (*in_flight)(struct gsd_bctx *c);
+    /* Stop taking launches: those under way finish, those still queued are
+     * never launched (a restart launches them from the journal).  Again is
+     * fine. */
+    void (*stop)(struct gsd_bctx *c);
     /* Send `how` (enum gsd_signal) to the attempt p: 0, or GS_ENOENT when
      * it is gone (the loop then collects its end). */
     int (*signal)(struct gsd_bctx *c, const struct gsd_proc *p, int how);

@@ -1,14 +1,17 @@
 /* backend_local.c - the local backend's ops table (backend.h): each
  * attempt runs under a supervisor on this host (backend.c's primitives).
- * Launches are forked by the loop's launcher threads (launcher.h,
- * loop_launch.c), so `launch` is NULL; what is here reads an attempt's end,
- * signals it, and finds it again after a restart.  It sees the loop only
- * through struct gsd_bctx and struct gsd_bjob.
+ * Launches are described by the loop (struct gsd_lreq, loop_launch.c) and
+ * carried out by this backend's launcher threads (launcher.h; its state
+ * c->state), so `launch` is NULL and submit / collect / drain take them;
+ * the rest reads an attempt's end, signals it, and finds it again after a
+ * restart.  It sees the loop only through struct gsd_bctx and struct
+ * gsd_bjob.
  */
 #define _GNU_SOURCE
 #include "daemon/backend.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
+#include "daemon/launcher.h"
 #include "daemon/reap.h"
 
 #include <stdio.h>
@@ -131,8 +134,56 @@ static void local_reconcile(struct gsd_bctx *c, struct gsd_bjob *d)
     gsd_log("job %s: re-adopted supervisor %d", d->id, (int)d->proc->pid);
 }
 
+/* ---- launches: the launcher threads (launcher.h) ---- */
+
+static int local_start(struct gsd_bctx *c)
+{
+    if (c->state)
+        return 0;
+    c->state = gsd_launcher_start(c->wake_fd);
+    return c->state ? 0 : -1;
+}
+
+static void local_submit(struct gsd_bctx *c, struct gsd_lreq *list)
+{
+    if (list)
+        gsd_launcher_submit(c->state, list);
+}
+
+static void local_collect(struct gsd_bctx *c)
+{
+    if (!c->state)
+        return;
+    for (struct gsd_lreq *r = gsd_launcher_take(c->state), *next; r; r = next) {
+        next = r->next;
+        c->call->launch_done(c->loop, r);
+        gsd_lreq_free(r);
+    }
+}
+
+static void local_drain(struct gsd_bctx *c)
+{
+    if (!c->state)
+        return;
+    gsd_launcher_quiesce(c->state);
+    local_collect(c);
+}
+
+static int local_in_flight(struct gsd_bctx *c)
+{
+    return c->state ? gsd_launcher_in_flight(c->state) : 0;
+}
+
+static void local_stop(struct gsd_bctx *c)
+{
+    gsd_launcher_stop(c->state); /* NULL is fine */
+    c->state = NULL;
+}
+
 const struct gsd_backend_ops gsd_backend_local = {
     .name = "local", .host_procs = 1, .open = local_open, .launch = NULL,
+    .start = local_start, .submit = local_submit, .collect = local_collect,
+    .drain = local_drain, .in_flight = local_in_flight, .stop = local_stop,
     .signal = local_signal, .reconcile = local_reconcile, .read_exit = local_read_exit,
-    .told_by_others = local_told, .release = local_release,
+    .told_by_others = local_told, .release = local_release, .close = local_stop,
 };

@@ -63,7 +63,6 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
-#include "daemon/launcher.h"
 #include "daemon/loop_eta.h"
 #include "daemon/dash_route.h"
 #include "daemon/lockfile.h"
@@ -614,14 +613,13 @@ int gsd_loop_run(struct gsd_loop *lp)
 {
     if (gsd_journal_checked(lp) < 0) /* before the first write */
         return GSD_EXIT_DAMAGED;
-    if (lp->be->host_procs && !(lp->lch = gsd_launcher_start(lp->sh.efd))) {
+    if (gsd_be_start(lp) < 0) {
         gsd_log("fatal: the launcher thread: %s", strerror(errno));
         return 1;
     }
     int rc = loop_body(lp);
     gsd_launch_drain(lp); /* what is being launched is recorded (RUNDIR/sup) */
-    gsd_launcher_stop(lp->lch);
-    lp->lch = NULL;
+    gsd_be_stop(lp);
     if (rc == 0)
         gsd_log("stopping; running jobs keep running and are re-adopted at the next start");
     return rc;
@@ -645,8 +643,7 @@ void gsd_loop_destroy(struct gsd_loop *lp)
 {
     if (!lp)
         return;
-    gsd_launcher_stop(lp->lch);
-    lp->lch = NULL;
+    gsd_be_stop(lp);
     gsd_be_close(lp);
     gsd_timers_fini(&lp->timers); /* before the jobs that hold its timers */
     gsd_jl_fini(lp);

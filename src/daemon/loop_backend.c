@@ -160,6 +160,7 @@ static const struct gsd_bcalls calls = {
     .out_name = c_out_name, .job_at = c_job_at, .report = c_report, .event = c_event,
     .launch_msg = c_launch_msg, .lost_launch = c_lost_launch, .node_state = c_node_state,
     .move_gpus = c_move_gpus, .set_placement = c_set_placement,
+    .launch_done = gsd_launch_done,
 };
 
 /* ---- the loop's way to the ops table ---- */
@@ -237,4 +238,38 @@ void gsd_be_close(struct gsd_loop *lp)
 {
     if (lp->be && lp->be->close)
         lp->be->close(&lp->bctx);
+}
+
+int gsd_be_start(struct gsd_loop *lp)
+{
+    lp->bctx.wake_fd = lp->sh.efd;
+    return lp->be->start ? lp->be->start(&lp->bctx) : 0;
+}
+
+void gsd_be_submit(struct gsd_loop *lp, struct gsd_lreq *list)
+{
+    lp->be->submit(&lp->bctx, list);
+}
+
+void gsd_be_collect(struct gsd_loop *lp)
+{
+    if (lp->be->collect)
+        lp->be->collect(&lp->bctx);
+}
+
+void gsd_be_drain(struct gsd_loop *lp)
+{
+    if (lp->be->drain)
+        lp->be->drain(&lp->bctx);
+}
+
+int gsd_be_in_flight(struct gsd_loop *lp)
+{
+    return lp->be->in_flight ? lp->be->in_flight(&lp->bctx) : 0;
+}
+
+void gsd_be_stop(struct gsd_loop *lp)
+{
+    if (lp->be && lp->be->stop)
+        lp->be->stop(&lp->bctx);
 }

@@ -127,7 +127,7 @@ static struct gsd_lreq *prepare(struct gsd_loop *lp, struct djob *d, struct gs_e
                                 .err = r->s.err ? r->s.err : r->err, .out_own = !r->s.out,
                                 .err_own = !r->s.err, .user = r->user,
                                 .fsize = lp->file_limit };
-    r->d = d;
+    r->job = d;
     r->attempt = d->ji.attempts;
     return r;
 }
@@ -165,7 +165,7 @@ int gsd_launch_held(struct gsd_loop *lp)
     /* back-pressure: while more launches wait than the threads can start
      * in a few rounds, decided jobs would hold GPUs without running; the
      * pass runs again when results come back (the eventfd wakes the loop) */
-    if (lp->lch && gsd_launcher_in_flight(lp->lch) >= 4 * GSD_LAUNCHER_THREADS)
+    if (gsd_be_in_flight(lp) >= 4 * GSD_LAUNCHER_THREADS)
         return 1;
     if (lp->launch_hold_until > gsd_mono_ms())
         return 1;
@@ -204,10 +204,10 @@ static void discard(struct gsd_loop *lp, struct gsd_proc *p)
     }
 }
 
-/* One launch the launcher thread has carried out. */
-static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
+void gsd_launch_done(void *loop, struct gsd_lreq *r)
 {
-    struct djob *d = r->d;
+    struct gsd_loop *lp = loop;
+    struct djob *d = r->job;
     gsd_hist_add(&lp->launch_ms, r->ms);
     int wanted = d->launching == r->attempt + 1 && d->ji.attempts == r->attempt;
     d->launching = 0;
@@ -246,24 +246,16 @@ static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
 
 void gsd_launch_collect(struct gsd_loop *lp)
 {
-    if (!lp->lch)
-        return;
-    for (struct gsd_lreq *r = gsd_launcher_take(lp->lch), *next; r; r = next) {
-        next = r->next;
-        collect_one(lp, r);
-        gsd_lreq_free(r);
-    }
+    gsd_be_collect(lp); /* each done launch comes back to gsd_launch_done */
 }
 
 void gsd_launch_drain(struct gsd_loop *lp)
 {
-    if (!lp->lch)
-        return;
-    gsd_launcher_quiesce(lp->lch);
-    gsd_launch_collect(lp);
+    gsd_be_drain(lp);
 }
 
-/* Slurm: the launch on the engine thread (one sbatch per job). */
+/* A backend with its own launch op (slurm: one sbatch per job), on the
+ * engine thread. */
 static void launch_now(struct gsd_loop *lp, struct djob *d)
 {
     struct gs_error err;
@@ -336,7 +328,7 @@ void gsd_launch_pending(struct gsd_loop *lp)
             _exit(99);
         if (node_start_fails(lp, d))
             continue;
-        if (!lp->lch) {
+        if (lp->be->launch) {
             launch_now(lp, d);
             continue;
         }
@@ -353,7 +345,7 @@ void gsd_launch_pending(struct gsd_loop *lp)
     }
     free(want);
     if (batch)
-        gsd_launcher_submit(lp->lch, batch); /* the turn's launches, at once */
+        gsd_be_submit(lp, batch); /* the turn's launches, at once */
 }
 
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp)

@@ -246,7 +246,6 @@ struct gsd_loop {
     /* failstats.c */
     struct gsd_failstats fail;
     int fail_ctx;             /* a node or GPU is going down: failures are node failures */
-    struct gsd_launcher *lch; /* the local backend's launcher thread (launcher.h) */
     int64_t launch_hold_until; /* monotonic ms before which no pass runs: launches fail
                                   on the daemon's side (loop_launch.c), 0 = none */
     int launch_streak;        /* back-off rounds in a row (reset by a launch) */
@@ -394,6 +393,18 @@ int gsd_be_told_by_others(struct gsd_loop *lp, struct djob *d);
 /* be->release of d's ended attempt; of an orphaned supervisor p. */
 void gsd_be_release(struct gsd_loop *lp, struct djob *d);
 void gsd_be_release_proc(struct gsd_loop *lp, struct gsd_proc *p);
+/* be->start (with lp->sh.efd as the wake fd; 0 when none), be->submit,
+ * be->collect, be->drain, be->in_flight (0 when none), be->stop. */
+int gsd_be_start(struct gsd_loop *lp);
+void gsd_be_submit(struct gsd_loop *lp, struct gsd_lreq *list);
+void gsd_be_collect(struct gsd_loop *lp);
+void gsd_be_drain(struct gsd_loop *lp);
+int gsd_be_in_flight(struct gsd_loop *lp);
+void gsd_be_stop(struct gsd_loop *lp);
+/* gsd_bcalls.launch_done (loop_launch.c): a launch the backend carried
+ * out (struct gsd_lreq) is taken: a supervisor is watched and confirmed
+ * next turn, a failure retried or reported. */
+void gsd_launch_done(void *loop, struct gsd_lreq *r);
 /* be->poll, be->apply (0 when the backend has none), be->close. */
 void gsd_be_poll(struct gsd_loop *lp);
 int gsd_be_apply(struct gsd_loop *lp, gs_time now);

@@ -208,7 +208,8 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     fprintf(f, "gpusched_preemptions_total %lld\n", (long long)lp->preemptions);
     gsd_metrics_head(f, "gpusched_backend_errors_total", "counter",
          "Launch failures and supervisors lost without an exit record.");
-    fprintf(f, "gpusched_backend_errors_total %lld\n", (long long)(lp->backend_errors + lp->bctx.errors));
+    fprintf(f, "gpusched_backend_errors_total %lld\n",
+            (long long)lp->backend_errors + (long long)lp->bctx.errors);
     gsd_metrics_head(f, "gpusched_launch_failures_total", "counter",
          "Launches that failed on the daemon's side (retried with back-off, not the job's "
          "failure), by reason.");
