@@ -27,11 +27,12 @@ ok "$([ -f "$OBJ/loop.o" ] && [ -f "$OBJ/backend_slurm.o" ]; echo $?)" \
    "the objects of this variant are built ($OBJ)"
 
 # the engine thread's objects and the symbols they define
+grep -l '#include "daemon/loop_private.h"' "$SRC"/*.c >"$TMP/eng.c"
 : >"$TMP/eng.def"
-for c in $(grep -l '#include "daemon/loop_private.h"' "$SRC"/*.c); do
+while read -r c; do
     o=$OBJ/$(basename "$c" .c).o
     nm --defined-only "$o" 2>/dev/null | awk '$2 ~ /^[TDBR]$/ {print $3}' >>"$TMP/eng.def"
-done
+done <"$TMP/eng.c"
 sort -u "$TMP/eng.def" -o "$TMP/eng.def"
 : >"$TMP/be.use"
 for o in "$OBJ"/backend*.o "$OBJ"/launcher.o; do
@@ -41,10 +42,10 @@ up=$(sort "$TMP/be.use" | join - "$TMP/eng.def")
 is "$up" "" "no backend object uses a symbol of the engine thread's files"
 
 : >"$TMP/eng.use"
-for c in $(grep -l '#include "daemon/loop_private.h"' "$SRC"/*.c); do
+while read -r c; do
     o=$OBJ/$(basename "$c" .c).o
     nm -u "$o" | awk -v f="$(basename "$o")" '{print $NF, f}' >>"$TMP/eng.use"
-done
+done <"$TMP/eng.c"
 direct=$(grep -E '^(gsd_backend_(launch|signal|adopt|read_sup|read_exit|exit_told|release)|gsd_launcher_[a-z_]*) ' "$TMP/eng.use")
 is "$direct" "" "the engine thread calls no backend primitive and no launcher function itself"
 
