@@ -17,8 +17,12 @@
  */
 #define _GNU_SOURCE
 #include "daemon/backend_slurm.h"
-#include "daemon/loop_private.h"
+#include "daemon/backend.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
 #include "daemon/runas.h"
+#include "io/api_codec.h"
+#include "io/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,9 +133,15 @@ static const struct sjob *by_name(const struct gsd_slurm *s, const char *name)
     return best;
 }
 
-static void tag(const struct djob *d, char *buf, size_t n)
+static void tag(const struct gsd_bjob *b, char *buf, size_t n)
 {
-    snprintf(buf, n, "gs:%lld:%d", (long long)d->seq, d->ji.attempts);
+    snprintf(buf, n, "gs:%lld:%d", (long long)b->seq, b->attempt);
+}
+
+/* The backend's state (set by slurm_open). */
+static struct gsd_slurm *S(const struct gsd_bctx *c)
+{
+    return c->state;
 }
 
 static int scancel(long long id, const char *sig)
@@ -196,64 +206,65 @@ static int check_node(const struct gs_cluster *cl, const char *line, char *seen,
     return 0;
 }
 
-static int slurm_open(struct gsd_loop *lp)
+static int slurm_open(struct gsd_bctx *c)
 {
-    lp->slurm = calloc(1, sizeof *lp->slurm);
+    struct gsd_slurm *s = c->state = calloc(1, sizeof *s);
     char *argv[] = { "scontrol", "-o", "show", "node", NULL }, *out;
     struct gs_error err;
     gs_error_clear(&err);
-    if (!lp->slurm || gsd_slurm_run(argv, &out, &err) < 0) {
+    if (!s || gsd_slurm_run(argv, &out, &err) < 0) {
         gsd_log("slurm: cannot read the nodes (SLURM_CONF=%s): %s",
                 getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "unset", err.msg);
         return -1;
     }
-    int nn = gs_cluster_node_count(lp->cl), diffs = 0, typed_all = 1;
+    int nn = gs_cluster_node_count(c->cl), diffs = 0, typed_all = 1;
     char *seen = calloc((size_t)nn + 1, 1);
     for (char *line = out, *nl; seen && line && *line; line = nl ? nl + 1 : NULL) {
         nl = strchr(line, '\n');
         if (nl)
             *nl = '\0';
-        diffs += check_node(lp->cl, line, seen, &typed_all);
+        diffs += check_node(c->cl, line, seen, &typed_all);
     }
     for (int n = 0; seen && n < nn; n++)
         if (!seen[n]) {
             gsd_log("slurm: node %s of the cluster file is not in Slurm",
-                    gs_cluster_node_name(lp->cl, n));
+                    gs_cluster_node_name(c->cl, n));
             diffs++;
         }
     free(seen);
     free(out);
-    const char *mode = lp->sh.opts.slurm_gpus ? lp->sh.opts.slurm_gpus : "auto";
-    lp->slurm->types = !strcmp(mode, "types") || (!strcmp(mode, "auto") && typed_all);
+    const char *mode = c->opts->slurm_gpus ? c->opts->slurm_gpus : "auto";
+    s->types = !strcmp(mode, "types") || (!strcmp(mode, "auto") && typed_all);
     if (!strcmp(mode, "types") && !typed_all) {
         gsd_log("slurm: --slurm-gpus types, but not every GPU has its own GRES type g0..gN");
         diffs++;
     }
     if (diffs) {
         gsd_log("slurm: %d difference(s) between Slurm and %s; not starting", diffs,
-                lp->sh.opts.cluster);
+                c->opts->cluster);
         return -1;
     }
     gsd_log("slurm: %d nodes match; GPUs pinned by %s", nn,
-            lp->slurm->types ? "per-GPU GRES types" : "counts (indices read back)");
-    lp->slurm->seen = calloc((size_t)nn + 1, 1);
-    lp->slurm->applied = calloc((size_t)nn + 1, 1);
-    if (!lp->slurm->seen || !lp->slurm->applied)
+            s->types ? "per-GPU GRES types" : "counts (indices read back)");
+    s->seen = calloc((size_t)nn + 1, 1);
+    s->applied = calloc((size_t)nn + 1, 1);
+    if (!s->seen || !s->applied)
         return -1;
-    lp->next_poll = 0;
+    c->next_poll = 0;
     return 0;
 }
 
-static void slurm_close(struct gsd_loop *lp)
+static void slurm_close(struct gsd_bctx *c)
 {
-    if (!lp->slurm)
+    struct gsd_slurm *s = S(c);
+    if (!s)
         return;
-    free(lp->slurm->seen);
-    free(lp->slurm->applied);
-    free(lp->slurm->text);
-    free(lp->slurm->jobs);
-    free(lp->slurm);
-    lp->slurm = NULL;
+    free(s->seen);
+    free(s->applied);
+    free(s->text);
+    free(s->jobs);
+    free(s);
+    c->state = NULL;
 }
 
 /* ---- launch ---- */
@@ -271,8 +282,8 @@ static void sh_quote(FILE *f, const char *s)
 }
 
 /* RUNDIR/job.sh: the job's env and `exec argv`. */
-static int write_script(const char *path, const struct djob *d, const struct gs_api_submit *s,
-                        const char *server)
+static int write_script(const char *path, const struct gsd_bjob *d,
+                        const struct gs_api_submit *s, const char *server)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -302,11 +313,11 @@ static int write_script(const char *path, const struct djob *d, const struct gs_
 /* The account the Slurm job runs as (runas.h: "-" = the daemon's own):
  * 0 with *uid (-1 = the daemon's own, no --uid), or GS_EINVAL with err (no
  * such account, or the daemon is not root). */
-static int job_uid(const struct gsd_loop *lp, const struct djob *d, long *uid, long *gid,
+static int job_uid(const struct gsd_bctx *c, const struct gsd_bjob *d, long *uid, long *gid,
                    struct gs_error *err)
 {
     *uid = *gid = -1;
-    if (lp->sh.opts.virtual_users && !gsd_runas_exists(d->user))
+    if (c->opts->virtual_users && !gsd_runas_exists(d->user))
         return 0; /* a trace label: the daemon's own account */
     static struct gsd_runas ra; /* the engine thread's only */
     if (gsd_runas_resolve(d->user, &ra, err) < 0)
@@ -335,20 +346,20 @@ static int check_owner(long long id, long uid, struct gs_error *err)
 /* sbatch -H: the held job's id, or -1.  A job of another account than the
  * daemon's is submitted with --uid/--gid (root's sbatch) and checked
  * against Slurm's record of its user. */
-static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *script,
+static long long submit_held(struct gsd_bctx *c, struct gsd_bjob *d, const char *script,
                              const struct gs_api_submit *s, int nnodes, struct gs_error *err)
 {
     long uid, gid;
-    if (job_uid(lp, d, &uid, &gid, err) < 0)
+    if (job_uid(c, d, &uid, &gid, err) < 0)
         return -1;
     char name[64], nn[16], out[4200], errp[4200], comment[300];
     tag(d, name, sizeof name);
     snprintf(nn, sizeof nn, "%d", nnodes);
     char path[4100];
-    snprintf(out, sizeof out, "--output=%s", gsd_out_name(lp, d->id, d->ji.attempts, "out",
-                                                          path, sizeof path));
-    snprintf(errp, sizeof errp, "--error=%s", gsd_out_name(lp, d->id, d->ji.attempts, "err",
-                                                           path, sizeof path));
+    snprintf(out, sizeof out, "--output=%s", c->call->out_name(c->loop, d, "out", path,
+                                                                sizeof path));
+    snprintf(errp, sizeof errp, "--error=%s", c->call->out_name(c->loop, d, "err", path,
+                                                                 sizeof path));
     if (s->out)
         snprintf(out, sizeof out, "--output=%s", s->out);
     if (s->err)
@@ -358,12 +369,13 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
                        "--open-mode=append", "--no-requeue", "--comment", comment };
     int k = 13;
     char part[300], acct[300], qos[300], cwd[4200];
-    if (lp->sh.opts.slurm_partition)
-        snprintf(part, sizeof part, "--partition=%s", lp->sh.opts.slurm_partition), argv[k++] = part;
-    if (lp->sh.opts.slurm_account)
-        snprintf(acct, sizeof acct, "--account=%s", lp->sh.opts.slurm_account), argv[k++] = acct;
-    if (lp->sh.opts.slurm_qos)
-        snprintf(qos, sizeof qos, "--qos=%s", lp->sh.opts.slurm_qos), argv[k++] = qos;
+    const struct gsd_opts *o = c->opts;
+    if (o->slurm_partition)
+        snprintf(part, sizeof part, "--partition=%s", o->slurm_partition), argv[k++] = part;
+    if (o->slurm_account)
+        snprintf(acct, sizeof acct, "--account=%s", o->slurm_account), argv[k++] = acct;
+    if (o->slurm_qos)
+        snprintf(qos, sizeof qos, "--qos=%s", o->slurm_qos), argv[k++] = qos;
     if (s->cwd)
         snprintf(cwd, sizeof cwd, "--chdir=%s", s->cwd), argv[k++] = cwd;
     char uidt[32], gidt[32];
@@ -373,11 +385,11 @@ static long long submit_held(struct gsd_loop *lp, struct djob *d, const char *sc
     }
     argv[k++] = (char *)script;
     argv[k] = NULL;
-    char *o;
-    if (gsd_slurm_run(argv, &o, err) < 0)
+    char *ans;
+    if (gsd_slurm_run(argv, &ans, err) < 0)
         return -1;
-    long long id = strtoll(o, NULL, 10);
-    free(o);
+    long long id = strtoll(ans, NULL, 10);
+    free(ans);
     if (id <= 0)
         gs_errorf(err, GS_EIO, "sbatch: no job id in its answer");
     if (id > 0 && check_owner(id, uid >= 0 ? uid : (long)geteuid(), err) < 0) {
@@ -407,28 +419,28 @@ static int place_release(long long id, const char *nodes, const char *gres,
     return 0;
 }
 
-static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err)
+static int slurm_launch(struct gsd_bctx *c, struct gsd_bjob *d, struct gs_error *err)
 {
     char nodes[512], gres[512], dir[4096], script[4200];
     int nnodes;
     struct gs_alloc_part parts[MAX_PARTS];
-    int np = gsd_job_placement(lp, d, parts, MAX_PARTS);
-    if (gsd_slurm_placement_args(lp->cl, parts, np, lp->slurm->types, nodes, sizeof nodes, gres,
+    int np = c->call->placement(c->loop, d, parts, MAX_PARTS);
+    if (gsd_slurm_placement_args(c->cl, parts, np, S(c)->types, nodes, sizeof nodes, gres,
                                  sizeof gres, &nnodes) < 0)
         return gs_errorf(err, GS_EINVAL, "placement %s cannot be asked of Slurm "
                          "(nodes with different GPU sets)", d->placement ? d->placement : "");
     struct gs_api_submit s;
-    int rc = gsd_launch_request(lp, d, &s, err);
+    int rc = c->call->request(c->loop, d, &s, err);
     if (rc < 0)
         return rc;
-    gsd_rundir(lp, d, dir, sizeof dir);
+    c->call->rundir(c->loop, d, dir, sizeof dir);
     snprintf(script, sizeof script, "%s/job.sh", dir);
     if ((mkdir(dir, 0755) < 0 && access(dir, F_OK) < 0) ||
-        write_script(script, d, &s, lp->sh.opts.server_url) < 0) {
+        write_script(script, d, &s, c->opts->server_url) < 0) {
         gs_api_submit_fini(&s);
         return gs_errorf(err, GS_EIO, "%s: cannot write", script);
     }
-    long long id = submit_held(lp, d, script, &s, nnodes, err);
+    long long id = submit_held(c, d, script, &s, nnodes, err);
     gs_api_submit_fini(&s);
     if (id < 0)
         return GS_EIO;
@@ -436,46 +448,44 @@ static int slurm_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *er
         scancel(id, NULL); /* never let Slurm place it elsewhere */
         return GS_EIO;
     }
-    d->proc = (struct gsd_proc){ (pid_t)id, 0, -1 };
-    d->bk.deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
-    d->bk.running = 0;
-    lp->next_poll = gsd_mono_ms() + 50; /* look soon: it may run at once */
+    *d->proc = (struct gsd_proc){ (pid_t)id, 0, -1 };
+    d->bk->deadline = gsd_mono_ms() + c->opts->slurm_deadline_ms;
+    d->bk->running = 0;
+    c->next_poll = gsd_mono_ms() + 50; /* look soon: it may run at once */
     return 0;
 }
 
-static int slurm_signal(struct gsd_loop *lp, struct djob *d, int how)
+static int slurm_signal(struct gsd_bctx *c, const struct gsd_proc *p, int how)
 {
-    (void)lp;
-    if (d->proc.pid <= 0)
+    (void)c;
+    if (p->pid <= 0)
         return GS_ENOENT;
     static const char *const sig[] = { [GSD_SIG_TERM] = NULL, [GSD_SIG_CHECKPOINT] = "USR1",
                                        [GSD_SIG_KILL] = "KILL" };
-    scancel(d->proc.pid, sig[how]);
+    scancel(p->pid, sig[how]);
     return 0; /* the end shows in a later read */
 }
 
 /* ---- reading back: GPU indices, states, ends ---- */
 
 /* First sight of the attempt running: record the GPUs Slurm gave. */
-static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
+static void on_running(struct gsd_bctx *c, struct gsd_bjob *d, const struct sjob *j)
 {
     char got[8192];
-    d->bk.running = 1;
+    d->bk->running = 1;
     gsd_slurm_actual_placement(j->line, d->placement, got, sizeof got);
     if (got[0] && (!d->placement || strcmp(got, d->placement) != 0)) {
         gsd_log("job %s: Slurm job %lld runs on %s, decided %s", d->id, j->id, got,
                 d->placement ? d->placement : "");
-        lp->gpu_mismatches++;
-        free(d->bk.actual);
-        d->bk.actual = strdup(got); /* the engine follows in the next turn */
-        d->bk.waits = 0;
+        c->gpu_mismatches++;
+        free(d->bk->actual);
+        d->bk->actual = strdup(got); /* the engine follows in the next turn */
+        d->bk->waits = 0;
     }
-    if (d->ji.state == GS_JOB_STARTING) {
-        d->launched = 1;
-        gsd_jl_add(lp, GSD_JL_CONFIRM, d);
-    }
-    gsd_job_dirty(lp, d);
-    lp->again = 1;
+    if (d->state == GS_JOB_STARTING)
+        c->call->report(c->loop, d, GSD_BR_LAUNCHED);
+    c->call->report(c->loop, d, GSD_BR_DIRTY);
+    c->call->report(c->loop, d, GSD_BR_WAKE);
 }
 
 /* Slurm no longer shows the attempt (it ended longer than MinJobAge ago,
@@ -483,23 +493,24 @@ static void on_running(struct gsd_loop *lp, struct djob *d, const struct sjob *j
  * accounting - an end marked unknown (journal event end_unknown, exit code
  * 137, counted as a backend error).  An unknown end counts as having run:
  * the attempt is never launched again. */
-static void lost_end(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms, int *ran)
+static void lost_end(struct gsd_bctx *c, struct gsd_bjob *d, int *code, int64_t *end_ms,
+                     int *ran)
 {
     struct gs_error err;
     gs_error_clear(&err);
     int sran = 0;
-    if (gsd_slurm_sacct_end(d->proc.pid, code, end_ms, &sran, &err) == 0) {
+    if (gsd_slurm_sacct_end(d->proc->pid, code, end_ms, &sran, &err) == 0) {
         *ran = *ran || sran;
         gsd_log("job %s: Slurm job %d is gone from slurmctld; sacct: ended with exit code %d",
-                d->id, (int)d->proc.pid, *code);
+                d->id, (int)d->proc->pid, *code);
         return;
     }
     char detail[300];
     snprintf(detail, sizeof detail, "Slurm job %d: gone from slurmctld (MinJobAge), %.200s",
-             (int)d->proc.pid, err.msg);
+             (int)d->proc->pid, err.msg);
     gsd_log("job %s: end unknown: %s; marked ended, exit code 137", d->id, detail);
-    gs_store_event(lp->st, lp->last_now, d->seq, "end_unknown", detail, NULL);
-    lp->backend_errors++;
+    c->call->event(c->loop, c->call->now(c->loop, GSD_NOW_TURN), d->seq, "end_unknown", detail);
+    c->errors++;
     *code = 137;
     *end_ms = wall_ms();
     *ran = 1;
@@ -513,29 +524,30 @@ static void lost_end(struct gsd_loop *lp, struct djob *d, int *code, int64_t *en
  * read's start recorded runs up to 1 s too short.  An end that no read of
  * this daemon saw coming (ended while it was down) has only Slurm's
  * EndTime. */
-static int64_t end_seen(const struct gsd_slurm *s, const struct djob *d, const struct sjob *j)
+static int64_t end_seen(const struct gsd_slurm *s, const struct gsd_bjob *d,
+                        const struct sjob *j)
 {
-    if (!d->bk.running)
+    if (!d->bk->running)
         return j->end_ms;
     int64_t last = j->end_ms + 999;
     return s->read_ms < last ? s->read_ms : last;
 }
 
-static void on_ended(struct gsd_loop *lp, struct djob *d, const struct sjob *j)
+static void on_ended(struct gsd_bctx *c, struct gsd_bjob *d, const struct sjob *j)
 {
-    int ran = d->bk.running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
+    int ran = d->bk->running || (j && j->nodes[0] && strcmp(j->nodes, "(null)") != 0);
     int code = j ? j->code : 137;
-    int64_t end = j ? end_seen(lp->slurm, d, j) : wall_ms();
+    int64_t end = j ? end_seen(S(c), d, j) : wall_ms();
     if (!j)
-        lost_end(lp, d, &code, &end, &ran);
-    d->bk.code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
-    d->bk.end_ms = end;
-    gsd_job_exited(lp, d);
-    lp->again = 1;
+        lost_end(c, d, &code, &end, &ran);
+    d->bk->code = !ran ? -2 : code; /* -2: a failed launch, not "never tried" */
+    d->bk->end_ms = end;
+    c->call->report(c->loop, d, GSD_BR_EXITED);
+    c->call->report(c->loop, d, GSD_BR_WAKE);
 }
 
 /* Node states, one sinfo call: down/fail -> DOWN, drain -> DRAIN. */
-static void load_nodes(struct gsd_loop *lp)
+static void load_nodes(struct gsd_bctx *c)
 {
     char *argv[] = { "sinfo", "-h", "-N", "-o", "%N %T", NULL }, *out;
     struct gs_error err;
@@ -552,32 +564,31 @@ static void load_nodes(struct gsd_loop *lp)
         if (!sp)
             continue;
         *sp = '\0';
-        int n = gs_cluster_find_node(lp->cl, line);
+        int n = gs_cluster_find_node(c->cl, line);
         if (n < 0)
             continue;
         const char *st = sp + 1;
-        lp->slurm->seen[n] = strstr(st, "down") || strstr(st, "fail") ? GS_NODE_DOWN
-                             : strstr(st, "drain")                    ? GS_NODE_DRAIN
-                                                                      : GS_NODE_UP;
+        S(c)->seen[n] = strstr(st, "down") || strstr(st, "fail") ? GS_NODE_DOWN
+                        : strstr(st, "drain")                    ? GS_NODE_DRAIN
+                                                                 : GS_NODE_UP;
     }
     free(out);
 }
 
 static int mark_down(void *arg, const char *name)
 {
-    struct gsd_loop *lp = arg;
-    int n = gs_cluster_find_node(lp->cl, name);
+    struct gsd_bctx *c = arg;
+    int n = gs_cluster_find_node(c->cl, name);
     if (n >= 0)
-        lp->slurm->seen[n] = GS_NODE_DOWN;
+        S(c)->seen[n] = GS_NODE_DOWN;
     return 0;
 }
 
-/* Whether the placement "n:g,..." uses node `name`. */
-/* Whether job d's placement (gsd_job_placement) uses node `node`. */
-static int uses_node(struct gsd_loop *lp, const struct djob *d, int node)
+/* Whether job d's placement (gsd_bcalls.placement) uses node `node`. */
+static int uses_node(struct gsd_bctx *c, const struct gsd_bjob *d, int node)
 {
     struct gs_alloc_part parts[MAX_PARTS];
-    int n = node >= 0 ? gsd_job_placement(lp, d, parts, MAX_PARTS) : 0;
+    int n = node >= 0 ? c->call->placement(c->loop, d, parts, MAX_PARTS) : 0;
     for (int i = 0; i < n; i++)
         if (parts[i].node == node)
             return 1;
@@ -589,177 +600,163 @@ static int uses_node(struct gsd_loop *lp, const struct djob *d, int node)
  * attempt Slurm never ran (the node went down between the decision and
  * its start) is a failed launch, told to the engine before the node
  * failure: it goes back ahead of its peers, its run not counted. */
-static void forget_node_jobs(struct gsd_loop *lp, const char *name, gs_time now)
+static void forget_node_jobs(struct gsd_bctx *c, const char *name, gs_time now)
 {
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (d->proc.pid <= 0 || !d->placement ||
-            !uses_node(lp, d, gs_cluster_find_node(lp->cl, name)))
+    struct gsd_bjob b, *d = &b;
+    for (size_t i = 0; c->call->job_at(c->loop, i, &b); i++) {
+        if (d->proc->pid <= 0 || !d->placement ||
+            !uses_node(c, d, gs_cluster_find_node(c->cl, name)))
             continue;
-        int never_ran = !d->bk.running && d->ji.state == GS_JOB_STARTING;
+        int never_ran = !d->bk->running && d->state == GS_JOB_STARTING;
         gsd_log("job %s: node %s is down in Slurm; Slurm job %d is %s", d->id, name,
-                (int)d->proc.pid, never_ran ? "a failed launch (it never ran)" : "lost");
-        scancel(d->proc.pid, NULL);
-        d->proc = (struct gsd_proc){ 0, 0, -1 };
-        d->exited = d->launched = d->bk.running = 0;
-        d->bk.deadline = 0;
-        if (never_ran) {
-            struct gs_error err;
-            gs_error_clear(&err);
-            lp->backend_errors++;
-            if (gs_engine_launch_failed(lp->eng, now, d->handle, &err) < 0)
-                gsd_log("job %s: failed launch not taken: %s", d->id, err.msg);
-            gs_store_event(lp->st, now, d->seq, "launch_failed", name, NULL);
-            gsd_job_sync(lp, d);
-        }
+                (int)d->proc->pid, never_ran ? "a failed launch (it never ran)" : "lost");
+        scancel(d->proc->pid, NULL);
+        *d->proc = (struct gsd_proc){ 0, 0, -1 };
+        c->call->report(c->loop, d, GSD_BR_FORGOTTEN);
+        d->bk->running = 0;
+        d->bk->deadline = 0;
+        if (never_ran)
+            c->call->lost_launch(c->loop, d, now, name);
     }
 }
 
-static int slurm_apply(struct gsd_loop *lp, gs_time now)
+static int slurm_apply(struct gsd_bctx *c, gs_time now)
 {
-    const struct gs_cluster *cl = gs_engine_cluster(lp->eng);
-    gsd_slurm_follow(lp, now);
-    for (int n = 0; n < gs_cluster_node_count(cl); n++) {
-        int want = lp->slurm->seen[n];
-        if (want == lp->slurm->applied[n])
+    struct gsd_slurm *s = S(c);
+    gsd_slurm_follow(c, now);
+    for (int n = 0; n < gs_cluster_node_count(c->cl); n++) {
+        int want = s->seen[n];
+        if (want == s->applied[n])
             continue;
-        const char *name = gs_cluster_node_name(cl, n);
-        char key[GS_NAME_MAX + 16];
-        int64_t api = GS_NODE_UP;
-        snprintf(key, sizeof key, "node_state:%s", name);
-        gs_store_meta_get(lp->st, key, &api);
-        int st = want == GS_NODE_UP && api != GS_NODE_UP ? (int)api : want;
+        const char *name = gs_cluster_node_name(c->cl, n);
         if (want == GS_NODE_DOWN)
-            forget_node_jobs(lp, name, now);
+            forget_node_jobs(c, name, now);
         struct gs_error err;
         gs_error_clear(&err);
-        if (gs_engine_node_set_state(lp->eng, now, n, st, &err) < 0) {
+        if (c->call->node_state(c->loop, now, n, want, &err) < 0) {
             gsd_log("slurm: node %s: %s", name, err.msg);
             continue;
         }
-        if (st == GS_NODE_DOWN) { /* failstats.c: the runs it ended are node failures */
-            gsd_fail_node_down(lp, 0);
-            gsd_fail_sync_all(lp);
-        }
-        static const char *const ev[] = { "node_up", "node_drain", "node_down" };
-        gsd_log("slurm: node %s is %s in Slurm", name, ev[want] + 5);
-        gs_store_event(lp->st, now, 0, ev[st], name, NULL);
-        lp->slurm->applied[n] = (uint8_t)want;
+        static const char *const st[] = { "up", "drain", "down" };
+        gsd_log("slurm: node %s is %s in Slurm", name, st[want]);
+        s->applied[n] = (uint8_t)want;
     }
     return 0;
 }
 
-static void slurm_poll(struct gsd_loop *lp)
+/* One live attempt against the last read. */
+static void poll_job(struct gsd_bctx *c, struct gsd_bjob *d, int64_t mono)
 {
-    struct gsd_slurm *s = lp->slurm;
-    if (load_jobs(s) < 0) {
-        lp->backend_errors++;
+    const struct sjob *j = by_id(S(c), d->proc->pid);
+    if (j && !strcmp(j->state, "NODE_FAIL")) {
+        /* its nodes failed (even if sinfo already shows them back):
+         * the engine hears a node failure, not an end; given nodes,
+         * it may have run: a lost run, not a failed launch */
+        if (j->nodes[0] && strcmp(j->nodes, "(null)") != 0)
+            d->bk->running = 1;
+        gsd_slurm_hostlist(j->nodes, mark_down, c);
+    } else if (!j || is_terminal(j->state)) {
+        on_ended(c, d, j);
+    } else if (!strcmp(j->state, "RUNNING")) {
+        if (!d->bk->running)
+            on_running(c, d, j);
+    } else if (!d->bk->running && d->bk->deadline && mono > d->bk->deadline &&
+               !strcmp(j->state, "PENDING")) {
+        char reason[128];
+        gsd_slurm_field(j->line, "Reason", reason, sizeof reason);
+        gsd_log("job %s: Slurm job %lld not running after %d ms (%s); cancelling it", d->id,
+                j->id, c->opts->slurm_deadline_ms, reason);
+        d->bk->deadline = 0;
+        scancel(j->id, NULL); /* its end (never ran) is a failed launch */
+    }
+}
+
+static void slurm_poll(struct gsd_bctx *c)
+{
+    if (load_jobs(S(c)) < 0) {
+        c->errors++;
         return;
     }
-    load_nodes(lp);
+    load_nodes(c);
     int64_t mono = gsd_mono_ms();
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (d->proc.pid <= 0 || d->exited)
-            continue;
-        const struct sjob *j = by_id(s, d->proc.pid);
-        if (j && !strcmp(j->state, "NODE_FAIL")) {
-            /* its nodes failed (even if sinfo already shows them back):
-             * the engine hears a node failure, not an end; given nodes,
-             * it may have run: a lost run, not a failed launch */
-            if (j->nodes[0] && strcmp(j->nodes, "(null)") != 0)
-                d->bk.running = 1;
-            gsd_slurm_hostlist(j->nodes, mark_down, lp);
-        } else if (!j || is_terminal(j->state)) {
-            on_ended(lp, d, j);
-        } else if (!strcmp(j->state, "RUNNING")) {
-            if (!d->bk.running)
-                on_running(lp, d, j);
-        } else if (!d->bk.running && d->bk.deadline && mono > d->bk.deadline &&
-                   !strcmp(j->state, "PENDING")) {
-            char reason[128];
-            gsd_slurm_field(j->line, "Reason", reason, sizeof reason);
-            gsd_log("job %s: Slurm job %lld not running after %d ms (%s); cancelling it",
-                    d->id, j->id, lp->sh.opts.slurm_deadline_ms, reason);
-            d->bk.deadline = 0;
-            scancel(j->id, NULL); /* its end (never ran) is a failed launch */
-        }
-    }
+    struct gsd_bjob b;
+    for (size_t i = 0; c->call->job_at(c->loop, i, &b); i++)
+        if (b.proc->pid > 0 && !b.exited)
+            poll_job(c, &b, mono);
 }
 
 /* ---- restart ---- */
 
-static void relaunch(struct gsd_loop *lp, struct djob *d)
+static void relaunch(struct gsd_bctx *c, struct gsd_bjob *d)
 {
-    (void)lp;
-    d->proc = (struct gsd_proc){ 0, 0, -1 };
-    if (d->ji.state == GS_JOB_STARTING) {
-        d->launch_wanted = 1;
-        gsd_jl_add(lp, GSD_JL_LAUNCH, d);
+    *d->proc = (struct gsd_proc){ 0, 0, -1 };
+    if (d->state == GS_JOB_STARTING) {
+        c->call->report(c->loop, d, GSD_BR_RELAUNCH);
         gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
-                d->ji.attempts);
+                d->attempt);
     } else {
-        d->launch_error = 1; /* a stop of a job that never ran: confirmed */
-        gsd_jl_add(lp, GSD_JL_CONFIRM, d);
+        c->call->report(c->loop, d, GSD_BR_UNLAUNCHED); /* a stop of a job that never ran */
     }
 }
 
-static void slurm_reconcile(struct gsd_loop *lp, struct djob *d)
+static void slurm_reconcile(struct gsd_bctx *c, struct gsd_bjob *d)
 {
-    struct gsd_slurm *s = lp->slurm;
-    if (!gs_job_state_holds(d->ji.state))
+    struct gsd_slurm *s = S(c);
+    if (!gs_job_state_holds(d->state))
         return;
     if (!s->ok)
         load_jobs(s);
     char name[64];
     tag(d, name, sizeof name);
     const struct sjob *j = s->ok ? by_name(s, name) : NULL;
-    gsd_job_dirty(lp, d);
+    c->call->report(c->loop, d, GSD_BR_DIRTY);
     if (!s->ok) { /* Slurm unreachable: keep the record; the polls decide */
-        if (d->proc.pid <= 0)
-            relaunch(lp, d);
+        if (d->proc->pid <= 0)
+            relaunch(c, d);
         return;
     }
     int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)"));
     if (!j || never_ran) {
-        if (d->proc.pid > 0 && !j) {
-            on_ended(lp, d, NULL);
+        if (d->proc->pid > 0 && !j) {
+            on_ended(c, d, NULL);
             return;
         }
-        relaunch(lp, d);
+        relaunch(c, d);
         return;
     }
     if (j->held) { /* submitted, never released: placement unknown */
         gsd_log("job %s: Slurm job %lld was never released; cancelling it", d->id, j->id);
         scancel(j->id, NULL);
-        relaunch(lp, d);
+        relaunch(c, d);
         return;
     }
-    d->proc = (struct gsd_proc){ (pid_t)j->id, 0, -1 };
-    d->bk.running = 0;
-    d->bk.deadline = gsd_mono_ms() + lp->sh.opts.slurm_deadline_ms;
-    if (d->ji.state == GS_JOB_STOPPING && !is_terminal(j->state))
+    *d->proc = (struct gsd_proc){ (pid_t)j->id, 0, -1 };
+    d->bk->running = 0;
+    d->bk->deadline = gsd_mono_ms() + c->opts->slurm_deadline_ms;
+    if (d->state == GS_JOB_STOPPING && !is_terminal(j->state))
         scancel(j->id, NULL); /* the stop goes on */
     gsd_log("job %s: re-adopted Slurm job %lld (%s)", d->id, j->id, j->state);
 }
 
-static int slurm_read_exit(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms)
+static int slurm_read_exit(struct gsd_bctx *c, struct gsd_bjob *d, int *code, int64_t *end_ms)
 {
-    (void)lp;
-    *code = d->bk.code;
-    *end_ms = d->bk.end_ms;
+    (void)c;
+    *code = d->bk->code;
+    *end_ms = d->bk->end_ms;
     return 0;
 }
 
-static void slurm_release(struct gsd_loop *lp, struct djob *d)
+static void slurm_release(struct gsd_bctx *c, struct gsd_bjob *d)
 {
-    (void)lp;
-    d->bk.running = 0;
-    d->bk.deadline = 0;
+    (void)c;
+    if (!d->bk)
+        return;
+    d->bk->running = 0;
+    d->bk->deadline = 0;
 }
 
 const struct gsd_backend_ops gsd_backend_slurm = {
-    .name = "slurm", .open = slurm_open, .launch = slurm_launch, .signal = slurm_signal,
-    .reconcile = slurm_reconcile, .read_exit = slurm_read_exit, .release = slurm_release,
-    .poll = slurm_poll, .apply = slurm_apply, .close = slurm_close,
+    .name = "slurm", .host_procs = 0, .open = slurm_open, .launch = slurm_launch,
+    .signal = slurm_signal, .reconcile = slurm_reconcile, .read_exit = slurm_read_exit,
+    .release = slurm_release, .poll = slurm_poll, .apply = slurm_apply, .close = slurm_close,
 };

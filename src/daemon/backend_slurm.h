@@ -13,7 +13,7 @@
 #include "core/base/types.h"
 #include "core/cluster/cluster.h"
 
-struct gsd_loop;
+struct gsd_bctx;
 
 /* Most nodes one placement names. */
 #define MAX_PARTS 256
@@ -45,7 +45,7 @@ int64_t gsd_slurm_time_ms(const char *t);
 int gsd_slurm_sacct_end(long long id, int *code, int64_t *end_ms, int *ran,
                         struct gs_error *err);
 
-/* From the placement parts[n] (node ids of cl, as gsd_job_placement
+/* From the placement parts[n] (node ids of cl, as gsd_bcalls.placement
  * gives them): Slurm's NodeList "n1,n2" into nodes and the per-node GRES
  * into gres ("gpu:g0:1,gpu:g3:1" with per-GPU types, else "gpu:2"),
  * *nnodes; 0, or -1 when Slurm cannot express it (nodes with different GPU
@@ -63,6 +63,6 @@ void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf
  * so that swaps move, else job by job; a followed job's placement becomes
  * bk.actual (logged, journal event gpus_moved).  A job whose new GPUs
  * another job still holds waits for that job's own report. */
-void gsd_slurm_follow(struct gsd_loop *lp, gs_time now);
+void gsd_slurm_follow(struct gsd_bctx *c, gs_time now);
 
 #endif

@@ -7,7 +7,9 @@
  */
 #define _GNU_SOURCE
 #include "daemon/backend_slurm.h"
-#include "daemon/loop_private.h"
+#include "daemon/backend.h"
+#include "daemon/log.h"
+#include "core/engine/engine.h"
 #include "io/placement.h"
 
 #include <stdio.h>
@@ -131,14 +133,15 @@ void gsd_slurm_actual_placement(const char *line, const char *decided, char *buf
 
 #define MAX_MOVES 1024
 
-/* The moves that turn d's decided placement into d->bk.actual: their
+/* The moves that turn d's decided placement into d->bk->actual: their
  * number, or -1 when it names a node the decision does not (Slurm is told
  * the nodes; only the indices inside a node can differ). */
-static int job_moves(struct gsd_loop *lp, const struct djob *d, struct gs_gpu_move *mv, int cap)
+static int job_moves(struct gsd_bctx *c, const struct gsd_bjob *d, struct gs_gpu_move *mv,
+                     int cap)
 {
     struct gs_alloc_part dp[MAX_PARTS], gp[MAX_PARTS];
-    int nd = gsd_job_placement(lp, d, dp, MAX_PARTS);
-    int ng = gs_placement_parse(gs_engine_cluster(lp->eng), d->bk.actual, gp, MAX_PARTS, NULL);
+    int nd = c->call->placement(c->loop, d, dp, MAX_PARTS);
+    int ng = gs_placement_parse(c->cl, d->bk->actual, gp, MAX_PARTS, NULL);
     int n = 0;
     if (nd < 0 || ng < 0)
         return -1;
@@ -155,61 +158,74 @@ static int job_moves(struct gsd_loop *lp, const struct djob *d, struct gs_gpu_mo
 }
 
 /* The engine took d's real GPUs: they are its placement from now on. */
-static void followed(struct gsd_loop *lp, struct djob *d, gs_time now)
+static void followed(struct gsd_bctx *c, struct gsd_bjob *d, gs_time now)
 {
     char detail[160];
-    snprintf(detail, sizeof detail, "Slurm gave %.60s, decided %.60s", d->bk.actual,
+    snprintf(detail, sizeof detail, "Slurm gave %.60s, decided %.60s", d->bk->actual,
              d->placement ? d->placement : "");
     gsd_log("job %s: the engine follows Slurm's GPUs: %s", d->id, detail);
-    gs_store_event(lp->st, now, d->seq, "gpus_moved", detail, NULL);
-    free(d->placement);
-    d->placement = d->bk.actual;
-    d->bk.actual = NULL;
-    gsd_job_dirty(lp, d);
+    c->call->event(c->loop, now, d->seq, "gpus_moved", detail);
+    char *actual = d->bk->actual;
+    d->bk->actual = NULL;
+    c->call->set_placement(c->loop, d, actual); /* d->placement is stale from here */
+}
+
+/* Collect the moves of every job with a mismatch into mv (MAX_MOVES); a
+ * job that cannot be followed is dropped (logged).  Returns the number of
+ * moves; *any = some job is to follow. */
+static size_t collect_moves(struct gsd_bctx *c, struct gs_gpu_move *mv, int *any)
+{
+    size_t n = 0;
+    struct gsd_bjob b, *d = &b;
+    for (size_t i = 0; c->call->job_at(c->loop, i, &b); i++) {
+        if (!d->bk->actual)
+            continue;
+        int k = gs_job_state_holds(d->state) ? job_moves(c, d, mv + n, (int)(MAX_MOVES - n))
+                                             : -2;
+        if (k < 0) {
+            if (k == -1)
+                gsd_log("job %s: Slurm's GPUs %s cannot be followed (decided %s)", d->id,
+                        d->bk->actual, d->placement ? d->placement : "");
+            free(d->bk->actual);
+            d->bk->actual = NULL;
+            continue;
+        }
+        n += (size_t)k;
+        *any = 1;
+    }
+    return n;
 }
 
 /* Hand every mismatch seen by the last poll to the engine: all in one call
  * (jobs that swapped GPUs move together), else job by job; a job whose new
  * GPUs another job still holds waits for that job's own report. */
-void gsd_slurm_follow(struct gsd_loop *lp, gs_time now)
+void gsd_slurm_follow(struct gsd_bctx *c, gs_time now)
 {
-    struct gs_gpu_move *mv = NULL; /* MAX_MOVES (16 KiB), taken at the first mismatch */
-    size_t n = 0;
+    struct gsd_bjob b, *d = &b;
+    size_t i = 0;
+    while (c->call->job_at(c->loop, i, &b) && !d->bk->actual)
+        i++;
+    if (!c->call->job_at(c->loop, i, &b))
+        return; /* no mismatch: nothing taken */
+    struct gs_gpu_move *mv = malloc(MAX_MOVES * sizeof *mv); /* 16 KiB */
+    if (!mv)
+        return; /* out of memory: followed at a later poll */
     int any = 0;
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (!d->bk.actual)
-            continue;
-        if (!mv && !(mv = malloc(MAX_MOVES * sizeof *mv)))
-            return; /* out of memory: followed at a later poll */
-        int k = gs_job_state_holds(d->ji.state) ? job_moves(lp, d, mv + n, (int)(MAX_MOVES - n))
-                                                : -2;
-        if (k < 0) {
-            if (k == -1)
-                gsd_log("job %s: Slurm's GPUs %s cannot be followed (decided %s)", d->id,
-                        d->bk.actual, d->placement ? d->placement : "");
-            free(d->bk.actual);
-            d->bk.actual = NULL;
-            continue;
-        }
-        n += (size_t)k;
-        any = 1;
-    }
+    size_t n = collect_moves(c, mv, &any);
     struct gs_error err;
     gs_error_clear(&err);
     if (!any) {
         free(mv);
         return;
     }
-    int all = gs_engine_move_gpus(lp->eng, now, mv, n, &err) == 0;
-    for (size_t i = 0; i < lp->nlive; i++) {
-        struct djob *d = lp->live[i];
-        if (!d->bk.actual)
+    int all = c->call->move_gpus(c->loop, now, mv, n, &err) == 0;
+    for (i = 0; c->call->job_at(c->loop, i, &b); i++) {
+        if (!d->bk->actual)
             continue;
-        int k = all ? 0 : job_moves(lp, d, mv, MAX_MOVES);
-        if (all || gs_engine_move_gpus(lp->eng, now, mv, (size_t)k, &err) == 0)
-            followed(lp, d, now);
-        else if (!d->bk.waits++)
+        int k = all ? 0 : job_moves(c, d, mv, MAX_MOVES);
+        if (all || c->call->move_gpus(c->loop, now, mv, (size_t)k, &err) == 0)
+            followed(c, d, now);
+        else if (!d->bk->waits++)
             gsd_log("job %s: the engine follows Slurm's GPUs once they are free in its view: %s",
                     d->id, err.msg);
     }

@@ -95,7 +95,7 @@ int gsd_conflict_cancel(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c, int
     if (gs_store_job_by_seq(lp->st, k->seq, end_row, &x) != 1 || x.rc < 0 ||
         gs_store_event(lp->st, now, k->seq, "cancel", k->why, NULL) < 0)
         return -1;
-    if (lp->be == &gsd_backend_local && gsd_backend_signal(&k->proc, GSD_SIG_KILL) == 0)
+    if (lp->be->host_procs && gsd_be_signal(lp, &k->proc, GSD_SIG_KILL) == 0)
         gsd_log("job %s: conflict cancelled; its supervisor %d kills the job", k->id,
                 (int)k->proc.pid);
     else

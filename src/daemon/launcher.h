@@ -1,4 +1,6 @@
-/* launcher.h - the local backend's launcher threads (a pool of
+/* launcher.h - a launch description (struct gsd_lreq: built by the loop,
+ * loop_launch.c, handed to the local backend's ops.submit) and the local
+ * backend's launcher threads that carry them out (a pool of
  * GSD_LAUNCHER_THREADS): the engine thread decides and journals; they fork
  * the supervisors (backend.h's
  * launch protocol, unchanged) and reports back through the loop's eventfd,
@@ -14,15 +16,14 @@
  *    dereferenced there) or any other field of the loop;
  *  - the engine thread: builds the requests (it owns the journal the
  *    command is read from), hands a turn's batch over at once, and takes
- *    the done list at the start of each turn (gsd_launch_collect).
+ *    the done list at the start of each turn (ops.collect).  Only the
+ *    local backend (backend_local.c) calls the functions below.
  */
 #ifndef GS_DAEMON_LAUNCHER_H
 #define GS_DAEMON_LAUNCHER_H
 
 #include "daemon/backend.h"
 #include "io/api_codec.h"
-
-struct djob;
 
 /* Launches carried out at once (each blocks its thread from the vfork to
  * the supervisor's exec and for the run directory's file writes). */
@@ -33,7 +34,8 @@ struct djob;
  * thread again (gsd_lreq_free). */
 struct gsd_lreq {
     struct gsd_lreq *next;
-    struct djob *d;           /* the engine thread's: never dereferenced by the launcher */
+    void *job;                /* the loop's job: never dereferenced by the launcher or
+                                 the backend */
     int attempt;              /* d->ji.attempts when it was built */
     struct gsd_launch l;      /* points into the owned fields below */
     struct gs_api_submit s;   /* the decoded request (argv, env) */

@@ -101,3 +101,18 @@ void gsd_logl(int level, const char *fmt, ...)
     gsd_logv(level, fmt, ap);
     va_end(ap);
 }
+
+void gsd_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gsd_logv(GSD_LOG_INFO, fmt, ap);
+    va_end(ap);
+}
+
+int64_t gsd_mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}

@@ -14,6 +14,7 @@
 #define GSD_LOG_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 enum gsd_log_level {
     GSD_LOG_ERR = 3,
@@ -45,5 +46,15 @@ void gsd_logv(int level, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)))
 #endif
     ;
+
+/* An info line (gsd_logl at GSD_LOG_INFO); any thread. */
+void gsd_log(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* The monotonic clock, ms (CLOCK_MONOTONIC); any thread. */
+int64_t gsd_mono_ms(void);
 
 #endif

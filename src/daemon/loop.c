@@ -63,7 +63,6 @@
  */
 #define _GNU_SOURCE
 #include "daemon/loop_private.h"
-#include "daemon/launcher.h"
 #include "daemon/loop_eta.h"
 #include "daemon/dash_route.h"
 #include "daemon/lockfile.h"
@@ -89,24 +88,11 @@
 
 #define MAX_BATCH 4096 /* commands a turn takes at most */
 
-void gsd_log(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    gsd_logv(GSD_LOG_INFO, fmt, ap); /* log.c */
-    va_end(ap);
-}
-
 static int64_t clock_ms(clockid_t id)
 {
     struct timespec t;
     clock_gettime(id, &t);
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-int64_t gsd_mono_ms(void)
-{
-    return clock_ms(CLOCK_MONOTONIC);
 }
 
 /* A wall-clock instant (e.g. a supervisor's end time) as engine time: how
@@ -373,7 +359,7 @@ fail:
 
 int gsd_loop_restore(struct gsd_loop *lp)
 {
-    int rc = lp->be->open(lp) < 0 || gsd_engine_create(lp, &lp->pol) < 0 ||
+    int rc = gsd_be_open(lp) < 0 || gsd_engine_create(lp, &lp->pol) < 0 ||
                      gsd_restore_all(lp, 1) < 0
                  ? -1
                  : 0;
@@ -489,7 +475,7 @@ static int turn(struct gsd_loop *lp)
             goto fatal_rollback;
     }
     gsd_orphans_reap(lp);
-    if ((lp->be->apply && lp->be->apply(lp, now) < 0) || gsd_exits_apply(lp, now) < 0 ||
+    if (gsd_be_apply(lp, now) < 0 || gsd_exits_apply(lp, now) < 0 ||
         pass(lp, now, &err) < 0 ||
         gsd_events_apply(lp, now) < 0 || gsd_eta_turn(lp, &err) < 0 ||
         gsd_flush_rows(lp, &err) < 0 || gsd_fail_save(lp, &err) < 0 ||
@@ -550,8 +536,9 @@ static int timeout_ms(struct gsd_loop *lp)
     int64_t r = gsd_launch_next_retry(lp); /* the pass held after the daemon's failure */
     if (r > 0 && (best < 0 || r - mono < best))
         best = r - mono < 0 ? 0 : r - mono;
-    if (lp->be->poll && (best < 0 || lp->next_poll - mono < best))
-        best = lp->next_poll - mono < 0 ? 0 : lp->next_poll - mono;
+    int64_t next_poll = lp->bctx.next_poll;
+    if (lp->be->poll && (best < 0 || next_poll - mono < best))
+        best = next_poll - mono < 0 ? 0 : next_poll - mono;
     if (best > 60000 || best < 0)
         best = 60000; /* a periodic turn keeps the clock and metrics fresh */
     best = gsd_dash_timeout(lp, (int)best);
@@ -609,9 +596,9 @@ static int loop_body(struct gsd_loop *lp)
             continue;
         }
         gsd_timers_run(lp);
-        if (lp->be->poll && gsd_mono_ms() >= lp->next_poll) {
-            lp->be->poll(lp);
-            lp->next_poll = gsd_mono_ms() + lp->sh.opts.slurm_poll_ms;
+        if (lp->be->poll && gsd_mono_ms() >= lp->bctx.next_poll) {
+            gsd_be_poll(lp);
+            lp->bctx.next_poll = gsd_mono_ms() + lp->sh.opts.slurm_poll_ms;
         }
         if (turn(lp) < 0)
             return 1;
@@ -626,14 +613,13 @@ int gsd_loop_run(struct gsd_loop *lp)
 {
     if (gsd_journal_checked(lp) < 0) /* before the first write */
         return GSD_EXIT_DAMAGED;
-    if (lp->be == &gsd_backend_local && !(lp->lch = gsd_launcher_start(lp->sh.efd))) {
+    if (gsd_be_start(lp) < 0) {
         gsd_log("fatal: the launcher thread: %s", strerror(errno));
         return 1;
     }
     int rc = loop_body(lp);
     gsd_launch_drain(lp); /* what is being launched is recorded (RUNDIR/sup) */
-    gsd_launcher_stop(lp->lch);
-    lp->lch = NULL;
+    gsd_be_stop(lp);
     if (rc == 0)
         gsd_log("stopping; running jobs keep running and are re-adopted at the next start");
     return rc;
@@ -657,10 +643,8 @@ void gsd_loop_destroy(struct gsd_loop *lp)
 {
     if (!lp)
         return;
-    gsd_launcher_stop(lp->lch);
-    lp->lch = NULL;
-    if (lp->be && lp->be->close)
-        lp->be->close(lp);
+    gsd_be_stop(lp);
+    gsd_be_close(lp);
     gsd_timers_fini(&lp->timers); /* before the jobs that hold its timers */
     gsd_jl_fini(lp);
     for (size_t i = 0; i < lp->nlive; i++) {

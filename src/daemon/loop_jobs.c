@@ -214,7 +214,7 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d)
 static void stop_procs(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
     if (d->proc.pid > 0) {
-        if (lp->be->signal(lp, d, GSD_SIG_TERM) < 0) {
+        if (gsd_be_signal(lp, &d->proc, GSD_SIG_TERM) < 0) {
             gsd_job_exited(lp, d);
             lp->again = 1;
         }
@@ -259,7 +259,7 @@ static void apply_event(struct gsd_loop *lp, struct djob *d, struct devent *e, g
     else if (e->kind == GS_EV_PREEMPT)
         lp->preemptions++;
     else if (e->kind == GS_EV_DRAIN && d->proc.pid > 0)
-        lp->be->signal(lp, d, GSD_SIG_CHECKPOINT);
+        gsd_be_signal(lp, &d->proc, GSD_SIG_CHECKPOINT);
     gsd_job_sync(lp, d);
     if ((e->kind == GS_EV_PREEMPT || e->kind == GS_EV_KILL || e->kind == GS_EV_CANCEL) &&
         d->state == D_STOPPING) {
@@ -406,7 +406,7 @@ static void confirm_exit(struct gsd_loop *lp, struct djob *d, int code, gs_time 
 static void lost_run(struct gsd_loop *lp, struct djob *d, gs_time now, int code)
 {
     int sup = (int)d->proc.pid, attempt = d->ji.attempts;
-    lp->be->release(lp, d);
+    gsd_be_release(lp, d);
     d->proc = (struct gsd_proc){ 0, 0, -1 };
     gsd_timer_cancel(&lp->timers, &d->kill_tm);
     char detail[200];
@@ -428,17 +428,6 @@ static void lost_run(struct gsd_loop *lp, struct djob *d, gs_time now, int code)
             d->ji.state == GS_JOB_PENDING ? "requeued" : "failed (no retry left)");
 }
 
-/* A local attempt that was not being stopped whose supervisor was told to
- * stop (RUNDIR/exit's mark): someone else sent the SIGTERM. */
-static int told_by_others(struct gsd_loop *lp, const struct djob *d)
-{
-    if (lp->be != &gsd_backend_local)
-        return 0;
-    char dir[4096];
-    gsd_rundir(lp, d, dir, sizeof dir);
-    return gsd_backend_exit_told(dir);
-}
-
 /* The attempt's processes are gone: tell the engine (code -1 = the
  * supervisor never got the go: the launch did not happen, launch it now;
  * -2 = the backend's launch failed: the engine re-plans). */
@@ -447,7 +436,7 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
     int code;
     int64_t end_ms;
     d->real_end = now;
-    int rc = lp->be->read_exit(lp, d, &code, &end_ms);
+    int rc = gsd_be_read_exit(lp, d, &code, &end_ms);
     if (rc == GS_EIO) { /* the daemon is out of descriptors: read it again soon */
         gsd_job_exited(lp, d);
         gsd_retry_arm(lp, d, 100);
@@ -460,7 +449,8 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
             lost_run(lp, d, now, -1);
             return;
         }
-    } else if (d->ji.state != GS_JOB_STOPPING && code >= 0 && told_by_others(lp, d)) {
+    } else if (d->ji.state != GS_JOB_STOPPING && code >= 0 && gsd_be_told_by_others(lp, d)) {
+        /* not being stopped, yet told to stop (local: RUNDIR/exit's mark) */
         lost_run(lp, d, now, code);
         return;
     } else {
@@ -470,7 +460,7 @@ static void collect_exit(struct gsd_loop *lp, struct djob *d, gs_time now)
         if (end < now)
             d->real_end = end;
     }
-    lp->be->release(lp, d);
+    gsd_be_release(lp, d);
     d->proc = (struct gsd_proc){ 0, 0, -1 };
     gsd_timer_cancel(&lp->timers, &d->kill_tm);
     char detail[64];
@@ -534,7 +524,7 @@ int gsd_exits_apply(struct gsd_loop *lp, gs_time now)
  * processes are gone: collect the end now. */
 static void kill_now(struct gsd_loop *lp, struct djob *d)
 {
-    if (lp->be->signal(lp, d, GSD_SIG_KILL) < 0) {
+    if (gsd_be_signal(lp, &d->proc, GSD_SIG_KILL) < 0) {
         gsd_job_exited(lp, d);
         lp->again = 1;
     }

@@ -1,4 +1,5 @@
-/* loop_launch.c - starting an attempt on the local backend: the job's
+/* loop_launch.c - starting an attempt (the local backend's through the
+ * launcher threads, a backend's own `launch` op otherwise): the job's
  * request is read back from the journal (the engine does not keep
  * commands), its environment built (CUDA_VISIBLE_DEVICES = the GPU indices
  * on its first node, GPUSCHED_JOB_ID, GPUSCHED_SERVER, GPUSCHED_PLACEMENT)
@@ -10,7 +11,6 @@
 #include "daemon/loop_private.h"
 #include "daemon/gpumap.h"
 #include "daemon/launcher.h"
-#include "daemon/reap.h"
 #include "daemon/runas.h"
 
 #include <stdio.h>
@@ -127,7 +127,7 @@ static struct gsd_lreq *prepare(struct gsd_loop *lp, struct djob *d, struct gs_e
                                 .err = r->s.err ? r->s.err : r->err, .out_own = !r->s.out,
                                 .err_own = !r->s.err, .user = r->user,
                                 .fsize = lp->file_limit };
-    r->d = d;
+    r->job = d;
     r->attempt = d->ji.attempts;
     return r;
 }
@@ -165,7 +165,7 @@ int gsd_launch_held(struct gsd_loop *lp)
     /* back-pressure: while more launches wait than the threads can start
      * in a few rounds, decided jobs would hold GPUs without running; the
      * pass runs again when results come back (the eventfd wakes the loop) */
-    if (lp->lch && gsd_launcher_in_flight(lp->lch) >= 4 * GSD_LAUNCHER_THREADS)
+    if (gsd_be_in_flight(lp) >= 4 * GSD_LAUNCHER_THREADS)
         return 1;
     if (lp->launch_hold_until > gsd_mono_ms())
         return 1;
@@ -178,7 +178,7 @@ int gsd_launch_held(struct gsd_loop *lp)
 static void launch_failed(struct gsd_loop *lp, struct djob *d, const struct gs_error *err)
 {
     d->proc = (struct gsd_proc){ 0, 0, -1 };
-    if (lp->be == &gsd_backend_local && d->launch_why >= 0) {
+    if (lp->be->host_procs && d->launch_why >= 0) {
         defer(lp, d, err);
         return;
     }
@@ -194,20 +194,20 @@ static void launch_failed(struct gsd_loop *lp, struct djob *d, const struct gs_e
  * job's group) and is reaped with the orphans (loop_nodes.c). */
 static void discard(struct gsd_loop *lp, struct gsd_proc *p)
 {
-    gsd_backend_signal(p, GSD_SIG_KILL);
+    gsd_be_signal(lp, p, GSD_SIG_KILL);
     struct gsd_proc *o = realloc(lp->orphans, (lp->norphans + 1) * sizeof *o);
     if (o) {
         lp->orphans = o;
         lp->orphans[lp->norphans++] = *p;
     } else {
-        gsd_backend_release(p);
+        gsd_be_release_proc(lp, p);
     }
 }
 
-/* One launch the launcher thread has carried out. */
-static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
+void gsd_launch_done(void *loop, struct gsd_lreq *r)
 {
-    struct djob *d = r->d;
+    struct gsd_loop *lp = loop;
+    struct djob *d = r->job;
     gsd_hist_add(&lp->launch_ms, r->ms);
     int wanted = d->launching == r->attempt + 1 && d->ji.attempts == r->attempt;
     d->launching = 0;
@@ -236,7 +236,7 @@ static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
     gsd_jl_add(lp, GSD_JL_CONFIRM, d);
     gsd_watch(lp, d);
     if (d->state == D_STOPPING) { /* cancelled or preempted while launching */
-        if (gsd_backend_signal(&d->proc, GSD_SIG_TERM) < 0)
+        if (gsd_be_signal(lp, &d->proc, GSD_SIG_TERM) < 0)
             gsd_job_exited(lp, d);
         gsd_kill_arm(lp, d);
     }
@@ -246,29 +246,21 @@ static void collect_one(struct gsd_loop *lp, struct gsd_lreq *r)
 
 void gsd_launch_collect(struct gsd_loop *lp)
 {
-    if (!lp->lch)
-        return;
-    for (struct gsd_lreq *r = gsd_launcher_take(lp->lch), *next; r; r = next) {
-        next = r->next;
-        collect_one(lp, r);
-        gsd_lreq_free(r);
-    }
+    gsd_be_collect(lp); /* each done launch comes back to gsd_launch_done */
 }
 
 void gsd_launch_drain(struct gsd_loop *lp)
 {
-    if (!lp->lch)
-        return;
-    gsd_launcher_quiesce(lp->lch);
-    gsd_launch_collect(lp);
+    gsd_be_drain(lp);
 }
 
-/* Slurm: the launch on the engine thread (one sbatch per job). */
+/* A backend with its own launch op (slurm: one sbatch per job), on the
+ * engine thread. */
 static void launch_now(struct gsd_loop *lp, struct djob *d)
 {
     struct gs_error err;
     gs_error_clear(&err);
-    if (lp->be->launch(lp, d, &err) < 0) {
+    if (gsd_be_launch(lp, d, &err) < 0) {
         launch_failed(lp, d, &err);
         return;
     }
@@ -336,7 +328,7 @@ void gsd_launch_pending(struct gsd_loop *lp)
             _exit(99);
         if (node_start_fails(lp, d))
             continue;
-        if (!lp->lch) {
+        if (lp->be->launch) {
             launch_now(lp, d);
             continue;
         }
@@ -353,79 +345,10 @@ void gsd_launch_pending(struct gsd_loop *lp)
     }
     free(want);
     if (batch)
-        gsd_launcher_submit(lp->lch, batch); /* the turn's launches, at once */
+        gsd_be_submit(lp, batch); /* the turn's launches, at once */
 }
 
 int64_t gsd_launch_next_retry(const struct gsd_loop *lp)
 {
     return lp->launch_hold_until; /* the pass held back by defer() */
 }
-
-/* The local backend's table (backend.h): supervisors on this host. */
-static int local_open(struct gsd_loop *lp)
-{
-    if (lp->sh.opts.virtual_users)
-        gsd_log("--virtual-users: a job whose user has no account on this host runs as the "
-                "daemon's own account (uid %d); for tests and demos only", (int)geteuid());
-    return gsd_gpumap_open(lp, lp->cl);
-}
-
-static int local_signal(struct gsd_loop *lp, struct djob *d, int how)
-{
-    (void)lp;
-    return gsd_backend_signal(&d->proc, how);
-}
-
-/* A launch that failed before the job's program ran (supervise.c wrote
- * RUNDIR/error): logged, journalled as a launch_failed event with the
- * reason and kept as the job's launch_error (its row, the job object). */
-static void launch_error(struct gsd_loop *lp, struct djob *d, const char *dir)
-{
-    char path[4200], msg[512];
-    snprintf(path, sizeof path, "%s/error", dir);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return;
-    size_t n = fread(msg, 1, sizeof msg - 1, f);
-    fclose(f);
-    msg[n] = '\0';
-    gsd_log("job %s: launch failed: %s", d->id, msg);
-    gs_store_event(lp->st, gsd_now(lp), d->seq, "launch_failed", msg, NULL);
-    char *keep = strdup(msg);
-    if (keep) {
-        free(d->launch_msg);
-        d->launch_msg = keep;
-        gsd_job_dirty(lp, d);
-    }
-}
-
-/* The attempt's end.  A supervisor gone without its exit file (killed)
- * leaves the job's processes behind: those it recorded are ended here,
- * before the engine hears of the end and offers the GPUs again (reap.h). */
-static int local_read_exit(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms)
-{
-    char dir[4096];
-    gsd_rundir(lp, d, dir, sizeof dir);
-    int rc = gsd_backend_read_exit(dir, code, end_ms);
-    if (rc == 0) {
-        launch_error(lp, d, dir);
-        return 0;
-    }
-    if (rc == GS_EIO || d->proc.pid <= 0) /* out of descriptors: later; no supervisor */
-        return rc;
-    int n = gsd_reap_lost(dir, 2000);
-    gsd_log("job %s: supervisor %d lost without an exit file; ended %d of the job's "
-            "processes it had recorded", d->id, (int)d->proc.pid, n);
-    return rc;
-}
-
-static void local_release(struct gsd_loop *lp, struct djob *d)
-{
-    (void)lp;
-    gsd_backend_release(&d->proc);
-}
-
-const struct gsd_backend_ops gsd_backend_local = {
-    .name = "local", .open = local_open, .launch = NULL, .signal = local_signal,
-    .reconcile = gsd_local_reconcile, .read_exit = local_read_exit, .release = local_release,
-};

@@ -37,13 +37,13 @@ static void orphan(struct gsd_loop *lp, struct djob *d, gs_time now)
 {
     if (d->proc.pidfd >= 0)
         epoll_ctl(lp->epfd, EPOLL_CTL_DEL, d->proc.pidfd, NULL);
-    gsd_backend_signal(&d->proc, GSD_SIG_KILL);
+    gsd_be_signal(lp, &d->proc, GSD_SIG_KILL);
     struct gsd_proc *o = realloc(lp->orphans, (lp->norphans + 1) * sizeof *o);
     if (o) {
         lp->orphans = o;
         lp->orphans[lp->norphans++] = d->proc;
     } else {
-        gsd_backend_release(&d->proc);
+        gsd_be_release_proc(lp, &d->proc);
     }
     gs_store_event(lp->st, now, d->seq, "kill", "its node went down", NULL);
     d->proc = (struct gsd_proc){ 0, 0, -1 };
@@ -58,12 +58,12 @@ void gsd_orphans_reap(struct gsd_loop *lp)
     for (size_t i = 0; i < lp->norphans;) {
         struct gsd_proc *p = &lp->orphans[i];
         struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
-        int gone = p->pidfd >= 0 ? poll(&pf, 1, 0) == 1 : gsd_backend_signal(p, GSD_SIG_KILL) < 0;
+        int gone = p->pidfd >= 0 ? poll(&pf, 1, 0) == 1 : gsd_be_signal(lp, p, GSD_SIG_KILL) < 0;
         if (!gone) {
             i++;
             continue;
         }
-        gsd_backend_release(p);
+        gsd_be_release_proc(lp, p);
         lp->orphans[i] = lp->orphans[--lp->norphans];
     }
 }
@@ -79,7 +79,7 @@ static void end_runs(struct gsd_loop *lp, gs_time now)
         if (gs_job_state_holds(d->ji.state))
             continue;
         d->launch_wanted = 0; /* decided, not launched: nothing to start now */
-        if (d->proc.pid > 0 && lp->be == &gsd_backend_local)
+        if (d->proc.pid > 0 && lp->be->host_procs)
             orphan(lp, d, now);
     }
 }
@@ -155,7 +155,7 @@ int gsd_apply_node(struct gsd_loop *lp, gs_time now, struct gsd_cmd *c)
     }
     int st = c->kind == GSD_NODE_DRAIN ? GS_NODE_DRAIN
              : c->kind == GSD_NODE_DOWN ? GS_NODE_DOWN : GS_NODE_UP;
-    if (st == GS_NODE_DOWN && lp->be != &gsd_backend_local) {
+    if (st == GS_NODE_DOWN && !lp->be->host_procs) {
         /* Only the local backend can end a node's runs here; under Slurm
          * the requeued jobs would run again while Slurm still runs them.
          * Slurm's own down (scontrol) kills them and reaches the engine as
@@ -282,7 +282,7 @@ void gsd_nodes_fini(struct gsd_loop *lp)
     lp->gpu_reason = NULL;
     gsd_quar_fini(lp);
     for (size_t i = 0; i < lp->norphans; i++)
-        gsd_backend_release(&lp->orphans[i]);
+        gsd_be_release_proc(lp, &lp->orphans[i]);
     free(lp->orphans);
     lp->orphans = NULL;
     lp->norphans = 0;

@@ -163,10 +163,9 @@ struct gsd_loop {
     size_t nev, capev;
     int oom;
     int trace;                /* GPUSCHEDD_TRACE=1: log every engine event */
-    const struct gsd_backend_ops *be;
-    struct gsd_slurm *slurm;  /* the slurm backend's state */
-    int64_t next_poll;        /* monotonic ms of the next be->poll */
-    int64_t gpu_mismatches;   /* Slurm gave other GPUs than decided */
+    const struct gsd_backend_ops *be; /* reached through gsd_be_* (loop_backend.c) */
+    struct gsd_bctx bctx;     /* what the backend is given: its state, next_poll,
+                                 its own error and GPU mismatch counts */
     int sfd, epfd;            /* signalfd; the epoll set (sh.efd is in it too) */
     struct gsd_handler on_cmd, on_sig; /* efd's and sfd's epoll handlers */
     int64_t *seqs;            /* turn(): the job of each command of the batch */
@@ -247,7 +246,6 @@ struct gsd_loop {
     /* failstats.c */
     struct gsd_failstats fail;
     int fail_ctx;             /* a node or GPU is going down: failures are node failures */
-    struct gsd_launcher *lch; /* the local backend's launcher thread (launcher.h) */
     int64_t launch_hold_until; /* monotonic ms before which no pass runs: launches fail
                                   on the daemon's side (loop_launch.c), 0 = none */
     int launch_streak;        /* back-off rounds in a row (reset by a launch) */
@@ -376,6 +374,42 @@ int64_t gsd_launch_next_retry(const struct gsd_loop *lp);
 int gsd_launch_held(struct gsd_loop *lp);
 void gsd_watch(struct gsd_loop *lp, struct djob *d);
 void gsd_rundir(struct gsd_loop *lp, const struct djob *d, char *buf, size_t n);
+/* loop_backend.c: the loop's side of the backend interface (backend.h).
+ * The rest of the loop reaches the backend only through these. */
+/* Fill *b with the backend's view of job d (pointers into d). */
+void gsd_bjob_of(struct djob *d, struct gsd_bjob *b);
+/* Set up lp->bctx and open the backend (then the local GPU map): 0 or -1. */
+int gsd_be_open(struct gsd_loop *lp);
+/* be->launch of d's decided attempt (backends with a launch op). */
+int gsd_be_launch(struct gsd_loop *lp, struct djob *d, struct gs_error *err);
+/* be->signal of attempt p (a job's d->proc, or an orphan): 0 or GS_ENOENT. */
+int gsd_be_signal(struct gsd_loop *lp, const struct gsd_proc *p, int how);
+/* be->reconcile of restored job d. */
+void gsd_be_reconcile(struct gsd_loop *lp, struct djob *d);
+/* be->read_exit of d's ended attempt. */
+int gsd_be_read_exit(struct gsd_loop *lp, struct djob *d, int *code, int64_t *end_ms);
+/* be->told_by_others of d's ended attempt (0 when the backend has none). */
+int gsd_be_told_by_others(struct gsd_loop *lp, struct djob *d);
+/* be->release of d's ended attempt; of an orphaned supervisor p. */
+void gsd_be_release(struct gsd_loop *lp, struct djob *d);
+void gsd_be_release_proc(struct gsd_loop *lp, struct gsd_proc *p);
+/* be->start (with lp->sh.efd as the wake fd; 0 when none), be->submit,
+ * be->collect, be->drain, be->in_flight (0 when none), be->stop. */
+int gsd_be_start(struct gsd_loop *lp);
+void gsd_be_submit(struct gsd_loop *lp, struct gsd_lreq *list);
+void gsd_be_collect(struct gsd_loop *lp);
+void gsd_be_drain(struct gsd_loop *lp);
+int gsd_be_in_flight(struct gsd_loop *lp);
+void gsd_be_stop(struct gsd_loop *lp);
+/* gsd_bcalls.launch_done (loop_launch.c): a launch the backend carried
+ * out (struct gsd_lreq) is taken: a supervisor is watched and confirmed
+ * next turn, a failure retried or reported. */
+void gsd_launch_done(void *loop, struct gsd_lreq *r);
+/* be->poll, be->apply (0 when the backend has none), be->close. */
+void gsd_be_poll(struct gsd_loop *lp);
+int gsd_be_apply(struct gsd_loop *lp, gs_time now);
+void gsd_be_close(struct gsd_loop *lp);
+
 /* Refusal at the door (loop_admit.c): when the engine could never run c's
  * job on this cluster (gs_engine_possible), answer c 400 "never_runs" with
  * the field to blame and return 1; else 0 (c untouched). */
@@ -389,7 +423,6 @@ int gsd_probe_answer(struct gsd_loop *lp, struct gsd_cmd *c, gs_time now);
 
 int gsd_launch_request(struct gsd_loop *lp, const struct djob *d, struct gs_api_submit *s,
                        struct gs_error *err);
-void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d);
 int gsd_restore_all(struct gsd_loop *lp, int reconcile);
 int gsd_engine_create(struct gsd_loop *lp, const struct gs_policy *pol);
 void gsd_count_done(struct gsd_loop *lp, const char *team, int outcome, int64_t n);

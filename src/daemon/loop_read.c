@@ -405,7 +405,7 @@ json_t *gsd_cluster_doc(struct gsd_loop *lp, json_t *pending)
                                              : 0.0));
     if (o) /* gpumap.h: whether CUDA_VISIBLE_DEVICES names distinct physical GPUs */
         json_object_set_new(o, "gpu_mode",
-                            json_string(lp->be == &gsd_backend_local ? gsd_gpumap_mode_name(lp)
+                            json_string(lp->be->host_procs ? gsd_gpumap_mode_name(lp)
                                                                      : lp->be->name));
     double med, sig;
     gsd_latency_get(&lp->start_lat, &med, &sig);

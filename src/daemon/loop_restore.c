@@ -112,53 +112,6 @@ static int restore_engine(struct gsd_loop *lp, struct djob *d, const char *reque
     return h;
 }
 
-/* Find the attempt's supervisor: re-adopt it, or see that it ended (the
- * first turn collects its exit), or that the launch never happened (then
- * the decision stands: it is launched again after the first commit). */
-void gsd_local_reconcile(struct gsd_loop *lp, struct djob *d)
-{
-    if (!gs_job_state_holds(d->ji.state))
-        return;
-    char dir[4096];
-    gsd_rundir(lp, d, dir, sizeof dir);
-    int code;
-    int64_t end;
-    int found = d->proc.pid > 0 || gsd_backend_read_sup(dir, &d->proc) == 0;
-    if (!found || (gsd_backend_read_exit(dir, &code, &end) == 0 && code == -1)) {
-        d->proc = (struct gsd_proc){ 0, 0, -1 };
-        if (d->ji.state == GS_JOB_STARTING) {
-            d->launch_wanted = 1;
-            gsd_jl_add(lp, GSD_JL_LAUNCH, d);
-            gsd_log("job %s: attempt %d was decided but not launched; launching it now",
-                    d->id, d->ji.attempts);
-        } else {
-            d->launch_error = 1; /* a stop of a job that never ran: confirmed */
-            gsd_jl_add(lp, GSD_JL_CONFIRM, d);
-        }
-        return;
-    }
-    gsd_job_dirty(lp, d);
-    if (gsd_backend_adopt(&d->proc) < 0) {
-        d->proc.pidfd = -1;
-        gsd_job_exited(lp, d); /* collected with its exit file in the first turn */
-        return;
-    }
-    gsd_watch(lp, d);
-    char go[4200];
-    snprintf(go, sizeof go, "%s/go", dir);
-    /* without RUNDIR/go it may still be waiting for a go byte that will never
-     * come: it will exit as "never launched" and the attempt is made again */
-    if (d->ji.state == GS_JOB_STARTING && access(go, F_OK) == 0) {
-        d->launched = 1; /* confirmed in the first turn */
-        gsd_jl_add(lp, GSD_JL_CONFIRM, d);
-    }
-    if (d->ji.state == GS_JOB_STOPPING) { /* the stop goes on */
-        gsd_backend_signal(&d->proc, GSD_SIG_TERM);
-        gsd_kill_arm(lp, d);
-    }
-    gsd_log("job %s: re-adopted supervisor %d", d->id, (int)d->proc.pid);
-}
-
 struct restore_ctx {
     struct gsd_loop *lp;
     int *handles;             /* reload: new handle per live[] index */
@@ -196,7 +149,7 @@ static int on_live_row(void *arg, const struct gs_store_job *r)
     if (gsd_job_index(x->lp, d, h) < 0)
         return x->failed = 1;
     gsd_job_sync(x->lp, d);
-    x->lp->be->reconcile(x->lp, d);
+    gsd_be_reconcile(x->lp, d);
     return 0;
 }
 

@@ -27,6 +27,7 @@
 
 #include "core/base/types.h"
 #include "daemon/daemon.h"
+#include "daemon/log.h"
 #include "io/api_codec.h"
 #include "io/store.h"
 
@@ -84,14 +85,7 @@ char *gsd_out_name(const struct gsd_loop *lp, const char *id, int attempt, const
  * NULL while it has not ended (job_record.c). */
 const char *gsd_end_reason(const struct gs_store_job *r, char *buf, size_t n);
 
-/* Monotonic clock, ms (loop.c). */
-int64_t gsd_mono_ms(void);
-/* An info line on stderr (log.c's gsd_logv at GSD_LOG_INFO; loop.c). */
-void gsd_log(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
+/* gsd_log and gsd_mono_ms: log.h (the ground floor). */
 /* The journal's words for enum dstate / enum doutcome (loop_jobs.c). */
 const char *gsd_state_name(int s);
 const char *gsd_outcome_name(int o);

@@ -208,7 +208,8 @@ char *gsd_metrics_text(struct gsd_loop *lp)
     fprintf(f, "gpusched_preemptions_total %lld\n", (long long)lp->preemptions);
     gsd_metrics_head(f, "gpusched_backend_errors_total", "counter",
          "Launch failures and supervisors lost without an exit record.");
-    fprintf(f, "gpusched_backend_errors_total %lld\n", (long long)lp->backend_errors);
+    fprintf(f, "gpusched_backend_errors_total %lld\n",
+            (long long)lp->backend_errors + (long long)lp->bctx.errors);
     gsd_metrics_head(f, "gpusched_launch_failures_total", "counter",
          "Launches that failed on the daemon's side (retried with back-off, not the job's "
          "failure), by reason.");
@@ -217,7 +218,8 @@ char *gsd_metrics_text(struct gsd_loop *lp)
                 gsd_launch_fail_name[r], (long long)lp->launch_failures[r]);
     gsd_metrics_head(f, "gpusched_backend_gpu_mismatch_total", "counter",
          "Attempts that Slurm ran on other GPU indices than decided (the engine followed).");
-    fprintf(f, "gpusched_backend_gpu_mismatch_total %lld\n", (long long)lp->gpu_mismatches);
+    fprintf(f, "gpusched_backend_gpu_mismatch_total %lld\n",
+            (long long)lp->bctx.gpu_mismatches);
     gsd_metrics_head(f, "gpusched_submits_total", "counter", "Jobs accepted since the daemon started.");
     fprintf(f, "gpusched_submits_total %lld\n", (long long)lp->submits);
     gsd_metrics_head(f, "gpusched_loop_turns_total", "counter", "Engine loop turns (journal commits).");
