@@ -9,7 +9,8 @@
 #ifndef GS_CORE_PREEMPT_PRIVATE_H
 #define GS_CORE_PREEMPT_PRIVATE_H
 
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
+#include "core/preempt/preempt.h"
 
 /* A partition resolved against the cluster. */
 struct part_rt {

@@ -29,7 +29,7 @@
  * between the order and its exit is not credited (a checkpoint it reports
  * meanwhile is: gs_engine_checkpointed).
  */
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 #include "core/base/alloc.h"
 
 #include <string.h>

@@ -2,8 +2,8 @@
  * primitives).  The facade (create, destroy, step, next_wakeup) is
  * src/core/facade/facade.c; queue ordering lives in queue.c; placement in
  * place.c. */
-#include "core/engine/engine_private.h"
-#include "core/engine/engine_place.h"
+#include "core/jobs/jobs.h"
+#include "core/jobs/engine_place.h"
 #include "core/place/frag.h"
 #include "core/base/alloc.h"
 #include "core/base/satmath.h"

@@ -1,11 +1,12 @@
 /* facade.c - the engine facade: create (which fills the hooks table, so
  * the run primitives below reach the policies only through it), destroy,
  * step and next_wakeup.  It sits above the policies (queue, preempt,
- * diagnose) and the jobs floor (src/core/engine): the one place that calls
+ * diagnose) and the jobs floor (src/core/jobs): the one place that calls
  * both, so neither calls up (scripts/check-layering.sh reads the link
- * graph).  Moved out of engine.c unchanged but for the hooks. */
+ * graph).  engine_private.h gathers the headers it needs.
+ */
 #include "core/engine/engine_private.h"
-#include "core/engine/engine_place.h"
+#include "core/jobs/engine_place.h"
 #include "core/base/alloc.h"
 #include "core/base/satmath.h"
 
