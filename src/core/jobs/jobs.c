@@ -244,8 +244,7 @@ int gs_eng_probe_fill(struct gs_engine *eng, const struct gs_job_spec *s, struct
     if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0 || gs_eng_grow_teams(eng, j->team))
         return GS_ENOMEM;
     eng->hooks.part_pick(eng, j, s->queue);
-    return gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs)
-               ? GS_ENOMEM : 0;
+    return gs_eng_jobs_reserve(eng, eng->njobs + 1);
 }
 
 int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
@@ -277,7 +276,7 @@ int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs
         return gs_errorf(err, GS_ENOMEM, "job %s: job handles exhausted", s->id);
     struct job tmp;
     size_t ids = (size_t)gs_strtab_count(eng->ids);
-    if (gs_grow((void **)&eng->jobs, &eng->jobs_cap, ids + 1, sizeof *eng->jobs) ||
+    if (gs_eng_jobs_reserve(eng, ids + 1) < 0 ||
         gs_intmap_reserve(eng->moved, gs_intmap_count(eng->moved) + 1) < 0 ||
         fill_job(eng, &tmp, s) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
@@ -290,7 +289,18 @@ int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs
     if ((size_t)job == eng->njobs)
         eng->njobs++;
     eng->jobs[job] = tmp;
+    gs_eng_hooks_run(eng, GS_HOOK_ADDED, job, eng->now);
     return job;
+}
+
+int gs_eng_jobs_reserve(struct gs_engine *eng, size_t n)
+{
+    if (gs_grow((void **)&eng->jobs, &eng->jobs_cap, n, sizeof *eng->jobs))
+        return GS_ENOMEM;
+    for (int i = 0; i < eng->hooks.ngrow; i++)
+        if (eng->hooks.grow[i](eng, eng->jobs_cap) < 0)
+            return GS_ENOMEM;
+    return 0;
 }
 
 int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spec *spec,

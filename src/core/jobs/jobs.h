@@ -39,9 +39,11 @@ struct job {
     gs_time lost;               /* work (ms) lost to preemption and redone */
     gs_time ckpt_wall, restore_wall; /* wall ms spent checkpointing / restoring */
     int runs;                   /* number of starts */
-    int preemptions;            /* times preempted (drain.c) */
-    uint8_t part;               /* partition index + 1, 0 = none (partition.c) */
-    int8_t draining;            /* told to checkpoint and stop (drain.c) */
+    int preemptions;            /* times preempted (the lifecycle counts its
+                                   requeues by a stop: lifecycle.c) */
+    uint8_t part;               /* partition index + 1, 0 = none: set through
+                                   hooks.part_pick (partition.c), read by every
+                                   request (the lifecycle's: jobs.c) */
     int gpus, milli, priority;
     int team, user, name, queue; /* ids in eng->strs */
     int gpu_type;               /* -1 = any */
@@ -83,11 +85,10 @@ struct job {
                                    pending jobs by it gives the fifo array's order
                                    (a restore's gs_engine_restore_queue) */
     uint8_t capped;             /* preempted while past its runtime cap: it loses
-                                   the over-cap right to preempt (preempt.c) */
+                                   the over-cap right to preempt (set by the
+                                   lifecycle's stop, read by preempt.c) */
     uint8_t timed_out;          /* its last run was stopped at its enforced time
                                    limit (caps.c) */
-    int pre_by;                 /* handle + 1 of the job that preempted it last,
-                                   0 = none (preempt.c, blocked_pair) */
     int handle;                 /* the public handle of the job in this slot,
                                    -1 = free slot (its job was retired) */
 };
@@ -124,6 +125,8 @@ enum gs_eng_hook_event {
     GS_HOOK_RETIRED,            /* slot is being retired (gs_engine_retire) */
     GS_HOOK_RESERVED,           /* the pass reserved GPUs for job from t (emit) */
     GS_HOOK_DRAIN_DUE,          /* draining job stopped early at t (lifecycle) */
+    GS_HOOK_ADDED,              /* a new job record took slot job (gs_eng_add_job):
+                                   per-slot tables reset their entry */
     GS_HOOK_COUNT
 };
 
@@ -143,7 +146,24 @@ struct gs_eng_hooks {
     const unsigned char *(*part_nodes)(const struct gs_engine *eng, int part);
     /* a team's quota changed (gs_eng_team_set_quota, queue_quota.c) */
     void (*team_quota)(struct gs_engine *eng, int team, int quota);
+    /* whether `job` was told to checkpoint and stop (GS_EV_DRAIN) and still
+     * drains (drain.c) */
+    int (*draining)(const struct gs_engine *eng, int job);
+    /* The per-slot tables of the policy modules (their per-job data, kept
+     * beside the job table, not in struct job): each grows its table to
+     * `cap` slots, new entries zero; 0 or GS_ENOMEM.  Called in fill order
+     * by gs_eng_jobs_reserve; a table already that large is left alone. */
+    int (*grow[GS_ENG_MAX_HOOKS])(struct gs_engine *eng, size_t cap);
+    uint8_t ngrow;
 };
+
+/* Add a per-slot table's grow function `fn` (hooks.grow) after those
+ * already there (at most GS_ENG_MAX_HOOKS). */
+static inline void gs_eng_hook_grow_add(struct gs_eng_hooks *h,
+                                        int (*fn)(struct gs_engine *eng, size_t cap))
+{
+    h->grow[h->ngrow++] = fn;
+}
 
 /* Subscribe `fn` to `ev` after the subscribers already there (at most
  * GS_ENG_MAX_HOOKS: a fixed table, so it cannot fail at run time). */
@@ -405,6 +425,11 @@ int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs
  * Called by gs_engine_retire only (nothing holds a pointer into the pool
  * across a public call).  On allocation failure the pool stays as it is. */
 void gs_eng_compact_parts(struct gs_engine *eng);
+
+/* Make room in the job table for `n` slots, and in every per-slot table
+ * of the policies (hooks.grow) for as many as the job table holds.
+ * Returns 0 or GS_ENOMEM (the tables that grew stay grown). */
+int gs_eng_jobs_reserve(struct gs_engine *eng, size_t n);
 
 /* Grow the job-run pools so one more job with `nparts` parts can start
  * without allocating.  Returns 0 or GS_ENOMEM. */
