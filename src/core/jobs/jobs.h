@@ -146,6 +146,13 @@ struct gs_eng_hooks {
     const unsigned char *(*part_nodes)(const struct gs_engine *eng, int part);
     /* a team's quota changed (gs_eng_team_set_quota, queue_quota.c) */
     void (*team_quota)(struct gs_engine *eng, int team, int quota);
+    /* the queue pass ended at `now`: give every pending job its wait code
+     * and account waiting time (gs_eng_account_waits, diagnose.c); `full`
+     * = 0 for a skipped pass.  0 or GS_ENOMEM */
+    int (*account_waits)(struct gs_engine *eng, gs_time now, int full);
+    /* the wait code plain pending `job` would get now (gs_eng_plain_code_now,
+     * diagnose_explain.c): the queue's per-class index asks it */
+    int (*plain_code)(struct gs_engine *eng, int job);
     /* whether `job` was told to checkpoint and stop (GS_EV_DRAIN) and still
      * drains (drain.c) */
     int (*draining)(const struct gs_engine *eng, int job);

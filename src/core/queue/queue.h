@@ -48,22 +48,4 @@ gs_time gs_queue_wakeup(const struct gs_engine *eng);
  * alone.  Read-only.  (queue.c) */
 gs_time gs_queue_aging_change(const struct gs_engine *eng, gs_time now);
 
-/* --- defined in diagnose/ (diagnose.c, diagnose_explain.c), called by the
- * queue pass: the one folder pair left calling each other both ways
- * (scripts/check-layering.sh, link_allowed). --- */
-
-/* End of a pass at `now`: give every pending job its reason code and
- * account waiting time to codes.  `full` = 0 when the pass was skipped
- * because nothing could change (only new jobs are looked at).  Returns 0 or
- * GS_ENOMEM.  (diagnose.c) */
-int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full);
-
-/* The wait code the accounting would give now to plain pending `job`
- * (whole GPUs, no memory or type constraint, no partitions) if its pass
- * reason were `resources`: the cluster's idle GPUs read afresh, with the
- * per-pass memo's own rule (shortage below g idle GPUs, else the figures),
- * and `priority` when it would fit.  Reads only, but for the diagnosis's
- * scratch.  (diagnose_explain.c) */
-int gs_eng_plain_code_now(struct gs_engine *eng, int job);
-
 #endif
