@@ -317,9 +317,8 @@ static void drain_added(struct gs_engine *eng, int job, gs_time t)
     eng->pre->draining[job] = 0;
 }
 
-void gs_eng_preempt_hooks(struct gs_eng_hooks *h)
+void gs_eng_drain_hooks(struct gs_eng_hooks *h)
 {
-    gs_eng_part_hooks(h); /* partition usage before the holds, as drains read it */
     gs_eng_hook_add(h, GS_HOOK_STARTED, drain_started);
     gs_eng_hook_add(h, GS_HOOK_STOPPED, drain_stopped);
     gs_eng_hook_add(h, GS_HOOK_DRAIN_DUE, drain_due);
@@ -327,5 +326,4 @@ void gs_eng_preempt_hooks(struct gs_eng_hooks *h)
     gs_eng_hook_add(h, GS_HOOK_ADDED, drain_added);
     gs_eng_hook_grow_add(h, drain_grow);
     h->draining = gs_eng_drain_is;
-    gs_eng_victim_hooks(h);
 }

@@ -29,6 +29,11 @@ void gs_eng_drain_start(struct gs_engine *eng, int victim, int waiter, gs_time n
  * the cluster at once, the rest as its victims stop). */
 void gs_eng_hold_start(struct gs_engine *eng, int waiter, int node, uint64_t want);
 
+/* drain.c's subscriptions (gs_eng_preempt_hooks, after the partitions'):
+ * GS_HOOK_STARTED, STOPPED, DRAIN_DUE, RETIRED, ADDED, its per-slot
+ * table's grow function and hooks.draining. */
+void gs_eng_drain_hooks(struct gs_eng_hooks *h);
+
 /* Whether `job` was told to checkpoint and stop and still drains (its
  * entry in drain.c's per-slot table; hooks.draining). */
 int gs_eng_drain_is(const struct gs_engine *eng, int job);

@@ -57,7 +57,9 @@ int gs_eng_part_quota_ok(const struct gs_engine *eng, int job);
 
 /* Preempt: the partitions' (gs_eng_part_hooks: usage on GS_HOOK_STARTED
  * and STOPPED, hooks.part_pick, hooks.part_nodes), then the drains'
- * (STARTED, STOPPED, DRAIN_DUE, RETIRED).  (drain.c, partition.c) */
+ * (gs_eng_drain_hooks: STARTED, STOPPED, DRAIN_DUE, RETIRED, ADDED, the
+ * draining table's grow, hooks.draining), then the victims' (ADDED, the
+ * pre_by table's grow).  (preempt_state.c, partition.c) */
 void gs_eng_preempt_hooks(struct gs_eng_hooks *h);
 void gs_eng_part_hooks(struct gs_eng_hooks *h);
 

@@ -127,7 +127,7 @@ static inline int gs_eng_slot_table_grow(void **arr, size_t *cap, size_t need, s
 int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int **victims);
 
 /* preempt.c's per-slot table (pre_by): its grow function and its reset on
- * GS_HOOK_ADDED (drain.c's gs_eng_preempt_hooks calls it last). */
+ * GS_HOOK_ADDED (gs_eng_preempt_hooks subscribes it last). */
 void gs_eng_victim_hooks(struct gs_eng_hooks *h);
 
 /* What preempting running `job` at `now` costs without a grace period:
