@@ -1,7 +1,9 @@
-/* engine.c - job table, submissions, completions, starts and stops (the run
- * primitives).  The facade (create, destroy, step, next_wakeup) is
- * src/core/facade/facade.c; queue ordering lives in queue.c; placement in
- * place.c. */
+/* jobs.c - the job table and the run primitives: add, request, try-start,
+ * start-placed, mark-running, stop-running, compact (the queue array and
+ * the parts pool), with job validation and emitting decisions.  The facade
+ * (create, destroy, step, next_wakeup, and the driver's submit, cancel and
+ * finish on these primitives) is src/core/engine/facade.c; queue ordering
+ * lives in queue/; placement in place/. */
 #include "core/jobs/jobs.h"
 #include "core/jobs/engine_place.h"
 #include "core/place/frag.h"
@@ -208,8 +210,7 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     request_of(eng, &eng->jobs[job], req);
 }
 
-/* Whether job record `j` (its partition assigned) could ever be placed. */
-static int job_possible(struct gs_engine *eng, const struct job *j)
+int gs_eng_job_possible(struct gs_engine *eng, const struct job *j)
 {
     if (j->gpus == 0)
         return 1;
@@ -256,7 +257,7 @@ int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
     struct job j;
     fill_request(eng, &j, spec);
     int part = eng->hooks.part_pick(eng, &j, spec->queue);
-    if (part == 0 && job_possible(eng, &j))
+    if (part == 0 && gs_eng_job_possible(eng, &j))
         return 1;
     struct gs_request req;
     request_of(eng, &j, &req);
@@ -301,38 +302,6 @@ int gs_eng_jobs_reserve(struct gs_engine *eng, size_t n)
         if (eng->hooks.grow[i](eng, eng->jobs_cap) < 0)
             return GS_ENOMEM;
     return 0;
-}
-
-int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spec *spec,
-                     struct gs_error *err)
-{
-    int rc = gs_eng_check_spec(spec, now, err);
-    if (rc < 0)
-        return rc;
-    if (eng->now != GS_TIME_NONE && now < eng->now)
-        return gs_errorf(err, GS_EINVAL, "job %s: time went backwards", spec->id);
-    if (eng->ptail == eng->pending_cap && eng->phead > 0)
-        gs_eng_compact_pending(eng);
-    if (gs_grow((void **)&eng->pending, &eng->pending_cap, eng->ptail + 1,
-                sizeof *eng->pending))
-        return gs_errorf(err, GS_ENOMEM, "out of memory");
-    int job = gs_eng_add_job(eng, spec, err);
-    if (job < 0)
-        return job;
-    eng->now = now;
-    if (gs_eng_part_assign(eng, job) < 0 || !job_possible(eng, &eng->jobs[job])) {
-        eng->jobs[job].state = GS_JOB_REJECTED;
-        eng->jobs[job].end = now;
-        struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };
-        gs_eng_emit(eng, &ev);
-        return gs_eng_handle(eng, job);
-    }
-    gs_eng_queue_append(eng, job);
-    eng->npending++;
-    if (eng->jobs[job].priority > eng->pass_head_prio)
-        eng->arrivals_ahead++;
-    gs_eng_place_submit(eng, job);
-    return gs_eng_handle(eng, job);
 }
 
 void gs_eng_leave_pending(struct gs_engine *eng, int job)
@@ -552,34 +521,3 @@ int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
     eng->now = now;
     return 0;
 }
-
-int gs_engine_finish(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
-{
-    return gs_engine_exited(eng, now, job, 0, err);
-}
-
-int gs_engine_cancel(struct gs_engine *eng, gs_time now, int handle, struct gs_error *err)
-{
-    int job = gs_eng_find(eng, handle, err);
-    if (job < 0)
-        return job;
-    struct job *j = &eng->jobs[job];
-    if (j->state != GS_JOB_PENDING && !gs_job_state_holds(j->state))
-        return gs_errorf(err, GS_ESTATE, "job %s has already ended",
-                         gs_strtab_name(eng->ids, job));
-    int rc = gs_eng_check_time(eng, now, err);
-    if (rc < 0)
-        return rc;
-    if (gs_job_state_holds(j->state))
-        return gs_eng_stop_job(eng, job, now, GS_JOB_CANCELLED, GS_EV_CANCEL);
-    if (j->rheld)
-        gs_eng_rhold_expire(eng, now, job); /* nobody needs its held GPUs now */
-    j->state = GS_JOB_CANCELLED;
-    j->end = now;
-    gs_eng_leave_pending(eng, job);
-    eng->pass_blocked = 0; /* it may have been the blocked head */
-    struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
-    gs_eng_emit(eng, &ev);
-    return 0;
-}
-

@@ -421,6 +421,11 @@ int gs_eng_try_start(struct gs_engine *eng, int job, gs_time now, const uint64_t
  * Returns 0 or GS_EINVAL. */
 int gs_eng_check_spec(const struct gs_job_spec *s, gs_time now, struct gs_error *err);
 
+/* Whether job record `j` (in eng->jobs or not, its partition assigned)
+ * could ever be placed: on an empty cluster, its partition's nodes, the hot
+ * spares included.  Memoised for the plain whole-GPU shapes. */
+int gs_eng_job_possible(struct gs_engine *eng, const struct job *j);
+
 /* Add a pending job record (not yet queued) in a free slot or a new one,
  * with the next handle; returns its slot, or GS_EEXIST / GS_ENOMEM (then
  * nothing changed). */
