@@ -9,12 +9,16 @@
 #   cluster   nodes, GPUs, NVLink domains, MIG, node events
 #   policy    the policy document and the job description
 #   place     placement strategies, fragmentation, the availability profile
-#   engine    the engine's state, the job lifecycle, progress, estimates
-#   queue     queue order, quotas, backfill            (engine and below)
-#   preempt   victims, draining, partitions            (engine and below)
-#   diagnose  why a job waits                          (queue, engine and below)
-#   facade    gs_engine_create/destroy/step/next_wakeup: fills the hooks table
-#             through which the engine floor reaches the policies (all above)
+#   jobs      the jobs floor: the job table, slots and handles, the run
+#             primitives, the lifecycle, progress, estimates, rates, caps,
+#             node state (core/jobs/jobs.h); it reaches the policies only
+#             through the hooks table
+#   preempt   victims, draining, partitions            (jobs and below)
+#   queue     queue order, quotas, backfill            (preempt, jobs and below)
+#   diagnose  why a job waits                          (queue, jobs and below)
+#   engine    the facade: gs_engine_create/destroy/step/next_wakeup, which
+#             fills the hooks table (all above); its engine.h, the public
+#             API (declarations only), may be included from every folder
 #   metrics   schedulability, utilization, symptoms    (diagnose, preempt, ...)
 #   check     gs_engine_check, which reads every subsystem
 set -u
@@ -46,13 +50,13 @@ allowed() {
     cluster) echo "$low cluster" ;;
     policy) echo "$low cluster policy" ;;
     place) echo "$low cluster policy place" ;;
-    engine) echo "$low cluster policy place engine" ;;
-    queue) echo "$low cluster policy place engine queue" ;;
-    preempt) echo "$low cluster policy place engine preempt" ;;
-    diagnose) echo "$low cluster policy place engine queue diagnose" ;;
-    facade) echo "$low cluster policy place engine queue preempt diagnose facade" ;;
-    metrics) echo "$low cluster policy place engine queue preempt diagnose facade metrics" ;;
-    check) echo "$low cluster policy place engine queue preempt diagnose facade metrics check" ;;
+    jobs) echo "$low cluster policy place jobs" ;;
+    preempt) echo "$low cluster policy place jobs preempt" ;;
+    queue) echo "$low cluster policy place jobs preempt queue" ;;
+    diagnose) echo "$low cluster policy place jobs preempt queue diagnose" ;;
+    engine) echo "$low cluster policy place jobs queue preempt diagnose engine" ;;
+    metrics) echo "$low cluster policy place jobs queue preempt diagnose engine metrics" ;;
+    check) echo "$low cluster policy place jobs queue preempt diagnose engine metrics check" ;;
     *) echo "" ;;
     esac
 }
@@ -65,7 +69,8 @@ for d in src/core/*/; do
         continue
     fi
     for f in "$d"*.[ch]; do
-        for used in $(sed -n 's/^#include "core\/\([a-z_]*\)\/.*/\1/p' "$f" | sort -u); do
+        for used in $(grep -v '^#include "core/engine/engine.h"' "$f" |
+                      sed -n 's/^#include "core\/\([a-z_]*\)\/.*/\1/p' | sort -u); do
             case " $ok " in
             *" $used "*) ;;
             *) echo "check-layering: $f ($folder) includes core/$used/"; status=1 ;;
@@ -74,38 +79,33 @@ for d in src/core/*/; do
     done
 done
 # The link graph (scripts/link-graph.sh: nm -u of each object against the
-# others' definitions): no two folders of src/core may call each other both
-# ways, even when the prototype of the upward call is declared low.  The
-# pairs that still do are listed here, each with why; the list only shrinks
-# (a listed pair that no longer calls both ways fails too, so it is struck).
-link_allowed="
-diagnose queue
-"
-# diagnose queue: queue.c ends its pass with gs_eng_account_waits and asks
-#   gs_eng_plain_code_now (diagnose.c, diagnose_explain.c) for a plain job's
-#   wait code, while diagnose reads the queue's order (gs_queue_ahead) and
-#   quota test (gs_eng_quota_ok).  A "pass ended" hook would remove it.
+# others' definitions): a folder may call only the folders it may include
+# (the table above), so a call that climbs fails even when its prototype is
+# declared low; the floors reach the policies above them only through the
+# hooks table (struct gs_eng_hooks, core/jobs/jobs.h), which the facade
+# fills.  Hence also no two folders call each other both ways (checked on
+# its own, so the message names the circle).
 if ls "$dir"/*/*.o >/dev/null 2>&1; then
-    pairs=$(sh "$(dirname "$0")/link-graph.sh" "$dir" pairs) || status=1
-    echo "$pairs" | while read -r a b; do
-        [ -n "$a" ] || continue
-        case "$link_allowed" in
-        *"
-$a $b
-"*) ;;
-        *) echo "check-layering: src/core/$a and src/core/$b call each other both ways (link level):"
-           sh "$(dirname "$0")/link-graph.sh" "$dir" circles | sed -n "/^$a <-> $b\$/,/^[a-z]/p" | sed '$d'
-           bad=1 ;;
+    arrows=$(sh "$(dirname "$0")/link-graph.sh" "$dir" arrows) || status=1
+    climbs=$(echo "$arrows" | while read -r from to syms; do
+        [ -n "$from" ] || continue
+        case " $(allowed "$from") " in
+        *" $to "*) ;;
+        *) echo "check-layering: src/core/$from calls up into src/core/$to (link level; use the hooks table): $syms" ;;
         esac
-        [ -z "${bad:-}" ]
-    done || status=1
-    echo "$link_allowed" | while read -r a b; do
-        [ -n "$a" ] || continue
-        case ",$(echo "$pairs" | tr '\n' ',')" in
-        *",$a $b,"*) ;;
-        *) echo "check-layering: $a $b no longer call each other both ways: strike it from link_allowed in $0"; exit 1 ;;
-        esac
-    done || status=1
+    done)
+    if [ -n "$climbs" ]; then
+        echo "$climbs"
+        status=1
+    fi
+    pairs=$(echo "$arrows" | awk '$1 != "" {e[$1 " " $2] = $0}
+        END {for (k in e) {split(k, p, " "); r = p[2] " " p[1]
+                 if (p[1] < p[2] && (r in e)) printf "%s <-> %s\n   %s\n   %s\n", p[1], p[2], e[k], e[r]}}')
+    if [ -n "$pairs" ]; then
+        echo "check-layering: folders calling each other both ways (link level):"
+        echo "$pairs"
+        status=1
+    fi
 else
     echo "check-layering: no objects under $dir: build first (the link graph is read from them)"
     status=1

@@ -4,6 +4,7 @@
 # another that defines it (nm --defined-only, text or data) make an arrow
 # from the first to the second.  Prints:
 #   folders   every folder-to-folder arrow, "from -> to  (N symbols)"
+#   arrows    the same, one "from to sym..." a line (for check-layering.sh)
 #   circles   every pair of folders with arrows both ways
 #   scc       every file-level strongly connected component of more than
 #             one file, with its size and its files
@@ -17,13 +18,15 @@ sections=${*:-folders circles scc}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 found=0
-for o in "$dir"/*/*.o; do
-    [ -e "$o" ] || continue
-    found=1
-    f=$(basename "$(dirname "$o")")/$(basename "$o" .o)
-    nm --defined-only "$o" | awk -v f="$f" '$2 ~ /^[TDBR]$/ {print $3, f}' >>"$tmp/def"
-    nm -u "$o" | awk -v f="$f" '{print f, $NF}' >>"$tmp/use"
-done
+ls "$dir"/*/*.o >/dev/null 2>&1 && found=1
+if [ $found -eq 1 ]; then
+    # one nm per kind over every object ("path/FOLDER/FILE.o:... SYM"), each
+    # line turned into "SYM FOLDER/FILE" (definitions) or "FOLDER/FILE SYM"
+    nm -A --defined-only "$dir"/*/*.o | awk '{n = split($1, p, "/"); f = p[n - 1] "/" p[n]
+        sub(/\.o:.*/, "", f); if ($2 ~ /^[TDBR]$/) print $3, f}' >"$tmp/def"
+    nm -A -u "$dir"/*/*.o | awk '{n = split($1, p, "/"); f = p[n - 1] "/" p[n]
+        sub(/\.o:.*/, "", f); print f, $NF}' >"$tmp/use"
+fi
 if [ $found -eq 0 ]; then
     echo "link-graph: no objects under $dir (build first)" >&2
     exit 2
@@ -37,6 +40,10 @@ for s in $sections; do
         echo "== folder arrows (from -> to, symbols)"
         awk '{split($1, a, "/"); split($2, b, "/"); if (a[1] != b[1]) n[a[1] " -> " b[1]]++}
              END {for (k in n) printf "%-24s %d\n", k, n[k]}' "$tmp/edges" | sort ;;
+    arrows)
+        awk '{split($1, a, "/"); split($2, b, "/"); k = a[1] " " b[1]
+              if (a[1] != b[1] && !((k SUBSEP $3) in ws)) { ws[k SUBSEP $3] = 1; w[k] = w[k] " " $3 }}
+             END {for (k in w) print k w[k]}' "$tmp/edges" | sort ;;
     circles|pairs)
         [ "$s" = circles ] && echo "== folder pairs calling each other both ways"
         awk -v mode="$s" '{split($1, a, "/"); split($2, b, "/"); if (a[1] != b[1]) e[a[1] SUBSEP b[1]] = 1;

@@ -1,7 +1,7 @@
 /* sim.c - discrete-event replay of a trace through the engine. */
 #include "sim/sim.h"
 #include "core/base/alloc.h"
-#include "core/engine/engine_place.h"
+#include "core/jobs/engine_place.h"
 #include "core/diagnose/eta.h"
 #include "sim/latency.h"
 

@@ -26,7 +26,7 @@
 #include <cmocka.h>
 
 #include "qtestutil.h"
-#include "core/engine/estimate.h"
+#include "core/jobs/estimate.h"
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXS 48

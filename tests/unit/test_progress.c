@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/engine/progress.h"
+#include "core/jobs/progress.h"
 
 #define S(x) ((gs_time)((x) * 1000))
 

@@ -19,6 +19,7 @@
 
 #include "lctestutil.h"
 #include "core/engine/engine_private.h"
+#include "core/preempt/preempt_private.h"
 #include "core/diagnose/diagnose.h"
 #include "core/metrics/metrics.h"
 
@@ -328,7 +329,12 @@ static void test_restore_after_retire(void **state)
  *   GPUs) and x is not started on them.
  * - victim retired: low is cancelled at 105 s, exits at 106 s and is
  *   retired; y takes its slot.  At 130 s high starts on all of n1 (its
- *   hold); y, pending, is not mistaken for the victim. */
+ *   hold); y, pending, is not mistaken for the victim.
+ * White-box, the preemption modules' per-slot tables (kept beside the job
+ * table, not in struct job): low's entries say it drains (drain.c) and was
+ * preempted by high, pre_by = high's handle + 1 (preempt.c); its exit
+ * clears the first (GS_HOOK_STOPPED) and y, taking its slot, finds both
+ * zero (GS_HOOK_ADDED), though low's pre_by was still set when retired. */
 static void test_retire_in_drain(void **state)
 {
     (void)state;
@@ -346,6 +352,9 @@ static void test_retire_in_drain(void **state)
         int h = lf_submit_spec(f, SEC(100), &hi);
         lf_step(f, SEC(100));
         lf_event(f, 1, GS_EV_DRAIN, l, SEC(100));
+        const struct gs_preempt *pre = f->eng->pre;
+        assert_int_equal(pre->draining[slot_of(f, l)], 1);
+        assert_int_equal(pre->pre_by[slot_of(f, l)], h + 1);
         if (!victim) {
             LF_OK(f, gs_engine_cancel(f->eng, SEC(110), h, LF_ERR), 0);
             LF_OK(f, gs_engine_retire(f->eng, h, LF_ERR), 0);
@@ -359,9 +368,13 @@ static void test_retire_in_drain(void **state)
         } else {
             LF_OK(f, gs_engine_cancel(f->eng, SEC(105), l, LF_ERR), 0);
             LF_OK(f, gs_engine_exited(f->eng, SEC(106), l, 143, LF_ERR), 0);
+            assert_int_equal(pre->draining[0], 0); /* low's slot: it stopped */
             LF_OK(f, gs_engine_retire(f->eng, l, LF_ERR), 0);
+            assert_int_equal(pre->pre_by[0], h + 1); /* kept until the slot is reused */
             int y = lf_submit(f, SEC(106), "y", 8);
             assert_int_equal(slot_of(f, y), 0); /* low's slot */
+            assert_int_equal(pre->pre_by[0], 0);
+            assert_int_equal(pre->draining[0], 0);
             f->rec.n = 0;
             lf_step(f, SEC(106));
             lf_step(f, SEC(130));

@@ -64,6 +64,25 @@ static int check_slot(const struct gs_engine *eng, int slot, size_t *moved,
     return 0;
 }
 
+/* The preemption modules' per-slot tables (preempt_private.h) cover the
+ * slots in use (the job table may be larger after a failed growth: the
+ * next gs_eng_jobs_reserve grows them first), and only a job on its GPUs
+ * drains. */
+static int check_slot_tables(const struct gs_engine *eng, struct gs_error *err)
+{
+    const struct gs_preempt *pre = eng->pre;
+    if (!pre)
+        return 0;
+    if (pre->draining_cap < eng->njobs || pre->pre_by_cap < eng->njobs)
+        return gs_errorf(err, GS_ESTATE, "per-slot tables (%zu draining, %zu pre_by) short "
+                         "of the %zu slots in use", pre->draining_cap, pre->pre_by_cap,
+                         eng->njobs);
+    for (size_t s = 0; s < eng->njobs; s++)
+        if (pre->draining[s] && !gs_job_state_holds(eng->jobs[s].state))
+            return gs_errorf(err, GS_ESTATE, "slot %zu drains but holds no GPUs", s);
+    return 0;
+}
+
 /* Slots, handles and ids: every slot below the high-water mark is a live
  * job found by its handle and its id, or free (its id removed); the map
  * holds exactly the live jobs whose handle is not their slot; the
@@ -92,7 +111,7 @@ static int check_slots(const struct gs_engine *eng, struct gs_error *err)
     for (size_t i = 0; pre && i < pre->nholds; i++)
         if (gs_eng_slot_free(eng, pre->holds[i].waiter))
             return gs_errorf(err, GS_ESTATE, "hold %zu names a free slot", i);
-    return 0;
+    return check_slot_tables(eng, err);
 }
 
 /* Every pending job is queued exactly once; no queued entry holds GPUs. */

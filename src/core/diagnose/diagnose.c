@@ -508,4 +508,6 @@ void gs_eng_diag_hooks(struct gs_eng_hooks *h)
 {
     gs_eng_hook_add(h, GS_HOOK_RETIRED, diag_retire);
     gs_eng_hook_add(h, GS_HOOK_RESERVED, note_reserve);
+    h->account_waits = gs_eng_account_waits;
+    h->plain_code = gs_eng_plain_code_now;
 }

@@ -5,7 +5,9 @@
 #define GS_CORE_DIAGNOSE_PRIVATE_H
 
 #include "core/diagnose/diagnose.h"
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
+#include "core/queue/queue.h"
+#include "core/diagnose/diagnose_hooks.h"
 
 #define DIAG_MEMO_GPUS 64        /* plain jobs up to this size are memoised */
 #define DIAG_NOTES 64            /* reservations remembered per pass */

@@ -52,7 +52,7 @@ void gs_eng_drain_start(struct gs_engine *eng, int victim, int waiter, gs_time n
     struct gs_preempt *pre = eng->pre;
     struct job *j = &eng->jobs[victim];
     gs_time end = gs_progress_save_now(gs_eng_progress(eng, victim), now);
-    j->draining = 1;
+    pre->draining[victim] = 1;
     pre->drains[pre->ndrains++] = (struct drain){ victim, waiter, end, j->start };
     struct gs_event ev = { GS_EV_DRAIN, now, victim, NULL, end, 0 };
     gs_eng_emit(eng, &ev);
@@ -139,7 +139,7 @@ static void release_drains(struct gs_engine *eng, int waiter)
         if (d->victim >= 0) { /* -1: retired */
             struct job *v = &eng->jobs[d->victim];
             if (v->state == GS_JOB_RUNNING && v->start == d->run_start)
-                v->draining = 0;
+                pre->draining[d->victim] = 0;
         }
         *d = pre->drains[--pre->ndrains];
     }
@@ -165,9 +165,9 @@ static void drain_stopped(struct gs_engine *eng, int job, gs_time t)
 {
     (void)t;
     struct job *j = &eng->jobs[job];
-    if (!j->draining)
+    if (!eng->pre->draining[job])
         return;
-    j->draining = 0;
+    eng->pre->draining[job] = 0;
     for (size_t i = 0; i < eng->pre->ndrains; i++) {
         const struct drain *d = &eng->pre->drains[i];
         struct hold *h = d->victim == job ? find_hold(eng->pre, d->waiter) : NULL;
@@ -202,14 +202,15 @@ static int complete_drain(struct gs_engine *eng, size_t i, gs_time now)
     int gone = d.victim < 0; /* the victim was retired */
     struct job *v = gone ? NULL : &eng->jobs[d.victim];
     struct hold *h = find_hold(pre, d.waiter);
-    int live = !gone && v->state == GS_JOB_RUNNING && v->start == d.run_start && v->draining;
+    int live = !gone && v->state == GS_JOB_RUNNING && v->start == d.run_start &&
+               pre->draining[d.victim];
     if (live && h && eng->jobs[d.waiter].state == GS_JOB_PENDING) {
         if (gs_eng_requeue_reserve(eng, 1) < 0)
             return GS_ENOMEM;
         gs_eng_requeue(eng, d.victim, now);
         h = find_hold(pre, d.waiter);
     } else if (live) {
-        v->draining = 0;
+        pre->draining[d.victim] = 0;
     }
     if (h && --h->drains <= 0)
         return finish_hold(eng, h, now);
@@ -296,11 +297,33 @@ static void drain_retired(struct gs_engine *eng, int job, gs_time t)
             pre->drains[i].victim = -1; /* still counts for its waiter's hold */
 }
 
-void gs_eng_preempt_hooks(struct gs_eng_hooks *h)
+int gs_eng_drain_is(const struct gs_engine *eng, int job)
 {
-    gs_eng_part_hooks(h); /* partition usage before the holds, as drains read it */
+    return eng->pre->draining[job];
+}
+
+/* hooks.grow: the draining table follows the job table. */
+static int drain_grow(struct gs_engine *eng, size_t cap)
+{
+    struct gs_preempt *pre = eng->pre;
+    return gs_eng_slot_table_grow((void **)&pre->draining, &pre->draining_cap, cap,
+                                  sizeof *pre->draining);
+}
+
+/* GS_HOOK_ADDED: a new job in the slot does not drain. */
+static void drain_added(struct gs_engine *eng, int job, gs_time t)
+{
+    (void)t;
+    eng->pre->draining[job] = 0;
+}
+
+void gs_eng_drain_hooks(struct gs_eng_hooks *h)
+{
     gs_eng_hook_add(h, GS_HOOK_STARTED, drain_started);
     gs_eng_hook_add(h, GS_HOOK_STOPPED, drain_stopped);
     gs_eng_hook_add(h, GS_HOOK_DRAIN_DUE, drain_due);
     gs_eng_hook_add(h, GS_HOOK_RETIRED, drain_retired);
+    gs_eng_hook_add(h, GS_HOOK_ADDED, drain_added);
+    gs_eng_hook_grow_add(h, drain_grow);
+    h->draining = gs_eng_drain_is;
 }

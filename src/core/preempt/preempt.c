@@ -82,60 +82,6 @@ static int64_t add_sat(int64_t a, int64_t b)
     return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-/* --- setup ----------------------------------------------------------- */
-
-static int any_mode(const struct gs_policy *p)
-{
-    int on = p->preempt_mode != GS_PREEMPT_NONE;
-    for (int c = 0; c < 2; c++)
-        if (p->preempt_class[c] != GS_PREEMPT_INHERIT)
-            on |= p->preempt_class[c] != GS_PREEMPT_NONE;
-    for (int i = 0; i < p->npartitions; i++)
-        if (p->partitions[i].preempt_mode > GS_PREEMPT_NONE)
-            on = 1;
-    return on;
-}
-
-int gs_eng_preempt_init(struct gs_engine *eng, struct gs_error *err)
-{
-    int nn = gs_cluster_node_count(eng->cl);
-    struct gs_preempt *pre = gs_calloc(1, sizeof *pre);
-    eng->pre = pre;
-    if (!pre)
-        return gs_errorf(err, GS_ENOMEM, "out of memory");
-    pre->young_wake = GS_TIME_INF;
-    pre->node_first = gs_calloc((size_t)nn + 1, sizeof *pre->node_first);
-    pre->view_buf = gs_calloc((size_t)nn, sizeof *pre->view_buf);
-    pre->alloc_buf.parts = gs_calloc((size_t)nn, sizeof *pre->alloc_buf.parts);
-    pre->alloc_buf.cap = nn;
-    pre->hold_part = gs_calloc(1, sizeof *pre->hold_part);
-    if (!pre->node_first || !pre->view_buf || !pre->alloc_buf.parts || !pre->hold_part)
-        return gs_errorf(err, GS_ENOMEM, "out of memory");
-    pre->active = any_mode(&eng->pol);
-    return gs_eng_part_init(eng, err);
-}
-
-void gs_eng_preempt_fini(struct gs_engine *eng)
-{
-    struct gs_preempt *pre = eng->pre;
-    if (!pre)
-        return;
-    gs_eng_part_fini(eng);
-    gs_free(pre->drains);
-    gs_free(pre->holds);
-    gs_free(pre->cand);
-    gs_free(pre->ent);
-    gs_free(pre->ent_sorted);
-    gs_free(pre->node_first);
-    gs_free(pre->items);
-    gs_free(pre->view_buf);
-    gs_free(pre->alloc_buf.parts);
-    gs_free(pre->hold_part);
-    gs_free(pre->vic_buf);
-    gs_free(pre);
-    eng->pre = NULL;
-}
-
 /* --- who may preempt whom -------------------------------------------- */
 
 struct rights {
@@ -161,18 +107,20 @@ static void waiter_rights(const struct gs_engine *eng, int w, struct rights *r)
  * not capped: that job could preempt it again once it passes its cap, and
  * a group of jobs would stop each other in turn for ever (over cap one
  * way, priority the other). */
-static int blocked_pair(const struct gs_engine *eng, const struct job *jw, const struct job *jv)
+static int blocked_pair(const struct gs_engine *eng, int w, int v)
 {
+    const struct job *jw = &eng->jobs[w], *jv = &eng->jobs[v];
     if (jw->capped && !jv->capped && eng->pol.over_cap == GS_OVER_CAP_PREEMPT)
         return 1;
-    return jw->pre_by == jv->handle + 1 && jv->pre_by == jw->handle + 1;
+    const int *pre_by = eng->pre->pre_by;
+    return pre_by[w] == jv->handle + 1 && pre_by[v] == jw->handle + 1;
 }
 
 static int has_right(const struct gs_engine *eng, int w, int v, const struct rights *r,
                      gs_time now)
 {
     const struct job *jw = &eng->jobs[w], *jv = &eng->jobs[v];
-    if (blocked_pair(eng, jw, jv))
+    if (blocked_pair(eng, w, v))
         return 0;
     int gap = eng->pol.priority_gap;
     if (eng->pol.over_cap == GS_OVER_CAP_PREEMPT && jv->deadline <= now && !jw->capped)
@@ -220,7 +168,7 @@ static int build_cands(struct gs_engine *eng, int w, gs_time now, int drain)
     for (size_t i = 0; i < eng->nrunning; i++) {
         int v = eng->running[i];
         const struct job *jv = &eng->jobs[v];
-        if (jv->gpus == 0 || jv->draining || jv->state != GS_JOB_RUNNING ||
+        if (jv->gpus == 0 || pre->draining[v] || jv->state != GS_JOB_RUNNING ||
             gs_eng_job_mode(eng, v) == GS_PREEMPT_NONE ||
             !has_right(eng, w, v, &r, now))
             continue;
@@ -690,8 +638,7 @@ static int execute(struct gs_engine *eng, struct vplan *pl, int w, gs_time now,
         gs_eng_reserve_pools(eng, gs_cluster_node_count(eng->cl)) < 0)
         return GS_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        struct job *jv = &eng->jobs[pl->v[i]];
-        jv->pre_by = eng->jobs[w].handle + 1; /* blocked_pair */
+        eng->pre->pre_by[pl->v[i]] = eng->jobs[w].handle + 1; /* blocked_pair */
         struct cand c = { 0 };
         if (ndrain)
             cost_of(eng, pl->v[i], now, 1, &c);
@@ -792,4 +739,25 @@ int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now)
     if (found <= 0)
         return found < 0 ? found : GS_ENOSPC;
     return execute(eng, &pl, job, now, &req, drain);
+}
+
+/* hooks.grow: the pre_by table follows the job table. */
+static int victim_grow(struct gs_engine *eng, size_t cap)
+{
+    struct gs_preempt *pre = eng->pre;
+    return gs_eng_slot_table_grow((void **)&pre->pre_by, &pre->pre_by_cap, cap,
+                                  sizeof *pre->pre_by);
+}
+
+/* GS_HOOK_ADDED: a new job in the slot was preempted by no one. */
+static void victim_added(struct gs_engine *eng, int job, gs_time t)
+{
+    (void)t;
+    eng->pre->pre_by[job] = 0;
+}
+
+void gs_eng_victim_hooks(struct gs_eng_hooks *h)
+{
+    gs_eng_hook_add(h, GS_HOOK_ADDED, victim_added);
+    gs_eng_hook_grow_add(h, victim_grow);
 }

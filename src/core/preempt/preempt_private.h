@@ -9,7 +9,13 @@
 #ifndef GS_CORE_PREEMPT_PRIVATE_H
 #define GS_CORE_PREEMPT_PRIVATE_H
 
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
+#include "core/preempt/preempt.h"
+#include "core/preempt/drain.h"
+#include "core/preempt/partition.h"
+#include "core/base/alloc.h"
+
+#include <string.h>
 
 /* A partition resolved against the cluster. */
 struct part_rt {
@@ -90,7 +96,26 @@ struct gs_preempt {
     size_t vic_cap;
     struct gs_alloc alloc_buf;    /* placement: one part per node */
     struct gs_alloc_part *hold_part; /* one part, for cluster calls on holds */
+    /* per-slot tables, each its module's (grown with the job table through
+     * hooks.grow, an entry reset by GS_HOOK_ADDED, freed with the state) */
+    int8_t *draining;             /* drain.c: told to checkpoint and stop */
+    size_t draining_cap;
+    int *pre_by;                  /* preempt.c: handle + 1 of the job that preempted
+                                     it last, 0 = none (blocked_pair) */
+    size_t pre_by_cap;
 };
+
+/* Grow per-slot table `*arr` (`*cap` entries of `elem` bytes) to at least
+ * `need` entries, the new ones zero.  0 or GS_ENOMEM (then unchanged). */
+static inline int gs_eng_slot_table_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    size_t old = *cap;
+    if (gs_grow(arr, cap, need, elem))
+        return GS_ENOMEM;
+    if (*cap > old)
+        memset((char *)*arr + old * elem, 0, (*cap - old) * elem);
+    return 0;
+}
 
 /* --- preempt.c (white-box: benchmarks, tests) ------------------------- */
 
@@ -101,52 +126,12 @@ struct gs_preempt {
  * GS_ENOMEM. */
 int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int **victims);
 
+/* preempt.c's per-slot table (pre_by): its grow function and its reset on
+ * GS_HOOK_ADDED (gs_eng_preempt_hooks subscribes it last). */
+void gs_eng_victim_hooks(struct gs_eng_hooks *h);
+
 /* What preempting running `job` at `now` costs without a grace period:
  * milli-GPU x ms of work lost plus restore. */
 int64_t gs_eng_victim_cost(const struct gs_engine *eng, int job, gs_time now);
-
-/* --- partition.c ---------------------------------------------------- */
-
-/* Resolve the policy's partitions against the engine's cluster into
- * eng->pre.  Errors (GS_EINVAL, message naming the partition): unknown
- * node, a node in two partitions, nodes together with gpus/share, no pool
- * nodes left for a quota partition.  GS_ENOMEM. */
-int gs_eng_part_init(struct gs_engine *eng, struct gs_error *err);
-
-/* Free what gs_eng_part_init allocated. */
-void gs_eng_part_fini(struct gs_engine *eng);
-
-/* Effective preemption mode of a running job: its partition's, else its
- * class's, else the policy's. */
-int gs_eng_job_mode(const struct gs_engine *eng, int job);
-
-/* Whether the job's partition is over its quota (its jobs hold borrowed
- * GPUs), and whether starting `job` keeps its own partition within quota
- * (it reclaims, not borrows).  Both 0 without quota partitions. */
-int gs_eng_part_over(const struct gs_engine *eng, int job);
-int gs_eng_part_within(const struct gs_engine *eng, int job);
-
-/* --- drain.c -------------------------------------------------------- */
-
-/* Make room to requeue `n` jobs without allocating (compacts the queue so
- * no stale entry of a running job remains).  Returns 0 or GS_ENOMEM. */
-int gs_eng_requeue_reserve(struct gs_engine *eng, size_t n);
-
-/* Stop running job `job` at `now` as preempted: the work since its last
- * completed checkpoint is lost, it is pending again with its original
- * submit time, and GS_EV_PREEMPT is emitted.  Room reserved before. */
-void gs_eng_requeue(struct gs_engine *eng, int job, gs_time now);
-
-/* Grow the drain and hold tables for one more hold and `n` drains.
- * Returns 0 or GS_ENOMEM. */
-int gs_eng_drain_reserve(struct gs_engine *eng, size_t n);
-
-/* Start draining `victim` for `waiter`: it checkpoints now and stops when
- * the checkpoint completes (at `end`); emits GS_EV_DRAIN. */
-void gs_eng_drain_start(struct gs_engine *eng, int victim, int waiter, gs_time now);
-
-/* Hold `want` GPUs of `node` for `waiter` (those idle now are taken from
- * the cluster at once, the rest as its victims stop). */
-void gs_eng_hold_start(struct gs_engine *eng, int waiter, int node, uint64_t want);
 
 #endif

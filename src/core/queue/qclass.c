@@ -321,7 +321,7 @@ void gs_qclass_sig_finish(struct gs_qclass *c, struct gs_engine *eng, struct gs_
     if (sig->cl_dep) /* the code of a class is the code of any of its jobs */
         for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
             if (c->rep[g] >= 0)
-                sig->code[g] = (int8_t)gs_eng_plain_code_now(eng, c->rep[g]);
+                sig->code[g] = (int8_t)eng->hooks.plain_code(eng, c->rep[g]);
 }
 
 int gs_qclass_same(const struct gs_qclass *c, const struct gs_qclass_sig *sig)

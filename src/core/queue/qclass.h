@@ -28,7 +28,7 @@
 #ifndef GS_CORE_QUEUE_QCLASS_H
 #define GS_CORE_QUEUE_QCLASS_H
 
-#include "core/engine/engine_private.h"
+#include "core/queue/queue.h"
 
 #define GS_QCLASS_MAX_GPUS 64   /* plain classes: 1..64 GPUs (the pass memo's) */
 

@@ -646,7 +646,7 @@ static int pass_finish(struct gs_engine *eng, struct gs_qstate *q, const struct 
      * of its class: the next pass may rely on that */
     if (!ps->cls_on || !ps->x_set || gs_qclass_establish(q->cls, &ps->sig, q->visited, ps->x_vis) < 0)
         gs_qclass_invalidate(q->cls);
-    return gs_eng_account_waits(eng, ps->now, 1);
+    return eng->hooks.account_waits(eng, ps->now, 1);
 }
 
 /* A pass that stopped at the bound is held as it stands (its pass state,
@@ -764,7 +764,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         q->cycle++; /* a fresh pass: no job tried in this cycle yet */
     if (nothing_can_change(eng)) {
         q->nvisited = q->njoined = 0;
-        return gs_eng_account_waits(eng, now, 0);
+        return eng->hooks.account_waits(eng, now, 0);
     }
     struct qcursor cur;
     if (gs_queue_order_begin(eng, now, &cur) < 0)

@@ -6,7 +6,9 @@
 #ifndef GS_CORE_QUEUE_PRIVATE_H
 #define GS_CORE_QUEUE_PRIVATE_H
 
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
+#include "core/preempt/preempt.h"
+#include "core/queue/queue.h"
 
 /* Effective priorities are integers: milli-points x ms-per-hour, so that
  *   effective(t) x GS_PRIO_SCALE = priority x GS_PRIO_SCALE

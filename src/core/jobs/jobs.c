@@ -1,9 +1,11 @@
-/* engine.c - job table, submissions, completions, starts and stops (the run
- * primitives).  The facade (create, destroy, step, next_wakeup) is
- * src/core/facade/facade.c; queue ordering lives in queue.c; placement in
- * place.c. */
-#include "core/engine/engine_private.h"
-#include "core/engine/engine_place.h"
+/* jobs.c - the job table and the run primitives: add, request, try-start,
+ * start-placed, mark-running, stop-running, compact (the queue array and
+ * the parts pool), with job validation and emitting decisions.  The facade
+ * (create, destroy, step, next_wakeup, and the driver's submit, cancel and
+ * finish on these primitives) is src/core/engine/facade.c; queue ordering
+ * lives in queue/; placement in place/. */
+#include "core/jobs/jobs.h"
+#include "core/jobs/engine_place.h"
 #include "core/place/frag.h"
 #include "core/base/alloc.h"
 #include "core/base/satmath.h"
@@ -208,8 +210,7 @@ void gs_eng_request(const struct gs_engine *eng, int job, struct gs_request *req
     request_of(eng, &eng->jobs[job], req);
 }
 
-/* Whether job record `j` (its partition assigned) could ever be placed. */
-static int job_possible(struct gs_engine *eng, const struct job *j)
+int gs_eng_job_possible(struct gs_engine *eng, const struct job *j)
 {
     if (j->gpus == 0)
         return 1;
@@ -244,8 +245,7 @@ int gs_eng_probe_fill(struct gs_engine *eng, const struct gs_job_spec *s, struct
     if (j->team < 0 || j->user < 0 || j->name < 0 || j->queue < 0 || gs_eng_grow_teams(eng, j->team))
         return GS_ENOMEM;
     eng->hooks.part_pick(eng, j, s->queue);
-    return gs_grow((void **)&eng->jobs, &eng->jobs_cap, eng->njobs + 1, sizeof *eng->jobs)
-               ? GS_ENOMEM : 0;
+    return gs_eng_jobs_reserve(eng, eng->njobs + 1);
 }
 
 int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
@@ -257,7 +257,7 @@ int gs_engine_possible(struct gs_engine *eng, const struct gs_job_spec *spec,
     struct job j;
     fill_request(eng, &j, spec);
     int part = eng->hooks.part_pick(eng, &j, spec->queue);
-    if (part == 0 && job_possible(eng, &j))
+    if (part == 0 && gs_eng_job_possible(eng, &j))
         return 1;
     struct gs_request req;
     request_of(eng, &j, &req);
@@ -277,7 +277,7 @@ int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs
         return gs_errorf(err, GS_ENOMEM, "job %s: job handles exhausted", s->id);
     struct job tmp;
     size_t ids = (size_t)gs_strtab_count(eng->ids);
-    if (gs_grow((void **)&eng->jobs, &eng->jobs_cap, ids + 1, sizeof *eng->jobs) ||
+    if (gs_eng_jobs_reserve(eng, ids + 1) < 0 ||
         gs_intmap_reserve(eng->moved, gs_intmap_count(eng->moved) + 1) < 0 ||
         fill_job(eng, &tmp, s) < 0)
         return gs_errorf(err, GS_ENOMEM, "out of memory");
@@ -290,39 +290,18 @@ int gs_eng_add_job(struct gs_engine *eng, const struct gs_job_spec *s, struct gs
     if ((size_t)job == eng->njobs)
         eng->njobs++;
     eng->jobs[job] = tmp;
+    gs_eng_hooks_run(eng, GS_HOOK_ADDED, job, eng->now);
     return job;
 }
 
-int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spec *spec,
-                     struct gs_error *err)
+int gs_eng_jobs_reserve(struct gs_engine *eng, size_t n)
 {
-    int rc = gs_eng_check_spec(spec, now, err);
-    if (rc < 0)
-        return rc;
-    if (eng->now != GS_TIME_NONE && now < eng->now)
-        return gs_errorf(err, GS_EINVAL, "job %s: time went backwards", spec->id);
-    if (eng->ptail == eng->pending_cap && eng->phead > 0)
-        gs_eng_compact_pending(eng);
-    if (gs_grow((void **)&eng->pending, &eng->pending_cap, eng->ptail + 1,
-                sizeof *eng->pending))
-        return gs_errorf(err, GS_ENOMEM, "out of memory");
-    int job = gs_eng_add_job(eng, spec, err);
-    if (job < 0)
-        return job;
-    eng->now = now;
-    if (gs_eng_part_assign(eng, job) < 0 || !job_possible(eng, &eng->jobs[job])) {
-        eng->jobs[job].state = GS_JOB_REJECTED;
-        eng->jobs[job].end = now;
-        struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };
-        gs_eng_emit(eng, &ev);
-        return gs_eng_handle(eng, job);
-    }
-    gs_eng_queue_append(eng, job);
-    eng->npending++;
-    if (eng->jobs[job].priority > eng->pass_head_prio)
-        eng->arrivals_ahead++;
-    gs_eng_place_submit(eng, job);
-    return gs_eng_handle(eng, job);
+    if (gs_grow((void **)&eng->jobs, &eng->jobs_cap, n, sizeof *eng->jobs))
+        return GS_ENOMEM;
+    for (int i = 0; i < eng->hooks.ngrow; i++)
+        if (eng->hooks.grow[i](eng, eng->jobs_cap) < 0)
+            return GS_ENOMEM;
+    return 0;
 }
 
 void gs_eng_leave_pending(struct gs_engine *eng, int job)
@@ -542,34 +521,3 @@ int gs_eng_check_time(struct gs_engine *eng, gs_time now, struct gs_error *err)
     eng->now = now;
     return 0;
 }
-
-int gs_engine_finish(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
-{
-    return gs_engine_exited(eng, now, job, 0, err);
-}
-
-int gs_engine_cancel(struct gs_engine *eng, gs_time now, int handle, struct gs_error *err)
-{
-    int job = gs_eng_find(eng, handle, err);
-    if (job < 0)
-        return job;
-    struct job *j = &eng->jobs[job];
-    if (j->state != GS_JOB_PENDING && !gs_job_state_holds(j->state))
-        return gs_errorf(err, GS_ESTATE, "job %s has already ended",
-                         gs_strtab_name(eng->ids, job));
-    int rc = gs_eng_check_time(eng, now, err);
-    if (rc < 0)
-        return rc;
-    if (gs_job_state_holds(j->state))
-        return gs_eng_stop_job(eng, job, now, GS_JOB_CANCELLED, GS_EV_CANCEL);
-    if (j->rheld)
-        gs_eng_rhold_expire(eng, now, job); /* nobody needs its held GPUs now */
-    j->state = GS_JOB_CANCELLED;
-    j->end = now;
-    gs_eng_leave_pending(eng, job);
-    eng->pass_blocked = 0; /* it may have been the blocked head */
-    struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
-    gs_eng_emit(eng, &ev);
-    return 0;
-}
-

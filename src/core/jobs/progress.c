@@ -1,5 +1,5 @@
 /* progress.c - phase arithmetic for running jobs (see progress.h). */
-#include "core/engine/progress.h"
+#include "core/jobs/progress.h"
 #include "core/base/satmath.h"
 
 #define UNITS 1000 /* work units per ms of work */

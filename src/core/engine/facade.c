@@ -1,11 +1,14 @@
 /* facade.c - the engine facade: create (which fills the hooks table, so
  * the run primitives below reach the policies only through it), destroy,
  * step and next_wakeup.  It sits above the policies (queue, preempt,
- * diagnose) and the jobs floor (src/core/engine): the one place that calls
+ * diagnose) and the jobs floor (src/core/jobs): the one place that calls
  * both, so neither calls up (scripts/check-layering.sh reads the link
- * graph).  Moved out of engine.c unchanged but for the hooks. */
+ * graph).  Also the driver's job events (submit, cancel, finish), which
+ * need only the floor's primitives.  engine_private.h gathers the headers
+ * it needs.
+ */
 #include "core/engine/engine_private.h"
-#include "core/engine/engine_place.h"
+#include "core/jobs/engine_place.h"
 #include "core/base/alloc.h"
 #include "core/base/satmath.h"
 
@@ -187,3 +190,68 @@ gs_time gs_engine_next_wakeup(const struct gs_engine *eng, gs_time now)
     }
     return t > now ? t : gs_time_add(now, 1);
 }
+
+/* --- submit, cancel, finish: the driver's events, on the floor's primitives --- */
+
+int gs_engine_submit(struct gs_engine *eng, gs_time now, const struct gs_job_spec *spec,
+                     struct gs_error *err)
+{
+    int rc = gs_eng_check_spec(spec, now, err);
+    if (rc < 0)
+        return rc;
+    if (eng->now != GS_TIME_NONE && now < eng->now)
+        return gs_errorf(err, GS_EINVAL, "job %s: time went backwards", spec->id);
+    if (eng->ptail == eng->pending_cap && eng->phead > 0)
+        gs_eng_compact_pending(eng);
+    if (gs_grow((void **)&eng->pending, &eng->pending_cap, eng->ptail + 1,
+                sizeof *eng->pending))
+        return gs_errorf(err, GS_ENOMEM, "out of memory");
+    int job = gs_eng_add_job(eng, spec, err);
+    if (job < 0)
+        return job;
+    eng->now = now;
+    if (gs_eng_part_assign(eng, job) < 0 || !gs_eng_job_possible(eng, &eng->jobs[job])) {
+        eng->jobs[job].state = GS_JOB_REJECTED;
+        eng->jobs[job].end = now;
+        struct gs_event ev = { GS_EV_REJECT, now, job, NULL, GS_TIME_NONE, 0 };
+        gs_eng_emit(eng, &ev);
+        return gs_eng_handle(eng, job);
+    }
+    gs_eng_queue_append(eng, job);
+    eng->npending++;
+    if (eng->jobs[job].priority > eng->pass_head_prio)
+        eng->arrivals_ahead++;
+    gs_eng_place_submit(eng, job);
+    return gs_eng_handle(eng, job);
+}
+
+int gs_engine_finish(struct gs_engine *eng, gs_time now, int job, struct gs_error *err)
+{
+    return gs_engine_exited(eng, now, job, 0, err);
+}
+
+int gs_engine_cancel(struct gs_engine *eng, gs_time now, int handle, struct gs_error *err)
+{
+    int job = gs_eng_find(eng, handle, err);
+    if (job < 0)
+        return job;
+    struct job *j = &eng->jobs[job];
+    if (j->state != GS_JOB_PENDING && !gs_job_state_holds(j->state))
+        return gs_errorf(err, GS_ESTATE, "job %s has already ended",
+                         gs_strtab_name(eng->ids, job));
+    int rc = gs_eng_check_time(eng, now, err);
+    if (rc < 0)
+        return rc;
+    if (gs_job_state_holds(j->state))
+        return gs_eng_stop_job(eng, job, now, GS_JOB_CANCELLED, GS_EV_CANCEL);
+    if (j->rheld)
+        gs_eng_rhold_expire(eng, now, job); /* nobody needs its held GPUs now */
+    j->state = GS_JOB_CANCELLED;
+    j->end = now;
+    gs_eng_leave_pending(eng, job);
+    eng->pass_blocked = 0; /* it may have been the blocked head */
+    struct gs_event ev = { GS_EV_CANCEL, now, job, NULL, GS_TIME_NONE, 0 };
+    gs_eng_emit(eng, &ev);
+    return 0;
+}
+

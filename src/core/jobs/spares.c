@@ -6,7 +6,7 @@
  * jobs may use it, and a spare that fails is replaced by the next idle
  * node.  Only the placement's allowed nodes change (gs_eng_request). */
 #include "core/base/alloc.h"
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 
 int gs_eng_spares_init(struct gs_engine *eng)
 {

@@ -13,7 +13,7 @@
  * used are taken only once empty; until then a drained one may still take
  * a new MIG instance or share.
  */
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 #include "core/base/alloc.h"
 
 #include <string.h>

@@ -7,8 +7,8 @@
  * the new sets taken so far are given back and the old ones taken again
  * (they were free a moment ago), leaving the engine as it was.
  */
-#include "core/engine/engine_private.h"
-#include "core/engine/engine_place.h"
+#include "core/jobs/jobs.h"
+#include "core/jobs/engine_place.h"
 
 #include <string.h>
 

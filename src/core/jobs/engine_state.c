@@ -1,5 +1,5 @@
 /* engine_state.c - restoring a saved engine state, job by job. */
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 #include "core/base/alloc.h"
 
 /* Replay the current run of a job that holds GPUs from its start: the

@@ -1,5 +1,5 @@
 /* engine_query.c - read-only views of the engine and state restore. */
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 #include "core/base/alloc.h"
 
 #include <stdlib.h>

@@ -20,8 +20,8 @@
  * floored at 0.05.  MIG instances are isolated: no interference.  A job
  * alone on a GPU, or holding whole GPUs, is not slowed.
  */
-#include "core/engine/engine_private.h"
-#include "core/engine/engine_place.h"
+#include "core/jobs/jobs.h"
+#include "core/jobs/engine_place.h"
 
 #include <math.h>
 

@@ -23,7 +23,7 @@
  * Both kinds of deadline sit in min-heaps keyed by (time, job handle);
  * entries of runs that ended are skipped lazily.
  */
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 
 #include <math.h>
 

@@ -5,7 +5,7 @@
  * from the plainest cause (no partition, no such GPU model, more GPUs
  * than there are) to the subtlest (a topology no placement meets).
  */
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -18,7 +18,7 @@
  * Only runs of whole GPUs are held (a shared or MIG run is not); a run
  * ended by gs_engine_run_lost is not a node failure and holds nothing.
  */
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 #include "core/base/alloc.h"
 
 #include <string.h>

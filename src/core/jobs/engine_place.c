@@ -1,8 +1,8 @@
 /* engine_place.c - shape window, GPU -> jobs index and queue-dependent
  * fragmentation for the engine (see engine_place.h). */
-#include "core/engine/engine_place.h"
+#include "core/jobs/engine_place.h"
 #include "core/base/alloc.h"
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 #include "core/place/frag.h"
 
 #include <string.h>

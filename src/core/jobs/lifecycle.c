@@ -29,7 +29,7 @@
  * between the order and its exit is not credited (a checkpoint it reports
  * meanwhile is: gs_engine_checkpointed).
  */
-#include "core/engine/engine_private.h"
+#include "core/jobs/jobs.h"
 #include "core/base/alloc.h"
 
 #include <string.h>
@@ -123,8 +123,7 @@ static void requeue(struct gs_engine *eng, int job, gs_time now, int front)
     gs_eng_stop_running(eng, job, now, GS_JOB_PENDING);
     j->lost += j->work - j->saved;
     j->work = j->saved;
-    j->end = GS_TIME_NONE;
-    j->draining = 0;
+    j->end = GS_TIME_NONE; /* no longer draining: drain.c's GS_HOOK_STOPPED */
     j->reason = GS_WAIT_RESOURCES;
     j->front = (uint8_t)front;
     enqueue(eng, job, front);
@@ -343,7 +342,7 @@ int gs_engine_exited(struct gs_engine *eng, gs_time now, int handle, int exit_co
         eng->nstarting--;
     }
     j->exit_code = (int16_t)exit_code;
-    if (j->draining && exit_code != 0) {
+    if (exit_code != 0 && eng->hooks.draining(eng, job)) {
         /* told to checkpoint and stop (GS_EV_DRAIN), it stopped before the
          * grace ended: the preemption is carried out now */
         if (grow_pending(eng) < 0)

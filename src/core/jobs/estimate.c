@@ -1,6 +1,6 @@
 /* estimate.c - per-key rings of recent run times and their quantiles. */
-#include "core/engine/estimate.h"
-#include "core/engine/engine_private.h"
+#include "core/jobs/estimate.h"
+#include "core/jobs/jobs.h"
 #include "core/base/alloc.h"
 #include "core/base/stats.h"
 
