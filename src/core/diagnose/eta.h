@@ -65,13 +65,19 @@
 #define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
 #define GS_ETA_BUCKETS 12            /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 1024 */
 #define GS_ETA_OVER_Q 0.9            /* quantile of the bound's conformal widening */
+#define GS_ETA_RECENT 16             /* last errors of a key the point's selection counts */
 /* Windows of one key, in the order of gs_eta_cal_win's `w`: shift, ratio,
  * abserr[0..GS_ETA_CANDIDATES), over, wait. */
 #define GS_ETA_KEY_WINS (GS_ETA_CANDIDATES + 4)
 /* Key ids (gs_eta_cal_win): ahead[cl][b][q], key[cl][b], cls[cl], then
  * the class waits wait[cl] (one window, w = 0, no level). */
 #define GS_ETA_NKEYS \
-    (GS_SIZE_CLASSES * GS_ETA_BASES * (GS_ETA_BUCKETS + 1) + 2 * GS_SIZE_CLASSES)
+    (GS_SIZE_CLASSES * GS_ETA_BASES * (GS_ETA_BUCKETS + 1) + 2 * GS_SIZE_CLASSES + 1)
+/* The last key id, GS_ETA_NKEYS - 1: the errors of the points given to
+ * waiting jobs (gs_eta_cal's `err`, one window, w = 0, no level). */
+#define GS_ETA_KEY_ERR (GS_ETA_NKEYS - 1)
+/* Key ids a promise's observe changes (gs_eta_cal_keys_of). */
+#define GS_ETA_OBS_KEYS 5
 
 /* A window of the last GS_ETA_WINDOW values: in arrival order (v, a
  * ring: the oldest leaves first) and kept sorted (sorted[0..n)), so that
@@ -103,6 +109,9 @@ struct gs_eta_cal {
     struct gs_eta_key key[GS_SIZE_CLASSES][GS_ETA_BASES];
     struct gs_eta_key cls[GS_SIZE_CLASSES];
     struct gs_eta_win wait[GS_SIZE_CLASSES];
+    struct gs_eta_win err;      /* |actual - calibrated point| of the last jobs
+                                   whose basis was not "now" (ms): its median is
+                                   the threshold of the point's selection */
 };
 
 /* What was promised to one job at its submit.  Times in ms on the
@@ -175,9 +184,10 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r);
 void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start);
 
 /* The keys an observe of `r` changes (key ids as in GS_ETA_NKEYS): its
- * class wait, and with an estimate its three keys.  Writes up to 4 ids
+ * class wait, with an estimate its three keys, and when its basis is not
+ * "now" the errors' key GS_ETA_KEY_ERR.  Writes up to GS_ETA_OBS_KEYS ids
  * into `keys`; returns how many. */
-int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[4]);
+int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[GS_ETA_OBS_KEYS]);
 
 /* Window `w` (0 .. GS_ETA_KEY_WINS - 1) of key `key`, or NULL when out of
  * range (a class wait key has only w = 0).  Owned by `c`. */
