@@ -248,12 +248,17 @@ static gs_time absdiff(gs_time a, gs_time b)
     return a > b ? a - b : b - a;
 }
 
+/* Move key k's level after a start at, or by, its bound (miss = 1: after). */
+static void level_step(struct gs_eta_key *k, int miss)
+{
+    k->level += miss ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
+    k->level = k->level < 0.5 ? 0.5 : k->level > 1 ? 1 : k->level;
+}
+
 static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_time start)
 {
-    if (r->p90 != GS_TIME_NONE) { /* adapt the level to the coverage reached */
-        k->level += start > r->p90 ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
-        k->level = k->level < 0.5 ? 0.5 : k->level > 1 ? 1 : k->level;
-    }
+    if (r->p90 != GS_TIME_NONE && !r->missed) /* adapt the level to the coverage reached */
+        level_step(k, start > r->p90);
     if (r->p90 != GS_TIME_NONE)
         win_push(&k->over, (gs_time)(((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                                          ((double)(r->p90_base - r->submit) + GS_ETA_HORIZON_MS) * 1e6 + 0.5));
@@ -279,6 +284,17 @@ void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time star
     key_observe(&c->cls[r->size_class], r, start);
     if (r->basis != GS_BASIS_NOW && r->cal != GS_TIME_NONE)
         win_push(&c->err, absdiff(start, r->cal));
+}
+
+void gs_eta_cal_miss(struct gs_eta_cal *c, struct gs_eta_rec *r)
+{
+    if (!r->recorded || r->observed || r->missed || r->p90 == GS_TIME_NONE ||
+        r->est == GS_TIME_NONE)
+        return;
+    r->missed = 1;
+    level_step(&c->ahead[r->size_class][r->basis][r->bucket], 1);
+    level_step(&c->key[r->size_class][r->basis], 1);
+    level_step(&c->cls[r->size_class], 1);
 }
 
 #define KEYS_AHEAD (GS_SIZE_CLASSES * GS_ETA_BASES * GS_ETA_BUCKETS)

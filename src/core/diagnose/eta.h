@@ -133,6 +133,8 @@ struct gs_eta_rec {
     int chosen;                 /* candidate the point took, -1 = none */
     int recorded;               /* the promise was made */
     int observed;               /* its start was fed to the calibration */
+    int missed;                 /* its bound passed before its start and the
+                                   calibration was told (gs_eta_cal_miss) */
 };
 
 /* Accuracy of one group of jobs (all, a size class, a basis): jobs with an
@@ -182,6 +184,15 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r);
  * ratio and candidates' errors (when it had an estimate) and its wait.
  * Sets r->observed; a second call is a no-op. */
 void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start);
+
+/* Tell the calibration that the bound of promise `r` passed before its
+ * job started (a censored miss, learned when the bound passes rather than
+ * at the start): the adaptive level of its three keys rises as for a
+ * start after the bound, and the start, when it comes, does not move it
+ * again.  Sets r->missed; a no-op without a bound, once started or a
+ * second time.  The caller must know that the job has not started by
+ * the bound: the keys it changes are those of gs_eta_cal_keys_of. */
+void gs_eta_cal_miss(struct gs_eta_cal *c, struct gs_eta_rec *r);
 
 /* The keys an observe of `r` changes (key ids as in GS_ETA_NKEYS): its
  * class wait, with an estimate its three keys, and when its basis is not
