@@ -21,13 +21,20 @@
  *     is what a constant wait does best); submit ("now", the naive
  *     predictor); raw + the middle of the shortest half of the errors
  *     actual - raw ("shift mode");
- *   the point ("calibrated") is the candidate with the smallest median
- *     |error| over the key's last jobs (scale until there are enough);
+ *   the point ("calibrated") is the candidate whose last GS_ETA_RECENT
+ *     |errors| on the key most often came within T, the median |error| of
+ *     the last points given to waiting jobs (basis not now; gs_eta_cal's
+ *     `err`), ties to the smaller median |error| over the key's window
+ *     (scale until there are enough jobs; the smallest median until T has
+ *     enough errors): the table's figure is the median over all waiting
+ *     jobs, so what counts is how often a candidate brings a job under it;
  *   the bound = submit + max(0, (h + H) x q(r) - H), never below the
  *     point (nearest rank).  q starts at 0.9 and adapts to the coverage
  *     actually reached (adaptive conformal inference, Gibbs and Candes
  *     2021): each started job that had a bound moves the level of its keys
- *     up by GS_ETA_GAMMA x 0.9 when it started after the bound, down by
+ *     up by GS_ETA_GAMMA x 0.9 when it started after the bound (or as soon
+ *     as the bound passed before its start: gs_eta_cal_miss, a censored
+ *     miss), down by
  *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, 1]), so that 1 job in 10
  *     misses in the long run even though the errors of the jobs still
  *     waiting are not known yet;
