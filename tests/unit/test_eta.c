@@ -317,6 +317,40 @@ static void test_bound_widening(void **state)
     free(c);
 }
 
+/* The level past 1 (extrapolation).  As above but 30 jobs, each missing
+ * its bound: the level rises 30 x 0.0045 = 0.135 to 1.035 (past 1: the
+ * quantiles stay at the windows' largest values, 2 each).  A promise
+ * estimated at 1,000 s: point 2,060 s, bound before widening 2,060 s,
+ * after the conformal factor 2: 4,180 s, then x (1 + 4 x 0.035) = 1.14:
+ * (4,180 + 60) x 1.14 - 60 = 4,773.6 s.  200 more misses stop the level
+ * at its ceiling, 1.5. */
+static void test_level_past_one(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    gs_eta_cal_init(c);
+    for (int i = 0; i < 30; i++) {
+        struct gs_eta_rec r = rec_at(2, 100);
+        r.p90 = r.p90_base = SEC(100);
+        gs_eta_cal_observe(c, &r, SEC(260));
+    }
+    assert_true(c->ahead[2][GS_BASIS_PROFILE][0].level > 1.035 - 1e-9 &&
+                c->ahead[2][GS_BASIS_PROFILE][0].level < 1.035 + 1e-9);
+    struct gs_eta_rec p = rec_at(2, 1000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, SEC(2060));
+    assert_int_equal(p.p90_base, SEC(2060));
+    assert_int_equal(p.p90, 4773600);
+    for (int i = 0; i < 200; i++) {
+        struct gs_eta_rec r = rec_at(2, 100);
+        r.p90 = r.p90_base = SEC(100);
+        gs_eta_cal_observe(c, &r, SEC(260));
+    }
+    assert_true(c->cls[2].level == GS_ETA_LEVEL_MAX);
+    free(c);
+}
+
 static int cmp_gs_time(const void *a, const void *b)
 {
     gs_time x = *(const gs_time *)a, y = *(const gs_time *)b;
@@ -609,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_naive_fallback),
         cmocka_unit_test(test_threshold_choice),
+        cmocka_unit_test(test_level_past_one),
         cmocka_unit_test(test_rebuild_from_journal),
         cmocka_unit_test(test_window_order),
         cmocka_unit_test(test_bound_widening),

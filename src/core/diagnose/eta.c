@@ -202,6 +202,9 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     }
     if (f > 1000000)
         r->p90 = scaled(r->submit, r->p90, f);
+    if (k->level > 1) /* misses beyond the window's largest ratio: extrapolate */
+        r->p90 = scaled(r->submit, r->p90,
+                        (gs_time)((1 + GS_ETA_EXTRA * (k->level - 1)) * 1e6 + 0.5));
     r->p90 = r->p90 < r->cal ? r->cal : r->p90;
 }
 
@@ -252,7 +255,7 @@ static gs_time absdiff(gs_time a, gs_time b)
 static void level_step(struct gs_eta_key *k, int miss)
 {
     k->level += miss ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
-    k->level = k->level < 0.5 ? 0.5 : k->level > 1 ? 1 : k->level;
+    k->level = k->level < 0.5 ? 0.5 : k->level > GS_ETA_LEVEL_MAX ? GS_ETA_LEVEL_MAX : k->level;
 }
 
 static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_time start)

@@ -35,7 +35,7 @@
  *     up by GS_ETA_GAMMA x 0.9 when it started after the bound (or as soon
  *     as the bound passed before its start: gs_eta_cal_miss, a censored
  *     miss), down by
- *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, 1]), so that 1 job in 10
+ *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, GS_ETA_LEVEL_MAX]), so that 1 job in 10
  *     misses in the long run even though the errors of the jobs still
  *     waiting are not known yet;
  *   the bound is then widened (never narrowed) by a split-conformal
@@ -45,7 +45,13 @@
  *     key's last jobs (GS_ETA_MIN_SAMPLES or more), the bound is
  *     submit + max(0, (b - submit + H) x f - H) when f > 1.  The level
  *     alone stops at the largest ratio of the window (q = 1); the factor
- *     reaches past it when the waits outgrow the window (docs/eta.md).
+ *     reaches past it when the waits outgrow the window (docs/eta.md);
+ *   past q = 1 the level goes on rising with the misses (up to
+ *     GS_ETA_LEVEL_MAX): the quantiles stay at the window's largest values
+ *     and the bound b is then widened once more, to
+ *     submit + max(0, (b - submit + H) x (1 + GS_ETA_EXTRA x (q - 1)) - H),
+ *     an extrapolation for waits that outgrow everything the windows hold
+ *     (a busy quarter whose queue grows: AAIC 2017Q3).
  * The naive predictors are made at the same instant for the same jobs:
  * "now" (start = submit) and "class median" (submit + the median wait of
  * the last GS_ETA_WINDOW jobs of the same size class that started; submit
@@ -73,6 +79,8 @@
 #define GS_ETA_BUCKETS 12            /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 1024 */
 #define GS_ETA_OVER_Q 0.9            /* quantile of the bound's conformal widening */
 #define GS_ETA_RECENT 16             /* last errors of a key the point's selection counts */
+#define GS_ETA_LEVEL_MAX 1.5         /* the adaptive level's ceiling (past 1: extrapolated) */
+#define GS_ETA_EXTRA 4.0             /* widening per unit of level past 1 */
 /* Windows of one key, in the order of gs_eta_cal_win's `w`: shift, ratio,
  * abserr[0..GS_ETA_CANDIDATES), over, wait. */
 #define GS_ETA_KEY_WINS (GS_ETA_CANDIDATES + 4)
