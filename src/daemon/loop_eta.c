@@ -145,7 +145,7 @@ void gsd_eta_sync(struct gsd_loop *lp, struct djob *d)
         return;
     struct gsd_eta *e = lp->eta;
     if (!d->eta_restored) { /* restored without its aux (older journal): window only */
-        int keys[4], n = gs_eta_cal_keys_of(r, keys);
+        int keys[GS_ETA_OBS_KEYS], n = gs_eta_cal_keys_of(r, keys);
         gs_eta_cal_observe(&e->cal, r, s);
         for (int i = 0; i < n; i++)
             e->key_dirty[keys[i]] = 1;

@@ -3,6 +3,7 @@
 #include "core/base/alloc.h"
 #include "core/jobs/engine_place.h"
 #include "core/diagnose/eta.h"
+#include "sim/eta_due.h"
 #include "sim/latency.h"
 
 #include <assert.h>
@@ -38,6 +39,7 @@ struct sim {
     struct gs_sim_fail *fail; /* NULL without failures */
     struct gs_eta_cal *cal;   /* opts->eta: the promises' calibration */
     struct gs_eta_rec *eta;   /* opts->eta: engine handle -> its promise */
+    struct gs_eta_due due;    /* opts->eta: the bounds still to pass */
 };
 
 /* Failure events are drawn a day at a time. */
@@ -121,10 +123,15 @@ static void eta_started(struct sim *s, int job)
  * in it (handles first..njobs). */
 static int eta_step(struct sim *s, size_t first, struct gs_error *err)
 {
+    if (s->eta) /* the misses known now: bounds passed before their starts */
+        gs_eta_due_pass(&s->due, gs_engine_now(s->eng), s->cal, s->eta);
     for (size_t h = first; s->eta && h < s->njobs; h++) {
         if (gs_eta_promise(s->eng, (int)h, s->cal, &s->eta[h]) == GS_ENOMEM)
             return gs_errorf(err, GS_ENOMEM, "out of memory");
         eta_started(s, (int)h);
+        if (!s->eta[h].observed && s->eta[h].p90 != GS_TIME_NONE &&
+            gs_eta_due_push(&s->due, s->eta[h].p90, (int)h) < 0)
+            return gs_errorf(err, GS_ENOMEM, "out of memory");
     }
     return 0;
 }
@@ -470,6 +477,7 @@ int gs_sim_run(const struct gs_cluster *cl, const struct gs_policy *pol,
     gs_free(s.gen);
     gs_free(s.heap);
     gs_free(s.eta);
+    gs_eta_due_free(&s.due);
     gs_free(s.cal);
     gs_free(order);
     gs_metrics_destroy(m);

@@ -187,8 +187,11 @@ static struct gs_eta_rec rec_at(int cls, double est_s)
  * record of |error|: the point is scale, 1,066.25 s; the bound 1,060 x
  * 1.1125 - 60 = 1,119.25 s.
  * Class "2-4": 20 jobs, estimate 100 s, candidates 100 / 110 / 200 / 130 /
- * 0 / 105 s, all start at 110 s: |errors| 10 / 0 / 90 / 20 / 110 / 5, so
- * shift is chosen; shift median
+ * 0 / 105 s, all start at 110 s: |errors| 10 / 0 / 90 / 20 / 110 / 5.
+ * The threshold T is the median |error| of the points of waiting jobs
+ * (c->err; rec_at's point is 0): 101..120 s and twenty 110 s, the 20th of
+ * 40 is 110 s; every candidate's last 16 |errors| are within it, so the
+ * tie goes to the smallest median: shift is chosen; shift median
  * 10 s, ratios all 170/160.  Estimate 300 s: point 310 s; bound (300 + 60)
  * x 1.0625 - 60 = 322.5 s. */
 static void test_calibration(void **state)
@@ -314,6 +317,40 @@ static void test_bound_widening(void **state)
     free(c);
 }
 
+/* The level past 1 (extrapolation).  As above but 30 jobs, each missing
+ * its bound: the level rises 30 x 0.0045 = 0.135 to 1.035 (past 1: the
+ * quantiles stay at the windows' largest values, 2 each).  A promise
+ * estimated at 1,000 s: point 2,060 s, bound before widening 2,060 s,
+ * after the conformal factor 2: 4,180 s, then x (1 + 4 x 0.035) = 1.14:
+ * (4,180 + 60) x 1.14 - 60 = 4,773.6 s.  200 more misses stop the level
+ * at its ceiling, 1.5. */
+static void test_level_past_one(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    gs_eta_cal_init(c);
+    for (int i = 0; i < 30; i++) {
+        struct gs_eta_rec r = rec_at(2, 100);
+        r.p90 = r.p90_base = SEC(100);
+        gs_eta_cal_observe(c, &r, SEC(260));
+    }
+    assert_true(c->ahead[2][GS_BASIS_PROFILE][0].level > 1.035 - 1e-9 &&
+                c->ahead[2][GS_BASIS_PROFILE][0].level < 1.035 + 1e-9);
+    struct gs_eta_rec p = rec_at(2, 1000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, SEC(2060));
+    assert_int_equal(p.p90_base, SEC(2060));
+    assert_int_equal(p.p90, 4773600);
+    for (int i = 0; i < 200; i++) {
+        struct gs_eta_rec r = rec_at(2, 100);
+        r.p90 = r.p90_base = SEC(100);
+        gs_eta_cal_observe(c, &r, SEC(260));
+    }
+    assert_true(c->cls[2].level == GS_ETA_LEVEL_MAX);
+    free(c);
+}
+
 static int cmp_gs_time(const void *a, const void *b)
 {
     gs_time x = *(const gs_time *)a, y = *(const gs_time *)b;
@@ -330,7 +367,10 @@ static int cmp_gs_time(const void *a, const void *b)
 /* The fallback to a naive predictor.  Class ">8": 20 jobs with the
  * estimate 1,000 s whose candidates were raw 1,000, shift 900, scale 800,
  * wait 50, now 0 s and shift mode 700 s all start at 50 s: |errors| 950 /
- * 850 / 750 / 0 / 50 / 650, so the key's wait (every wait is 50 s, so is
+ * 850 / 750 / 0 / 50 / 650.  T (c->err: the twenty starts at 50 s
+ * against the point 0) is 50 s: wait and now each have 16 of their last 16
+ * |errors| within it, the others none; of the two, wait has the smaller
+ * median, so the key's wait (every wait is 50 s, so is
  * the middle of their shortest half) is the point of a new promise,
  * whatever its estimate (2,000 s); the bound is the ratio's: every ratio
  * is (50 + 60) / (1,000 + 60), so (2,000 + 60) x 110/1,060 - 60 =
@@ -354,6 +394,62 @@ static void test_naive_fallback(void **state)
     assert_int_equal(p.chosen, 3);
     assert_int_equal(p.cal, SEC(50));
     assert_int_equal(p.p90, 153774);
+    free(c);
+}
+
+/* The point's selection by the threshold (eta.c choose).  First 20 jobs
+ * of class "1" without candidates (so they leave no |errors|), point 0 s
+ * (rec_at), start at 50 s: they fill the errors of waiting jobs' points
+ * (c->err) with 50 s.  Then 20 class-">8" jobs, point 0 s too, whose
+ * candidates were raw = start + 100 s (|error| 100 s each), now = 0
+ * (|error| = its start) and the four others start + 10,000 s: 8 of them
+ * start at 30 s, 12 at 5,000 s.  c->err then holds 20 x 50 s and the 20
+ * starts: 40 values, the 20th (nearest rank of 0.5) is 50 s = T.
+ * Case A, the 8 short ones last: the last 16 |errors| of now hold 8
+ * within 50 s, raw's none (100 > 50), the others none: now is the point
+ * (0 s), although its median |error| (the 10th of 20: 5,000 s) is above
+ * raw's (100 s), which the median alone would take.
+ * Case B, 4 short ones first and 16 at 5,000 s: T is again 50 s (4 x 30,
+ * 20 x 50, 16 x 5,000: the 20th is 50 s); the last 16 |errors| of now are
+ * all 5,000 s, so no candidate came within T lately: the tie goes to the
+ * smaller median, raw's 100 s (now's: 5,000 s), and the point is the
+ * estimate, 2,000 s.  (Counted over the whole window, now would win with
+ * 4 against 0.) */
+static void fill_threshold(struct gs_eta_cal *c, int nshort, int short_last)
+{
+    gs_eta_cal_init(c);
+    for (int i = 0; i < 20; i++) {
+        struct gs_eta_rec r = rec_at(0, 100);
+        gs_eta_cal_observe(c, &r, SEC(50));
+    }
+    for (int i = 0; i < 20; i++) {
+        int is_short = short_last ? i >= 20 - nshort : i < nshort;
+        double st = is_short ? 30 : 5000;
+        struct gs_eta_rec q = rec_at(3, 1000);
+        for (int m = 0; m < GS_ETA_CANDIDATES; m++)
+            q.cand[m] = SEC(st + 10000);
+        q.cand[0] = SEC(st + 100);
+        q.cand[4] = 0;
+        gs_eta_cal_observe(c, &q, SEC(st));
+    }
+    assert_int_equal(c->err.n, 40);
+}
+
+static void test_threshold_choice(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    fill_threshold(c, 8, 1);
+    struct gs_eta_rec p = rec_at(3, 2000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.chosen, 4);
+    assert_int_equal(p.cal, 0);
+    fill_threshold(c, 4, 0);
+    p = rec_at(3, 2000);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.chosen, 0);
+    assert_int_equal(p.cal, SEC(2000));
     free(c);
 }
 
@@ -390,6 +486,25 @@ static void keep_keys(struct gs_eta_cal *c, const int *keys, int nk)
         }
 }
 
+/* Field by field (a struct's padding is not part of its value). */
+static void assert_rec_equal(const struct gs_eta_rec *p, const struct gs_eta_rec *q)
+{
+    assert_int_equal(p->submit, q->submit);
+    assert_int_equal(p->est, q->est);
+    assert_int_equal(p->p90, q->p90);
+    assert_int_equal(p->p90_base, q->p90_base);
+    assert_int_equal(p->naive_median, q->naive_median);
+    assert_int_equal(p->cal, q->cal);
+    assert_memory_equal(p->cand, q->cand, sizeof p->cand);
+    assert_int_equal(p->basis, q->basis);
+    assert_int_equal(p->size_class, q->size_class);
+    assert_int_equal(p->bucket, q->bucket);
+    assert_int_equal(p->chosen, q->chosen);
+    assert_int_equal(p->recorded, q->recorded);
+    assert_int_equal(p->observed, q->observed);
+    assert_int_equal(p->missed, q->missed);
+}
+
 static void test_rebuild_from_journal(void **state)
 {
     (void)state;
@@ -397,7 +512,7 @@ static void test_rebuild_from_journal(void **state)
     assert_true(c && b);
     gs_eta_cal_init(c);
     uint32_t x = 12345;
-    int dirty[7 * 4], ndirty = 0;
+    int dirty[7 * GS_ETA_OBS_KEYS], ndirty = 0;
     for (int i = 0; i < 3000; i++) {
         x = x * 1103515245u + 12345u;
         struct gs_eta_rec r = rec_at(i % GS_SIZE_CLASSES, (double)(x >> 20 & 1023));
@@ -406,8 +521,8 @@ static void test_rebuild_from_journal(void **state)
         r.submit = SEC(i);
         r.est = gs_time_add(r.submit, r.est);
         gs_eta_cal_apply(c, &r);
-        int keys[4], nk = gs_eta_cal_keys_of(&r, keys);
-        assert_int_equal(nk, 4);
+        int keys[GS_ETA_OBS_KEYS], nk = gs_eta_cal_keys_of(&r, keys);
+        assert_int_equal(nk, r.basis == GS_BASIS_NOW ? 4 : 5); /* + the errors unless now */
         gs_time start = gs_time_add(r.submit, SEC((x >> 4) % 7 == 0 ? 30 : (x >> 16) % 2000));
         gs_eta_cal_observe(c, &r, start);
         for (int k = 0; k < nk; k++)
@@ -440,11 +555,13 @@ static void test_rebuild_from_journal(void **state)
             p.bucket = q.bucket = 2;
             gs_eta_cal_apply(c, &p);
             gs_eta_cal_apply(b, &q);
-            assert_memory_equal(&p, &q, sizeof p);
+            assert_rec_equal(&p, &q);
             full += p.p90 != GS_TIME_NONE;
         }
     assert_true(full >= GS_SIZE_CLASSES); /* the promises compared were calibrated */
-    assert_int_equal(gs_eta_cal_win(c, GS_ETA_NKEYS - 1, 1), NULL); /* a class wait: one window */
+    assert_int_equal(gs_eta_cal_win(c, GS_ETA_NKEYS - 2, 1), NULL); /* a class wait: one window */
+    assert_int_equal(gs_eta_cal_win(c, GS_ETA_KEY_ERR, 1), NULL); /* the errors: one window */
+    assert_int_equal(gs_eta_cal_level(c, GS_ETA_KEY_ERR), NULL);
     assert_int_equal(gs_eta_cal_level(c, GS_ETA_NKEYS - 1), NULL);
     assert_int_equal(gs_eta_win_set(gs_eta_cal_win(b, 0, 0), kept[0], 3, 5), GS_EINVAL);
     free(c);
@@ -525,6 +642,8 @@ int main(void)
         cmocka_unit_test(test_cannot_estimate),
         cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_naive_fallback),
+        cmocka_unit_test(test_threshold_choice),
+        cmocka_unit_test(test_level_past_one),
         cmocka_unit_test(test_rebuild_from_journal),
         cmocka_unit_test(test_window_order),
         cmocka_unit_test(test_bound_widening),

@@ -133,6 +133,41 @@ static gs_time scaled(gs_time submit, gs_time est, gs_time ratio_ppm)
     return gs_time_add(submit, (gs_time)(t + 0.5));
 }
 
+/* How many of the last GS_ETA_RECENT values pushed into `w` are at or
+ * below t. */
+static int win_recent_le(const struct gs_eta_win *w, gs_time t)
+{
+    int k = w->n < GS_ETA_RECENT ? w->n : GS_ETA_RECENT, in = 0;
+    for (int i = 1; i <= k; i++)
+        in += w->v[(w->next - i + GS_ETA_WINDOW) % GS_ETA_WINDOW] <= t;
+    return in;
+}
+
+/* The candidate the point takes, from the key's past |errors|: the one
+ * whose last GS_ETA_RECENT errors most often came within the threshold T
+ * (the median error of the last points given to waiting jobs, c->err),
+ * ties to the smaller median over the window; without T, the smallest
+ * median; scale (2) without enough jobs. */
+static int choose(struct gs_eta_cal *c, const struct gs_eta_rec *r)
+{
+    struct gs_eta_key *s = key_for(c, r, 1);
+    int best = 2;
+    if (!s)
+        return best;
+    int thr = c->err.n >= GS_ETA_MIN_SAMPLES;
+    gs_time t = thr ? win_quantile(&c->err, 0.5) : 0;
+    int in_best = thr ? win_recent_le(&s->abserr[best], t) : 0;
+    for (int m = 0; m < GS_ETA_CANDIDATES; m++) {
+        int in = thr ? win_recent_le(&s->abserr[m], t) : 0;
+        if (in > in_best || (in == in_best && win_quantile(&s->abserr[m], 0.5) <
+                                                  win_quantile(&s->abserr[best], 0.5))) {
+            best = m;
+            in_best = in;
+        }
+    }
+    return best;
+}
+
 void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
 {
     r->cal = r->est;
@@ -151,11 +186,7 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->cand[4] = r->submit;
     r->cand[5] = gs_time_add(r->est, win_shorth(&k->shift));
     r->cand[5] = r->cand[5] < r->submit ? r->submit : r->cand[5];
-    struct gs_eta_key *s = key_for(c, r, 1);
-    r->chosen = 2;
-    for (int m = 0; s && m < GS_ETA_CANDIDATES; m++)
-        if (win_quantile(&s->abserr[m], 0.5) < win_quantile(&s->abserr[r->chosen], 0.5))
-            r->chosen = m;
+    r->chosen = choose(c, r);
     r->cal = r->cand[r->chosen];
     r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
     r->p90_base = r->p90;
@@ -171,6 +202,9 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     }
     if (f > 1000000)
         r->p90 = scaled(r->submit, r->p90, f);
+    if (k->level > 1) /* misses beyond the window's largest ratio: extrapolate */
+        r->p90 = scaled(r->submit, r->p90,
+                        (gs_time)((1 + GS_ETA_EXTRA * (k->level - 1)) * 1e6 + 0.5));
     r->p90 = r->p90 < r->cal ? r->cal : r->p90;
 }
 
@@ -217,12 +251,17 @@ static gs_time absdiff(gs_time a, gs_time b)
     return a > b ? a - b : b - a;
 }
 
+/* Move key k's level after a start at, or by, its bound (miss = 1: after). */
+static void level_step(struct gs_eta_key *k, int miss)
+{
+    k->level += miss ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
+    k->level = k->level < 0.5 ? 0.5 : k->level > GS_ETA_LEVEL_MAX ? GS_ETA_LEVEL_MAX : k->level;
+}
+
 static void key_observe(struct gs_eta_key *k, const struct gs_eta_rec *r, gs_time start)
 {
-    if (r->p90 != GS_TIME_NONE) { /* adapt the level to the coverage reached */
-        k->level += start > r->p90 ? GS_ETA_GAMMA * 0.9 : -GS_ETA_GAMMA * 0.1;
-        k->level = k->level < 0.5 ? 0.5 : k->level > 1 ? 1 : k->level;
-    }
+    if (r->p90 != GS_TIME_NONE && !r->missed) /* adapt the level to the coverage reached */
+        level_step(k, start > r->p90);
     if (r->p90 != GS_TIME_NONE)
         win_push(&k->over, (gs_time)(((double)(start - r->submit) + GS_ETA_HORIZON_MS) /
                                          ((double)(r->p90_base - r->submit) + GS_ETA_HORIZON_MS) * 1e6 + 0.5));
@@ -246,13 +285,26 @@ void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time star
     key_observe(&c->ahead[r->size_class][r->basis][r->bucket], r, start);
     key_observe(&c->key[r->size_class][r->basis], r, start);
     key_observe(&c->cls[r->size_class], r, start);
+    if (r->basis != GS_BASIS_NOW && r->cal != GS_TIME_NONE)
+        win_push(&c->err, absdiff(start, r->cal));
+}
+
+void gs_eta_cal_miss(struct gs_eta_cal *c, struct gs_eta_rec *r)
+{
+    if (!r->recorded || r->observed || r->missed || r->p90 == GS_TIME_NONE ||
+        r->est == GS_TIME_NONE)
+        return;
+    r->missed = 1;
+    level_step(&c->ahead[r->size_class][r->basis][r->bucket], 1);
+    level_step(&c->key[r->size_class][r->basis], 1);
+    level_step(&c->cls[r->size_class], 1);
 }
 
 #define KEYS_AHEAD (GS_SIZE_CLASSES * GS_ETA_BASES * GS_ETA_BUCKETS)
 #define KEYS_KEY (KEYS_AHEAD + GS_SIZE_CLASSES * GS_ETA_BASES)
 #define KEYS_CLS (KEYS_KEY + GS_SIZE_CLASSES)
 
-int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[4])
+int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[GS_ETA_OBS_KEYS])
 {
     int cl = r->size_class, b = r->basis;
     keys[0] = KEYS_CLS + cl;
@@ -261,7 +313,10 @@ int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[4])
     keys[1] = (cl * GS_ETA_BASES + b) * GS_ETA_BUCKETS + r->bucket;
     keys[2] = KEYS_AHEAD + cl * GS_ETA_BASES + b;
     keys[3] = KEYS_KEY + cl;
-    return 4;
+    if (b == GS_BASIS_NOW || r->cal == GS_TIME_NONE)
+        return 4;
+    keys[4] = GS_ETA_KEY_ERR;
+    return 5;
 }
 
 /* Key `key`, or NULL for a class wait key or one out of range. */
@@ -279,6 +334,8 @@ static struct gs_eta_key *key_at(struct gs_eta_cal *c, int key)
 
 struct gs_eta_win *gs_eta_cal_win(struct gs_eta_cal *c, int key, int w)
 {
+    if (key == GS_ETA_KEY_ERR)
+        return w == 0 ? &c->err : NULL;
     if (key >= KEYS_CLS && key < GS_ETA_NKEYS)
         return w == 0 ? &c->wait[key - KEYS_CLS] : NULL;
     struct gs_eta_key *k = key_at(c, key);

@@ -21,14 +21,21 @@
  *     is what a constant wait does best); submit ("now", the naive
  *     predictor); raw + the middle of the shortest half of the errors
  *     actual - raw ("shift mode");
- *   the point ("calibrated") is the candidate with the smallest median
- *     |error| over the key's last jobs (scale until there are enough);
+ *   the point ("calibrated") is the candidate whose last GS_ETA_RECENT
+ *     |errors| on the key most often came within T, the median |error| of
+ *     the last points given to waiting jobs (basis not now; gs_eta_cal's
+ *     `err`), ties to the smaller median |error| over the key's window
+ *     (scale until there are enough jobs; the smallest median until T has
+ *     enough errors): the table's figure is the median over all waiting
+ *     jobs, so what counts is how often a candidate brings a job under it;
  *   the bound = submit + max(0, (h + H) x q(r) - H), never below the
  *     point (nearest rank).  q starts at 0.9 and adapts to the coverage
  *     actually reached (adaptive conformal inference, Gibbs and Candes
  *     2021): each started job that had a bound moves the level of its keys
- *     up by GS_ETA_GAMMA x 0.9 when it started after the bound, down by
- *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, 1]), so that 1 job in 10
+ *     up by GS_ETA_GAMMA x 0.9 when it started after the bound (or as soon
+ *     as the bound passed before its start: gs_eta_cal_miss, a censored
+ *     miss), down by
+ *     GS_ETA_GAMMA x 0.1 when not (kept in [0.5, GS_ETA_LEVEL_MAX]), so that 1 job in 10
  *     misses in the long run even though the errors of the jobs still
  *     waiting are not known yet;
  *   the bound is then widened (never narrowed) by a split-conformal
@@ -38,7 +45,13 @@
  *     key's last jobs (GS_ETA_MIN_SAMPLES or more), the bound is
  *     submit + max(0, (b - submit + H) x f - H) when f > 1.  The level
  *     alone stops at the largest ratio of the window (q = 1); the factor
- *     reaches past it when the waits outgrow the window (docs/eta.md).
+ *     reaches past it when the waits outgrow the window (docs/eta.md);
+ *   past q = 1 the level goes on rising with the misses (up to
+ *     GS_ETA_LEVEL_MAX): the quantiles stay at the window's largest values
+ *     and the bound b is then widened once more, to
+ *     submit + max(0, (b - submit + H) x (1 + GS_ETA_EXTRA x (q - 1)) - H),
+ *     an extrapolation for waits that outgrow everything the windows hold
+ *     (a busy quarter whose queue grows: AAIC 2017Q3).
  * The naive predictors are made at the same instant for the same jobs:
  * "now" (start = submit) and "class median" (submit + the median wait of
  * the last GS_ETA_WINDOW jobs of the same size class that started; submit
@@ -65,13 +78,21 @@
 #define GS_ETA_GAMMA 0.005          /* step of the bound's adaptive level */
 #define GS_ETA_BUCKETS 12            /* GPUs queued ahead: 0, 1, 2-3, 4-7, ..., >= 1024 */
 #define GS_ETA_OVER_Q 0.9            /* quantile of the bound's conformal widening */
+#define GS_ETA_RECENT 16             /* last errors of a key the point's selection counts */
+#define GS_ETA_LEVEL_MAX 1.5         /* the adaptive level's ceiling (past 1: extrapolated) */
+#define GS_ETA_EXTRA 4.0             /* widening per unit of level past 1 */
 /* Windows of one key, in the order of gs_eta_cal_win's `w`: shift, ratio,
  * abserr[0..GS_ETA_CANDIDATES), over, wait. */
 #define GS_ETA_KEY_WINS (GS_ETA_CANDIDATES + 4)
 /* Key ids (gs_eta_cal_win): ahead[cl][b][q], key[cl][b], cls[cl], then
  * the class waits wait[cl] (one window, w = 0, no level). */
 #define GS_ETA_NKEYS \
-    (GS_SIZE_CLASSES * GS_ETA_BASES * (GS_ETA_BUCKETS + 1) + 2 * GS_SIZE_CLASSES)
+    (GS_SIZE_CLASSES * GS_ETA_BASES * (GS_ETA_BUCKETS + 1) + 2 * GS_SIZE_CLASSES + 1)
+/* The last key id, GS_ETA_NKEYS - 1: the errors of the points given to
+ * waiting jobs (gs_eta_cal's `err`, one window, w = 0, no level). */
+#define GS_ETA_KEY_ERR (GS_ETA_NKEYS - 1)
+/* Key ids a promise's observe changes (gs_eta_cal_keys_of). */
+#define GS_ETA_OBS_KEYS 5
 
 /* A window of the last GS_ETA_WINDOW values: in arrival order (v, a
  * ring: the oldest leaves first) and kept sorted (sorted[0..n)), so that
@@ -103,6 +124,9 @@ struct gs_eta_cal {
     struct gs_eta_key key[GS_SIZE_CLASSES][GS_ETA_BASES];
     struct gs_eta_key cls[GS_SIZE_CLASSES];
     struct gs_eta_win wait[GS_SIZE_CLASSES];
+    struct gs_eta_win err;      /* |actual - calibrated point| of the last jobs
+                                   whose basis was not "now" (ms): its median is
+                                   the threshold of the point's selection */
 };
 
 /* What was promised to one job at its submit.  Times in ms on the
@@ -124,6 +148,8 @@ struct gs_eta_rec {
     int chosen;                 /* candidate the point took, -1 = none */
     int recorded;               /* the promise was made */
     int observed;               /* its start was fed to the calibration */
+    int missed;                 /* its bound passed before its start and the
+                                   calibration was told (gs_eta_cal_miss) */
 };
 
 /* Accuracy of one group of jobs (all, a size class, a basis): jobs with an
@@ -174,10 +200,20 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r);
  * Sets r->observed; a second call is a no-op. */
 void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time start);
 
+/* Tell the calibration that the bound of promise `r` passed before its
+ * job started (a censored miss, learned when the bound passes rather than
+ * at the start): the adaptive level of its three keys rises as for a
+ * start after the bound, and the start, when it comes, does not move it
+ * again.  Sets r->missed; a no-op without a bound, once started or a
+ * second time.  The caller must know that the job has not started by
+ * the bound: the keys it changes are those of gs_eta_cal_keys_of. */
+void gs_eta_cal_miss(struct gs_eta_cal *c, struct gs_eta_rec *r);
+
 /* The keys an observe of `r` changes (key ids as in GS_ETA_NKEYS): its
- * class wait, and with an estimate its three keys.  Writes up to 4 ids
+ * class wait, with an estimate its three keys, and when its basis is not
+ * "now" the errors' key GS_ETA_KEY_ERR.  Writes up to GS_ETA_OBS_KEYS ids
  * into `keys`; returns how many. */
-int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[4]);
+int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[GS_ETA_OBS_KEYS]);
 
 /* Window `w` (0 .. GS_ETA_KEY_WINS - 1) of key `key`, or NULL when out of
  * range (a class wait key has only w = 0).  Owned by `c`. */
