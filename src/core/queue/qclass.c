@@ -239,6 +239,20 @@ int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs
     return 1;
 }
 
+int gs_qclass_has(struct gs_qclass *c, const struct gs_engine *eng, int g)
+{
+    return top_live(c, eng, g);
+}
+
+void gs_qclass_set_reason(const struct gs_qclass *c, struct gs_engine *eng, int g,
+                          uint32_t cycle, int reason)
+{
+    const struct bucket *b = &c->b[g];
+    for (size_t i = 0; i < b->n; i++)
+        if (live(eng, &b->e[i]) && eng->jobs[b->e[i].job].tried_cycle != cycle)
+            eng->jobs[b->e[i].job].reason = (int8_t)reason;
+}
+
 void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep)
 {
     rep[0] = -1;

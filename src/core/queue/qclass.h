@@ -129,6 +129,15 @@ int gs_qclass_refuses_any(const gs_time *live, const gs_time *view, int g);
  * is -1).  Drops stale entries; counts the classes (gs_qclass_count). */
 void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep);
 
+/* Whether a pending job is filed under class `g` (0: not plain).  Drops
+ * stale entries. */
+int gs_qclass_has(struct gs_qclass *c, const struct gs_engine *eng, int g);
+
+/* Set the coarse reason of every pending job filed under plain class `g`
+ * that pass cycle `cycle` did not try (tried_cycle) to `reason`. */
+void gs_qclass_set_reason(const struct gs_qclass *c, struct gs_engine *eng, int g,
+                          uint32_t cycle, int reason);
+
 /* Forget the established codes (a pass that ended otherwise). */
 void gs_qclass_invalidate(struct gs_qclass *c);
 
