@@ -379,7 +379,7 @@ static void test_coverage_bounded(void **state)
  * pass from stopping while they wait), random teams and limits; submits,
  * finishes and passes at random times.  Both engines compared after every
  * step; over the grid some passes must have stopped. */
-static int64_t fol_walked, fol_ends; /* summed over random_grid_of(.., 1) */
+static int64_t fol_walked, fol_ends, fol_rsv, fol_settled, fol_index; /* over random_grid_of(.., 1) */
 
 /* The seeded random grid: 24 engines from seed `from`, estimates `est`;
  * with `fol` no quota, backfill always and the unbounded pass (the
@@ -445,6 +445,9 @@ static int64_t random_grid_of(int from, const char *est, int fol)
         if (fol) {
             fol_walked += (int64_t)t.e[0]->eng->q->fol_walked;
             fol_ends += (int64_t)t.e[0]->eng->q->fol_ends;
+            fol_rsv += (int64_t)t.e[0]->eng->q->fol_rsv;
+            fol_settled += (int64_t)t.e[0]->eng->q->fol_settled;
+            fol_index += (int64_t)t.e[0]->eng->q->fol_index;
             assert_int_equal(t.e[1]->eng->q->fol_walked + t.e[1]->eng->q->fol_ends, 0);
         }
         assert_int_equal(stopped_of(&t, 1), 0);
@@ -482,16 +485,21 @@ static void test_random_history(void **state)
  * decision, state, wait code, coarse reason and wait split equals the
  * exhaustive pass's after every step, and jobs were walked over and passes
  * ended that way (the counts are asserted, so the comparison is not
- * vacuous). */
+ * vacuous), among them jobs refused as long (`reservation`: limits of 600
+ * to 7,200 s, so estimates fall on both sides of the shadow), classes the
+ * estimate index found all long (queue_estidx.h), and jobs walked over
+ * whose class then changed kind within the pass (settled). */
 static void test_random_followers(void **state)
 {
     (void)state;
-    fol_walked = fol_ends = 0;
+    fol_walked = fol_ends = fol_rsv = fol_settled = fol_index = 0;
     random_grid_of(201, "user", 1);
     assert_true(fol_walked > 0 && fol_ends > 0);
-    fol_walked = fol_ends = 0;
+    assert_true(fol_rsv > 0 && fol_settled > 0 && fol_index > 0);
+    fol_walked = fol_ends = fol_rsv = fol_settled = fol_index = 0;
     random_grid_of(301, "from_history", 1);
     assert_true(fol_walked > 0 && fol_ends > 0);
+    assert_true(fol_rsv > 0 && fol_settled > 0 && fol_index > 0);
 }
 
 /* One random operation of the spares grid at `now`: a finish, a node

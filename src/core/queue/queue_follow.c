@@ -68,7 +68,10 @@ static int kind_now(struct pass *ps, struct gs_qstate *q, int g)
     if (d == GS_TIME_INF)
         return misfit ? GS_QFOL_RES : 0;
     gs_time m;
-    return gs_qest_min(q->est, ps->eng, g, &m) && m >= d ? GS_QFOL_RSV : 0;
+    if (!gs_qest_min(q->est, ps->eng, g, &m) || m < d)
+        return 0;
+    q->fol_index += m != GS_TIME_INF;
+    return GS_QFOL_RSV;
 }
 
 /* The record of `k` is still its job's live entry, not tried in this pass. */
@@ -98,6 +101,7 @@ static int settle(struct pass *ps, struct gs_qstate *q, int g)
         j->tried_cycle = q->cycle;
         j->keep_cycle = 0;
         q->visited[q->nvisited++] = k->job;
+        q->fol_settled++;
     }
     q->fhead[g] = -1;
     return 0;

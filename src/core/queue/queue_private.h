@@ -77,6 +77,8 @@ struct gs_qstate {
     int frep[65];               /* per plain class (GPU count): a pending job, -1 */
     uint64_t fol_walked, fol_ends; /* jobs walked over untried; passes ended there */
     uint64_t fol_rsv;           /* ... of them, classes followed with `reservation` */
+    uint64_t fol_settled;       /* jobs walked over whose class then changed kind */
+    uint64_t fol_index;         /* classes with jobs the index found all long */
     int8_t fkind[65];           /* per class: the kind of the coarse reason its
                                    followers hold (queue_pass.h; 0 = resources) */
     struct qskip *fskip;        /* the jobs the pass walked over, in order */
