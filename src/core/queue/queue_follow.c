@@ -19,11 +19,14 @@
  *
  * One kind per class per pass.  A class followed as `reservation` may
  * later in the pass be refused with `resources` (a job of fewer GPUs took
- * the last idle GPU), or the reverse: the exhaustive pass gives the jobs
- * met before that point the old code.  The jobs walked over are recorded
- * (q->fskip), so at such a change those of the class take the old coarse
- * reason as their own and count as tried (settle), and the class follows
- * the new kind.  After the pass the coarse reason of every untried pending
+ * the last idle GPU): the exhaustive pass gives the jobs met before that
+ * point the old code.  The jobs walked over are recorded (q->fskip), so
+ * at such a change those of the class take the old coarse reason as their
+ * own and count as tried (settle), and the class follows the new kind.
+ * The reverse (a `reservation` entry of fewer GPUs comes after the class
+ * was followed with `resources`) keeps the class as it is: its later jobs
+ * are tried, as before reservation followers (settling every job walked
+ * over would cost more).  After the pass the coarse reason of every untried pending
  * job of a class matches its kind (gs_qfol_finish: only when the kind
  * changed from the last pass, O(jobs of the class)).
  *
@@ -107,13 +110,19 @@ static int settle(struct pass *ps, struct gs_qstate *q, int g)
     return 0;
 }
 
-/* Class g's untried jobs hold `kind` from here on.  0 or GS_ENOMEM. */
+/* Class g's untried jobs hold `kind` from here on: 1, or 0 when the class
+ * stays as it is (a class followed with `resources` is not turned into
+ * one followed with `reservation`: its jobs are tried instead, as before
+ * reservation followers, rather than settling every job walked over),
+ * GS_ENOMEM. */
 static int admit(struct pass *ps, struct gs_qstate *q, int g, int kind)
 {
+    if (ps->fkind[g] == GS_QFOL_RES && kind == GS_QFOL_RSV)
+        return 0;
     if (ps->fkind[g] != 0 && ps->fkind[g] != kind && settle(ps, q, g) < 0)
         return GS_ENOMEM;
     ps->fkind[g] = (int8_t)kind;
-    return 0;
+    return 1;
 }
 
 int gs_qfol_skip(struct pass *ps, struct gs_qstate *q, int job)
@@ -128,7 +137,10 @@ int gs_qfol_skip(struct pass *ps, struct gs_qstate *q, int job)
         (pre < 0 && !gs_qpass_memo_doomed(ps, j, gs_qpass_dur(eng, job), &reason)))
         return 0;
     int kind = reason == GS_WAIT_RESERVATION ? GS_QFOL_RSV : GS_QFOL_RES;
-    if (admit(ps, q, g, kind) < 0 || gs_qskip_add(q, job, j->order_seq, j->in_order, g) < 0)
+    int ok = admit(ps, q, g, kind);
+    if (ok <= 0)
+        return ok;
+    if (gs_qskip_add(q, job, j->order_seq, j->in_order, g) < 0)
         return GS_ENOMEM;
     q->fol_walked++;
     q->fol_rsv += kind == GS_QFOL_RSV;
@@ -145,9 +157,13 @@ int gs_qfol_end(struct pass *ps, struct gs_qstate *q)
     if (!gs_qfol_state(ps) || gs_qclass_has(q->cls, ps->eng, 0))
         return 0;
     int8_t kind[GS_QCLASS_MAX_GPUS + 1] = { 0 };
-    for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
-        if (gs_qclass_has(q->cls, ps->eng, g) && (kind[g] = (int8_t)kind_now(ps, q, g)) == 0)
+    for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
+        if (!gs_qclass_has(q->cls, ps->eng, g))
+            continue;
+        kind[g] = (int8_t)kind_now(ps, q, g);
+        if (kind[g] == 0 || (ps->fkind[g] == GS_QFOL_RES && kind[g] == GS_QFOL_RSV))
             return 0;
+    }
     for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
         if (kind[g] && admit(ps, q, g, kind[g]) < 0)
             return GS_ENOMEM;
@@ -167,11 +183,11 @@ static int mask_now(struct pass *ps, struct gs_qstate *q)
     ps->mask = 0;
     for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
         ps->knew[g] = (int8_t)kind_now(ps, q, g);
-        if (ps->knew[g] == 0)
-            continue;
-        ps->mask |= (uint64_t)1 << (g - 1);
-        if (admit(ps, q, g, ps->knew[g]) < 0)
+        int ok = ps->knew[g] ? admit(ps, q, g, ps->knew[g]) : 0;
+        if (ok < 0)
             return GS_ENOMEM;
+        if (ok)
+            ps->mask |= (uint64_t)1 << (g - 1);
     }
     return 0;
 }
