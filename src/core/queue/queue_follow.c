@@ -140,8 +140,8 @@ int gs_qfol_skip(struct pass *ps, struct gs_qstate *q, int job)
     int ok = admit(ps, q, g, kind);
     if (ok <= 0)
         return ok;
-    if (gs_qskip_add(q, job, j->order_seq, j->in_order, g) < 0)
-        return GS_ENOMEM;
+    if (kind == GS_QFOL_RSV && gs_qskip_add(q, job, j->order_seq, j->in_order, g) < 0)
+        return GS_ENOMEM; /* only these are ever settled */
     q->fol_walked++;
     q->fol_rsv += kind == GS_QFOL_RSV;
     j->reason = (int8_t)reason; /* what try_backfill gives it */
@@ -180,7 +180,7 @@ static int mask_now(struct pass *ps, struct gs_qstate *q)
     if (ps->mask_ver == ps->memo_ver)
         return 0;
     ps->mask_ver = ps->memo_ver;
-    ps->mask = 0;
+    ps->mask = ps->rec = 0;
     for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
         ps->knew[g] = (int8_t)kind_now(ps, q, g);
         int ok = ps->knew[g] ? admit(ps, q, g, ps->knew[g]) : 0;
@@ -188,6 +188,8 @@ static int mask_now(struct pass *ps, struct gs_qstate *q)
             return GS_ENOMEM;
         if (ok)
             ps->mask |= (uint64_t)1 << (g - 1);
+        if (ok && ps->knew[g] == GS_QFOL_RSV) /* only these are ever settled */
+            ps->rec |= (uint64_t)1 << (g - 1);
     }
     return 0;
 }
@@ -197,7 +199,7 @@ int gs_qfol_next(struct pass *ps, struct qcursor *cur)
     struct gs_engine *eng = ps->eng;
     struct gs_qstate *q = eng->q;
     if (ps->fol > 0 && eng->pol.spares_nodes == 0 && gs_qfol_state(ps)) {
-        if (mask_now(ps, q) < 0 || gs_queue_order_skip(eng, cur, ps->mask) < 0) {
+        if (mask_now(ps, q) < 0 || gs_queue_order_skip(eng, cur, ps->mask, ps->rec) < 0) {
             ps->nomem = 1;
             return -1;
         }

@@ -412,9 +412,9 @@ static int priority_next(struct gs_engine *eng, struct qcursor *cur)
 }
 
 /* The skip hook: the merge of priority_next over entries whose class is
- * in `mask`, reading keys only (a dead one is walked over too); each is
- * recorded in q->fskip. */
-static int priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask)
+ * in `mask`, reading keys only (a dead one is walked over too); those of
+ * a class in `rec` are recorded in q->fskip. */
+static int priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec)
 {
     struct gs_qstate *q = eng->q;
     const struct qlist *y = &q->young, *a = &q->aged;
@@ -423,7 +423,8 @@ static int priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t ma
         const struct order_key *k = young ? &y->k[cur->y] : cur->ka.job >= 0 ? &cur->ka : NULL;
         if (!k || k->cls <= 0 || !((mask >> (k->cls - 1)) & 1))
             return 0;
-        if (gs_qskip_add(q, k->job, k->seq, young ? LIST_YOUNG : LIST_AGED, k->cls) < 0)
+        if (((rec >> (k->cls - 1)) & 1) &&
+            gs_qskip_add(q, k->job, k->seq, young ? LIST_YOUNG : LIST_AGED, k->cls) < 0)
             return GS_ENOMEM;
         if (!cur->fast) {
             cur->fast = 1;

@@ -155,10 +155,10 @@ struct gs_queue_order_ops {
                  gs_time now);
     /* Walk over the entries next in order whose class (order_key.cls,
      * 1..64) is in `mask` (bit g - 1), without reading their jobs; stops
-     * at the first other one.  Each entry walked over is appended to
-     * q->fskip (q->nskip).  0 or GS_ENOMEM.  NULL = not supported (the
-     * pass tries each job in turn). */
-    int (*skip)(struct gs_engine *eng, struct qcursor *cur, uint64_t mask);
+     * at the first other one.  Each entry walked over whose class is in
+     * `rec` is appended to q->fskip (q->nskip).  0 or GS_ENOMEM.  NULL =
+     * not supported (the pass tries each job in turn). */
+    int (*skip)(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec);
 };
 
 /* Record that the pass walked over `job` (entry seq / list) of class
@@ -213,10 +213,10 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur);
 
 /* Walk `cur` over the jobs next in order whose class is in `mask` (the
  * order's skip hook; nothing when it has none).  Their jobs are not read:
- * live or not, the pass leaves them untried (recorded in q->fskip).  Only
- * with hot spares off (a job's class is then fixed while it is listed).
- * 0 or GS_ENOMEM. */
-int gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask);
+ * live or not, the pass leaves them untried (recorded in q->fskip when
+ * their class is in `rec`).  Only with hot spares off (a job's class is
+ * then fixed while it is listed).  0 or GS_ENOMEM. */
+int gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec);
 
 /* After a pass that stopped at `cur`: drop the dead entries it walked over
  * (their cost was paid by the pass); nothing when cur->dead is 0. */
