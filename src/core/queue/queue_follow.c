@@ -86,24 +86,33 @@ static int rec_live(const struct gs_engine *eng, const struct gs_qstate *q,
            j->tried_cycle != q->cycle;
 }
 
+/* `job`, refused by the memo with `reason` (no side effect), counts as
+ * tried with that reason: what try_job and visit (queue.c) leave of such a
+ * try, without the try.  0 or GS_ENOMEM. */
+static int code_tried(struct gs_qstate *q, struct job *j, int job, int reason)
+{
+    if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1, sizeof *q->visited))
+        return GS_ENOMEM;
+    j->reason = (int8_t)reason;
+    j->tried_cycle = q->cycle;
+    j->keep_cycle = 0;
+    q->visited[q->nvisited++] = job;
+    return 0;
+}
+
 /* Class g changes kind: the jobs of g walked over so far take the old
  * kind's coarse reason as their own (tried, for the wait accounting), and
  * their records go.  0 or GS_ENOMEM. */
 static int settle(struct pass *ps, struct gs_qstate *q, int g)
 {
     struct gs_engine *eng = ps->eng;
-    int8_t reason = ps->fkind[g] == GS_QFOL_RSV ? GS_WAIT_RESERVATION : GS_WAIT_RESOURCES;
+    int reason = ps->fkind[g] == GS_QFOL_RSV ? GS_WAIT_RESERVATION : GS_WAIT_RESOURCES;
     for (int i = q->fhead[g]; i >= 0; i = q->fskip[i].next) {
         const struct qskip *k = &q->fskip[i];
         if (!rec_live(eng, q, k))
             continue;
-        if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1, sizeof *q->visited))
+        if (code_tried(q, &eng->jobs[k->job], k->job, reason) < 0)
             return GS_ENOMEM;
-        struct job *j = &eng->jobs[k->job];
-        j->reason = reason;
-        j->tried_cycle = q->cycle;
-        j->keep_cycle = 0;
-        q->visited[q->nvisited++] = k->job;
         q->fol_settled++;
     }
     q->fhead[g] = -1;
@@ -138,8 +147,12 @@ int gs_qfol_skip(struct pass *ps, struct gs_qstate *q, int job)
         return 0;
     int kind = reason == GS_WAIT_RESERVATION ? GS_QFOL_RSV : GS_QFOL_RES;
     int ok = admit(ps, q, g, kind);
-    if (ok <= 0)
+    if (ok < 0)
         return ok;
+    if (ok == 0) { /* its class stays as it is: tried, as the try would leave it */
+        ps->visits++;
+        return code_tried(q, j, job, reason) < 0 ? GS_ENOMEM : 1;
+    }
     if (kind == GS_QFOL_RSV && gs_qskip_add(q, job, j->order_seq, j->in_order, g) < 0)
         return GS_ENOMEM; /* only these are ever settled */
     q->fol_walked++;
