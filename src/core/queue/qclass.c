@@ -223,22 +223,6 @@ static int memo_refuses_any(const gs_time *live_m, const gs_time *view_m, int g)
     return 0;
 }
 
-int gs_qclass_refuses_any(const gs_time *live_m, const gs_time *view_m, int g)
-{
-    return memo_refuses_any(live_m, view_m, g);
-}
-
-int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs_time *live_m,
-                      const gs_time *view_m)
-{
-    if (top_live(c, eng, 0))
-        return 0;
-    for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
-        if (top_live(c, eng, g) && !memo_refuses_any(live_m, view_m, g))
-            return 0;
-    return 1;
-}
-
 int gs_qclass_has(struct gs_qclass *c, const struct gs_engine *eng, int g)
 {
     return top_live(c, eng, g);
