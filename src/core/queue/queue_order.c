@@ -377,7 +377,7 @@ static void load_aged(struct gs_engine *eng, struct qcursor *cur)
     cur->ka.job = -1;
     if (cur->a < q->aged.n) {
         cur->ka = q->aged.k[cur->a];
-        cur->ka.prio = aged_at(eng, cur->ka.prio, cur->now);
+        cur->ka.prio = gs_sat_add(cur->ka.prio, cur->shift); /* aged_at, hoisted */
     }
 }
 
@@ -388,6 +388,7 @@ static int priority_begin(struct gs_engine *eng, gs_time now, struct qcursor *cu
         return GS_ENOMEM;
     cur->y = q->young.head;
     cur->a = q->aged.head;
+    cur->shift = gs_sat_mul(rate_of(eng), now - eng->pol.max_wait_before_aging);
     load_aged(eng, cur);
     return 0;
 }
@@ -439,7 +440,7 @@ static int priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t ma
         cur->ka.job = -1;
         if (cur->a < a->n) {
             cur->ka = a->k[cur->a];
-            cur->ka.prio = aged_at(eng, cur->ka.prio, cur->now);
+            cur->ka.prio = gs_sat_add(cur->ka.prio, cur->shift); /* aged_at, hoisted */
         }
     }
 }

@@ -119,6 +119,8 @@ struct qcursor {
     int fast;                   /* gs_queue_order_skip walked over entries ... */
     size_t fy, fa;              /* ... from these positions on */
     gs_time now;
+    int64_t shift;              /* aging_milli x (now - max_wait), saturated: an aged
+                                   key at now is gs_sat_add(list key, shift) */
 };
 
 /* A queue order: the sequence in which a pass visits the pending jobs
