@@ -37,7 +37,9 @@
  * --max-job-test N sets queue.max_job_test (default: the policy default;
  * 0 = unbounded, which reproduces the schedules of a build without it).
  *
- * Usage: bench_queue [--case N] [--cap S] [--size small] [--max-job-test N]
+ * --jobs N sets case 11's depth (default 10^5), to iterate on it faster.
+ *
+ * Usage: bench_queue [--case N] [--cap S] [--size small] [--max-job-test N] [--jobs N]
  */
 #define _DEFAULT_SOURCE
 #include "bench_util.h"
@@ -273,6 +275,7 @@ static void fork_deep(int id, size_t jobs, int cap, double *base)
 int main(int argc, char **argv)
 {
     int only = 0, cap = 600, small = 0;
+    size_t hjobs[] = { 1000, 10000, 100000 };
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = atoi(argv[++i]);
@@ -282,6 +285,8 @@ int main(int argc, char **argv)
             small = strcmp(argv[++i], "small") == 0;
         else if (strcmp(argv[i], "--max-job-test") == 0 && i + 1 < argc)
             max_job_test = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc)
+            hjobs[2] = (size_t)atol(argv[++i]); /* case 11's depth (iterating) */
     }
     printf("bench_queue: priority + aging + EASY backfill on user limits\n");
     double t0 = bench_now_ms();
@@ -301,7 +306,6 @@ int main(int argc, char **argv)
     if (!only || only == 12)
         fork_deep(12, 1000, cap, &base);
     deep_history = 1;
-    const size_t hjobs[] = { 1000, 10000, 100000 };
     double hbase = 0;
     for (int k = 0; k < 3; k++)
         if ((!only && k < 2 && !(small && k > 0)) || only == 9 + k)

@@ -29,6 +29,7 @@
 #include "qtestutil.h"
 #include "core/queue/queue_private.h" /* white box: gs_queue_set_classes */
 #include "core/queue/qclass.h"        /* white box: gs_qclass_enabled */
+#include "core/queue/queue_estidx.h"  /* white box: gs_qest_min */
 #include "core/diagnose/diagnose.h"
 #include "core/base/rng.h"
 
@@ -379,7 +380,7 @@ static void test_coverage_bounded(void **state)
  * pass from stopping while they wait), random teams and limits; submits,
  * finishes and passes at random times.  Both engines compared after every
  * step; over the grid some passes must have stopped. */
-static int64_t fol_walked, fol_ends; /* summed over random_grid_of(.., 1) */
+static int64_t fol_walked, fol_ends, fol_rsv, fol_settled, fol_index; /* over random_grid_of(.., 1) */
 
 /* The seeded random grid: 24 engines from seed `from`, estimates `est`;
  * with `fol` no quota, backfill always and the unbounded pass (the
@@ -445,6 +446,9 @@ static int64_t random_grid_of(int from, const char *est, int fol)
         if (fol) {
             fol_walked += (int64_t)t.e[0]->eng->q->fol_walked;
             fol_ends += (int64_t)t.e[0]->eng->q->fol_ends;
+            fol_rsv += (int64_t)t.e[0]->eng->q->fol_rsv;
+            fol_settled += (int64_t)t.e[0]->eng->q->fol_settled;
+            fol_index += (int64_t)t.e[0]->eng->q->fol_index;
             assert_int_equal(t.e[1]->eng->q->fol_walked + t.e[1]->eng->q->fol_ends, 0);
         }
         assert_int_equal(stopped_of(&t, 1), 0);
@@ -482,16 +486,21 @@ static void test_random_history(void **state)
  * decision, state, wait code, coarse reason and wait split equals the
  * exhaustive pass's after every step, and jobs were walked over and passes
  * ended that way (the counts are asserted, so the comparison is not
- * vacuous). */
+ * vacuous), among them jobs refused as long (`reservation`: limits of 600
+ * to 7,200 s, so estimates fall on both sides of the shadow), classes the
+ * estimate index found all long (queue_estidx.h), and jobs walked over
+ * whose class then changed kind within the pass (settled). */
 static void test_random_followers(void **state)
 {
     (void)state;
-    fol_walked = fol_ends = 0;
+    fol_walked = fol_ends = fol_rsv = fol_settled = fol_index = 0;
     random_grid_of(201, "user", 1);
     assert_true(fol_walked > 0 && fol_ends > 0);
-    fol_walked = fol_ends = 0;
+    assert_true(fol_rsv > 0 && fol_settled > 0 && fol_index > 0);
+    fol_walked = fol_ends = fol_rsv = fol_settled = fol_index = 0;
     random_grid_of(301, "from_history", 1);
     assert_true(fol_walked > 0 && fol_ends > 0);
+    assert_true(fol_rsv > 0 && fol_settled > 0 && fol_index > 0);
 }
 
 /* One random operation of the spares grid at `now`: a finish, a node
@@ -552,6 +561,71 @@ static void test_random_spares(void **state)
     assert_true(stops > 0);
 }
 
+/* The estimate index (queue_estidx.h) against brute force: on history
+ * estimates, with jobs of four users, two names and three teams (so a
+ * class holds several groups) and limits of 10-120 min, after every step
+ * the smallest estimate the index gives for each plain class equals the
+ * smallest gs_eng_estimate over the class's pending jobs, read one by one.
+ * Asserted not vacuous: some answers read the history (an estimate below
+ * its job's limit) and some classes had pending jobs. */
+static void test_estidx_min(void **state)
+{
+    (void)state;
+    const char *kv[] = { "queue.policy", "priority", "queue.backfill", "easy",
+                         "queue.duration_estimate", "from_history", "queue.max_job_test", "0",
+                         NULL };
+    struct qeng *e = qeng_new("n1:8 n2:8", qpolicy(kv));
+    struct gs_rng r;
+    gs_rng_seed(&r, 77);
+    static char ids[160][16];
+    static const char *const users[] = { "u0", "u1", "u2", "u3" }, *const names[] = { "a", "b" };
+    static const char *const teams[] = { "team-a", "team-b", "team-c" };
+    int n = 0, answered = 0, learned = 0;
+    gs_time now = 0;
+    for (int k = 0; k < 160; k++) {
+        now += SEC(1 + gs_rng_below(&r, 300));
+        if (gs_rng_below(&r, 3) == 0) {
+            for (int h = 0; h < n; h++) /* the oldest running job ends */
+                if (qstate(e, h) == GS_JOB_RUNNING) {
+                    qfinish(e, now, h);
+                    break;
+                }
+        } else {
+            snprintf(ids[k], sizeof ids[k], "j%d", k);
+            struct qjob j = { .id = ids[k], .submit_s = (double)now / 1000,
+                              .gpus = 1 << gs_rng_below(&r, 4),
+                              .tl_s = (double)(600 * (1 + gs_rng_below(&r, 12))),
+                              .prio = (int)gs_rng_below(&r, 4),
+                              .team = teams[gs_rng_below(&r, 3)],
+                              .user = users[gs_rng_below(&r, 4)],
+                              .name = names[gs_rng_below(&r, 2)] };
+            n = qsubmit(e, now, &j) + 1;
+        }
+        qstep(e, now);
+        struct gs_engine *eng = e->eng;
+        for (int g = 1; g <= 8; g *= 2) {
+            gs_time want = GS_TIME_INF, got;
+            for (size_t s = 0; s < eng->njobs; s++) {
+                const struct job *j = &eng->jobs[s];
+                if (gs_eng_slot_free(eng, (int)s) || j->state != GS_JOB_PENDING ||
+                    gs_qclass_of(eng, j) != g)
+                    continue;
+                gs_time est = gs_eng_estimate(eng, (int)s);
+                est = est == GS_TIME_NONE ? GS_TIME_INF : est;
+                learned += est < j->time_limit;
+                if (est < want)
+                    want = est;
+            }
+            if (n == 0)
+                continue; /* nothing filed yet: the index answers unknown */
+            assert_int_equal(gs_qest_min(eng->q->est, eng, g, &got), 1);
+            assert_int_equal(got, want);
+            answered += want != GS_TIME_INF;
+        }
+    }
+    assert_true(answered > 50 && learned > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -563,6 +637,7 @@ int main(void)
         QTEST(test_moving_estimates),
         QTEST(test_random_history),
         QTEST(test_random_followers),
+        QTEST(test_estidx_min),
         QTEST(test_random_spares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

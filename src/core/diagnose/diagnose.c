@@ -246,7 +246,8 @@ static int class_code(struct gs_engine *eng, const struct gs_qstate *q, int g, i
     if (ccode[g] == 0) {
         if (q->frep[g] < 0)
             return -1;
-        int c = gs_diag_resource_code(eng, q->frep[g]);
+        int c = q->fkind[g] == GS_QFOL_RSV ? GS_REASON_RESERVATION
+                                            : gs_diag_resource_code(eng, q->frep[g]);
         ccode[g] = (int8_t)(c == GS_REASON_NONE ? GS_REASON_PRIORITY : c);
         if (gs_diag_tl_note(eng->diag, g, ccode[g], now) < 0)
             return GS_ENOMEM;
@@ -270,7 +271,9 @@ static int convert(struct gs_engine *eng, const struct gs_qstate *q, int job, in
     int8_t cur = close_if_ran(ds, j, job, now);
     gs_diag_follow(ds, job, g, code, wait_begin(j, cur, now), now);
     ds->runs[job] = j->runs;
-    j->reason = GS_WAIT_RESOURCES; /* the memo's: refused whatever its estimate */
+    /* the memo's: refused whatever its estimate, or every estimate of the
+     * class is long (queue_follow.c) */
+    j->reason = q->fkind[g] == GS_QFOL_RSV ? GS_WAIT_RESERVATION : GS_WAIT_RESOURCES;
     return 0;
 }
 

@@ -223,20 +223,18 @@ static int memo_refuses_any(const gs_time *live_m, const gs_time *view_m, int g)
     return 0;
 }
 
-int gs_qclass_refuses_any(const gs_time *live_m, const gs_time *view_m, int g)
+int gs_qclass_has(struct gs_qclass *c, const struct gs_engine *eng, int g)
 {
-    return memo_refuses_any(live_m, view_m, g);
+    return top_live(c, eng, g);
 }
 
-int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs_time *live_m,
-                      const gs_time *view_m)
+void gs_qclass_set_reason(const struct gs_qclass *c, struct gs_engine *eng, int g,
+                          uint32_t cycle, int reason)
 {
-    if (top_live(c, eng, 0))
-        return 0;
-    for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
-        if (top_live(c, eng, g) && !memo_refuses_any(live_m, view_m, g))
-            return 0;
-    return 1;
+    const struct bucket *b = &c->b[g];
+    for (size_t i = 0; i < b->n; i++)
+        if (live(eng, &b->e[i]) && eng->jobs[b->e[i].job].tried_cycle != cycle)
+            eng->jobs[b->e[i].job].reason = (int8_t)reason;
 }
 
 void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep)

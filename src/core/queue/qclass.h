@@ -20,9 +20,9 @@
  * at the stop point, giving codes only to the jobs that need them (those
  * tried individually last time and not this time, and those new to the
  * queue).  Otherwise it walks on, exactly as before, and establishes the
- * codes for the next pass.  With followers (queue.c) the pass ends instead
- * where every job left is refused whatever its estimate
- * (gs_qclass_all_any).  Core only; used by queue.c, queue_order.c (a list
+ * codes for the next pass.  With followers (queue_follow.c) the pass ends
+ * instead where every class left is followed (gs_qclass_has: which
+ * classes have pending jobs).  Core only; used by queue.c, queue_order.c (a list
  * entry's class) and diagnose.c (a follower's class, gs_qclass_of).
  */
 #ifndef GS_CORE_QUEUE_QCLASS_H
@@ -114,20 +114,18 @@ int gs_qclass_same(const struct gs_qclass *c, const struct gs_qclass_sig *sig);
 int gs_qclass_establish(struct gs_qclass *c, const struct gs_qclass_sig *sig,
                         const int *prefix, size_t n);
 
-/* Whether the memo (`live`, `view`, per GPU count) refuses every pending
- * job left with `resources` whatever its estimate: no job that is not
- * plain is pending, and for every plain class with pending jobs some
- * count up to its own does not fit the idle GPUs before any count with a
- * `reservation` entry.  Drops stale entries. */
-int gs_qclass_all_any(struct gs_qclass *c, const struct gs_engine *eng, const gs_time *live,
-                      const gs_time *view);
-
-/* Whether the memo refuses every job of class `g` (1..64) that way. */
-int gs_qclass_refuses_any(const gs_time *live, const gs_time *view, int g);
-
 /* rep[g] = a pending job of plain class g, or -1, for g = 0..64 (rep[0]
  * is -1).  Drops stale entries; counts the classes (gs_qclass_count). */
 void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep);
+
+/* Whether a pending job is filed under class `g` (0: not plain).  Drops
+ * stale entries. */
+int gs_qclass_has(struct gs_qclass *c, const struct gs_engine *eng, int g);
+
+/* Set the coarse reason of every pending job filed under plain class `g`
+ * that pass cycle `cycle` did not try (tried_cycle) to `reason`. */
+void gs_qclass_set_reason(const struct gs_qclass *c, struct gs_engine *eng, int g,
+                          uint32_t cycle, int reason);
 
 /* Forget the established codes (a pass that ended otherwise). */
 void gs_qclass_invalidate(struct gs_qclass *c);

@@ -30,101 +30,16 @@
  * holds back a pass due sooner than that after the last one; it runs at
  * gs_engine_next_wakeup.
  */
-#include "core/queue/queue_private.h"
-#include "core/queue/qclass.h"
+#include "core/queue/queue_pass.h"
 #include "core/base/alloc.h"
 
 #include <limits.h>
 #include <stdint.h>
-
-#define MEMO_MAX_GPUS 64
-#define MEMO_GROUPS 4
-
-/* State of one pass.  The memo records, per GPU count, the shortest
- * estimate that already failed to fit; since a pass only ever takes GPUs
- * away or adds reservations, a later plain request at least as large and at
- * least as long fails too, without a placement search. */
-struct pass {
-    struct gs_engine *eng;
-    gs_time now;
-    struct gs_alloc *a;         /* placement storage, the queue state's */
-    uint64_t *view, *held;      /* per node, the queue state's */
-    int max_res;
-    int blocked;                /* some job could not start: others are behind it */
-    int head;                   /* the first job that could not start */
-    int plan_failed;            /* the blocked job could not be planned */
-    uint64_t blocked_in;        /* queue groups (partitions) with a blocked job */
-    uint64_t failed_in;         /* ... and with a job that could not be planned */
-    /* per partition (index + 1, 0 = none; jobs of later partitions are
-     * not memoised): partitions may see different nodes */
-    gs_time fail_live[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* does not fit idle GPUs */
-    gs_time fail_view[MEMO_GROUPS][MEMO_MAX_GPUS + 1]; /* min estimate failing the view */
-    int view_k;                 /* reservations folded into view, -1 = none */
-    int changed;                /* a job started, or preemption stopped or drained one */
-    int kept;                   /* the job just tried blocked its group or reserved */
-    size_t n_start, visits;     /* pending at its start; jobs it tried (all segments) */
-    int peeked;                 /* the job it stopped at (next to try), -1 = none */
-    gs_time res_min;            /* earliest reservation start made */
-    gs_time res_start[1024];    /* sorted reservation starts (first 1024) */
-    int nres;
-    /* the stop point (qclass.h): checked when the memo or the head moved */
-    int cls_on;                 /* this pass may stop there */
-    int x_set;                  /* it reached the stop point ... */
-    size_t x_vis;               /* ... with this many jobs tried (q->nvisited) */
-    uint64_t memo_ver, checked_ver;
-    struct gs_qclass_sig sig;   /* the pass state at the stop point */
-    int fol;                    /* this pass may leave jobs following their class */
-    uint64_t fol_ver;           /* memo_ver at the last check for the end */
-    uint64_t mask_ver, mask;    /* memo_ver of `mask`: classes refused whatever
-                                   the estimate (bit g - 1), 0 = none */
-};
-
-static int plain(const struct gs_engine *eng, const struct job *j)
-{
-    return gs_qclass_plain(eng, j, MEMO_GROUPS) && !gs_eng_recovering(eng, j);
-}
-
-/* Whether the memo already proves `j` (estimate `dur`) cannot start. */
-static int memo_doomed(const struct pass *ps, const struct job *j, gs_time dur, int *reason)
-{
-    if (!plain(ps->eng, j))
-        return 0;
-    for (int g = 1; g <= j->gpus; g++) {
-        if (ps->fail_live[j->part][g] == 0) {
-            *reason = GS_WAIT_RESOURCES;
-            return 1;
-        }
-        if (ps->fail_view[j->part][g] != GS_TIME_INF && ps->fail_view[j->part][g] <= dur) {
-            *reason = GS_WAIT_RESERVATION;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* memo_doomed before the estimate is read (an estimator call per job is
- * most of a refusal's cost with history estimates): 1 when a count up to
- * the job's does not fit the idle GPUs before any `reservation` entry (it
- * is refused with `resources` whatever its estimate: *reason set), 0 when
- * the memo cannot refuse it at any estimate, -1 when the estimate decides. */
-static int memo_pre(const struct pass *ps, const struct job *j, int *reason)
-{
-    if (!plain(ps->eng, j))
-        return 0;
-    for (int g = 1; g <= j->gpus; g++) {
-        if (ps->fail_live[j->part][g] == 0) {
-            *reason = GS_WAIT_RESOURCES;
-            return 1;
-        }
-        if (ps->fail_view[j->part][g] != GS_TIME_INF)
-            return -1;
-    }
-    return 0;
-}
+#include <string.h>
 
 static void memo_fail(struct pass *ps, const struct job *j, gs_time dur, int live)
 {
-    if (!plain(ps->eng, j))
+    if (!gs_qpass_plain(ps->eng, j))
         return;
     if (live && ps->fail_live[j->part][j->gpus] != 0) {
         ps->fail_live[j->part][j->gpus] = 0;
@@ -133,12 +48,6 @@ static void memo_fail(struct pass *ps, const struct job *j, gs_time dur, int liv
         ps->fail_view[j->part][j->gpus] = dur;
         ps->memo_ver++;
     }
-}
-
-static gs_time job_dur(const struct gs_engine *eng, int job)
-{
-    gs_time e = gs_eng_estimate(eng, job);
-    return e == GS_TIME_NONE ? GS_TIME_INF : e;
 }
 
 /* Reservations overlapping [now, now + dur): those starting before its end. */
@@ -157,7 +66,7 @@ static int reserve(struct pass *ps, int job)
     struct gs_engine *eng = ps->eng;
     struct gs_request req;
     gs_eng_request(eng, job, &req);
-    gs_time dur = job_dur(eng, job), start;
+    gs_time dur = gs_qpass_dur(eng, job), start;
     int rc = gs_profile_earliest(eng->profile, eng->cl, ps->now, &req, eng->pol.strategy, dur,
                                  &start, ps->a);
     if (rc < 0)
@@ -222,9 +131,9 @@ static int try_backfill(struct pass *ps, int job)
 {
     struct gs_engine *eng = ps->eng;
     struct job *j = &eng->jobs[job];
-    int reason, pre = memo_pre(ps, j, &reason);
-    gs_time dur = pre == 1 ? 0 : job_dur(eng, job);
-    if (pre == 1 || (pre < 0 && memo_doomed(ps, j, dur, &reason))) {
+    int reason, pre = gs_qpass_memo_pre(ps, j, &reason);
+    gs_time dur = pre == 1 ? 0 : gs_qpass_dur(eng, job);
+    if (pre == 1 || (pre < 0 && gs_qpass_memo_doomed(ps, j, dur, &reason))) {
         j->reason = (int8_t)reason;
         return GS_ENOSPC;
     }
@@ -370,6 +279,11 @@ static void pass_init(struct pass *ps, struct gs_engine *eng, gs_time now)
     ps->x_vis = 0;
     ps->memo_ver = 1;
     ps->checked_ver = 0;
+    eng->q->nskip = 0;
+    memset(eng->q->fhead, -1, sizeof eng->q->fhead);
+    ps->nomem = 0;
+    memset(ps->fkind, 0, sizeof ps->fkind);
+    memset(ps->knew, 0, sizeof ps->knew);
     forget(ps);
     /* The backfill modes are not an ops table: they differ only in how
      * many reservations a pass keeps (none 0, easy 1, conservative
@@ -488,84 +402,6 @@ static int class_settle(struct pass *ps, struct gs_qstate *q, struct qcursor *cu
     return 0;
 }
 
-/* Followers (docs/policy.md, "Followers"; diagnose_follow.c).  Once the
- * blocked head holds every reservation the pass may make (and its plan
- * did not fail), a plain job whose class the memo refuses with
- * `resources` whatever its estimate fails with no side effect and gets
- * the resource code of its class, the same for all its jobs: the pass
- * does not try it (fol_skip) and the job follows its class's code.  When
- * every job left is such a job (no job that is not plain is pending), the
- * pass ends there (fol_end): every job left follows.  Needs the pass to
- * see every job (max_job_test 0), no quota (a team's quota test comes
- * first), backfill, no retry.hold, and a last pass that coded every
- * pending job. */
-static int fol_mode(const struct gs_engine *eng, const struct gs_qstate *q)
-{
-    /* retry.hold: a held job's class changes while it is listed (plain
-       once its hold ends), so the walk could not trust the listed class */
-    if (q->cls_off || eng->pol.max_job_test != 0 || eng->backfill == GS_BACKFILL_NONE ||
-        eng->pol.retry_hold > 0 || !gs_qclass_enabled(eng))
-        return 0;
-    for (size_t t = 0; t < eng->teams_cap; t++)
-        if (eng->team_quota[t] >= 0)
-            return 0;
-    return 1;
-}
-
-/* The head holds every reservation the pass may make and was planned. */
-static int fol_state(const struct pass *ps)
-{
-    return ps->blocked && ps->max_res > 0 && ps->nres >= ps->max_res && ps->failed_in == 0;
-}
-
-/* Whether the pass leaves `job` untried (it follows its class; the
- * accounting finds it: a job not tried by a pass that leaves followers). */
-static int fol_skip(struct pass *ps, struct gs_qstate *q, int job)
-{
-    struct job *j = &ps->eng->jobs[job];
-    int reason;
-    if (!fol_state(ps) || gs_qclass_of(ps->eng, j) == 0 || memo_pre(ps, j, &reason) != 1)
-        return 0;
-    q->fol_walked++;
-    j->reason = GS_WAIT_RESOURCES; /* what try_backfill gives it */
-    ps->visits++;
-    return 1;
-}
-
-/* Whether every job left follows its class (checked when the memo moved). */
-static int fol_end(struct pass *ps, struct gs_qstate *q)
-{
-    if (ps->memo_ver == ps->fol_ver)
-        return 0;
-    ps->fol_ver = ps->memo_ver;
-    if (!fol_state(ps) || !gs_qclass_all_any(q->cls, ps->eng, ps->fail_live[0], ps->fail_view[0]))
-        return 0;
-    q->jumped = 1;
-    q->fol_ends++;
-    q->reached++; /* the stop point, where the pass ends */
-    q->stopped++;
-    return 1;
-}
-
-/* The next job in pass order, walking over (unread) those fol_skip would
- * leave untried when the order can (hot spares off: a listed job's class
- * is fixed). */
-static int fol_next(struct pass *ps, struct qcursor *cur)
-{
-    struct gs_engine *eng = ps->eng;
-    if (ps->fol > 0 && eng->pol.spares_nodes == 0 && fol_state(ps)) {
-        if (ps->mask_ver != ps->memo_ver) {
-            ps->mask_ver = ps->memo_ver;
-            ps->mask = 0;
-            for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++)
-                if (gs_qclass_refuses_any(ps->fail_live[0], ps->fail_view[0], g))
-                    ps->mask |= (uint64_t)1 << (g - 1);
-        }
-        gs_queue_order_skip(eng, cur, ps->mask);
-    }
-    return gs_queue_order_next(eng, cur);
-}
-
 /* Try the jobs in pass order from `cur`, at most queue.max_job_test of
  * them (a continuation by stamps: of those the cycle has not tried, plus
  * the kept ones); the pending jobs left untried are counted in
@@ -576,13 +412,18 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
     size_t limit = eng->pol.max_job_test > 0 ? (size_t)eng->pol.max_job_test : SIZE_MAX;
     size_t n0 = eng->npending, tried = 0, visits = 0;
     int started = 0, job;
-    while ((job = ps->peeked >= 0 ? ps->peeked : fol_next(ps, cur)) >= 0) {
+    while ((job = ps->peeked >= 0 ? ps->peeked : gs_qfol_next(ps, cur)) >= 0) {
         ps->peeked = -1;
         const struct job *j = &eng->jobs[job];
         if (cont_skip(q, j, cont))
             continue;
-        if (ps->fol && fol_skip(ps, q, job))
-            continue;
+        if (ps->fol) {
+            int sk = gs_qfol_skip(ps, q, job);
+            if (sk < 0)
+                return sk;
+            if (sk)
+                continue;
+        }
         int kept = cont && j->keep_cycle == q->cycle;
         if (!kept && tried >= limit) {
             q->cont = 1; /* jobs left untried: continue at once */
@@ -596,7 +437,9 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
         if (rc < 0)
             return rc;
         started += rc;
-        if (ps->fol && fol_end(ps, q)) {
+        if (ps->fol && (rc = gs_qfol_end(ps, q)) != 0) {
+            if (rc < 0)
+                return rc;
             if (ps->visits < ps->n_start)
                 ps->visits = ps->n_start; /* the rest follows, not skipped */
             break;
@@ -609,6 +452,8 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
             break;
         }
     }
+    if (ps->nomem)
+        return GS_ENOMEM;
     if (ps->fol > 0 && ps->visits < ps->n_start)
         ps->visits = ps->n_start; /* untried ones follow their class */
     /* untried: of the jobs pending when the pass began (all its segments),
@@ -640,8 +485,10 @@ static int pass_finish(struct gs_engine *eng, struct gs_qstate *q, const struct 
     q->quiet_decisions = eng->decisions;
     q->tried += q->nvisited;
     q->fpass = ps->fol > 0;
-    if (q->fpass)
+    if (q->fpass) {
         gs_qclass_reps(q->cls, eng, q->frep);
+        gs_qfol_finish(ps, q);
+    }
     /* a pass that reached its stop point gave every job beyond it the code
      * of its class: the next pass may rely on that */
     if (!ps->cls_on || !ps->x_set || gs_qclass_establish(q->cls, &ps->sig, q->visited, ps->x_vis) < 0)
@@ -771,7 +618,7 @@ int gs_queue_pass(struct gs_engine *eng, gs_time now)
         return GS_ENOMEM;
     struct pass ps; /* not zero-initialised as a whole: res_start is large */
     pass_init(&ps, eng, now);
-    int fmode = !cont && fol_mode(eng, q);
+    int fmode = !cont && gs_qfol_mode(eng, q);
     ps.cls_on = !cont && !fmode && !q->cls_off && gs_qclass_enabled(eng);
     ps.fol = fmode && q->fol_ready;
     ps.fol_ver = ps.mask_ver = 0;

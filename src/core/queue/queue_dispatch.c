@@ -41,11 +41,10 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
     return order_of(eng)->next(eng, cur);
 }
 
-void gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask)
+int gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec)
 {
     const struct gs_queue_order_ops *o = order_of(eng);
-    if (o->skip && mask)
-        o->skip(eng, cur, mask);
+    return o->skip && mask ? o->skip(eng, cur, mask, rec) : 0;
 }
 
 void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur)

@@ -37,6 +37,7 @@
  */
 #include "core/queue/queue_private.h"
 #include "core/queue/qclass.h"
+#include "core/queue/queue_estidx.h"
 #include "core/base/satmath.h"
 #include "core/base/alloc.h"
 
@@ -60,8 +61,9 @@ struct gs_qstate *gs_queue_state(struct gs_engine *eng)
             q->view = gs_calloc(nn, sizeof *q->view);
             q->blocked = gs_calloc(nn, sizeof *q->blocked);
             q->cls = gs_qclass_create();
+            q->est = gs_qest_create();
         }
-        if (!q || !q->alloc.parts || !q->view || !q->blocked || !q->cls) {
+        if (!q || !q->alloc.parts || !q->view || !q->blocked || !q->cls || !q->est) {
             gs_queue_state_free(q);
             return NULL;
         }
@@ -83,6 +85,8 @@ void gs_queue_state_free(struct gs_qstate *q)
     gs_free(q->moved);
     gs_free(q->visited);
     gs_free(q->joined);
+    gs_free(q->fskip);
+    gs_qest_free(q->est);
     gs_free(q->alloc.parts);
     gs_free(q->view);
     gs_free(q->blocked);
@@ -282,7 +286,8 @@ int gs_queue_scan_joined(struct gs_engine *eng, gs_time now, int lists)
         struct job *j = &eng->jobs[job];
         q->joined[q->njoined++] = job;
         gs_time e = gs_eng_estimate(eng, job);
-        if (gs_qclass_note(q->cls, eng, job, e == GS_TIME_NONE ? GS_TIME_INF : e) < 0)
+        if (gs_qclass_note(q->cls, eng, job, e == GS_TIME_NONE ? GS_TIME_INF : e) < 0 ||
+            gs_qest_note(q->est, eng, job, e == GS_TIME_NONE ? GS_TIME_INF : e) < 0)
             return GS_ENOMEM;
         if (!lists || (j->in_order != LIST_NONE && !j->front))
             continue; /* still listed (its entry comes back to life); a job
@@ -372,7 +377,7 @@ static void load_aged(struct gs_engine *eng, struct qcursor *cur)
     cur->ka.job = -1;
     if (cur->a < q->aged.n) {
         cur->ka = q->aged.k[cur->a];
-        cur->ka.prio = aged_at(eng, cur->ka.prio, cur->now);
+        cur->ka.prio = gs_sat_add(cur->ka.prio, cur->shift); /* aged_at, hoisted */
     }
 }
 
@@ -383,6 +388,7 @@ static int priority_begin(struct gs_engine *eng, gs_time now, struct qcursor *cu
         return GS_ENOMEM;
     cur->y = q->young.head;
     cur->a = q->aged.head;
+    cur->shift = gs_sat_mul(rate_of(eng), now - eng->pol.max_wait_before_aging);
     load_aged(eng, cur);
     return 0;
 }
@@ -407,16 +413,20 @@ static int priority_next(struct gs_engine *eng, struct qcursor *cur)
 }
 
 /* The skip hook: the merge of priority_next over entries whose class is
- * in `mask`, reading keys only (a dead one is walked over too). */
-static void priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask)
+ * in `mask`, reading keys only (a dead one is walked over too); those of
+ * a class in `rec` are recorded in q->fskip. */
+static int priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec)
 {
-    const struct gs_qstate *q = eng->q;
+    struct gs_qstate *q = eng->q;
     const struct qlist *y = &q->young, *a = &q->aged;
     for (;;) {
         int young = cur->y < y->n && (cur->ka.job < 0 || cmp_order(&y->k[cur->y], &cur->ka) < 0);
         const struct order_key *k = young ? &y->k[cur->y] : cur->ka.job >= 0 ? &cur->ka : NULL;
         if (!k || k->cls <= 0 || !((mask >> (k->cls - 1)) & 1))
-            return;
+            return 0;
+        if (((rec >> (k->cls - 1)) & 1) &&
+            gs_qskip_add(q, k->job, k->seq, young ? LIST_YOUNG : LIST_AGED, k->cls) < 0)
+            return GS_ENOMEM;
         if (!cur->fast) {
             cur->fast = 1;
             cur->fy = cur->y;
@@ -430,7 +440,7 @@ static void priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t m
         cur->ka.job = -1;
         if (cur->a < a->n) {
             cur->ka = a->k[cur->a];
-            cur->ka.prio = aged_at(eng, cur->ka.prio, cur->now);
+            cur->ka.prio = gs_sat_add(cur->ka.prio, cur->shift); /* aged_at, hoisted */
         }
     }
 }

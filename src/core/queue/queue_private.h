@@ -6,6 +6,7 @@
 #ifndef GS_CORE_QUEUE_PRIVATE_H
 #define GS_CORE_QUEUE_PRIVATE_H
 
+#include "core/base/alloc.h"
 #include "core/jobs/jobs.h"
 #include "core/preempt/preempt.h"
 #include "core/queue/queue.h"
@@ -30,6 +31,21 @@ struct order_key {
 struct qlist {
     struct order_key *k;
     size_t head, n, cap;
+};
+
+/* Kinds of the one code every untried job of a followed class holds in a
+ * pass (queue_follow.c). */
+#define GS_QFOL_RES 1 /* resources (refused whatever the estimate) */
+#define GS_QFOL_RSV 2 /* reservation (every estimate in the class is long) */
+
+/* A job a pass walked over untried (a follower of its class this pass):
+ * its entry in the order (live while the job's order_seq is `seq` in list
+ * `list`) and its class. */
+struct qskip {
+    int job;
+    uint32_t seq;
+    int next;                   /* the record before it of the same class, -1 = none */
+    int8_t list, cls;
 };
 
 struct aging_ent {
@@ -62,6 +78,15 @@ struct gs_qstate {
     int fol_ready;              /* the last pass coded every pending job */
     int frep[65];               /* per plain class (GPU count): a pending job, -1 */
     uint64_t fol_walked, fol_ends; /* jobs walked over untried; passes ended there */
+    uint64_t fol_rsv;           /* ... of them, classes followed with `reservation` */
+    uint64_t fol_settled;       /* jobs walked over whose class then changed kind */
+    uint64_t fol_index;         /* classes with jobs the index found all long */
+    int8_t fkind[65];           /* per class: the kind of the coarse reason its
+                                   followers hold (queue_pass.h; 0 = resources) */
+    struct qskip *fskip;        /* the jobs the pass walked over, in order */
+    size_t nskip, fskip_cap;
+    int fhead[65];              /* per class: its last record, -1 = none */
+    struct gs_qest *est;        /* classes by estimate (queue_estidx.h) */
     int cls_off;                /* gs_queue_set_classes(eng, 0): the exhaustive pass */
     uint64_t passes;            /* passes run */
     uint64_t deferred;          /* passes held back by min_pass_interval */
@@ -96,6 +121,8 @@ struct qcursor {
     int fast;                   /* gs_queue_order_skip walked over entries ... */
     size_t fy, fa;              /* ... from these positions on */
     gs_time now;
+    int64_t shift;              /* aging_milli x (now - max_wait), saturated: an aged
+                                   key at now is gs_sat_add(list key, shift) */
 };
 
 /* A queue order: the sequence in which a pass visits the pending jobs
@@ -132,10 +159,28 @@ struct gs_queue_order_ops {
                  gs_time now);
     /* Walk over the entries next in order whose class (order_key.cls,
      * 1..64) is in `mask` (bit g - 1), without reading their jobs; stops
-     * at the first other one.  NULL = not supported (the pass tries each
-     * job in turn). */
-    void (*skip)(struct gs_engine *eng, struct qcursor *cur, uint64_t mask);
+     * at the first other one.  Each entry walked over whose class is in
+     * `rec` is appended to q->fskip (q->nskip).  0 or GS_ENOMEM.  NULL =
+     * not supported (the pass tries each job in turn). */
+    int (*skip)(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec);
 };
+
+/* Record that the pass walked over `job` (entry seq / list) of class
+ * `cls` untried.  0 or GS_ENOMEM. */
+static inline int gs_qskip_add(struct gs_qstate *q, int job, uint32_t seq, int list, int cls)
+{
+    if (q->nskip == q->fskip_cap) {
+        size_t cap = q->fskip_cap ? 2 * q->fskip_cap : 1024;
+        struct qskip *f = gs_realloc(q->fskip, cap * sizeof *f);
+        if (!f)
+            return GS_ENOMEM;
+        q->fskip = f;
+        q->fskip_cap = cap;
+    }
+    q->fskip[q->nskip] = (struct qskip){ job, seq, q->fhead[cls], (int8_t)list, (int8_t)cls };
+    q->fhead[cls] = (int)q->nskip++;
+    return 0;
+}
 
 /* The order of `queue_policy` (enum gs_queue_policy); fifo for an unknown
  * value (gs_engine_create only accepts known ones). */
@@ -159,7 +204,7 @@ int gs_queue_scan_joined(struct gs_engine *eng, gs_time now, int lists);
 int64_t gs_queue_base_prio(const struct job *j);
 
 /* The queue state of `eng`, created on first use; NULL on allocation
- * failure.  Freed by gs_queue_state_free (engine_private.h). */
+ * failure.  Freed by gs_queue_state_free (queue.h). */
 struct gs_qstate *gs_queue_state(struct gs_engine *eng);
 
 /* Bring the kept order up to date for a pass at `now` and point `cur` at
@@ -172,9 +217,10 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur);
 
 /* Walk `cur` over the jobs next in order whose class is in `mask` (the
  * order's skip hook; nothing when it has none).  Their jobs are not read:
- * live or not, the pass leaves them untried.  Only with hot spares off
- * (a job's class is then fixed while it is listed). */
-void gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask);
+ * live or not, the pass leaves them untried (recorded in q->fskip when
+ * their class is in `rec`).  Only with hot spares off (a job's class is
+ * then fixed while it is listed).  0 or GS_ENOMEM. */
+int gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec);
 
 /* After a pass that stopped at `cur`: drop the dead entries it walked over
  * (their cost was paid by the pass); nothing when cur->dead is 0. */
