@@ -290,6 +290,12 @@ struct gsd_backend_ops {
     void (*close)(struct gsd_bctx *c);
 };
 
+/* At a restart, for either backend: the decided attempt `d` was never
+ * launched.  Clears d->proc and reports GSD_BR_RELAUNCH (a starting job:
+ * it is launched again, with a log line) or GSD_BR_UNLAUNCHED (a stop of an
+ * attempt that never ran: confirmed).  Cannot fail. */
+void gsd_backend_not_launched(struct gsd_bctx *c, struct gsd_bjob *d);
+
 extern const struct gsd_backend_ops gsd_backend_local;  /* backend_local.c */
 extern const struct gsd_backend_ops gsd_backend_slurm;  /* backend_slurm.c */
 

@@ -84,9 +84,10 @@ static void local_release(struct gsd_bctx *c, struct gsd_bjob *d)
     gsd_backend_release(d->proc);
 }
 
-/* The supervisor never got the go: launch the attempt again, or confirm
- * the stop of an attempt that never ran. */
-static void not_launched(struct gsd_bctx *c, struct gsd_bjob *d)
+/* Find the attempt's supervisor: re-adopt it, or see that it ended (the
+ * first turn collects its exit), or that the launch never happened (then
+ * the decision stands: it is launched again after the first commit). */
+void gsd_backend_not_launched(struct gsd_bctx *c, struct gsd_bjob *d)
 {
     *d->proc = (struct gsd_proc){ 0, 0, -1 };
     if (d->state == GS_JOB_STARTING) {
@@ -98,9 +99,6 @@ static void not_launched(struct gsd_bctx *c, struct gsd_bjob *d)
     }
 }
 
-/* Find the attempt's supervisor: re-adopt it, or see that it ended (the
- * first turn collects its exit), or that the launch never happened (then
- * the decision stands: it is launched again after the first commit). */
 static void local_reconcile(struct gsd_bctx *c, struct gsd_bjob *d)
 {
     if (!gs_job_state_holds(d->state))
@@ -111,7 +109,7 @@ static void local_reconcile(struct gsd_bctx *c, struct gsd_bjob *d)
     int64_t end;
     int found = d->proc->pid > 0 || gsd_backend_read_sup(dir, d->proc) == 0;
     if (!found || (gsd_backend_read_exit(dir, &code, &end) == 0 && code == -1)) {
-        not_launched(c, d);
+        gsd_backend_not_launched(c, d);
         return;
     }
     c->call->report(c->loop, d, GSD_BR_DIRTY);

@@ -687,18 +687,6 @@ static void slurm_poll(struct gsd_bctx *c)
 
 /* ---- restart ---- */
 
-static void relaunch(struct gsd_bctx *c, struct gsd_bjob *d)
-{
-    *d->proc = (struct gsd_proc){ 0, 0, -1 };
-    if (d->state == GS_JOB_STARTING) {
-        c->call->report(c->loop, d, GSD_BR_RELAUNCH);
-        gsd_log("job %s: attempt %d was decided but not launched; launching it now", d->id,
-                d->attempt);
-    } else {
-        c->call->report(c->loop, d, GSD_BR_UNLAUNCHED); /* a stop of a job that never ran */
-    }
-}
-
 static void slurm_reconcile(struct gsd_bctx *c, struct gsd_bjob *d)
 {
     struct gsd_slurm *s = S(c);
@@ -712,7 +700,7 @@ static void slurm_reconcile(struct gsd_bctx *c, struct gsd_bjob *d)
     c->call->report(c->loop, d, GSD_BR_DIRTY);
     if (!s->ok) { /* Slurm unreachable: keep the record; the polls decide */
         if (d->proc->pid <= 0)
-            relaunch(c, d);
+            gsd_backend_not_launched(c, d);
         return;
     }
     int never_ran = j && is_terminal(j->state) && (!j->nodes[0] || !strcmp(j->nodes, "(null)"));
@@ -721,13 +709,13 @@ static void slurm_reconcile(struct gsd_bctx *c, struct gsd_bjob *d)
             on_ended(c, d, NULL);
             return;
         }
-        relaunch(c, d);
+        gsd_backend_not_launched(c, d);
         return;
     }
     if (j->held) { /* submitted, never released: placement unknown */
         gsd_log("job %s: Slurm job %lld was never released; cancelling it", d->id, j->id);
         scancel(j->id, NULL);
-        relaunch(c, d);
+        gsd_backend_not_launched(c, d);
         return;
     }
     *d->proc = (struct gsd_proc){ (pid_t)j->id, 0, -1 };
