@@ -33,6 +33,7 @@ start() {
     jobs=
     st=$1
     shift
+    rm -f "$TMP/daemon.out" # a restart: not the old daemon's "listening on"
     "$GPUSCHEDD" --cluster "$ROOT/examples/seed-cluster.yaml" --state "$st" \
         --listen 127.0.0.1:0 --trust-loopback "$@" >"$TMP/daemon.out" 2>"$TMP/daemon.err" &
     DPID=$!

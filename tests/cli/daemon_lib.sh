@@ -27,6 +27,9 @@ daemon_start() {
     # tokens or of the socket sets NO_TRUST=1
     _trust=--trust-loopback
     [ "${NO_TRUST:-}" = 1 ] && _trust=
+    # a restart: the old "listening on" line goes first, or the loop below
+    # can read it before the new daemon's shell truncates the file
+    rm -f "$TMP/daemon.out"
     "$GPUSCHEDD" $_cl --state "$_st" --listen 127.0.0.1:0 $_trust "$@" \
         >"$TMP/daemon.out" 2>>"$TMP/daemon.err" &
     DPID=$!

@@ -41,6 +41,10 @@ GPUSCHEDD=${GPUSCHEDD:-$(dirname "$GPUSCHED")/gpuschedd}
 dash_daemon_start() {
     dir=$1 cl=$2 pol=$3
     shift 3
+    # a restart on the same directory: the old "listening on" line must go
+    # first, or the loop below can read it before the new daemon's shell
+    # truncates the file (the redirection happens in the child)
+    rm -f "$dir/out"
     "$GPUSCHEDD" --cluster "$cl" --policy "$pol" --state "$dir/state" --listen 127.0.0.1:0 \
         ${DASH_TRUST---trust-loopback} "$@" >"$dir/out" 2>"$dir/err" &
     DPID=$!
