@@ -195,9 +195,14 @@ static int misses_turn(struct gsd_loop *lp, struct gs_error *err)
     struct djob **v = gsd_jl_take(lp, GSD_JL_ETA, &n);
     gs_time now = gs_engine_now(lp->eng);
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++)
-        if (v[i]->eta_due)
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i]->eta_due)
+            continue;
+        if (rc == 0)
             rc = miss_check(lp, v[i], now, err);
+        else
+            gsd_jl_add(lp, GSD_JL_ETA, v[i]); /* a write failed: still flagged, kept */
+    }
     free(v);
     return rc;
 }
