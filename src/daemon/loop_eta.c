@@ -10,6 +10,7 @@
 #include "daemon/loop_private.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct gsd_eta {
     struct eta_seen win[GSD_ETA_WINDOW];
     int nwin, next;
     int64_t promises, unknown, compared;
+    int64_t missed;           /* censored misses told to the calibration */
     int unsaved;              /* entries added to the window since gsd_eta_save */
     int dirty;                /* counters changed since gsd_eta_save */
     unsigned char key_dirty[GS_ETA_NKEYS]; /* calibration keys changed since then */
@@ -69,7 +71,9 @@ static const char *basis_of(const struct gs_eta_rec *r)
 
 /* What the calibration needs of promise `r` when its job starts, beyond
  * the row's other eta_* columns: "p90_base bucket chosen cand..." ("-" =
- * none), into buf. */
+ * none), then " m" once its bound passed before the start and the
+ * calibration was told (a censored miss: told once, across restarts),
+ * into buf. */
 static void aux_of(const struct gs_eta_rec *r, char *buf, size_t n)
 {
     gs_time t[3 + GS_ETA_CANDIDATES] = { r->p90_base, r->bucket, r->chosen };
@@ -84,10 +88,12 @@ static void aux_of(const struct gs_eta_rec *r, char *buf, size_t n)
         else
             len += (size_t)snprintf(buf + len, n - len, "%s%lld", sep, (long long)t[i]);
     }
+    if (r->missed && len < n)
+        snprintf(buf + len, n - len, " m");
 }
 
-/* Parse aux_of's text into r (p90_base, bucket, chosen, cand).  0, or -1
- * when it is not that text (r unchanged). */
+/* Parse aux_of's text into r (p90_base, bucket, chosen, cand, missed).
+ * 0, or -1 when it is not that text (r unchanged). */
 static int aux_parse(const char *s, struct gs_eta_rec *r)
 {
     gs_time t[3 + GS_ETA_CANDIDATES];
@@ -105,6 +111,9 @@ static int aux_parse(const char *s, struct gs_eta_rec *r)
         }
         s = end;
     }
+    int missed = !strcmp(s, " m");
+    if (missed)
+        s += 2;
     if (*s || t[1] < 0 || t[1] >= GS_ETA_BUCKETS || t[2] < -1 || t[2] >= GS_ETA_CANDIDATES)
         return -1;
     r->p90_base = t[0];
@@ -112,12 +121,97 @@ static int aux_parse(const char *s, struct gs_eta_rec *r)
     r->chosen = (int)t[2];
     for (int m = 0; m < GS_ETA_CANDIDATES; m++)
         r->cand[m] = t[3 + m];
+    r->missed = missed;
     return 0;
+}
+
+/* Journal d's promise (its eta_* columns and eta_aux) in the turn's
+ * transaction.  0, or -1 with err. */
+static int write_promise(struct gsd_loop *lp, const struct djob *d, struct gs_error *err)
+{
+    char aux[32 * (3 + GS_ETA_CANDIDATES) + 4];
+    aux_of(&d->eta, aux, sizeof aux);
+    return gs_store_job_set_eta(lp->st, d->seq, d->eta.est, d->eta.cal, d->eta.p90,
+                                basis_of(&d->eta), aux, err);
+}
+
+/* Whether d's promise can still become a censored miss: calibrated (its
+ * aux known), with a bound, not told yet and its job not started (nor its
+ * start decided). */
+static int miss_open(const struct djob *d)
+{
+    const struct gs_eta_rec *r = &d->eta;
+    return r->recorded && !r->observed && !r->missed && !d->eta_restored &&
+           r->p90 != GS_TIME_NONE && r->est != GS_TIME_NONE && d->state != D_DONE &&
+           d->ji.first_start == GS_TIME_NONE;
+}
+
+void gsd_eta_arm(struct gsd_loop *lp, struct djob *d)
+{
+    if (!miss_open(d))
+        return;
+    gs_time now = gsd_now(lp); /* due once the engine's clock is past the bound */
+    double ms = ceil((double)(d->eta.p90 + 1 - now) / lp->sh.opts.clock_scale);
+    int64_t mono = gsd_mono_ms();
+    if (gsd_timer_add(&lp->timers, &d->eta_tm, mono + (ms > 0 ? (int64_t)ms : 0)) < 0)
+        gsd_eta_due(lp, d); /* no memory for the timer: checked at the next turn */
+}
+
+void gsd_eta_due(struct gsd_loop *lp, struct djob *d)
+{
+    d->eta_due = 1;
+    gsd_jl_add(lp, GSD_JL_ETA, d);
+}
+
+/* A job flagged by its bound's timer: when its bound has passed at the
+ * turn's `now` and it has not started, the calibration is told the miss
+ * (its three keys' levels rise, journalled with the keys) and the promise's
+ * aux says so; a bound not yet passed (the clocks' rounding) is armed
+ * again.  0, or -1 with err. */
+static int miss_check(struct gsd_loop *lp, struct djob *d, gs_time now, struct gs_error *err)
+{
+    struct gsd_eta *e = lp->eta;
+    d->eta_due = 0;
+    if (!miss_open(d))
+        return 0;
+    if (now <= d->eta.p90) {
+        gsd_eta_arm(lp, d);
+        return 0;
+    }
+    int keys[GS_ETA_OBS_KEYS], n = gs_eta_cal_keys_of(&d->eta, keys);
+    gs_eta_cal_miss(&e->cal, &d->eta);
+    for (int i = 1; i < n && i < 4; i++) /* keys 1-3: the levels a miss moves */
+        e->key_dirty[keys[i]] = 1;
+    e->cal_dirty = 1;
+    e->missed++;
+    e->dirty = 1;
+    return write_promise(lp, d, err);
+}
+
+/* The censored-miss checks of the jobs whose bound's timer fired. */
+static int misses_turn(struct gsd_loop *lp, struct gs_error *err)
+{
+    size_t n;
+    struct djob **v = gsd_jl_take(lp, GSD_JL_ETA, &n);
+    gs_time now = gs_engine_now(lp->eng);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i]->eta_due)
+            continue;
+        if (rc == 0)
+            rc = miss_check(lp, v[i], now, err);
+        else
+            gsd_jl_add(lp, GSD_JL_ETA, v[i]); /* a write failed: still flagged, kept */
+    }
+    free(v);
+    return rc;
 }
 
 int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err)
 {
     struct gsd_eta *e = lp->eta;
+    if (misses_turn(lp, err) < 0) /* before this turn's promises, as the simulator */
+        return -1;
     for (size_t i = 0; i < e->nfresh; i++) {
         struct djob *d = e->fresh[i];
         if (d->handle < 0 || d->state == D_DONE ||
@@ -126,12 +220,10 @@ int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err)
         e->promises++;
         e->unknown += d->eta.est == GS_TIME_NONE;
         e->dirty = 1;
-        char aux[32 * (3 + GS_ETA_CANDIDATES)];
-        aux_of(&d->eta, aux, sizeof aux);
-        if (gs_store_job_set_eta(lp->st, d->seq, d->eta.est, d->eta.cal, d->eta.p90,
-                                 basis_of(&d->eta), aux, err) < 0)
+        if (write_promise(lp, d, err) < 0)
             return -1;
         gsd_job_dirty(lp, d);
+        gsd_eta_arm(lp, d);
     }
     e->nfresh = 0;
     return 0;
@@ -152,6 +244,7 @@ void gsd_eta_sync(struct gsd_loop *lp, struct djob *d)
         e->cal_dirty = 1;
     }
     r->observed = 1;
+    gsd_timer_cancel(&lp->timers, &d->eta_tm);
     if (r->cal == GS_TIME_NONE)
         return;
     e->compared++;
@@ -166,12 +259,13 @@ void gsd_eta_sync(struct gsd_loop *lp, struct djob *d)
 }
 
 /* The meta keys of the counters and the window's cursor, and their values. */
+#define ETA_COUNTERS 5
 static void counter_keys(struct gsd_eta *e, const char **name, int64_t **v)
 {
     static const char *const names[] = { "eta_promises", "eta_unknown", "eta_compared",
-                                          "eta_next" };
-    int64_t *vals[] = { &e->promises, &e->unknown, &e->compared, NULL };
-    for (int i = 0; i < 4; i++) {
+                                          "eta_missed", "eta_next" };
+    int64_t *vals[] = { &e->promises, &e->unknown, &e->compared, &e->missed, NULL };
+    for (int i = 0; i < ETA_COUNTERS; i++) {
         name[i] = names[i];
         v[i] = vals[i];
     }
@@ -229,10 +323,10 @@ int gsd_eta_save(struct gsd_loop *lp, struct gs_error *err)
                                   err) < 0)
             return -1;
     }
-    const char *name[4];
-    int64_t *v[4];
+    const char *name[ETA_COUNTERS];
+    int64_t *v[ETA_COUNTERS];
     counter_keys(e, name, v);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < ETA_COUNTERS; i++)
         if (gs_store_meta_set(lp->st, name[i], v[i] ? *v[i] : e->next, err) < 0)
             return -1;
     e->unsaved = e->dirty = 0;
@@ -323,10 +417,10 @@ void gsd_eta_load(struct gsd_loop *lp)
 {
     struct gsd_eta *e = lp->eta;
     load_cal(lp);
-    const char *name[4];
-    int64_t *v[4], next = 0;
+    const char *name[ETA_COUNTERS];
+    int64_t *v[ETA_COUNTERS], next = 0;
     counter_keys(e, name, v);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < ETA_COUNTERS; i++) {
         int64_t x = 0;
         if (gs_store_meta_get(lp->st, name[i], &x) != 0)
             x = 0;
@@ -402,7 +496,8 @@ void gsd_eta_calibration(const struct gsd_loop *lp, struct gsd_eta_cal_now *out)
     const struct gsd_eta *e = lp->eta;
     gs_time v[GSD_ETA_WINDOW];
     *out = (struct gsd_eta_cal_now){ .promises = e->promises, .unknown = e->unknown,
-                                     .compared = e->compared, .window = e->nwin,
+                                     .compared = e->compared, .missed = e->missed,
+                                     .window = e->nwin,
                                      .median_abs_s = -1, .p90_coverage = -1 };
     int64_t bound = 0, covered = 0;
     for (int i = 0; i < e->nwin; i++) {
@@ -411,6 +506,10 @@ void gsd_eta_calibration(const struct gsd_loop *lp, struct gsd_eta_cal_now *out)
         covered += e->win[i].bound == 1;
     }
     out->with_bound = bound;
+    for (size_t i = 0; i < lp->nlive; i++) {
+        const struct djob *d = lp->live[i];
+        out->past_bound += d->eta.missed && !d->eta.observed && d->state != D_DONE;
+    }
     if (bound)
         out->p90_coverage = (double)covered / (double)bound;
     if (!e->nwin)
@@ -436,6 +535,13 @@ void gsd_eta_metrics(FILE *f, const struct gsd_loop *lp)
     gsd_metrics_head(f, "gpusched_eta_compared_total", "counter",
          "Jobs with a promised start that started (kept in the journal).");
     fprintf(f, "gpusched_eta_compared_total %lld\n", (long long)c.compared);
+    gsd_metrics_head(f, "gpusched_eta_missed_total", "counter",
+         "Promises whose P90 bound passed before their job started (censored misses,"
+         " told to the calibration once; kept in the journal).");
+    fprintf(f, "gpusched_eta_missed_total %lld\n", (long long)c.missed);
+    gsd_metrics_head(f, "gpusched_eta_waiting_past_bound_jobs", "gauge",
+         "Queued jobs still waiting past their P90 bound.");
+    fprintf(f, "gpusched_eta_waiting_past_bound_jobs %lld\n", (long long)c.past_bound);
     gsd_metrics_head(f, "gpusched_eta_window_jobs", "gauge",
          "Started jobs in the calibration window (the last 512 compared).");
     fprintf(f, "gpusched_eta_window_jobs %d\n", c.window);

@@ -23,11 +23,15 @@ struct djob;
 struct gs_store_job;
 
 /* The live calibration: promises made (and without an estimate), jobs
- * compared since the start, and over the window of the last compared:
+ * compared since the start, bounds that passed before their job started
+ * (censored misses) and the live jobs still waiting past theirs, and over
+ * the window of the last compared:
  * their count, the median |first start - calibrated point| (s, -1 when
  * empty), those with a bound and the share started by it (-1 = none). */
 struct gsd_eta_cal_now {
     int64_t promises, unknown, compared;
+    int64_t missed;           /* censored misses told to the calibration */
+    int64_t past_bound;       /* live jobs waiting past their bound (told) */
     int window;
     int64_t with_bound;
     double median_abs_s, p90_coverage;
@@ -42,11 +46,25 @@ void gsd_eta_close(struct gsd_loop *lp);
  * after the pass.  0 or -1 (out of memory). */
 int gsd_eta_submitted(struct gsd_loop *lp, struct djob *d);
 
-/* Make the promise of every job submitted in this turn (after the pass and
- * its events, before the rows are flushed) and journal it.  A promise that
+/* Tell the calibration the censored misses that are due (gsd_eta_due),
+ * then make the promise of every job submitted in this turn (after the
+ * pass and its events, before the rows are flushed) and journal it.  A promise that
  * cannot be made (out of memory) is skipped.  0, or -1 with err when the
  * journal write fails. */
 int gsd_eta_turn(struct gsd_loop *lp, struct gs_error *err);
+
+/* Arm d's P90-bound timer (lp->timers, GSD_TM_ETA) when its promise can
+ * still be missed while it waits: calibrated, with a bound, not told a
+ * miss yet, not started.  At a promise and at a restore (a bound that
+ * passed while the daemon was down is due at once).  Never fails (out of
+ * memory: checked at the next turn). */
+void gsd_eta_arm(struct gsd_loop *lp, struct djob *d);
+
+/* d's bound timer fired (gsd_timers_run): flag it for the next turn's
+ * check (gsd_eta_turn), which tells the calibration a censored miss, once,
+ * when the bound has passed and d has not started, and journals it with
+ * the promise (eta_aux) and the keys' levels. */
+void gsd_eta_due(struct gsd_loop *lp, struct djob *d);
 
 /* After d's engine record was refreshed: its first start (once the run is
  * confirmed) feeds the calibration and the window. */

@@ -1,7 +1,7 @@
 /* loop_jlist.c - the engine thread's job lists: the live jobs that have a
  * flag set which a turn acts on (an ended supervisor, a confirmation held
  * for its group, a launch to confirm, a launch wanted, a row to journal:
- * gsd_job_dirty), so that a turn walks those jobs instead of scanning
+ * gsd_job_dirty, a promise's P90 bound passed: gsd_eta_due), so that a turn walks those jobs instead of scanning
  * every live one.
  *
  * The rule: whoever sets such a flag also adds the job to its list
@@ -91,6 +91,7 @@ static int flagged(const struct djob *d, int k)
     case GSD_JL_HELD: return d->held;
     case GSD_JL_CONFIRM: return d->launched || d->launch_error || d->launch_deferred;
     case GSD_JL_DIRTY: return d->dirty;
+    case GSD_JL_ETA: return d->eta_due;
     default: return d->launch_wanted;
     }
 }

@@ -81,6 +81,7 @@ struct djob *gsd_job_new(struct gsd_loop *lp, int64_t seq, const char *id, const
     gsd_vjob_init(&d->view);
     d->kill_tm = (struct gsd_timer){ .kind = GSD_TM_KILL, .arg = d };
     d->retry_tm = (struct gsd_timer){ .kind = GSD_TM_RETRY, .arg = d };
+    d->eta_tm = (struct gsd_timer){ .kind = GSD_TM_ETA, .arg = d };
     d->li = lp->nlive;
     lp->live[lp->nlive++] = d;
     return d;
@@ -551,6 +552,7 @@ void gsd_job_timers_off(struct gsd_loop *lp, struct djob *d)
 {
     gsd_timer_cancel(&lp->timers, &d->kill_tm);
     gsd_timer_cancel(&lp->timers, &d->retry_tm);
+    gsd_timer_cancel(&lp->timers, &d->eta_tm);
 }
 
 void gsd_timers_run(struct gsd_loop *lp)
@@ -559,6 +561,8 @@ void gsd_timers_run(struct gsd_loop *lp)
     for (struct gsd_timer *t; (t = gsd_timer_pop_due(&lp->timers, mono));)
         if (t->kind == GSD_TM_KILL)
             kill_now(lp, t->arg);
+        else if (t->kind == GSD_TM_ETA)
+            gsd_eta_due(lp, t->arg);
     /* a due GSD_TM_RETRY needs nothing more: disarmed, its job is due */
 }
 

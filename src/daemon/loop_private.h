@@ -38,7 +38,8 @@ struct gsd_handler {
 };
 
 /* The job lists of loop_jlist.c (struct gsd_jlist below). */
-enum { GSD_JL_EXITED, GSD_JL_HELD, GSD_JL_CONFIRM, GSD_JL_LAUNCH, GSD_JL_DIRTY, GSD_JL_N };
+enum { GSD_JL_EXITED, GSD_JL_HELD, GSD_JL_CONFIRM, GSD_JL_LAUNCH, GSD_JL_DIRTY, GSD_JL_ETA,
+       GSD_JL_N };
 
 enum dstate { D_PENDING, D_STARTING, D_RUNNING, D_STOPPING, D_DONE };
 enum doutcome { O_NONE, O_COMPLETED, O_FAILED, O_CANCELLED, O_KILLED, O_REJECTED, O_TIMEOUT };
@@ -90,6 +91,9 @@ struct djob {
     struct gsd_vjob view;     /* the view's own state of the job (view_jobs.h) */
     struct gs_eta_rec eta;    /* its start-time promise at submit (loop_eta.c) */
     int eta_restored;         /* that promise was read back from the journal */
+    struct gsd_timer eta_tm;  /* armed: its promise's P90 bound, still to pass
+                                 before it starts (loop_eta.c, censored misses) */
+    int eta_due;              /* eta_tm fired: the turn checks the miss (GSD_JL_ETA) */
 };
 
 /* loop_jlist.c: the jobs a turn acts on, by flag (exited; held; launched,
@@ -338,7 +342,7 @@ void gsd_job_sync(struct gsd_loop *lp, struct djob *d);
 int gsd_info_format(const struct gs_job_info *ji, char *buf, size_t n);
 int gsd_info_parse(const char *text, struct gs_job_info *ji);
 /* The kinds of the live jobs' timers (struct gsd_timer.kind, arg = the job). */
-enum { GSD_TM_KILL, GSD_TM_RETRY };
+enum { GSD_TM_KILL, GSD_TM_RETRY, GSD_TM_ETA };
 /* Arm d's SIGKILL at --kill-wait from now (a stop has sent SIGTERM); when
  * the timer cannot be armed (out of memory) the SIGKILL goes at once. */
 void gsd_kill_arm(struct gsd_loop *lp, struct djob *d);
@@ -350,7 +354,8 @@ void gsd_retry_arm(struct gsd_loop *lp, struct djob *d, int64_t ms);
 int gsd_retry_due(const struct djob *d, int64_t mono);
 /* Carry out the timers due now: a due SIGKILL is sent (a job whose signal
  * fails is collected at once); a due retry only wakes the loop (the turn
- * after this finds it due).  Replaces the scan of every live job. */
+ * after this finds it due); a due P90 bound flags its job for the turn's
+ * censored-miss check (gsd_eta_due).  Replaces the scan of every live job. */
 void gsd_timers_run(struct gsd_loop *lp);
 int gsd_flush_rows(struct gsd_loop *lp, struct gs_error *err);
 /* Hand the decided launches over (local: to the launcher thread, as one

@@ -150,6 +150,7 @@ static int on_live_row(void *arg, const struct gs_store_job *r)
         return x->failed = 1;
     gsd_job_sync(x->lp, d);
     gsd_be_reconcile(x->lp, d);
+    gsd_eta_arm(x->lp, d); /* a bound still to pass, or passed while down */
     return 0;
 }
 
