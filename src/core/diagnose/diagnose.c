@@ -157,8 +157,9 @@ static int fixed_code(int reason)
 /* The code a pending job waits under after this pass. */
 static int pass_code(struct gs_engine *eng, int job)
 {
-    if (eng->jobs[job].reason != GS_WAIT_RESOURCES)
-        return fixed_code(eng->jobs[job].reason);
+    int reason = gs_queue_job(eng, job)->reason;
+    if (reason != GS_WAIT_RESOURCES)
+        return fixed_code(reason);
     /* fits again (GPUs freed later in the pass): others went first */
     int c = gs_diag_resource_code(eng, job);
     return c == GS_REASON_NONE ? GS_REASON_PRIORITY : c;
@@ -273,7 +274,8 @@ static int convert(struct gs_engine *eng, const struct gs_qstate *q, int job, in
     ds->runs[job] = j->runs;
     /* the memo's: refused whatever its estimate, or every estimate of the
      * class is long (queue_follow.c) */
-    j->reason = q->fkind[g] == GS_QFOL_RSV ? GS_WAIT_RESERVATION : GS_WAIT_RESOURCES;
+    gs_queue_job(eng, job)->reason =
+        q->fkind[g] == GS_QFOL_RSV ? GS_WAIT_RESERVATION : GS_WAIT_RESOURCES;
     return 0;
 }
 
@@ -290,7 +292,7 @@ static int follow_pass(struct gs_engine *eng, const struct gs_qstate *q, gs_time
     for (size_t i = 0; i < ds->nindiv + q->njoined; i++) {
         int job = i < ds->nindiv ? ds->indiv[i] : q->joined[i - ds->nindiv];
         if ((size_t)job >= eng->njobs || gs_eng_slot_free(eng, job) ||
-            ds->code[job] == DIAG_FOLLOW || eng->jobs[job].tried_cycle == q->cycle)
+            ds->code[job] == DIAG_FOLLOW || gs_queue_job(eng, job)->tried_cycle == q->cycle)
             continue;
         if (convert(eng, q, job, ccode, now) < 0)
             return GS_ENOMEM;
@@ -356,7 +358,8 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
         const struct job *j = &eng->jobs[job];
         /* fast path: still pending under the same non-resource code */
         if (j->state == GS_JOB_PENDING && ds->code[job] > 0 && ds->runs[job] == j->runs &&
-            j->reason != GS_WAIT_RESOURCES && ds->code[job] == fixed_code(j->reason))
+            q->jobs[job].reason != GS_WAIT_RESOURCES &&
+            ds->code[job] == fixed_code(q->jobs[job].reason))
             continue;
         visit(eng, ds, job, now);
     }
