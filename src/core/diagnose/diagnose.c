@@ -122,7 +122,7 @@ static int fixed_code(int reason)
 /* The code a pending job waits under after this pass. */
 static int pass_code(struct gs_engine *eng, int job)
 {
-    int reason = gs_queue_job(eng, job)->reason;
+    int8_t reason = gs_queue_job(eng, job)->reason;
     if (reason != GS_WAIT_RESOURCES)
         return fixed_code(reason);
     /* fits again (GPUs freed later in the pass): others went first */

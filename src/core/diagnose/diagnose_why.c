@@ -343,7 +343,7 @@ static void unblock(const struct gs_engine *eng, struct gs_diag *d)
 /* gs_engine_explain of slot `job`. */
 static int explain_slot(struct gs_engine *eng, int job, struct gs_diag *d)
 {
-    int reason = gs_queue_job(eng, job)->reason; /* the last pass's (queue.c) */
+    int8_t reason = gs_queue_job(eng, job)->reason; /* the last pass's (queue.c) */
     memset(d, 0, sizeof *d);
     d->job = gs_eng_handle(eng, job);
     d->best_node = d->best_dom_node = d->unblock_node = -1;
