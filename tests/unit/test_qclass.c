@@ -80,8 +80,8 @@ static void twin_check(const struct twin *t)
         /* the coarse reason too: the diagnosis and the promises read it */
         const struct gs_engine *e0 = t->e[0]->eng, *e1 = t->e[1]->eng;
         if (qstate(t->e[0], h) == GS_JOB_PENDING)
-            assert_int_equal(e0->jobs[gs_eng_slot(e0, h)].reason,
-                             e1->jobs[gs_eng_slot(e1, h)].reason);
+            assert_int_equal(gs_queue_job(e0, gs_eng_slot(e0, h))->reason,
+                             gs_queue_job(e1, gs_eng_slot(e1, h))->reason);
         gs_time sa[GS_REASON_COUNT], sb[GS_REASON_COUNT];
         assert_int_equal(gs_engine_wait_split(t->e[0]->eng, h, sa), 0);
         assert_int_equal(gs_engine_wait_split(t->e[1]->eng, h, sb), 0);

@@ -27,12 +27,13 @@
 
 #include "qtestutil.h"
 #include "core/engine/engine_private.h" /* white box: the wait reason of a pending job */
+#include "core/queue/queue_private.h"
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 
 static int reason_of(const struct qeng *q, int job)
 {
-    return q->eng->jobs[job].reason;
+    return gs_queue_job(q->eng, job)->reason;
 }
 
 /* ---- order ------------------------------------------------------------------ */

@@ -80,7 +80,9 @@ static int check_slot_tables(const struct gs_engine *eng, struct gs_error *err)
     for (size_t s = 0; s < eng->njobs; s++)
         if (pre->draining[s] && !gs_job_state_holds(eng->jobs[s].state))
             return gs_errorf(err, GS_ESTATE, "slot %zu drains but holds no GPUs", s);
-    return 0;
+    if (gs_queue_slots_check(eng, err) < 0)
+        return GS_ESTATE;
+    return gs_eng_diag_slots_check(eng, err);
 }
 
 /* Slots, handles and ids: every slot below the high-water mark is a live

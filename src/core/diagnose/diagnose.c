@@ -80,41 +80,6 @@ void gs_eng_diag_destroy(struct gs_diag_state *ds)
     gs_free(ds);
 }
 
-/* Grow the per-job arrays to `n` handles (new entries zeroed). */
-static int grow_jobs(struct gs_diag_state *ds, size_t n)
-{
-    if (n <= ds->cap)
-        return 0;
-    size_t cap = ds->cap ? ds->cap : 64;
-    while (cap < n)
-        cap *= 2;
-    int8_t *c = gs_realloc(ds->code, cap * sizeof *c);
-    if (!c)
-        return GS_ENOMEM;
-    ds->code = c;
-    gs_time *s = gs_realloc(ds->since, cap * sizeof *s);
-    if (!s)
-        return GS_ENOMEM;
-    ds->since = s;
-    uint32_t *h = gs_realloc(ds->head, cap * sizeof *h);
-    if (!h)
-        return GS_ENOMEM;
-    ds->head = h;
-    int *r = gs_realloc(ds->runs, cap * sizeof *r);
-    if (!r)
-        return GS_ENOMEM;
-    ds->runs = r;
-    uint8_t *f = gs_realloc(ds->fcls, cap * sizeof *f);
-    if (!f)
-        return GS_ENOMEM;
-    ds->fcls = f;
-    memset(ds->fcls + ds->cap, 0, (cap - ds->cap) * sizeof *f);
-    memset(ds->code + ds->cap, 0, (cap - ds->cap) * sizeof *c);
-    memset(ds->head + ds->cap, 0, (cap - ds->cap) * sizeof *h);
-    ds->cap = cap;
-    return 0;
-}
-
 /* Add `ms` to job's accumulator for `code`; a new segment comes from the
  * pool, whose room the caller reserved. */
 void gs_diag_add_wait(struct gs_diag_state *ds, int job, int code, gs_time ms)
@@ -157,8 +122,9 @@ static int fixed_code(int reason)
 /* The code a pending job waits under after this pass. */
 static int pass_code(struct gs_engine *eng, int job)
 {
-    if (eng->jobs[job].reason != GS_WAIT_RESOURCES)
-        return fixed_code(eng->jobs[job].reason);
+    int8_t reason = gs_queue_job(eng, job)->reason;
+    if (reason != GS_WAIT_RESOURCES)
+        return fixed_code(reason);
     /* fits again (GPUs freed later in the pass): others went first */
     int c = gs_diag_resource_code(eng, job);
     return c == GS_REASON_NONE ? GS_REASON_PRIORITY : c;
@@ -273,7 +239,8 @@ static int convert(struct gs_engine *eng, const struct gs_qstate *q, int job, in
     ds->runs[job] = j->runs;
     /* the memo's: refused whatever its estimate, or every estimate of the
      * class is long (queue_follow.c) */
-    j->reason = q->fkind[g] == GS_QFOL_RSV ? GS_WAIT_RESERVATION : GS_WAIT_RESOURCES;
+    gs_queue_job(eng, job)->reason =
+        q->fkind[g] == GS_QFOL_RSV ? GS_WAIT_RESERVATION : GS_WAIT_RESOURCES;
     return 0;
 }
 
@@ -290,7 +257,7 @@ static int follow_pass(struct gs_engine *eng, const struct gs_qstate *q, gs_time
     for (size_t i = 0; i < ds->nindiv + q->njoined; i++) {
         int job = i < ds->nindiv ? ds->indiv[i] : q->joined[i - ds->nindiv];
         if ((size_t)job >= eng->njobs || gs_eng_slot_free(eng, job) ||
-            ds->code[job] == DIAG_FOLLOW || eng->jobs[job].tried_cycle == q->cycle)
+            ds->code[job] == DIAG_FOLLOW || gs_queue_job(eng, job)->tried_cycle == q->cycle)
             continue;
         if (convert(eng, q, job, ccode, now) < 0)
             return GS_ENOMEM;
@@ -345,8 +312,7 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
     size_t nvis = full && q ? q->nvisited : 0, njoin = full && q ? q->njoined : 0;
     int fpass = full && q && q->fpass;
     size_t nfol = fpass ? ds->nindiv + njoin : 0;
-    if (grow_jobs(ds, eng->njobs) < 0 ||
-        gs_grow((void **)&ds->segs, &ds->segs_cap,
+    if (gs_grow((void **)&ds->segs, &ds->segs_cap,
                 ds->nsegs + (nvis + njoin + nfol) * GS_REASON_COUNT + 1, sizeof *ds->segs))
         return GS_ENOMEM;
     ds->stamp++;
@@ -356,7 +322,8 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
         const struct job *j = &eng->jobs[job];
         /* fast path: still pending under the same non-resource code */
         if (j->state == GS_JOB_PENDING && ds->code[job] > 0 && ds->runs[job] == j->runs &&
-            j->reason != GS_WAIT_RESOURCES && ds->code[job] == fixed_code(j->reason))
+            q->jobs[job].reason != GS_WAIT_RESOURCES &&
+            ds->code[job] == fixed_code(q->jobs[job].reason))
             continue;
         visit(eng, ds, job, now);
     }
@@ -484,8 +451,10 @@ void gs_wait_reasons_build(struct gs_wait_reasons *out, const struct gs_engine *
             add_reasons(out, eng, (int)job);
 }
 
-/* GS_HOOK_RETIRED: the slot's waits go to the retired totals and its wait
- * segments and codes are freed for the slot's next job. */
+/* GS_HOOK_RETIRED: the slot's waits go to the retired totals, its wait
+ * segments back to the pool and a follower leaves its class's count; the
+ * slot's entries are zeroed when a new job takes it (GS_HOOK_ADDED,
+ * diagnose_slots.c). */
 static void diag_retire(struct gs_engine *eng, int job, gs_time t)
 {
     (void)t;
@@ -503,14 +472,13 @@ static void diag_retire(struct gs_engine *eng, int job, gs_time t)
     ds->head[job] = 0;
     if (ds->code[job] == DIAG_FOLLOW && --ds->tl[ds->fcls[job]].followers == 0)
         ds->tl[ds->fcls[job]].n = 0;
-    ds->fcls[job] = 0;
-    ds->code[job] = 0;
 }
 
 void gs_eng_diag_hooks(struct gs_eng_hooks *h)
 {
     gs_eng_hook_add(h, GS_HOOK_RETIRED, diag_retire);
     gs_eng_hook_add(h, GS_HOOK_RESERVED, note_reserve);
+    gs_eng_diag_slot_hooks(h);
     h->account_waits = gs_eng_account_waits;
     h->plain_code = gs_eng_plain_code_now;
 }

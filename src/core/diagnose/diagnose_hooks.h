@@ -8,13 +8,21 @@
 
 #include "core/jobs/jobs.h"
 
-/* Diagnose: GS_HOOK_RETIRED, GS_HOOK_RESERVED.  (diagnose.c) */
+/* Diagnose: GS_HOOK_RETIRED, GS_HOOK_RESERVED; its per-slot tables'
+ * hooks.grow and GS_HOOK_ADDED (diagnose_slots.c).  (diagnose.c) */
 void gs_eng_diag_hooks(struct gs_eng_hooks *h);
 
 /* The diagnosis state of an engine with `nnodes` nodes: NULL on allocation
  * failure; destroy (NULL is a no-op).  (diagnose.c) */
 struct gs_diag_state *gs_eng_diag_create(int nnodes);
 void gs_eng_diag_destroy(struct gs_diag_state *ds);
+
+/* Check the per-slot tables (diagnose_slots.c): they cover the slots in
+ * use; a live job with no code has no wait segments, its follower class is
+ * set exactly when it follows one, its segments lie in the pool; each
+ * class's follower count is the number of live jobs following it.  0 or
+ * GS_ESTATE naming the slot or class. */
+int gs_eng_diag_slots_check(const struct gs_engine *eng, struct gs_error *err);
 
 /* The providers it sets in the hooks table (hooks.account_waits,
  * hooks.plain_code), through which the queue pass reaches them: */

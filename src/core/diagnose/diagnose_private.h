@@ -51,8 +51,11 @@ struct diag_figs {
 };
 
 struct gs_diag_state {
-    /* per job slot (grown to the slot count; reset when a job retires) */
-    size_t cap;
+    /* per job slot: the per-slot tables, kept beside the job table, not
+     * in struct job (diagnose_slots.c: grown with the job table through
+     * hooks.grow, a slot's entries zeroed when a new job takes it,
+     * GS_HOOK_ADDED; freed with the state) */
+    size_t cap;                  /* entries in each of code, since, head, runs, fcls */
     int8_t *code;                /* current code; 0 = not seen; DIAG_CLOSED */
     gs_time *since;              /* start of the current code's interval */
     uint32_t *head;              /* first segment + 1, 0 = none */
@@ -134,6 +137,10 @@ int gs_diag_tl_note(struct gs_diag_state *ds, int g, int code, gs_time now);
 
 /* Free the timelines and follower arrays. */
 void gs_diag_follow_free(struct gs_diag_state *ds);
+
+/* The per-slot tables' subscriptions (hooks.grow, GS_HOOK_ADDED).
+ * (diagnose_slots.c) */
+void gs_eng_diag_slot_hooks(struct gs_eng_hooks *h);
 
 /* Add `ms` to job's accumulator for `code` (diagnose.c; room reserved). */
 void gs_diag_add_wait(struct gs_diag_state *ds, int job, int code, gs_time ms);

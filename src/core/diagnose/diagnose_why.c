@@ -99,7 +99,7 @@ static void priority_figures(const struct gs_engine *eng, int job, struct gs_dia
             continue;
         d->ahead_jobs++;
         d->ahead_gpus += oj->gpus;
-        if (oj->reason == GS_WAIT_RESOURCES &&
+        if (gs_queue_job(eng, o)->reason == GS_WAIT_RESOURCES &&
             (d->blocker < 0 || ahead_of(eng, o, d->blocker, eng->now)))
             d->blocker = o;
     }
@@ -150,13 +150,13 @@ static int reservation_figures(struct gs_engine *eng, const struct gs_request *r
 }
 
 /* Dominant code: the first gate of the queue pass that holds. */
-static int dominant(const struct job *j, const struct gs_diag *d, int res)
+static int dominant(int reason, const struct gs_diag *d, int res)
 {
     if (d->codes & (1u << GS_REASON_QUOTA))
         return GS_REASON_QUOTA;
-    if (j->reason == GS_WAIT_PARTITION)
+    if (reason == GS_WAIT_PARTITION)
         return GS_REASON_PARTITION;
-    if (j->reason == GS_WAIT_PRIORITY || j->reason == GS_WAIT_NONE)
+    if (reason == GS_WAIT_PRIORITY || reason == GS_WAIT_NONE)
         return GS_REASON_PRIORITY;
     if (res != GS_REASON_NONE)
         return res;
@@ -343,7 +343,7 @@ static void unblock(const struct gs_engine *eng, struct gs_diag *d)
 /* gs_engine_explain of slot `job`. */
 static int explain_slot(struct gs_engine *eng, int job, struct gs_diag *d)
 {
-    const struct job *j = &eng->jobs[job];
+    int8_t reason = gs_queue_job(eng, job)->reason; /* the last pass's (queue.c) */
     memset(d, 0, sizeof *d);
     d->job = gs_eng_handle(eng, job);
     d->best_node = d->best_dom_node = d->unblock_node = -1;
@@ -357,18 +357,18 @@ static int explain_slot(struct gs_engine *eng, int job, struct gs_diag *d)
         d->codes |= 1u << res;
     if (req.nodes_allowed && res != GS_REASON_NONE && partition_figures(eng, &req, d))
         res = GS_REASON_PARTITION;
-    if (res == GS_REASON_PARTITION || j->reason == GS_WAIT_PARTITION)
+    if (res == GS_REASON_PARTITION || reason == GS_WAIT_PARTITION)
         d->codes |= 1u << GS_REASON_PARTITION;
     quota_figures(eng, job, d);
     if (!gs_eng_quota_ok(eng, job))
         d->codes |= 1u << GS_REASON_QUOTA;
     priority_figures(eng, job, d);
-    if (j->reason == GS_WAIT_PRIORITY || j->reason == GS_WAIT_NONE)
+    if (reason == GS_WAIT_PRIORITY || reason == GS_WAIT_NONE)
         d->codes |= 1u << GS_REASON_PRIORITY;
     if (!reservation_figures(eng, &req, dur == GS_TIME_NONE ? GS_TIME_INF : dur, d) &&
         res == GS_REASON_NONE)
         d->codes |= 1u << GS_REASON_RESERVATION;
-    d->reason = dominant(j, d, res);
+    d->reason = dominant(reason, d, res);
     unblock(eng, d);
     int rc = estimate(eng, job, d);
     if (d->blocker >= 0)
@@ -399,12 +399,12 @@ int gs_engine_probe(struct gs_engine *eng, const struct gs_job_spec *spec, struc
     int job = (int)eng->njobs; /* past every slot: no job, index or table sees it */
     /* no pass has tried it: the resources decide, unless a job ranked
      * ahead is blocked and nothing may pass it (no backfill) */
-    tmp.reason = GS_WAIT_RESOURCES;
     eng->jobs[job] = tmp;
+    *gs_queue_job(eng, job) = (struct gs_qjob){ .reason = GS_WAIT_RESOURCES };
     eng->probe_slot = job; /* the estimator finds it by its handle */
     rc = explain_slot(eng, job, d);
     if (rc == 0 && d->blocker >= 0 && gs_policy_backfill_mode(&eng->pol) == GS_BACKFILL_NONE) {
-        eng->jobs[job].reason = GS_WAIT_PRIORITY;
+        gs_queue_job(eng, job)->reason = GS_WAIT_PRIORITY;
         rc = explain_slot(eng, job, d);
     }
     if (rc < 0) {

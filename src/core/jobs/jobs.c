@@ -391,8 +391,7 @@ void gs_eng_mark_running(struct gs_engine *eng, int job, gs_time now, gs_time la
                       j->ckpt_interval, j->ckpt_cost, restore, GS_RATE_FULL);
     eng->nrunning++;
     j->runs++;
-    j->state = GS_JOB_RUNNING;
-    j->reason = GS_WAIT_NONE;
+    j->state = GS_JOB_RUNNING; /* no wait reason now: queue_slots.c's GS_HOOK_STARTED */
     j->start = gs_time_add(now, lat); /* saturates at the end of time */
     if (j->first_start == GS_TIME_NONE)
         j->first_start = j->start;

@@ -22,8 +22,10 @@
 #include "core/jobs/progress.h"
 #include "core/base/strtab.h"
 #include "core/base/intmap.h"
+#include "core/base/alloc.h"
 
 #include <stddef.h>
+#include <string.h>
 
 struct job {
     gs_time submit;
@@ -51,14 +53,12 @@ struct job {
     uint32_t parts_off;         /* allocation in eng->parts */
     uint16_t nparts;
     uint8_t topology, klass, state, backfilled; /* small non-negative codes */
-    int8_t reason;              /* enum gs_wait_reason while pending */
-    int8_t in_order;            /* which kept order list holds it (queue_order.c) */
-    uint32_t order_seq;         /* its live order entry's number (queue_order.c) */
     uint32_t qpos;              /* index of its live entry in eng->pending[]: the
                                    array may still hold an older, dead entry of a
                                    job that left the queue and came back */
-    uint32_t tried_cycle;       /* pass cycle that tried it (queue.c continuation) */
-    uint32_t keep_cycle;        /* ... in which it blocked or reserved: retried */
+    /* (the queue modules' per-job data - its coarse wait reason, its entry
+     * in the kept order, the pass cycles that tried it - is in their
+     * per-slot table beside this one: struct gs_qjob, queue_private.h) */
     /* placement (engine_place.c, rate.c) */
     uint64_t gpu_types;         /* allowed GPU types (gpu_model "A|B"), 0 = gpu_type */
     int32_t alloc_milli;        /* per-GPU share actually taken (1000 when exclusive) */
@@ -93,17 +93,6 @@ struct job {
                                    -1 = free slot (its job was retired) */
 };
 
-/* Why a pending job did not start in the last pass (coarse; issue 6's
- * diagnosis module refines `resources` into shortage/fragmentation). */
-enum gs_wait_reason {
-    GS_WAIT_NONE,
-    GS_WAIT_RESOURCES,          /* does not fit the free GPUs */
-    GS_WAIT_QUOTA,              /* team at its quota */
-    GS_WAIT_PRIORITY,           /* behind a blocked job of higher rank */
-    GS_WAIT_RESERVATION,        /* fits, but only on GPUs held for a reservation */
-    GS_WAIT_PARTITION,          /* its partition is at its quota (partition.c) */
-};
-
 struct deadline {
     gs_time at;
     gs_time start;              /* the run it belongs to (stale if different) */
@@ -127,10 +116,12 @@ enum gs_eng_hook_event {
     GS_HOOK_DRAIN_DUE,          /* draining job stopped early at t (lifecycle) */
     GS_HOOK_ADDED,              /* a new job record took slot job (gs_eng_add_job):
                                    per-slot tables reset their entry */
+    GS_HOOK_QUEUED,             /* job was appended to the queue array
+                                   (gs_eng_queue_append): new to the queue */
     GS_HOOK_COUNT
 };
 
-#define GS_ENG_MAX_HOOKS 4      /* subscribers per event */
+#define GS_ENG_MAX_HOOKS 6      /* subscribers per event */
 
 typedef void (*gs_eng_hook_fn)(struct gs_engine *eng, int job, gs_time t);
 
@@ -170,6 +161,19 @@ static inline void gs_eng_hook_grow_add(struct gs_eng_hooks *h,
                                         int (*fn)(struct gs_engine *eng, size_t cap))
 {
     h->grow[h->ngrow++] = fn;
+}
+
+/* Grow per-slot table `*arr` (`*cap` entries of `elem` bytes) to at least
+ * `need` entries, the new ones zero (for a hooks.grow function).  0 or
+ * GS_ENOMEM (then unchanged). */
+static inline int gs_eng_slot_table_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    size_t old = *cap;
+    if (gs_grow(arr, cap, need, elem))
+        return GS_ENOMEM;
+    if (*cap > old)
+        memset((char *)*arr + old * elem, 0, (*cap - old) * elem);
+    return 0;
 }
 
 /* Subscribe `fn` to `ev` after the subscribers already there (at most
@@ -377,12 +381,13 @@ static inline int gs_eng_queued(const struct gs_engine *eng, size_t i)
 }
 
 /* Append `job` to the queue array (room must have been made).  It is new
- * to the queue: no pass of the current cycle has tried it (queue.c). */
+ * to the queue (GS_HOOK_QUEUED): no pass of the current cycle has tried it
+ * (queue_slots.c). */
 static inline void gs_eng_queue_append(struct gs_engine *eng, int job)
 {
     eng->jobs[job].qpos = (uint32_t)eng->ptail;
     eng->jobs[job].qstamp = ++eng->qstamps;
-    eng->jobs[job].tried_cycle = eng->jobs[job].keep_cycle = 0;
+    gs_eng_hooks_run(eng, GS_HOOK_QUEUED, job, eng->now);
     eng->pending[eng->ptail++] = job;
 }
 

@@ -123,8 +123,8 @@ static void requeue(struct gs_engine *eng, int job, gs_time now, int front)
     gs_eng_stop_running(eng, job, now, GS_JOB_PENDING);
     j->lost += j->work - j->saved;
     j->work = j->saved;
-    j->end = GS_TIME_NONE; /* no longer draining: drain.c's GS_HOOK_STOPPED */
-    j->reason = GS_WAIT_RESOURCES;
+    j->end = GS_TIME_NONE; /* no longer draining: drain.c's GS_HOOK_STOPPED;
+                              its wait reason is resources: queue_slots.c's */
     j->front = (uint8_t)front;
     enqueue(eng, job, front);
 }

@@ -105,18 +105,6 @@ struct gs_preempt {
     size_t pre_by_cap;
 };
 
-/* Grow per-slot table `*arr` (`*cap` entries of `elem` bytes) to at least
- * `need` entries, the new ones zero.  0 or GS_ENOMEM (then unchanged). */
-static inline int gs_eng_slot_table_grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    size_t old = *cap;
-    if (gs_grow(arr, cap, need, elem))
-        return GS_ENOMEM;
-    if (*cap > old)
-        memset((char *)*arr + old * elem, 0, (*cap - old) * elem);
-    return 0;
-}
-
 /* --- preempt.c (white-box: benchmarks, tests) ------------------------- */
 
 /* The victims gs_eng_try_preempt would choose for pending `job` at `now`,

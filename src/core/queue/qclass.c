@@ -10,6 +10,7 @@
  * distinct entries (amortised O(log n) per join).
  */
 #include "core/queue/qclass.h"
+#include "core/queue/queue_private.h"
 #include "core/base/alloc.h"
 
 #include <stdlib.h>
@@ -233,8 +234,8 @@ void gs_qclass_set_reason(const struct gs_qclass *c, struct gs_engine *eng, int 
 {
     const struct bucket *b = &c->b[g];
     for (size_t i = 0; i < b->n; i++)
-        if (live(eng, &b->e[i]) && eng->jobs[b->e[i].job].tried_cycle != cycle)
-            eng->jobs[b->e[i].job].reason = (int8_t)reason;
+        if (live(eng, &b->e[i]) && gs_queue_job(eng, b->e[i].job)->tried_cycle != cycle)
+            gs_queue_job(eng, b->e[i].job)->reason = (int8_t)reason;
 }
 
 void gs_qclass_reps(struct gs_qclass *c, const struct gs_engine *eng, int *rep)

@@ -100,7 +100,7 @@ static int classify_failure(struct pass *ps, int job, gs_time dur)
     struct gs_request req;
     gs_eng_request(eng, job, &req);
     int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0;
-    j->reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
+    gs_queue_job(eng, job)->reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
     memo_fail(ps, j, dur, live);
     return GS_ENOSPC;
 }
@@ -119,7 +119,7 @@ static int try_shared(struct pass *ps, int job, gs_time dur)
     if (gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0) {
         req.blocked = NULL;
         int live = gs_place(eng->cl, NULL, &req, eng->pol.strategy, ps->a, NULL) < 0;
-        eng->jobs[job].reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
+        gs_queue_job(eng, job)->reason = live ? GS_WAIT_RESOURCES : GS_WAIT_RESERVATION;
         return GS_ENOSPC;
     }
     return gs_eng_start_placed(eng, job, ps->now, 1, ps->a);
@@ -134,7 +134,7 @@ static int try_backfill(struct pass *ps, int job)
     int reason, pre = gs_qpass_memo_pre(ps, j, &reason);
     gs_time dur = pre == 1 ? 0 : gs_qpass_dur(eng, job);
     if (pre == 1 || (pre < 0 && gs_qpass_memo_doomed(ps, j, dur, &reason))) {
-        j->reason = (int8_t)reason;
+        gs_queue_job(eng, job)->reason = (int8_t)reason;
         return GS_ENOSPC;
     }
     if (j->milli < GS_MILLI_GPU)
@@ -182,17 +182,17 @@ static int try_job(struct pass *ps, int job)
     struct gs_engine *eng = ps->eng;
     struct job *j = &eng->jobs[job];
     if (!gs_eng_part_quota_ok(eng, job)) {
-        j->reason = GS_WAIT_PARTITION;
+        gs_queue_job(eng, job)->reason = GS_WAIT_PARTITION;
         return GS_ENOSPC;
     }
     if (!gs_eng_quota_ok(eng, job)) {
-        j->reason = GS_WAIT_QUOTA;
+        gs_queue_job(eng, job)->reason = GS_WAIT_QUOTA;
         return GS_ENOSPC;
     }
     /* head-of-line blocking holds within a queue group (partition) only */
     uint64_t grp = gs_eng_queue_group(eng, job);
     if ((ps->failed_in & grp) || ((ps->blocked_in & grp) && ps->max_res == 0)) {
-        j->reason = GS_WAIT_PRIORITY;
+        gs_queue_job(eng, job)->reason = GS_WAIT_PRIORITY;
         return GS_ENOSPC;
     }
     int rc = ps->blocked ? try_backfill(ps, job)
@@ -217,7 +217,7 @@ static int try_job(struct pass *ps, int job)
     if (!(ps->blocked_in & grp)) {
         if (!ps->blocked)
             ps->head = job;
-        j->reason = GS_WAIT_RESOURCES;
+        gs_queue_job(eng, job)->reason = GS_WAIT_RESOURCES;
         memo_fail(ps, j, 0, 1);
         ps->blocked = 1;
         ps->blocked_in |= grp;
@@ -320,16 +320,16 @@ static int note_requeued(struct gs_engine *eng, struct gs_qstate *q, size_t tail
  * behind them, so they are tried again, outside the bound), and tries the
  * next max_job_test others.  Every continuation tries at least one job no
  * pass of the cycle tried, so a cycle ends. */
-static int cont_skip(const struct gs_qstate *q, const struct job *j, int cont)
+static int cont_skip(const struct gs_qstate *q, const struct gs_qjob *qj, int cont)
 {
-    return cont && j->tried_cycle == q->cycle && j->keep_cycle != q->cycle;
+    return cont && qj->tried_cycle == q->cycle && qj->keep_cycle != q->cycle;
 }
 
 /* Mark `job` tried in this cycle (kept: it blocked or reserved). */
-static void cont_stamp(const struct gs_qstate *q, struct job *j, int kept)
+static void cont_stamp(const struct gs_qstate *q, struct gs_qjob *qj, int kept)
 {
-    j->tried_cycle = q->cycle;
-    j->keep_cycle = kept ? q->cycle : 0;
+    qj->tried_cycle = q->cycle;
+    qj->keep_cycle = kept ? q->cycle : 0;
 }
 
 /* Try `job` and account for it.  Returns 1 if it started, 0 if not, or a
@@ -349,7 +349,7 @@ static int visit(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int 
     }
     if (rc != 0 && rc != GS_ENOSPC)
         return rc;
-    cont_stamp(q, &eng->jobs[job], ps->kept);
+    cont_stamp(q, gs_queue_job(eng, job), ps->kept);
     if (note_requeued(eng, q, tail) < 0)
         return GS_ENOMEM;
     return rc == 0;
@@ -391,8 +391,8 @@ static int class_settle(struct pass *ps, struct gs_qstate *q, struct qcursor *cu
         int job = k < n ? pre[k] : q->joined[k - n];
         if ((size_t)job >= eng->njobs || gs_eng_slot_free(eng, job))
             continue;
-        const struct job *j = &eng->jobs[job];
-        if (j->state != GS_JOB_PENDING || j->tried_cycle == q->cycle)
+        if (eng->jobs[job].state != GS_JOB_PENDING ||
+            gs_queue_job(eng, job)->tried_cycle == q->cycle)
             continue; /* gone, or tried already in this pass */
         int rc = visit(ps, q, cur, job);
         if (rc < 0)
@@ -414,8 +414,8 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
     int started = 0, job;
     while ((job = ps->peeked >= 0 ? ps->peeked : gs_qfol_next(ps, cur)) >= 0) {
         ps->peeked = -1;
-        const struct job *j = &eng->jobs[job];
-        if (cont_skip(q, j, cont))
+        const struct gs_qjob *qj = gs_queue_job(eng, job);
+        if (cont_skip(q, qj, cont))
             continue;
         if (ps->fol) {
             int sk = gs_qfol_skip(ps, q, job);
@@ -424,7 +424,7 @@ static int walk(struct pass *ps, struct gs_qstate *q, struct qcursor *cur, int c
             if (sk)
                 continue;
         }
-        int kept = cont && j->keep_cycle == q->cycle;
+        int kept = cont && qj->keep_cycle == q->cycle;
         if (!kept && tried >= limit) {
             q->cont = 1; /* jobs left untried: continue at once */
             ps->peeked = job; /* a resumption starts with it */

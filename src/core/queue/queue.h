@@ -8,6 +8,19 @@
 
 #include "core/jobs/jobs.h"
 
+/* Why a pending job did not start in the last pass (coarse; the diagnosis
+ * module refines `resources` into shortage/fragmentation).  A job's is in
+ * the queue's per-slot table (gs_queue_job(eng, job)->reason,
+ * queue_private.h). */
+enum gs_wait_reason {
+    GS_WAIT_NONE,
+    GS_WAIT_RESOURCES,          /* does not fit the free GPUs */
+    GS_WAIT_QUOTA,              /* team at its quota */
+    GS_WAIT_PRIORITY,           /* behind a blocked job of higher rank */
+    GS_WAIT_RESERVATION,        /* fits, but only on GPUs held for a reservation */
+    GS_WAIT_PARTITION,          /* its partition is at its quota (partition.c) */
+};
+
 /* Whether starting `job` keeps its team within quota. */
 int gs_eng_quota_ok(const struct gs_engine *eng, int job);
 

@@ -81,21 +81,22 @@ static int kind_now(struct pass *ps, struct gs_qstate *q, int g)
 static int rec_live(const struct gs_engine *eng, const struct gs_qstate *q,
                     const struct qskip *k)
 {
-    const struct job *j = &eng->jobs[k->job];
-    return j->state == GS_JOB_PENDING && j->in_order == k->list && j->order_seq == k->seq &&
-           j->tried_cycle != q->cycle;
+    const struct gs_qjob *qj = &q->jobs[k->job];
+    return eng->jobs[k->job].state == GS_JOB_PENDING && qj->in_order == k->list &&
+           qj->order_seq == k->seq && qj->tried_cycle != q->cycle;
 }
 
 /* `job`, refused by the memo with `reason` (no side effect), counts as
  * tried with that reason: what try_job and visit (queue.c) leave of such a
  * try, without the try.  0 or GS_ENOMEM. */
-static int code_tried(struct gs_qstate *q, struct job *j, int job, int reason)
+static int code_tried(struct gs_qstate *q, int job, int reason)
 {
     if (gs_grow((void **)&q->visited, &q->visited_cap, q->nvisited + 1, sizeof *q->visited))
         return GS_ENOMEM;
-    j->reason = (int8_t)reason;
-    j->tried_cycle = q->cycle;
-    j->keep_cycle = 0;
+    struct gs_qjob *qj = &q->jobs[job];
+    qj->reason = (int8_t)reason;
+    qj->tried_cycle = q->cycle;
+    qj->keep_cycle = 0;
     q->visited[q->nvisited++] = job;
     return 0;
 }
@@ -111,7 +112,7 @@ static int settle(struct pass *ps, struct gs_qstate *q, int g)
         const struct qskip *k = &q->fskip[i];
         if (!rec_live(eng, q, k))
             continue;
-        if (code_tried(q, &eng->jobs[k->job], k->job, reason) < 0)
+        if (code_tried(q, k->job, reason) < 0)
             return GS_ENOMEM;
         q->fol_settled++;
     }
@@ -151,13 +152,14 @@ int gs_qfol_skip(struct pass *ps, struct gs_qstate *q, int job)
         return ok;
     if (ok == 0) { /* its class stays as it is: tried, as the try would leave it */
         ps->visits++;
-        return code_tried(q, j, job, reason) < 0 ? GS_ENOMEM : 1;
+        return code_tried(q, job, reason) < 0 ? GS_ENOMEM : 1;
     }
-    if (kind == GS_QFOL_RSV && gs_qskip_add(q, job, j->order_seq, j->in_order, g) < 0)
+    const struct gs_qjob *qj = &q->jobs[job];
+    if (kind == GS_QFOL_RSV && gs_qskip_add(q, job, qj->order_seq, qj->in_order, g) < 0)
         return GS_ENOMEM; /* only these are ever settled */
     q->fol_walked++;
     q->fol_rsv += kind == GS_QFOL_RSV;
-    j->reason = (int8_t)reason; /* what try_backfill gives it */
+    q->jobs[job].reason = (int8_t)reason; /* what try_backfill gives it */
     ps->visits++;
     return 1;
 }

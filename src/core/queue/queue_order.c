@@ -44,7 +44,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { LIST_NONE, LIST_YOUNG, LIST_AGED }; /* struct job.in_order */
+enum { LIST_NONE, LIST_YOUNG, LIST_AGED }; /* struct gs_qjob.in_order */
 
 #define PREFETCH_AHEAD 4 /* entries */
 
@@ -78,6 +78,7 @@ void gs_queue_state_free(struct gs_qstate *q)
 {
     if (!q)
         return;
+    gs_free(q->jobs);
     gs_free(q->young.k);
     gs_free(q->aged.k);
     gs_free(q->heap);
@@ -155,8 +156,8 @@ static struct order_key new_key(struct gs_engine *eng, int job, int list)
     int64_t prio = list == LIST_AGED ? aged_key(eng, j) : gs_sat_mul(j->priority, GS_PRIO_SCALE);
     if (++eng->q->seq == 0)
         eng->q->seq = 1;
-    j->in_order = (int8_t)list;
-    j->order_seq = eng->q->seq;
+    gs_queue_job(eng, job)->in_order = (int8_t)list;
+    gs_queue_job(eng, job)->order_seq = eng->q->seq;
     /* a job whose launch failed goes ahead of its peers (lifecycle.c) */
     struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq,
                            j->handle, (int8_t)gs_qclass_of(eng, j) };
@@ -165,18 +166,19 @@ static struct order_key new_key(struct gs_engine *eng, int job, int list)
 
 static int live(const struct gs_engine *eng, const struct order_key *k, int list)
 {
-    const struct job *j = &eng->jobs[k->job];
-    return j->state == GS_JOB_PENDING && j->in_order == list && j->order_seq == k->seq;
+    const struct gs_qjob *qj = gs_queue_job(eng, k->job);
+    return eng->jobs[k->job].state == GS_JOB_PENDING && qj->in_order == list &&
+           qj->order_seq == k->seq;
 }
 
 /* Forget a dead entry: if it was its job's current one, the job is no
  * longer listed (it is re-added if it comes back to the queue). */
 static void drop(struct gs_engine *eng, const struct order_key *k)
 {
-    struct job *j = &eng->jobs[k->job];
-    if (j->order_seq == k->seq && j->state != GS_JOB_PENDING) {
-        j->in_order = LIST_NONE;
-        j->order_seq = 0;
+    struct gs_qjob *qj = gs_queue_job(eng, k->job);
+    if (qj->order_seq == k->seq && eng->jobs[k->job].state != GS_JOB_PENDING) {
+        qj->in_order = LIST_NONE;
+        qj->order_seq = 0;
     }
 }
 
@@ -289,7 +291,7 @@ int gs_queue_scan_joined(struct gs_engine *eng, gs_time now, int lists)
         if (gs_qclass_note(q->cls, eng, job, e == GS_TIME_NONE ? GS_TIME_INF : e) < 0 ||
             gs_qest_note(q->est, eng, job, e == GS_TIME_NONE ? GS_TIME_INF : e) < 0)
             return GS_ENOMEM;
-        if (!lists || (j->in_order != LIST_NONE && !j->front))
+        if (!lists || (gs_queue_job(eng, job)->in_order != LIST_NONE && !j->front))
             continue; /* still listed (its entry comes back to life); a job
                          requeued to the front gets a new key below, which
                          kills its old entry */
@@ -314,11 +316,12 @@ static int move_aging(struct gs_engine *eng, gs_time now)
         int job = q->heap[0].job;
         heap_pop(q);
         struct job *j = &eng->jobs[job];
-        if (j->in_order != LIST_YOUNG)
+        struct gs_qjob *qj = gs_queue_job(eng, job);
+        if (qj->in_order != LIST_YOUNG)
             continue; /* stale: dropped or already moved */
         if (j->state != GS_JOB_PENDING) {
-            j->in_order = LIST_NONE; /* re-added if it comes back */
-            j->order_seq = 0;
+            qj->in_order = LIST_NONE; /* re-added if it comes back */
+            qj->order_seq = 0;
             continue;
         }
         if (gs_grow((void **)&q->moved, &q->moved_cap, q->nmoved + 1, sizeof *q->moved))
@@ -693,8 +696,8 @@ gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
 
 void gs_queue_unlist(struct gs_engine *eng, int job)
 {
-    eng->jobs[job].in_order = LIST_NONE;
-    eng->jobs[job].order_seq = 0;
+    gs_queue_job(eng, job)->in_order = LIST_NONE;
+    gs_queue_job(eng, job)->order_seq = 0;
 }
 
 /* Pass order of the pending jobs at `now`, computed afresh from the queue

@@ -53,7 +53,25 @@ struct aging_ent {
     int job;
 };
 
+/* The queue modules' per-job data, one entry per job slot (the per-slot
+ * table beside the job table, not in struct job: queue_slots.c grows it
+ * with the job table through hooks.grow, zeroes a slot's entry when a new
+ * job takes it, GS_HOOK_ADDED, and frees it with the state). */
+struct gs_qjob {
+    uint32_t order_seq;         /* its live order entry's number (queue_order.c) */
+    uint32_t tried_cycle;       /* pass cycle that tried it (queue.c continuation);
+                                   0 again when it joins the queue array */
+    uint32_t keep_cycle;        /* ... in which it blocked or reserved: retried */
+    int8_t in_order;            /* which kept order list holds it (queue_order.c) */
+    int8_t reason;              /* enum gs_wait_reason while pending: set by the
+                                   pass (queue.c, qclass.c, queue_follow.c) and the
+                                   diagnosis's followers; NONE from its start,
+                                   RESOURCES once requeued (queue_slots.c) */
+};
+
 struct gs_qstate {
+    struct gs_qjob *jobs;       /* per slot (see above) */
+    size_t jobs_cap;
     struct qlist young, aged;   /* see queue_order.c */
     struct aging_ent *heap;     /* min-heap by submit: young-list jobs (some stale) */
     size_t nheap, heap_cap;
@@ -181,6 +199,22 @@ static inline int gs_qskip_add(struct gs_qstate *q, int job, uint32_t seq, int l
     q->fhead[cls] = (int)q->nskip++;
     return 0;
 }
+
+/* The queue's per-job entry of slot `job` (the state exists once a job
+ * does: its table grows with the job table). */
+static inline struct gs_qjob *gs_queue_job(const struct gs_engine *eng, int job)
+{
+    return &eng->q->jobs[job];
+}
+
+/* The per-slot table's subscriptions (hooks.grow, GS_HOOK_ADDED, _QUEUED,
+ * _STARTED, _STOPPED).  (queue_slots.c) */
+void gs_queue_slot_hooks(struct gs_eng_hooks *h);
+
+/* Check the per-slot table: it covers the slots in use, and a job that
+ * holds GPUs has no wait reason.  0 or GS_ESTATE naming the slot.
+ * (queue_slots.c) */
+int gs_queue_slots_check(const struct gs_engine *eng, struct gs_error *err);
 
 /* The order of `queue_policy` (enum gs_queue_policy); fifo for an unknown
  * value (gs_engine_create only accepts known ones). */

@@ -63,6 +63,7 @@ void gs_queue_hooks(struct gs_eng_hooks *h)
     gs_eng_hook_add(h, GS_HOOK_STARTED, team_started);
     gs_eng_hook_add(h, GS_HOOK_STOPPED, team_stopped);
     h->team_quota = gs_eng_team_set_quota;
+    gs_queue_slot_hooks(h);
 }
 
 void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed)
