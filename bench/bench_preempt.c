@@ -113,7 +113,7 @@ static void describe(struct gs_engine *eng, int job, const int *v, int n, struct
         struct gs_job_info ji;
         gs_engine_job_info(eng, v[i], &ji);
         res->gpus += ji.gpus;
-        res->lost_gpu_h += (double)gs_eng_victim_cost(eng, v[i], NOW) / 1000 / 3600000.0;
+        res->lost_gpu_h += (double)gs_eng_preempt_victim_cost(eng, v[i], NOW) / 1000 / 3600000.0;
         res->hash = bench_hash(res->hash, (uint64_t)v[i]);
     }
     res->fits = n > 0 && fits(eng, job, v, n);

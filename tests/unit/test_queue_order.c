@@ -292,12 +292,12 @@ static void test_min_pass_interval_sim(void **state)
 /* The borrow rule's totals (quota left unused and used beyond quota, over
  * all teams) are kept as jobs start and stop; after each of 3,000 random
  * submissions, passes, finishes and cancellations they equal a recount
- * over every team, and gs_eng_quota_ok agrees with the rule evaluated from
+ * over every team, and gs_queue_quota_ok agrees with the rule evaluated from
  * that recount for every pending job. */
 static void check_quota(const struct gs_engine *eng)
 {
     int64_t u, b;
-    gs_eng_quota_recount(eng, &u, &b);
+    gs_queue_quota_recount(eng, &u, &b);
     assert_int_equal(eng->quota_unused, u);
     assert_int_equal(eng->quota_borrowed, b);
     for (size_t i = eng->phead; i < eng->ptail; i++) {
@@ -309,7 +309,7 @@ static void check_quota(const struct gs_engine *eng)
         int64_t used = eng->team_milli[j->team], need = (int64_t)j->gpus * j->milli;
         int64_t su = used < q ? q - used : 0, sb = used < q ? 0 : used - q;
         int want = used + need <= q || used + need - q <= (u - su) - (b - sb);
-        assert_int_equal(gs_eng_quota_ok(eng, job), want);
+        assert_int_equal(gs_queue_quota_ok(eng, job), want);
     }
 }
 

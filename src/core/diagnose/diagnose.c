@@ -305,7 +305,7 @@ static int keep_indiv(struct gs_engine *eng, const struct gs_qstate *q)
  * job that left the queue since is closed when a pass next sees it, or
  * read as closed by wait_split (its open interval ends at its start or
  * end). */
-int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full)
+int gs_eng_diag_account_waits(struct gs_engine *eng, gs_time now, int full)
 {
     struct gs_diag_state *ds = eng->diag;
     const struct gs_qstate *q = eng->q;
@@ -479,6 +479,6 @@ void gs_eng_diag_hooks(struct gs_eng_hooks *h)
     gs_eng_hook_add(h, GS_HOOK_RETIRED, diag_retire);
     gs_eng_hook_add(h, GS_HOOK_RESERVED, note_reserve);
     gs_eng_diag_slot_hooks(h);
-    h->account_waits = gs_eng_account_waits;
-    h->plain_code = gs_eng_plain_code_now;
+    h->account_waits = gs_eng_diag_account_waits;
+    h->plain_code = gs_eng_diag_plain_code_now;
 }

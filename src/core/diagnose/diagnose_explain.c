@@ -193,7 +193,7 @@ static int plain_code(struct gs_engine *eng, int job)
 
 static int resource_code(struct gs_engine *eng, int job, int use_memo);
 
-int gs_eng_plain_code_now(struct gs_engine *eng, int job)
+int gs_eng_diag_plain_code_now(struct gs_engine *eng, int job)
 {
     int g = eng->jobs[job].gpus, code = GS_REASON_SHORTAGE;
     if (!plain_job(eng, &eng->jobs[job])) {

@@ -31,7 +31,7 @@ int gs_eng_diag_slots_check(const struct gs_engine *eng, struct gs_error *err);
  * account waiting time to codes.  `full` = 0 when the pass was skipped
  * because nothing could change (only new jobs are looked at).  Returns 0 or
  * GS_ENOMEM.  (diagnose.c) */
-int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full);
+int gs_eng_diag_account_waits(struct gs_engine *eng, gs_time now, int full);
 
 /* The wait code the accounting would give now to plain pending `job`
  * (whole GPUs, no memory or type constraint, no partitions) if its pass
@@ -39,6 +39,6 @@ int gs_eng_account_waits(struct gs_engine *eng, gs_time now, int full);
  * per-pass memo's own rule (shortage below g idle GPUs, else the figures),
  * and `priority` when it would fit.  Reads only, but for the diagnosis's
  * scratch.  (diagnose_explain.c) */
-int gs_eng_plain_code_now(struct gs_engine *eng, int job);
+int gs_eng_diag_plain_code_now(struct gs_engine *eng, int job);
 
 #endif

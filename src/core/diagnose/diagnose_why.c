@@ -360,7 +360,7 @@ static int explain_slot(struct gs_engine *eng, int job, struct gs_diag *d)
     if (res == GS_REASON_PARTITION || reason == GS_WAIT_PARTITION)
         d->codes |= 1u << GS_REASON_PARTITION;
     quota_figures(eng, job, d);
-    if (!gs_eng_quota_ok(eng, job))
+    if (!gs_queue_quota_ok(eng, job))
         d->codes |= 1u << GS_REASON_QUOTA;
     priority_figures(eng, job, d);
     if (reason == GS_WAIT_PRIORITY || reason == GS_WAIT_NONE)

@@ -135,13 +135,13 @@ struct gs_eng_hooks {
     int (*part_pick)(const struct gs_engine *eng, struct job *j, const char *label);
     /* the nodes partition `part` allows, NULL = all (gs_eng_part_nodes_of) */
     const unsigned char *(*part_nodes)(const struct gs_engine *eng, int part);
-    /* a team's quota changed (gs_eng_team_set_quota, queue_quota.c) */
+    /* a team's quota changed (gs_queue_team_set_quota, queue_quota.c) */
     void (*team_quota)(struct gs_engine *eng, int team, int quota);
     /* the queue pass ended at `now`: give every pending job its wait code
-     * and account waiting time (gs_eng_account_waits, diagnose.c); `full`
+     * and account waiting time (gs_eng_diag_account_waits, diagnose.c); `full`
      * = 0 for a skipped pass.  0 or GS_ENOMEM */
     int (*account_waits)(struct gs_engine *eng, gs_time now, int full);
-    /* the wait code plain pending `job` would get now (gs_eng_plain_code_now,
+    /* the wait code plain pending `job` would get now (gs_eng_diag_plain_code_now,
      * diagnose_explain.c): the queue's per-class index asks it */
     int (*plain_code)(struct gs_engine *eng, int job);
     /* whether `job` was told to checkpoint and stop (GS_EV_DRAIN) and still
@@ -470,7 +470,7 @@ void gs_eng_stop_running(struct gs_engine *eng, int job, gs_time now, int state)
  * GS_JOB_CANCELLED), reporting `ev_kind` (GS_EV_PREEMPT, GS_EV_KILL,
  * GS_EV_CANCEL).  Off live mode the stop takes effect at once; in live
  * mode the job becomes STOPPING and keeps its GPUs until gs_engine_exited.
- * A requeue needs room for one more pending entry (gs_eng_requeue_reserve)
+ * A requeue needs room for one more pending entry (gs_eng_drain_requeue_reserve)
  * off live mode.  Returns 0 or GS_ENOMEM (live confirmation only). */
 int gs_eng_stop_job(struct gs_engine *eng, int job, gs_time now, int target, int ev_kind);
 

@@ -21,7 +21,7 @@
 
 #include <string.h>
 
-int gs_eng_requeue_reserve(struct gs_engine *eng, size_t n)
+int gs_eng_drain_requeue_reserve(struct gs_engine *eng, size_t n)
 {
     /* no compaction here: a pass may be walking the queue array */
     return gs_grow((void **)&eng->pending, &eng->pending_cap, eng->ptail + n + 1,
@@ -30,9 +30,9 @@ int gs_eng_requeue_reserve(struct gs_engine *eng, size_t n)
                : 0;
 }
 
-void gs_eng_requeue(struct gs_engine *eng, int job, gs_time now)
+void gs_eng_drain_requeue(struct gs_engine *eng, int job, gs_time now)
 {
-    /* room was reserved by gs_eng_requeue_reserve; live mode defers it */
+    /* room was reserved by gs_eng_drain_requeue_reserve; live mode defers it */
     (void)gs_eng_stop_job(eng, job, now, GS_JOB_PENDING, GS_EV_PREEMPT);
 }
 
@@ -106,7 +106,7 @@ static void hold_release(struct gs_engine *eng, struct hold *h)
     gs_eng_nodes_released(eng, &a);
 }
 
-void gs_eng_hold_start(struct gs_engine *eng, int waiter, int node, uint64_t want)
+void gs_eng_drain_hold_start(struct gs_engine *eng, int waiter, int node, uint64_t want)
 {
     struct gs_preempt *pre = eng->pre;
     struct hold *h = &pre->holds[pre->nholds++];
@@ -205,9 +205,9 @@ static int complete_drain(struct gs_engine *eng, size_t i, gs_time now)
     int live = !gone && v->state == GS_JOB_RUNNING && v->start == d.run_start &&
                pre->draining[d.victim];
     if (live && h && eng->jobs[d.waiter].state == GS_JOB_PENDING) {
-        if (gs_eng_requeue_reserve(eng, 1) < 0)
+        if (gs_eng_drain_requeue_reserve(eng, 1) < 0)
             return GS_ENOMEM;
-        gs_eng_requeue(eng, d.victim, now);
+        gs_eng_drain_requeue(eng, d.victim, now);
         h = find_hold(pre, d.waiter);
     } else if (live) {
         pre->draining[d.victim] = 0;

@@ -10,12 +10,12 @@
 
 /* Make room to requeue `n` jobs without allocating (compacts the queue so
  * no stale entry of a running job remains).  Returns 0 or GS_ENOMEM. */
-int gs_eng_requeue_reserve(struct gs_engine *eng, size_t n);
+int gs_eng_drain_requeue_reserve(struct gs_engine *eng, size_t n);
 
 /* Stop running job `job` at `now` as preempted: the work since its last
  * completed checkpoint is lost, it is pending again with its original
  * submit time, and GS_EV_PREEMPT is emitted.  Room reserved before. */
-void gs_eng_requeue(struct gs_engine *eng, int job, gs_time now);
+void gs_eng_drain_requeue(struct gs_engine *eng, int job, gs_time now);
 
 /* Grow the drain and hold tables for one more hold and `n` drains.
  * Returns 0 or GS_ENOMEM. */
@@ -27,7 +27,7 @@ void gs_eng_drain_start(struct gs_engine *eng, int victim, int waiter, gs_time n
 
 /* Hold `want` GPUs of `node` for `waiter` (those idle now are taken from
  * the cluster at once, the rest as its victims stop). */
-void gs_eng_hold_start(struct gs_engine *eng, int waiter, int node, uint64_t want);
+void gs_eng_drain_hold_start(struct gs_engine *eng, int waiter, int node, uint64_t want);
 
 /* drain.c's subscriptions (gs_eng_preempt_hooks, after the partitions'):
  * GS_HOOK_STARTED, STOPPED, DRAIN_DUE, RETIRED, ADDED, its per-slot

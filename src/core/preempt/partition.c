@@ -246,7 +246,7 @@ const unsigned char *gs_eng_part_nodes(const struct gs_engine *eng, int job)
     return gs_eng_part_nodes_of(eng, eng->jobs[job].part);
 }
 
-uint64_t gs_eng_queue_group(const struct gs_engine *eng, int job)
+uint64_t gs_eng_part_queue_group(const struct gs_engine *eng, int job)
 {
     return 1ULL << (eng->jobs[job].part % 64);
 }
@@ -326,7 +326,7 @@ int gs_eng_part_within(const struct gs_engine *eng, int job)
     return r->limit >= 0 && r->used + (int64_t)j->gpus * j->milli <= r->limit;
 }
 
-int gs_eng_job_mode(const struct gs_engine *eng, int job)
+int gs_eng_part_job_mode(const struct gs_engine *eng, int job)
 {
     const struct job *j = &eng->jobs[job];
     if (j->part > 0 && eng->pre->parts[j->part - 1].mode != GS_PREEMPT_INHERIT)

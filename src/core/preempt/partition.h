@@ -19,7 +19,7 @@ void gs_eng_part_fini(struct gs_engine *eng);
 
 /* Effective preemption mode of a running job: its partition's, else its
  * class's, else the policy's. */
-int gs_eng_job_mode(const struct gs_engine *eng, int job);
+int gs_eng_part_job_mode(const struct gs_engine *eng, int job);
 
 /* Whether the job's partition is over its quota (its jobs hold borrowed
  * GPUs), and whether starting `job` keeps its own partition within quota

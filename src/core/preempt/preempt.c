@@ -144,7 +144,7 @@ static void cost_of(const struct gs_engine *eng, int v, gs_time now, int drain, 
     gs_time lose = gs_progress_at_risk(&pr);
     c->job = v;
     c->save_at = GS_TIME_NONE;
-    if (drain && eng->pol.grace > 0 && gs_eng_job_mode(eng, v) == GS_PREEMPT_CHECKPOINT) {
+    if (drain && eng->pol.grace > 0 && gs_eng_part_job_mode(eng, v) == GS_PREEMPT_CHECKPOINT) {
         gs_time s = gs_progress_save_time(&pr);
         if (s != GS_TIME_NONE && s <= eng->pol.grace && s < lose) {
             lose = s;
@@ -169,7 +169,7 @@ static int build_cands(struct gs_engine *eng, int w, gs_time now, int drain)
         int v = eng->running[i];
         const struct job *jv = &eng->jobs[v];
         if (jv->gpus == 0 || pre->draining[v] || jv->state != GS_JOB_RUNNING ||
-            gs_eng_job_mode(eng, v) == GS_PREEMPT_NONE ||
+            gs_eng_part_job_mode(eng, v) == GS_PREEMPT_NONE ||
             !has_right(eng, w, v, &r, now))
             continue;
         if (now - jv->start < eng->pol.min_runtime) {
@@ -634,7 +634,7 @@ static int execute(struct gs_engine *eng, struct vplan *pl, int w, gs_time now,
         cost_of(eng, pl->v[i], now, 1, &c);
         ndrain += c.save_at != GS_TIME_NONE;
     }
-    if (gs_eng_requeue_reserve(eng, n) < 0 || gs_eng_drain_reserve(eng, ndrain) < 0 ||
+    if (gs_eng_drain_requeue_reserve(eng, n) < 0 || gs_eng_drain_reserve(eng, ndrain) < 0 ||
         gs_eng_reserve_pools(eng, gs_cluster_node_count(eng->cl)) < 0)
         return GS_ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -645,10 +645,10 @@ static int execute(struct gs_engine *eng, struct vplan *pl, int w, gs_time now,
         if (ndrain && c.save_at != GS_TIME_NONE)
             gs_eng_drain_start(eng, pl->v[i], w, now);
         else
-            gs_eng_requeue(eng, pl->v[i], now);
+            gs_eng_drain_requeue(eng, pl->v[i], now);
     }
     if (ndrain) {
-        gs_eng_hold_start(eng, w, pl->node, pl->view[pl->node]);
+        gs_eng_drain_hold_start(eng, w, pl->node, pl->view[pl->node]);
         return 1;
     }
     int rc = gs_eng_try_start(eng, w, now, pl->view, 0, pl->a);
@@ -714,7 +714,7 @@ int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int *
     return (int)pl.n;
 }
 
-int64_t gs_eng_victim_cost(const struct gs_engine *eng, int job, gs_time now)
+int64_t gs_eng_preempt_victim_cost(const struct gs_engine *eng, int job, gs_time now)
 {
     struct cand c;
     cost_of(eng, job, now, 0, &c);
@@ -727,7 +727,7 @@ void gs_eng_preempt_note(struct gs_engine *eng, int job, gs_time now)
         (void)build_cands(eng, job, now, 0); /* notes young_wake; out of memory: none */
 }
 
-int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now)
+int gs_eng_preempt_try(struct gs_engine *eng, int job, gs_time now)
 {
     if (!may_try(eng, job))
         return GS_ENOSPC;
@@ -756,7 +756,7 @@ static void victim_added(struct gs_engine *eng, int job, gs_time t)
     eng->pre->pre_by[job] = 0;
 }
 
-void gs_eng_victim_hooks(struct gs_eng_hooks *h)
+void gs_eng_preempt_victim_hooks(struct gs_eng_hooks *h)
 {
     gs_eng_hook_add(h, GS_HOOK_ADDED, victim_added);
     gs_eng_hook_grow_add(h, victim_grow);

@@ -14,7 +14,7 @@
  * was started, GS_ENOSPC when nothing changed, 1 when GPUs changed hands
  * but the job did not start (it waits for victims that are checkpointing:
  * the pass's caches are stale), GS_ENOMEM.  (preempt.c) */
-int gs_eng_try_preempt(struct gs_engine *eng, int job, gs_time now);
+int gs_eng_preempt_try(struct gs_engine *eng, int job, gs_time now);
 
 /* `job` was requeued by a preemption in the middle of a pass at `now`: the
  * engine wakes when one of the running jobs it holds a right against comes
@@ -49,7 +49,7 @@ void gs_eng_part_account(struct gs_engine *eng, int job, int sign);
  * partitions).  Head-of-line blocking in the queue pass holds within a
  * group only, so a blocked training job does not hold inference back.
  * (partition.c) */
-uint64_t gs_eng_queue_group(const struct gs_engine *eng, int job);
+uint64_t gs_eng_part_queue_group(const struct gs_engine *eng, int job);
 
 /* Whether starting `job` keeps its quota partition within its quota (or it
  * may borrow the rest).  1 without a quota.  (partition.c) */

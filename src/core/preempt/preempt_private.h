@@ -107,7 +107,7 @@ struct gs_preempt {
 
 /* --- preempt.c (white-box: benchmarks, tests) ------------------------- */
 
-/* The victims gs_eng_try_preempt would choose for pending `job` at `now`,
+/* The victims gs_eng_preempt_try would choose for pending `job` at `now`,
  * without stopping anything: returns their number with *victims set to
  * borrowed job handles (the preemption state's storage, valid until the
  * next engine call), 0 when no preemption would let the job start,
@@ -116,10 +116,10 @@ int gs_eng_preempt_plan(struct gs_engine *eng, int job, gs_time now, const int *
 
 /* preempt.c's per-slot table (pre_by): its grow function and its reset on
  * GS_HOOK_ADDED (gs_eng_preempt_hooks subscribes it last). */
-void gs_eng_victim_hooks(struct gs_eng_hooks *h);
+void gs_eng_preempt_victim_hooks(struct gs_eng_hooks *h);
 
 /* What preempting running `job` at `now` costs without a grace period:
  * milli-GPU x ms of work lost plus restore. */
-int64_t gs_eng_victim_cost(const struct gs_engine *eng, int job, gs_time now);
+int64_t gs_eng_preempt_victim_cost(const struct gs_engine *eng, int job, gs_time now);
 
 #endif

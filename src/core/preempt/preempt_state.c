@@ -7,7 +7,7 @@ void gs_eng_preempt_hooks(struct gs_eng_hooks *h)
 {
     gs_eng_part_hooks(h); /* partition usage before the holds, as drains read it */
     gs_eng_drain_hooks(h);
-    gs_eng_victim_hooks(h);
+    gs_eng_preempt_victim_hooks(h);
 }
 
 static int any_mode(const struct gs_policy *p)

@@ -172,7 +172,7 @@ static int plan(struct pass *ps, int job)
     if (rc == GS_ENOSPC) {
         ps->memo_ver++;
         ps->plan_failed = 1; /* cannot be planned: backfilling could starve it */
-        ps->failed_in |= gs_eng_queue_group(ps->eng, job);
+        ps->failed_in |= gs_eng_part_queue_group(ps->eng, job);
     }
     return rc == GS_ENOMEM ? rc : 0;
 }
@@ -185,12 +185,12 @@ static int try_job(struct pass *ps, int job)
         gs_queue_job(eng, job)->reason = GS_WAIT_PARTITION;
         return GS_ENOSPC;
     }
-    if (!gs_eng_quota_ok(eng, job)) {
+    if (!gs_queue_quota_ok(eng, job)) {
         gs_queue_job(eng, job)->reason = GS_WAIT_QUOTA;
         return GS_ENOSPC;
     }
     /* head-of-line blocking holds within a queue group (partition) only */
-    uint64_t grp = gs_eng_queue_group(eng, job);
+    uint64_t grp = gs_eng_part_queue_group(eng, job);
     if ((ps->failed_in & grp) || ((ps->blocked_in & grp) && ps->max_res == 0)) {
         gs_queue_job(eng, job)->reason = GS_WAIT_PRIORITY;
         return GS_ENOSPC;
@@ -198,7 +198,7 @@ static int try_job(struct pass *ps, int job)
     int rc = ps->blocked ? try_backfill(ps, job)
                          : gs_eng_try_start(eng, job, ps->now, NULL, 0, ps->a);
     if (rc == GS_ENOSPC) {
-        rc = gs_eng_try_preempt(eng, job, ps->now);
+        rc = gs_eng_preempt_try(eng, job, ps->now);
         if (rc >= 0) {
             forget(ps); /* victims stopped: what failed before may fit now */
             ps->changed = 1;

@@ -22,16 +22,16 @@ enum gs_wait_reason {
 };
 
 /* Whether starting `job` keeps its team within quota. */
-int gs_eng_quota_ok(const struct gs_engine *eng, int job);
+int gs_queue_quota_ok(const struct gs_engine *eng, int job);
 
 /* Change a team's quota, keeping the engine's quota totals (quota_unused,
  * quota_borrowed) in step: O(1).  The team's usage follows its jobs'
  * starts and stops (GS_HOOK_STARTED/STOPPED).  (queue_quota.c) */
-void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota);
+void gs_queue_team_set_quota(struct gs_engine *eng, int team, int quota);
 
 /* The quota totals recounted from every team (tests check the kept ones
  * against it).  (queue.c) */
-void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed);
+void gs_queue_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed);
 
 /* Queue: the team accounting (GS_HOOK_STARTED, GS_HOOK_STOPPED) and
  * hooks.team_quota.  (queue_quota.c) */

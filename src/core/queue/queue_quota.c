@@ -51,7 +51,7 @@ static void team_stopped(struct gs_engine *eng, int job, gs_time t)
     team_add(eng, j->team, -(int64_t)j->gpus * j->milli);
 }
 
-void gs_eng_team_set_quota(struct gs_engine *eng, int team, int quota)
+void gs_queue_team_set_quota(struct gs_engine *eng, int team, int quota)
 {
     count_team(eng, (size_t)team, -1);
     eng->team_quota[team] = quota;
@@ -62,11 +62,11 @@ void gs_queue_hooks(struct gs_eng_hooks *h)
 {
     gs_eng_hook_add(h, GS_HOOK_STARTED, team_started);
     gs_eng_hook_add(h, GS_HOOK_STOPPED, team_stopped);
-    h->team_quota = gs_eng_team_set_quota;
+    h->team_quota = gs_queue_team_set_quota;
     gs_queue_slot_hooks(h);
 }
 
-void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed)
+void gs_queue_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t *borrowed)
 {
     *unused = *borrowed = 0;
     for (size_t t = 0; t < eng->teams_cap; t++) {
@@ -77,7 +77,7 @@ void gs_eng_quota_recount(const struct gs_engine *eng, int64_t *unused, int64_t 
     }
 }
 
-int gs_eng_quota_ok(const struct gs_engine *eng, int job)
+int gs_queue_quota_ok(const struct gs_engine *eng, int job)
 {
     const struct job *j = &eng->jobs[job];
     int quota = eng->team_quota[j->team];
