@@ -39,10 +39,11 @@ WAIT_S=10 wait_for is_state long running
 ok $? "the long job runs before the first kill"
 
 # submit_retry ID: submit until acknowledged (same Idempotency-Key), at most
-# 300 tries 0.05 s apart (15 s: longer than any restart).
+# 600 tries 0.05 s apart (30 s: longer than any restart, even on a loaded
+# machine, where start_daemon itself waits up to 20 s for each step).
 submit_retry() {
     _t=0
-    while [ $_t -lt 300 ]; do
+    while [ $_t -lt 600 ]; do
         if "$G" submit --id "$1" --idempotency-key "key-$1" --gpus 1 --time-limit 5m \
             -- sh -c "$job" sh 0.3 >/dev/null 2>>"$TMP/submit.err"; then
             echo "$1" >>"$TMP/acked"

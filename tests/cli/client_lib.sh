@@ -35,7 +35,7 @@ start_daemon() {
         >"$_log.out" 2>>"$TMP/daemon.err" &
     DPID=$!
     _i=0
-    while [ $_i -lt 200 ]; do
+    while [ $_i -lt 400 ]; do # 20 s: a restart on a loaded machine
         _url=$(sed -n 's/^listening on //p' "$_log.out" 2>/dev/null | head -1)
         [ -n "$_url" ] && break
         kill -0 "$DPID" 2>/dev/null || { echo "# daemon exited early"; cat "$TMP/daemon.err" | sed 's/^/# /'; DPID=; return 1; }
