@@ -1,6 +1,7 @@
 /* backend.c - the local backend (see backend.h). */
 #define _GNU_SOURCE
 #include "daemon/backend.h"
+#include "daemon/daemon.h"
 #include "daemon/runas.h"
 
 #include <errno.h>
@@ -135,9 +136,7 @@ static void child_exec(char **argv, char *const *envp, int go_fd, const char *lo
     }
     /* the daemon's other descriptors are not the supervisor's (and when
      * the daemon has run out of them, /dev/null and the log still open) */
-    for (int fd = 3; fd < 1024; fd++)
-        if (fd != go_fd)
-            close(fd);
+    gsd_close_fds_except(go_fd);
     int null = open("/dev/null", O_RDWR);
     int lf = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (null >= 0) {

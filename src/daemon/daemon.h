@@ -167,6 +167,12 @@ void gsd_http_stop(struct gsd_http *h);
 /* Supervisor mode (`gpuschedd --supervise ...`); see supervise.c. */
 int gsd_supervise_main(int argc, char **argv);
 
+/* Close every descriptor from 3 up except `keep` (-1 = none): two
+ * close_range calls (one per side of `keep`), or a loop over 3..1023 where
+ * the kernel lacks close_range.  Async-signal-safe (a vfork'd child calls
+ * it); no errors: a descriptor that cannot be closed is left. */
+void gsd_close_fds_except(int keep);
+
 /* Per-job error string for a status: "invalid" etc. are in api_codec. */
 char *gsd_error_json(int status, const char *code, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -326,14 +326,27 @@ static int run(char **argv)
     return 0;
 }
 
+void gsd_close_fds_except(int keep)
+{
+    /* one system call per side instead of a thousand closes (bench_daemon
+     * case 7: the loop was 88 % of all system calls, 2 x 1,021 per job) */
+    unsigned lo = 3, top = ~0U;
+    int ok = keep < 3 ? close_range(lo, top, 0) == 0
+                      : (keep == 3 || close_range(lo, (unsigned)keep - 1, 0) == 0) &&
+                            close_range((unsigned)keep + 1, top, 0) == 0;
+    if (ok)
+        return;
+    for (int fd = 3; fd < 1024; fd++)
+        if (fd != keep)
+            close(fd);
+}
+
 int gsd_supervise_main(int argc, char **argv)
 {
     if (argc < 10 || strcmp(argv[8], "--") != 0)
         return 2;
     int go = (int)strtol(argv[3], NULL, 10);
-    for (int fd = 3; fd < 1024; fd++)
-        if (fd != go)
-            close(fd);
+    gsd_close_fds_except(go);
     char byte = 0;
     ssize_t n;
     do
