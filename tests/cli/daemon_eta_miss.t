@@ -28,7 +28,7 @@ C=$ROOT/examples/seed-cluster.yaml
 P=$DATA/live-equiv.yaml
 S=60
 metric() { curl -s "$GPUSCHED_SERVER/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
-q() { sqlite3 "file:$STATE/journal.db?mode=ro" "$1" 2>/dev/null; }
+q() { sqlite3 -cmd ".timeout 5000" "file:$STATE/journal.db?mode=ro" "$1" 2>/dev/null; }
 # the keys' levels above their start (0.9), summed (rows of the class
 # waits and of the errors' window carry level 0); a key without a row is
 # still at 0.9

@@ -51,7 +51,7 @@ start_daemon --cluster "$C" --policy "$P" --clock-scale 10
 ok $? "daemon restarts after kill -9"
 after=$(calib)
 is "$after" "$before" "after kill -9 every calibration number of /metrics is the same"
-is "$(sqlite3 "file:$STATE/journal.db?mode=ro" 'SELECT count(*) FROM eta_window' 2>/dev/null)" 29 \
+is "$(sqlite3 -cmd ".timeout 5000" "file:$STATE/journal.db?mode=ro" 'SELECT count(*) FROM eta_window' 2>/dev/null)" 29 \
    "the journal's window holds 29 slots"
 # the counters and the window go on: one more job that starts at once
 "$GPUSCHED" submit --id D --gpus 8 --time-limit 10m -- sh -c "$job_prelude true" >/dev/null
@@ -69,7 +69,7 @@ unset GPUSCHEDD_TEST_CRASH
 "$GPUSCHED" submit --id S --gpus 8 --time-limit 10m -- sh -c "$job_prelude true" >/dev/null 2>&1
 i=0
 while kill -0 "$DPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-is "$(sqlite3 "file:$STATE/journal.db?mode=ro" "SELECT state FROM jobs WHERE id = 'S'" 2>/dev/null)" \
+is "$(sqlite3 -cmd ".timeout 5000" "file:$STATE/journal.db?mode=ro" "SELECT state FROM jobs WHERE id = 'S'" 2>/dev/null)" \
    starting "the daemon died with S starting"
 stop_daemon
 start_daemon --cluster "$C" --policy "$P" --clock-scale 10
