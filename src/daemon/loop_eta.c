@@ -70,10 +70,10 @@ static const char *basis_of(const struct gs_eta_rec *r)
 }
 
 /* What the calibration needs of promise `r` when its job starts, beyond
- * the row's other eta_* columns: "p90_base bucket chosen cand..." ("-" =
- * none), then " m" once its bound passed before the start and the
- * calibration was told (a censored miss: told once, across restarts),
- * into buf. */
+ * the row's other eta_* columns: "p90_base bucket chosen cand... naive"
+ * ("-" = none; naive: the naive class median, left out when unknown),
+ * then " m" once its bound passed before the start and the calibration
+ * was told (a censored miss: told once, across restarts), into buf. */
 static void aux_of(const struct gs_eta_rec *r, char *buf, size_t n)
 {
     gs_time t[3 + GS_ETA_CANDIDATES] = { r->p90_base, r->bucket, r->chosen };
@@ -88,12 +88,15 @@ static void aux_of(const struct gs_eta_rec *r, char *buf, size_t n)
         else
             len += (size_t)snprintf(buf + len, n - len, "%s%lld", sep, (long long)t[i]);
     }
+    if (r->naive_median != GS_TIME_NONE && len < n)
+        len += (size_t)snprintf(buf + len, n - len, " %lld", (long long)r->naive_median);
     if (r->missed && len < n)
         snprintf(buf + len, n - len, " m");
 }
 
-/* Parse aux_of's text into r (p90_base, bucket, chosen, cand, missed).
- * 0, or -1 when it is not that text (r unchanged). */
+/* Parse aux_of's text into r (p90_base, bucket, chosen, cand,
+ * naive_median: GS_TIME_NONE when the text has none, as an older daemon
+ * wrote it; missed).  0, or -1 when it is not that text (r unchanged). */
 static int aux_parse(const char *s, struct gs_eta_rec *r)
 {
     gs_time t[3 + GS_ETA_CANDIDATES];
@@ -111,6 +114,17 @@ static int aux_parse(const char *s, struct gs_eta_rec *r)
         }
         s = end;
     }
+    gs_time naive = GS_TIME_NONE;
+    const char *p = s;
+    while (*p == ' ')
+        p++;
+    if (*p == '-' || (*p >= '0' && *p <= '9')) {
+        char *end = NULL;
+        naive = strtoll(p, &end, 10);
+        if (end == p)
+            return -1;
+        s = end;
+    }
     int missed = !strcmp(s, " m");
     if (missed)
         s += 2;
@@ -121,6 +135,7 @@ static int aux_parse(const char *s, struct gs_eta_rec *r)
     r->chosen = (int)t[2];
     for (int m = 0; m < GS_ETA_CANDIDATES; m++)
         r->cand[m] = t[3 + m];
+    r->naive_median = naive;
     r->missed = missed;
     return 0;
 }
@@ -129,7 +144,7 @@ static int aux_parse(const char *s, struct gs_eta_rec *r)
  * transaction.  0, or -1 with err. */
 static int write_promise(struct gsd_loop *lp, const struct djob *d, struct gs_error *err)
 {
-    char aux[32 * (3 + GS_ETA_CANDIDATES) + 4];
+    char aux[32 * (4 + GS_ETA_CANDIDATES) + 4];
     aux_of(&d->eta, aux, sizeof aux);
     return gs_store_job_set_eta(lp->st, d->seq, d->eta.est, d->eta.cal, d->eta.p90,
                                 basis_of(&d->eta), aux, err);

@@ -169,6 +169,7 @@ static struct gs_eta_rec rec_at(int cls, double est_s)
     for (int m = 0; m < GS_ETA_CANDIDATES; m++)
         r.cand[m] = GS_TIME_NONE;
     r.p90 = GS_TIME_NONE;
+    r.naive_median = GS_TIME_NONE; /* no switch to the naive predictors (test_naive_switch) */
     return r;
 }
 
@@ -453,6 +454,90 @@ static void test_threshold_choice(void **state)
     free(c);
 }
 
+/* The switch to a naive predictor (eta.c naive_switch).  20 class-">8"
+ * jobs of basis profile, submitted at 0, start at 100 s; their promise
+ * had the candidates raw = 1,000 s, the five others 5,000 s (the per-key
+ * choice: rec_at's est, chosen -1, so kerr takes the point 1,000 s), and
+ * the naive class median `nm`.  c->err and kerr then hold 20 x |100 -
+ * 1,000| = 900 s: T = 900 s (median of err), and the per-key choice
+ * brought 20 of the last 20 within T (900 <= 900).
+ * Case A, nm = 100 s (|error| 0): the class median also brings 20 within T,
+ * not more, so the point stays the per-key choice: the raw estimate
+ * 1,000 s wins the count of its own window (every candidate's last 16
+ * |errors|: raw 900 s <= T, the others 4,900 s), so the point is a new
+ * promise's raw, 2,000 s.
+ * Case B, the per-key choice missed: its |errors| are 20 x 900 s, but T is
+ * taken from c->err, which the same jobs filled; to make T smaller than
+ * 900 s, 20 more class-"1" jobs (basis profile, no candidates: they
+ * leave only err, kerr, nerr, werr) with point 0 start at 50 s and have
+ * nm = 50 s: c->err holds 20 x 50 s then 20 x 900 s, its 20th value
+ * (nearest rank of 0.5 of 40) is 50 s = T.  Over the last 128 (all 40):
+ * kerr has 20 within 50 s (the class-"1" ones: |50 - 0|), nerr 40 (nm =
+ * 100 s for the ">8" ones: |100 - 100| = 0; 50 s for the others: 0);
+ * werr (|start - 0|): 50 s within, 100 s not: 20.  40 > 20 + margin 0
+ * and 40 >= 20: the point of a new ">8" promise is its naive class median,
+ * 300 s (set on the promise), although its per-key choice (raw) stays
+ * chosen = 0.
+ * Case C, now better than both: as B, but the ">8" jobs had nm = 5,000 s
+ * (|error| 4,900 s > T) and started at 30 s (the candidates' errors move
+ * with it: raw 970 s): nerr 20 within T (the class-"1" ones), werr 40
+ * (30 and 50 s <= 50 s), kerr 20 (|30 - 1,000| = 970 s > T): now wins,
+ * the point is the promise's submit, 0. */
+static void fill_switch(struct gs_eta_cal *c, int with_short, double nm, double st)
+{
+    gs_eta_cal_init(c);
+    for (int i = 0; with_short && i < 20; i++) {
+        struct gs_eta_rec r = rec_at(0, 100);
+        r.cal = 0;
+        r.naive_median = SEC(50);
+        gs_eta_cal_observe(c, &r, SEC(50));
+    }
+    for (int i = 0; i < 20; i++) {
+        struct gs_eta_rec q = rec_at(3, 1000);
+        for (int m = 0; m < GS_ETA_CANDIDATES; m++)
+            q.cand[m] = SEC(5000);
+        q.cand[0] = SEC(1000);
+        q.cal = SEC(1000);
+        q.naive_median = SEC(nm);
+        gs_eta_cal_observe(c, &q, SEC(st));
+    }
+}
+
+static void test_naive_switch(void **state)
+{
+    (void)state;
+    struct gs_eta_cal *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    fill_switch(c, 0, 100, 100); /* case A */
+    struct gs_eta_rec p = rec_at(3, 2000);
+    p.naive_median = SEC(300);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.chosen, 0);
+    assert_int_equal(p.cal, SEC(2000));
+    fill_switch(c, 1, 100, 100); /* case B */
+    assert_int_equal(c->err.sorted[19], SEC(50)); /* nearest rank 0.5 of 40: the 20th */
+    p = rec_at(3, 2000);
+    p.naive_median = SEC(300);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.chosen, 0);
+    assert_int_equal(p.cal, SEC(300));
+    assert_true(p.p90 >= p.cal);
+    p = rec_at(3, 2000); /* the same without a naive median: no switch */
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, SEC(2000));
+    p = rec_at(3, 2000); /* a promise "now" is never switched */
+    p.basis = GS_BASIS_NOW;
+    p.naive_median = SEC(300);
+    gs_eta_cal_apply(c, &p);
+    assert_true(p.cal != SEC(300));
+    fill_switch(c, 1, 5000, 30); /* case C */
+    p = rec_at(3, 2000);
+    p.naive_median = SEC(300);
+    gs_eta_cal_apply(c, &p);
+    assert_int_equal(p.cal, 0);
+    free(c);
+}
+
 /* The calibration rebuilt from what a journal keeps (the daemon's
  * loop_eta.c): after each observe, the ring slots each window of the
  * changed keys was pushed into (gs_eta_win.pushed, then zeroed), the
@@ -520,6 +605,7 @@ static void test_rebuild_from_journal(void **state)
         r.bucket = (int)(x >> 12) % GS_ETA_BUCKETS;
         r.submit = SEC(i);
         r.est = gs_time_add(r.submit, r.est);
+        r.naive_median = gs_time_add(r.submit, SEC((x >> 24) % 600)); /* the switch's windows too */
         gs_eta_cal_apply(c, &r);
         int keys[GS_ETA_OBS_KEYS], nk = gs_eta_cal_keys_of(&r, keys);
         assert_int_equal(nk, r.basis == GS_BASIS_NOW ? 4 : 5); /* + the errors unless now */
@@ -551,6 +637,7 @@ static void test_rebuild_from_journal(void **state)
     for (int cl = 0; cl < GS_SIZE_CLASSES; cl++)
         for (int bs = 0; bs < GS_ETA_BASES; bs++) {
             struct gs_eta_rec p = rec_at(cl, 500), q = rec_at(cl, 500);
+            p.naive_median = q.naive_median = SEC(40);
             p.basis = q.basis = bs;
             p.bucket = q.bucket = 2;
             gs_eta_cal_apply(c, &p);
@@ -560,7 +647,9 @@ static void test_rebuild_from_journal(void **state)
         }
     assert_true(full >= GS_SIZE_CLASSES); /* the promises compared were calibrated */
     assert_int_equal(gs_eta_cal_win(c, GS_ETA_NKEYS - 2, 1), NULL); /* a class wait: one window */
-    assert_int_equal(gs_eta_cal_win(c, GS_ETA_KEY_ERR, 1), NULL); /* the errors: one window */
+    assert_non_null(gs_eta_cal_win(c, GS_ETA_KEY_ERR, 3)); /* the errors: err, kerr, nerr, werr */
+    assert_int_equal(gs_eta_cal_win(c, GS_ETA_KEY_ERR, 4), NULL);
+    assert_true(c->nerr.n == GS_ETA_WINDOW && c->kerr.n == GS_ETA_WINDOW);
     assert_int_equal(gs_eta_cal_level(c, GS_ETA_KEY_ERR), NULL);
     assert_int_equal(gs_eta_cal_level(c, GS_ETA_NKEYS - 1), NULL);
     assert_int_equal(gs_eta_win_set(gs_eta_cal_win(b, 0, 0), kept[0], 3, 5), GS_EINVAL);
@@ -643,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_naive_fallback),
         cmocka_unit_test(test_threshold_choice),
+        cmocka_unit_test(test_naive_switch),
         cmocka_unit_test(test_level_past_one),
         cmocka_unit_test(test_rebuild_from_journal),
         cmocka_unit_test(test_window_order),

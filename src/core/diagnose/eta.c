@@ -133,11 +133,10 @@ static gs_time scaled(gs_time submit, gs_time est, gs_time ratio_ppm)
     return gs_time_add(submit, (gs_time)(t + 0.5));
 }
 
-/* How many of the last GS_ETA_RECENT values pushed into `w` are at or
- * below t. */
-static int win_recent_le(const struct gs_eta_win *w, gs_time t)
+/* How many of the last `last` values pushed into `w` are at or below t. */
+static int win_recent_le(const struct gs_eta_win *w, gs_time t, int last)
 {
-    int k = w->n < GS_ETA_RECENT ? w->n : GS_ETA_RECENT, in = 0;
+    int k = w->n < last ? w->n : last, in = 0;
     for (int i = 1; i <= k; i++)
         in += w->v[(w->next - i + GS_ETA_WINDOW) % GS_ETA_WINDOW] <= t;
     return in;
@@ -156,9 +155,9 @@ static int choose(struct gs_eta_cal *c, const struct gs_eta_rec *r)
         return best;
     int thr = c->err.n >= GS_ETA_MIN_SAMPLES;
     gs_time t = thr ? win_quantile(&c->err, 0.5) : 0;
-    int in_best = thr ? win_recent_le(&s->abserr[best], t) : 0;
+    int in_best = thr ? win_recent_le(&s->abserr[best], t, GS_ETA_RECENT) : 0;
     for (int m = 0; m < GS_ETA_CANDIDATES; m++) {
-        int in = thr ? win_recent_le(&s->abserr[m], t) : 0;
+        int in = thr ? win_recent_le(&s->abserr[m], t, GS_ETA_RECENT) : 0;
         if (in > in_best || (in == in_best && win_quantile(&s->abserr[m], 0.5) <
                                                   win_quantile(&s->abserr[best], 0.5))) {
             best = m;
@@ -166,6 +165,28 @@ static int choose(struct gs_eta_cal *c, const struct gs_eta_rec *r)
         }
     }
     return best;
+}
+
+/* The point of a waiting job's promise: the per-key choice `point`, or a
+ * naive predictor (the class median, else now) when it brought more than
+ * GS_ETA_SWITCH_MARGIN more of the last GS_ETA_SWITCH waiting jobs within
+ * T (the median of c->err) than the per-key choice did.  Reads 3 x
+ * GS_ETA_SWITCH values. */
+static gs_time naive_switch(const struct gs_eta_cal *c, const struct gs_eta_rec *r,
+                            gs_time point)
+{
+    if (r->basis == GS_BASIS_NOW || r->naive_median == GS_TIME_NONE ||
+        c->err.n < GS_ETA_MIN_SAMPLES || c->kerr.n < GS_ETA_MIN_SAMPLES)
+        return point;
+    gs_time t = win_quantile(&c->err, 0.5);
+    int k = win_recent_le(&c->kerr, t, GS_ETA_SWITCH);
+    int n = win_recent_le(&c->nerr, t, GS_ETA_SWITCH);
+    int w = win_recent_le(&c->werr, t, GS_ETA_SWITCH);
+    if (n > k + GS_ETA_SWITCH_MARGIN && n >= w)
+        return r->naive_median;
+    if (w > k + GS_ETA_SWITCH_MARGIN && w > n)
+        return r->submit;
+    return point;
 }
 
 void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
@@ -187,7 +208,7 @@ void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r)
     r->cand[5] = gs_time_add(r->est, win_shorth(&k->shift));
     r->cand[5] = r->cand[5] < r->submit ? r->submit : r->cand[5];
     r->chosen = choose(c, r);
-    r->cal = r->cand[r->chosen];
+    r->cal = naive_switch(c, r, r->cand[r->chosen]);
     r->p90 = scaled(r->submit, r->est, win_quantile(&k->ratio, k->level));
     r->p90_base = r->p90;
     struct gs_eta_key *chain[3] = { &c->ahead[r->size_class][r->basis][r->bucket],
@@ -221,9 +242,9 @@ void gs_eta_promise_of(struct gs_eta_cal *c, gs_time submit, int gpus, gs_time n
         out->basis = d->est_basis;
         out->bucket = bucket_of(d->ahead_gpus);
     }
-    gs_eta_cal_apply(c, out);
     struct gs_eta_win *w = &c->wait[out->size_class];
     out->naive_median = w->n ? gs_time_add(submit, win_quantile(w, 0.5)) : submit;
+    gs_eta_cal_apply(c, out);
     out->recorded = 1;
 }
 
@@ -285,8 +306,16 @@ void gs_eta_cal_observe(struct gs_eta_cal *c, struct gs_eta_rec *r, gs_time star
     key_observe(&c->ahead[r->size_class][r->basis][r->bucket], r, start);
     key_observe(&c->key[r->size_class][r->basis], r, start);
     key_observe(&c->cls[r->size_class], r, start);
-    if (r->basis != GS_BASIS_NOW && r->cal != GS_TIME_NONE)
-        win_push(&c->err, absdiff(start, r->cal));
+    if (r->basis == GS_BASIS_NOW || r->cal == GS_TIME_NONE)
+        return;
+    win_push(&c->err, absdiff(start, r->cal));
+    if (r->naive_median == GS_TIME_NONE) /* a promise journalled without it */
+        return;
+    gs_time k = r->chosen >= 0 && r->cand[r->chosen] != GS_TIME_NONE ? r->cand[r->chosen]
+                                                                     : r->cal;
+    win_push(&c->kerr, absdiff(start, k));
+    win_push(&c->nerr, absdiff(start, r->naive_median));
+    win_push(&c->werr, absdiff(start, r->submit));
 }
 
 void gs_eta_cal_miss(struct gs_eta_cal *c, struct gs_eta_rec *r)
@@ -334,8 +363,10 @@ static struct gs_eta_key *key_at(struct gs_eta_cal *c, int key)
 
 struct gs_eta_win *gs_eta_cal_win(struct gs_eta_cal *c, int key, int w)
 {
-    if (key == GS_ETA_KEY_ERR)
-        return w == 0 ? &c->err : NULL;
+    if (key == GS_ETA_KEY_ERR) {
+        struct gs_eta_win *e[4] = { &c->err, &c->kerr, &c->nerr, &c->werr };
+        return w >= 0 && w < 4 ? e[w] : NULL;
+    }
     if (key >= KEYS_CLS && key < GS_ETA_NKEYS)
         return w == 0 ? &c->wait[key - KEYS_CLS] : NULL;
     struct gs_eta_key *k = key_at(c, key);

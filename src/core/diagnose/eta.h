@@ -21,13 +21,18 @@
  *     is what a constant wait does best); submit ("now", the naive
  *     predictor); raw + the middle of the shortest half of the errors
  *     actual - raw ("shift mode");
- *   the point ("calibrated") is the candidate whose last GS_ETA_RECENT
+ *   the per-key choice is the candidate whose last GS_ETA_RECENT
  *     |errors| on the key most often came within T, the median |error| of
  *     the last points given to waiting jobs (basis not now; gs_eta_cal's
  *     `err`), ties to the smaller median |error| over the key's window
  *     (scale until there are enough jobs; the smallest median until T has
  *     enough errors): the table's figure is the median over all waiting
  *     jobs, so what counts is how often a candidate brings a job under it;
+ *   the point ("calibrated") is that choice, unless one of the two naive
+ *     predictors (the class median, then now) brought more than
+ *     GS_ETA_SWITCH_MARGIN more of the last GS_ETA_SWITCH waiting jobs
+ *     within T than the per-key choice did (windows kerr, nerr, werr): the
+ *     switch follows the spells of a bursty cluster over all keys at once;
  *   the bound = submit + max(0, (h + H) x q(r) - H), never below the
  *     point (nearest rank).  q starts at 0.9 and adapts to the coverage
  *     actually reached (adaptive conformal inference, Gibbs and Candes
@@ -81,6 +86,8 @@
 #define GS_ETA_RECENT 16             /* last errors of a key the point's selection counts */
 #define GS_ETA_LEVEL_MAX 1.5         /* the adaptive level's ceiling (past 1: extrapolated) */
 #define GS_ETA_EXTRA 4.0             /* widening per unit of level past 1 */
+#define GS_ETA_SWITCH 128            /* last waiting jobs the switch to a naive predictor counts */
+#define GS_ETA_SWITCH_MARGIN 0       /* how many more of them a naive predictor must bring within T */
 /* Windows of one key, in the order of gs_eta_cal_win's `w`: shift, ratio,
  * abserr[0..GS_ETA_CANDIDATES), over, wait. */
 #define GS_ETA_KEY_WINS (GS_ETA_CANDIDATES + 4)
@@ -89,7 +96,8 @@
 #define GS_ETA_NKEYS \
     (GS_SIZE_CLASSES * GS_ETA_BASES * (GS_ETA_BUCKETS + 1) + 2 * GS_SIZE_CLASSES + 1)
 /* The last key id, GS_ETA_NKEYS - 1: the errors of the points given to
- * waiting jobs (gs_eta_cal's `err`, one window, w = 0, no level). */
+ * waiting jobs (gs_eta_cal's `err`, w = 0, then kerr, nerr, werr as
+ * w = 1..3; no level). */
 #define GS_ETA_KEY_ERR (GS_ETA_NKEYS - 1)
 /* Key ids a promise's observe changes (gs_eta_cal_keys_of). */
 #define GS_ETA_OBS_KEYS 5
@@ -127,6 +135,10 @@ struct gs_eta_cal {
     struct gs_eta_win err;      /* |actual - calibrated point| of the last jobs
                                    whose basis was not "now" (ms): its median is
                                    the threshold of the point's selection */
+    /* Of the same jobs (those whose promise kept its naive class median):
+     * |actual - the per-key choice|, |actual - the naive class median| and
+     * |actual - submit| (naive "now"), for the switch to a naive predictor. */
+    struct gs_eta_win kerr, nerr, werr;
 };
 
 /* What was promised to one job at its submit.  Times in ms on the
@@ -192,7 +204,8 @@ void gs_eta_promise_of(struct gs_eta_cal *c, gs_time submit, int gpus, gs_time n
                        const struct gs_diag *d, struct gs_eta_rec *out);
 
 /* The calibration part of a promise: fills r->cal, r->cand, r->chosen
- * and r->p90 from r->submit, r->est, r->basis and r->size_class. */
+ * and r->p90 from r->submit, r->est, r->basis, r->size_class and
+ * r->naive_median (GS_TIME_NONE: no switch to the naive predictors). */
 void gs_eta_cal_apply(struct gs_eta_cal *c, struct gs_eta_rec *r);
 
 /* Feed the first start of a job whose promise `r` was made: its error,
@@ -216,7 +229,8 @@ void gs_eta_cal_miss(struct gs_eta_cal *c, struct gs_eta_rec *r);
 int gs_eta_cal_keys_of(const struct gs_eta_rec *r, int keys[GS_ETA_OBS_KEYS]);
 
 /* Window `w` (0 .. GS_ETA_KEY_WINS - 1) of key `key`, or NULL when out of
- * range (a class wait key has only w = 0).  Owned by `c`. */
+ * range (a class wait key has only w = 0; GS_ETA_KEY_ERR has err, kerr,
+ * nerr, werr as w = 0..3).  Owned by `c`. */
 struct gs_eta_win *gs_eta_cal_win(struct gs_eta_cal *c, int key, int w);
 
 /* The adaptive level of key `key`, or NULL (out of range, class wait). */
