@@ -106,6 +106,8 @@ static int twin_step(struct twin *t, gs_time now)
             assert_int_equal(s, started);
     }
     twin_check(t);
+    for (int i = 0; i < 2; i++) /* the class bytes beside the order's keys */
+        assert_int_equal(gs_queue_order_check(t->e[i]->eng), 0);
     return started;
 }
 
@@ -380,7 +382,7 @@ static void test_coverage_bounded(void **state)
  * pass from stopping while they wait), random teams and limits; submits,
  * finishes and passes at random times.  Both engines compared after every
  * step; over the grid some passes must have stopped. */
-static int64_t fol_walked, fol_ends, fol_rsv, fol_settled, fol_index; /* over random_grid_of(.., 1) */
+static int64_t fol_walked, fol_ends, fol_rsv, fol_settled, fol_index, fol_coded; /* over random_grid_of(.., 1) */
 
 /* The seeded random grid: 24 engines from seed `from`, estimates `est`;
  * with `fol` no quota, backfill always and the unbounded pass (the
@@ -449,6 +451,7 @@ static int64_t random_grid_of(int from, const char *est, int fol)
             fol_rsv += (int64_t)t.e[0]->eng->q->fol_rsv;
             fol_settled += (int64_t)t.e[0]->eng->q->fol_settled;
             fol_index += (int64_t)t.e[0]->eng->q->fol_index;
+            fol_coded += (int64_t)t.e[0]->eng->q->fol_coded;
             assert_int_equal(t.e[1]->eng->q->fol_walked + t.e[1]->eng->q->fol_ends, 0);
         }
         assert_int_equal(stopped_of(&t, 1), 0);
@@ -488,19 +491,21 @@ static void test_random_history(void **state)
  * ended that way (the counts are asserted, so the comparison is not
  * vacuous), among them jobs refused as long (`reservation`: limits of 600
  * to 7,200 s, so estimates fall on both sides of the shadow), classes the
- * estimate index found all long (queue_estidx.h), and jobs walked over
- * whose class then changed kind within the pass (settled). */
+ * estimate index found all long (queue_estidx.h), jobs walked over
+ * whose class then changed kind within the pass (settled), and jobs of a
+ * class kept on `resources` coded one by one from the skip (coded).  After
+ * every step the order's class bytes match its keys (twin_step). */
 static void test_random_followers(void **state)
 {
     (void)state;
-    fol_walked = fol_ends = fol_rsv = fol_settled = fol_index = 0;
+    fol_walked = fol_ends = fol_rsv = fol_settled = fol_index = fol_coded = 0;
     random_grid_of(201, "user", 1);
     assert_true(fol_walked > 0 && fol_ends > 0);
-    assert_true(fol_rsv > 0 && fol_settled > 0 && fol_index > 0);
-    fol_walked = fol_ends = fol_rsv = fol_settled = fol_index = 0;
+    assert_true(fol_rsv > 0 && fol_settled > 0 && fol_index > 0 && fol_coded > 0);
+    fol_walked = fol_ends = fol_rsv = fol_settled = fol_index = fol_coded = 0;
     random_grid_of(301, "from_history", 1);
     assert_true(fol_walked > 0 && fol_ends > 0);
-    assert_true(fol_rsv > 0 && fol_settled > 0 && fol_index > 0);
+    assert_true(fol_rsv > 0 && fol_settled > 0 && fol_index > 0 && fol_coded > 0);
 }
 
 /* One random operation of the spares grid at `now`: a finish, a node

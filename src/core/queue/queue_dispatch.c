@@ -41,10 +41,11 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur)
     return order_of(eng)->next(eng, cur);
 }
 
-int gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec)
+int gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec,
+                        uint64_t code)
 {
     const struct gs_queue_order_ops *o = order_of(eng);
-    return o->skip && mask ? o->skip(eng, cur, mask, rec) : 0;
+    return o->skip && mask ? o->skip(eng, cur, mask, rec, code) : 0;
 }
 
 void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur)

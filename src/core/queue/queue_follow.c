@@ -195,17 +195,36 @@ static int mask_now(struct pass *ps, struct gs_qstate *q)
     if (ps->mask_ver == ps->memo_ver)
         return 0;
     ps->mask_ver = ps->memo_ver;
-    ps->mask = ps->rec = 0;
+    ps->mask = ps->rec = ps->code = 0;
     for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
+        uint64_t bit = (uint64_t)1 << (g - 1);
         ps->knew[g] = (int8_t)kind_now(ps, q, g);
         int ok = ps->knew[g] ? admit(ps, q, g, ps->knew[g]) : 0;
         if (ok < 0)
             return GS_ENOMEM;
         if (ok)
-            ps->mask |= (uint64_t)1 << (g - 1);
+            ps->mask |= bit;
         if (ok && ps->knew[g] == GS_QFOL_RSV) /* only these are ever settled */
-            ps->rec |= (uint64_t)1 << (g - 1);
+            ps->rec |= bit;
+        if (!ok && ps->knew[g] == GS_QFOL_RSV) /* kept on `resources` (admit) */
+            ps->code |= bit;
     }
+    ps->mask |= ps->code;
+    return 0;
+}
+
+/* The jobs of classes in ps->code that the skip walked over: each is what
+ * gs_qfol_skip leaves of it (refused as long in a class kept on
+ * `resources`: tried, with `reservation`), in order.  0 or GS_ENOMEM. */
+static int code_listed(struct pass *ps, struct gs_qstate *q)
+{
+    q->fol_coded += q->nfcode;
+    for (size_t i = 0; i < q->nfcode; i++) {
+        ps->visits++;
+        if (code_tried(q, q->fcode[i], GS_WAIT_RESERVATION) < 0)
+            return GS_ENOMEM;
+    }
+    q->nfcode = 0;
     return 0;
 }
 
@@ -214,7 +233,10 @@ int gs_qfol_next(struct pass *ps, struct qcursor *cur)
     struct gs_engine *eng = ps->eng;
     struct gs_qstate *q = eng->q;
     if (ps->fol > 0 && eng->pol.spares_nodes == 0 && gs_qfol_state(ps)) {
-        if (mask_now(ps, q) < 0 || gs_queue_order_skip(eng, cur, ps->mask, ps->rec) < 0) {
+        q->nfcode = 0;
+        if (mask_now(ps, q) < 0 ||
+            gs_queue_order_skip(eng, cur, ps->mask, ps->rec, ps->code) < 0 ||
+            code_listed(ps, q) < 0) {
             ps->nomem = 1;
             return -1;
         }

@@ -44,8 +44,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { LIST_NONE, LIST_YOUNG, LIST_AGED }; /* struct gs_qjob.in_order */
-
 #define PREFETCH_AHEAD 4 /* entries */
 
 static int64_t milli_rate(const struct gs_policy *pol);
@@ -81,12 +79,15 @@ void gs_queue_state_free(struct gs_qstate *q)
     gs_free(q->jobs);
     gs_free(q->young.k);
     gs_free(q->aged.k);
+    gs_free(q->young.c);
+    gs_free(q->aged.c);
     gs_free(q->heap);
     gs_free(q->fresh);
     gs_free(q->moved);
     gs_free(q->visited);
     gs_free(q->joined);
     gs_free(q->fskip);
+    gs_free(q->fcode);
     gs_qest_free(q->est);
     gs_free(q->alloc.parts);
     gs_free(q->view);
@@ -138,7 +139,7 @@ static int64_t priority_eff_prio(const struct gs_engine *eng, const struct job *
     return aged_at(eng, aged_key(eng, j), now);
 }
 
-static int cmp_order(const void *a, const void *b)
+int gs_qorder_cmp(const void *a, const void *b)
 {
     const struct order_key *x = a, *y = b;
     if (x->prio != y->prio)
@@ -146,6 +147,11 @@ static int cmp_order(const void *a, const void *b)
     if (x->submit != y->submit)
         return x->submit < y->submit ? -1 : 1;
     return (x->handle > y->handle) - (x->handle < y->handle);
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+    return gs_qorder_cmp(a, b);
 }
 
 /* A new entry for `job` in `list` (see the header); it becomes the job's
@@ -166,9 +172,7 @@ static struct order_key new_key(struct gs_engine *eng, int job, int list)
 
 static int live(const struct gs_engine *eng, const struct order_key *k, int list)
 {
-    const struct gs_qjob *qj = gs_queue_job(eng, k->job);
-    return eng->jobs[k->job].state == GS_JOB_PENDING && qj->in_order == list &&
-           qj->order_seq == k->seq;
+    return gs_qorder_live(eng, k, list);
 }
 
 /* Forget a dead entry: if it was its job's current one, the job is no
@@ -189,9 +193,10 @@ static void compact_range(struct gs_engine *eng, struct qlist *l, int list, size
 {
     size_t w = to;
     for (size_t i = to; i-- > from;) {
-        if (live(eng, &l->k[i], list))
+        if (live(eng, &l->k[i], list)) {
             l->k[--w] = l->k[i];
-        else
+            l->c[w] = l->c[i];
+        } else
             drop(eng, &l->k[i]);
     }
     l->head = w;
@@ -202,9 +207,10 @@ static void compact_all(struct gs_engine *eng, struct qlist *l, int list)
 {
     size_t out = 0;
     for (size_t i = l->head; i < l->n; i++) {
-        if (live(eng, &l->k[i], list))
+        if (live(eng, &l->k[i], list)) {
+            l->c[out] = l->c[i];
             l->k[out++] = l->k[i];
-        else
+        } else
             drop(eng, &l->k[i]);
     }
     l->head = 0;
@@ -216,16 +222,21 @@ static int merge_in(struct qlist *l, const struct order_key *src, size_t m)
 {
     if (m == 0)
         return 0;
-    if (gs_grow((void **)&l->k, &l->cap, l->n + m, sizeof *l->k))
+    if (gs_grow((void **)&l->k, &l->cap, l->n + m, sizeof *l->k) ||
+        gs_grow((void **)&l->c, &l->ccap, l->n + m, sizeof *l->c))
         return GS_ENOMEM;
     struct order_key *dst = l->k + l->head;
+    int8_t *dc = l->c + l->head;
     size_t n = l->n - l->head, out = n + m;
     l->n += m;
     while (m > 0) {
-        if (n > 0 && cmp_order(&dst[n - 1], &src[m - 1]) > 0)
-            dst[--out] = dst[--n];
-        else
+        if (n > 0 && cmp_order(&dst[n - 1], &src[m - 1]) > 0) {
+            dc[--out] = dc[--n];
+            dst[out] = dst[n];
+        } else {
             dst[--out] = src[--m];
+            dc[out] = src[m].cls;
+        }
     }
     return 0;
 }
@@ -413,39 +424,6 @@ static int priority_next(struct gs_engine *eng, struct qcursor *cur)
     prefetch_jobs(eng, &q->aged, cur->a);
     load_aged(eng, cur);
     return job;
-}
-
-/* The skip hook: the merge of priority_next over entries whose class is
- * in `mask`, reading keys only (a dead one is walked over too); those of
- * a class in `rec` are recorded in q->fskip. */
-static int priority_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec)
-{
-    struct gs_qstate *q = eng->q;
-    const struct qlist *y = &q->young, *a = &q->aged;
-    for (;;) {
-        int young = cur->y < y->n && (cur->ka.job < 0 || cmp_order(&y->k[cur->y], &cur->ka) < 0);
-        const struct order_key *k = young ? &y->k[cur->y] : cur->ka.job >= 0 ? &cur->ka : NULL;
-        if (!k || k->cls <= 0 || !((mask >> (k->cls - 1)) & 1))
-            return 0;
-        if (((rec >> (k->cls - 1)) & 1) &&
-            gs_qskip_add(q, k->job, k->seq, young ? LIST_YOUNG : LIST_AGED, k->cls) < 0)
-            return GS_ENOMEM;
-        if (!cur->fast) {
-            cur->fast = 1;
-            cur->fy = cur->y;
-            cur->fa = cur->a;
-        }
-        if (young) {
-            cur->y++;
-            continue;
-        }
-        cur->a++;
-        cur->ka.job = -1;
-        if (cur->a < a->n) {
-            cur->ka = a->k[cur->a];
-            cur->ka.prio = gs_sat_add(cur->ka.prio, cur->shift); /* aged_at, hoisted */
-        }
-    }
 }
 
 static void priority_end(struct gs_engine *eng, const struct qcursor *cur)
@@ -694,6 +672,20 @@ gs_time gs_queue_order_change(const struct gs_engine *eng, gs_time now)
     return min_time(t, next_saturation(eng, peek_live(eng, &q->aged, LIST_AGED, &u), now));
 }
 
+static int list_check(const struct qlist *l)
+{
+    for (size_t i = l->head; i < l->n; i++)
+        if (l->c[i] != l->k[i].cls)
+            return -1;
+    return 0;
+}
+
+int gs_queue_order_check(const struct gs_engine *eng)
+{
+    const struct gs_qstate *q = eng->q;
+    return !q || (list_check(&q->young) == 0 && list_check(&q->aged) == 0) ? 0 : -1;
+}
+
 void gs_queue_unlist(struct gs_engine *eng, int job)
 {
     gs_queue_job(eng, job)->in_order = LIST_NONE;
@@ -755,7 +747,7 @@ const struct gs_queue_order_ops gs_queue_priority_ops = {
     .eff_prio = priority_eff_prio,
     .head_kept = priority_head_kept,
     .ahead = priority_ahead,
-    .skip = priority_skip,
+    .skip = gs_qorder_skip,
 };
 
 int gs_engine_queue_key(const struct gs_engine *eng, int handle, struct gs_queue_key *k)

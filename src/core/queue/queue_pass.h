@@ -55,6 +55,8 @@ struct pass {
     uint64_t mask_ver, mask;    /* memo_ver of `mask`: classes whose jobs all fail
                                    now with one code (bit g - 1), 0 = none */
     uint64_t rec;               /* ... of them, those followed with `reservation` */
+    uint64_t code;              /* classes kept on `resources` whose jobs are all
+                                   refused as long now: coded one by one, unread */
     /* per plain class: the kind of code (GS_QFOL_RES / _RSV, 0 = none) its
      * untried jobs hold in this pass (queue_follow.c), and the kind each
      * class would get now (at mask_ver) */

@@ -27,10 +27,14 @@ struct order_key {
 };
 
 /* A kept sorted list: live entries in [head, n), with dead ones among
- * them (jobs no longer pending, or moved to the other list). */
+ * them (jobs no longer pending, or moved to the other list).  c[i] is
+ * k[i].cls, kept beside the keys so that the walk over followed classes
+ * (priority_skip) reads one byte per entry, not a key of 32
+ * (gs_queue_order_check). */
 struct qlist {
     struct order_key *k;
-    size_t head, n, cap;
+    int8_t *c;
+    size_t head, n, cap, ccap;
 };
 
 /* Kinds of the one code every untried job of a followed class holds in a
@@ -99,11 +103,15 @@ struct gs_qstate {
     uint64_t fol_rsv;           /* ... of them, classes followed with `reservation` */
     uint64_t fol_settled;       /* jobs walked over whose class then changed kind */
     uint64_t fol_index;         /* classes with jobs the index found all long */
+    uint64_t fol_coded;         /* jobs a skip walked over that were coded one by one */
     int8_t fkind[65];           /* per class: the kind of the coarse reason its
                                    followers hold (queue_pass.h; 0 = resources) */
     struct qskip *fskip;        /* the jobs the pass walked over, in order */
     size_t nskip, fskip_cap;
     int fhead[65];              /* per class: its last record, -1 = none */
+    int *fcode;                 /* live jobs a skip walked over that the pass
+                                   codes one by one (gs_queue_order_skip) */
+    size_t nfcode, fcode_cap;
     struct gs_qest *est;        /* classes by estimate (queue_estidx.h) */
     int cls_off;                /* gs_queue_set_classes(eng, 0): the exhaustive pass */
     uint64_t passes;            /* passes run */
@@ -177,11 +185,30 @@ struct gs_queue_order_ops {
                  gs_time now);
     /* Walk over the entries next in order whose class (order_key.cls,
      * 1..64) is in `mask` (bit g - 1), without reading their jobs; stops
-     * at the first other one.  Each entry walked over whose class is in
-     * `rec` is appended to q->fskip (q->nskip).  0 or GS_ENOMEM.  NULL =
-     * not supported (the pass tries each job in turn). */
-    int (*skip)(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec);
+     * at the first other one, walking over those of other classes whose
+     * jobs left the queue.  Each entry walked over whose class is in
+     * `rec` is appended to q->fskip (q->nskip); the job of each live one
+     * whose class is in `code` to q->fcode (q->nfcode), in order.  0 or
+     * GS_ENOMEM.  NULL = not supported (the pass tries each job in turn). */
+    int (*skip)(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec,
+                uint64_t code);
 };
+
+/* List `job`, walked over by a skip, for the pass to code (q->fcode).
+ * 0 or GS_ENOMEM. */
+static inline int gs_qcode_add(struct gs_qstate *q, int job)
+{
+    if (q->nfcode == q->fcode_cap) {
+        size_t cap = q->fcode_cap ? 2 * q->fcode_cap : 1024;
+        int *f = gs_realloc(q->fcode, cap * sizeof *f);
+        if (!f)
+            return GS_ENOMEM;
+        q->fcode = f;
+        q->fcode_cap = cap;
+    }
+    q->fcode[q->nfcode++] = job;
+    return 0;
+}
 
 /* Record that the pass walked over `job` (entry seq / list) of class
  * `cls` untried.  0 or GS_ENOMEM. */
@@ -206,6 +233,26 @@ static inline struct gs_qjob *gs_queue_job(const struct gs_engine *eng, int job)
 {
     return &eng->q->jobs[job];
 }
+
+enum { LIST_NONE, LIST_YOUNG, LIST_AGED }; /* struct gs_qjob.in_order */
+
+/* Whether entry `k` of `list` (LIST_YOUNG / LIST_AGED) is live: its job is
+ * pending, in that list, and `k` is its current entry (queue_order.c). */
+static inline int gs_qorder_live(const struct gs_engine *eng, const struct order_key *k, int list)
+{
+    const struct gs_qjob *qj = gs_queue_job(eng, k->job);
+    return eng->jobs[k->job].state == GS_JOB_PENDING && qj->in_order == list &&
+           qj->order_seq == k->seq;
+}
+
+/* The priority order's comparison of two order_key (highest key first,
+ * then submit time, then handle), as qsort wants it (queue_order.c). */
+int gs_qorder_cmp(const void *a, const void *b);
+
+/* The priority order's skip hook (gs_queue_order_ops.skip;
+ * queue_order_skip.c). */
+int gs_qorder_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec,
+                   uint64_t code);
 
 /* The per-slot table's subscriptions (hooks.grow, GS_HOOK_ADDED, _QUEUED,
  * _STARTED, _STOPPED).  (queue_slots.c) */
@@ -252,13 +299,20 @@ int gs_queue_order_next(struct gs_engine *eng, struct qcursor *cur);
 /* Walk `cur` over the jobs next in order whose class is in `mask` (the
  * order's skip hook; nothing when it has none).  Their jobs are not read:
  * live or not, the pass leaves them untried (recorded in q->fskip when
- * their class is in `rec`).  Only with hot spares off (a job's class is
- * then fixed while it is listed).  0 or GS_ENOMEM. */
-int gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec);
+ * their class is in `rec`), but for those of a class in `code`, read only
+ * for whether they are pending (listed in q->fcode: the pass codes them
+ * one by one).  Only with hot spares off (a job's class is then fixed
+ * while it is listed).  0 or GS_ENOMEM. */
+int gs_queue_order_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, uint64_t rec,
+                        uint64_t code);
 
 /* After a pass that stopped at `cur`: drop the dead entries it walked over
  * (their cost was paid by the pass); nothing when cur->dead is 0. */
 void gs_queue_order_end(struct gs_engine *eng, const struct qcursor *cur);
+
+/* Whether the kept lists' class bytes are their keys' (struct qlist): 0,
+ * or -1 at the first entry where they differ.  Reads only (tests). */
+int gs_queue_order_check(const struct gs_engine *eng);
 
 /* `job` (a preemption victim requeued during a pass) is no longer listed:
  * its old entries stay dead; the next pass adds it anew. */
