@@ -30,6 +30,7 @@
 #include "core/queue/queue_private.h" /* white box: gs_queue_set_classes */
 #include "core/queue/qclass.h"        /* white box: gs_qclass_enabled */
 #include "core/queue/queue_estidx.h"  /* white box: gs_qest_min */
+#include "core/queue/queue_pass.h"    /* white box: gs_qfol_prefix */
 #include "core/diagnose/diagnose.h"
 #include "core/base/rng.h"
 
@@ -631,6 +632,47 @@ static void test_estidx_min(void **state)
     assert_true(answered > 50 && learned > 0);
 }
 
+/* The memo's prefix read by the followed kind of every class
+ * (gs_qfol_prefix, one scan for all GPU counts) against the rule read per
+ * class, as the walk read it before (a loop of the test's own over counts
+ * 1..g that stops at the first that does not fit): random memos with misfits
+ * (fail_live 0), `reservation` entries (finite fail_view) before and past
+ * them, on counts up to 64.  Fails if the scan goes on past the first
+ * misfit (an entry past it read), or stops one count early or late. */
+static void test_follow_prefix(void **state)
+{
+    (void)state;
+    static struct pass ps; /* only the memo is read */
+    struct gs_qfol_pre p;
+    struct gs_rng r;
+    gs_rng_seed(&r, 2323);
+    int past = 0; /* memos with an entry shorter than d past the first misfit */
+    for (int trial = 0; trial < 2000; trial++) {
+        for (int k = 0; k <= MEMO_MAX_GPUS; k++) {
+            uint64_t u = gs_rng_below(&r, 24);
+            ps.fail_live[0][k] = u == 0 ? 0 : GS_TIME_INF;
+            ps.fail_view[0][k] = u < 8 ? (gs_time)(1 + gs_rng_below(&r, 1000)) : GS_TIME_INF;
+        }
+        gs_qfol_prefix(&ps, &p);
+        gs_time dmin_all = GS_TIME_INF;
+        for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
+            gs_time d = GS_TIME_INF;
+            int misfit = 0;
+            for (int k = 1; k <= g && !misfit; k++) {
+                misfit = ps.fail_live[0][k] == 0;
+                if (!misfit && ps.fail_view[0][k] < d)
+                    d = ps.fail_view[0][k];
+            }
+            assert_int_equal(p.misfit[g], misfit);
+            assert_int_equal(p.d[g], d);
+            if (ps.fail_live[0][g] != 0 && ps.fail_view[0][g] < dmin_all)
+                dmin_all = ps.fail_view[0][g];
+            past += g == GS_QCLASS_MAX_GPUS && dmin_all < d;
+        }
+    }
+    assert_true(past > 100); /* the entries past a misfit were there to be misread */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,6 +686,7 @@ int main(void)
         QTEST(test_random_followers),
         QTEST(test_estidx_min),
         QTEST(test_random_spares),
+        QTEST(test_follow_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

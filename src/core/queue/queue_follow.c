@@ -56,20 +56,32 @@ int gs_qfol_state(const struct pass *ps)
     return ps->blocked && ps->max_res > 0 && ps->nres >= ps->max_res && ps->failed_in == 0;
 }
 
-/* The kind class g would be followed with now, 0 = none (see the header;
- * the memo's rule, gs_qpass_memo_doomed, for every job of the class). */
-static int kind_now(struct pass *ps, struct gs_qstate *q, int g)
+void gs_qfol_prefix(const struct pass *ps, struct gs_qfol_pre *p)
 {
     const gs_time *lv = ps->fail_live[0], *vw = ps->fail_view[0];
-    gs_time d = GS_TIME_INF; /* shortest `reservation` entry before the first misfit */
+    gs_time d = GS_TIME_INF;
     int misfit = 0;
-    for (int k = 1; k <= g && !misfit; k++) {
-        misfit = lv[k] == 0;
-        if (!misfit && vw[k] < d)
-            d = vw[k];
+    p->misfit[0] = 0;
+    p->d[0] = GS_TIME_INF;
+    for (int k = 1; k <= GS_QCLASS_MAX_GPUS; k++) {
+        if (!misfit) { /* counts past the first misfit are not read */
+            misfit = lv[k] == 0;
+            if (!misfit && vw[k] < d)
+                d = vw[k];
+        }
+        p->misfit[k] = (int8_t)misfit;
+        p->d[k] = d;
     }
+}
+
+/* The kind class g would be followed with now, 0 = none (see the header;
+ * the memo's rule, gs_qpass_memo_doomed, for every job of the class), from
+ * the memo's prefix `p` (gs_qfol_prefix, of the memo as it is now). */
+static int kind_now(struct pass *ps, struct gs_qstate *q, const struct gs_qfol_pre *p, int g)
+{
+    gs_time d = p->d[g]; /* shortest `reservation` entry before the first misfit */
     if (d == GS_TIME_INF)
-        return misfit ? GS_QFOL_RES : 0;
+        return p->misfit[g] ? GS_QFOL_RES : 0;
     gs_time m;
     if (!gs_qest_min(q->est, ps->eng, g, &m) || m < d)
         return 0;
@@ -172,10 +184,12 @@ int gs_qfol_end(struct pass *ps, struct gs_qstate *q)
     if (!gs_qfol_state(ps) || gs_qclass_has(q->cls, ps->eng, 0))
         return 0;
     int8_t kind[GS_QCLASS_MAX_GPUS + 1] = { 0 };
+    struct gs_qfol_pre pre;
+    gs_qfol_prefix(ps, &pre);
     for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
         if (!gs_qclass_has(q->cls, ps->eng, g))
             continue;
-        kind[g] = (int8_t)kind_now(ps, q, g);
+        kind[g] = (int8_t)kind_now(ps, q, &pre, g);
         if (kind[g] == 0 || (ps->fkind[g] == GS_QFOL_RES && kind[g] == GS_QFOL_RSV))
             return 0;
     }
@@ -196,9 +210,11 @@ static int mask_now(struct pass *ps, struct gs_qstate *q)
         return 0;
     ps->mask_ver = ps->memo_ver;
     ps->mask = ps->rec = ps->code = 0;
+    struct gs_qfol_pre pre;
+    gs_qfol_prefix(ps, &pre);
     for (int g = 1; g <= GS_QCLASS_MAX_GPUS; g++) {
         uint64_t bit = (uint64_t)1 << (g - 1);
-        ps->knew[g] = (int8_t)kind_now(ps, q, g);
+        ps->knew[g] = (int8_t)kind_now(ps, q, &pre, g);
         int ok = ps->knew[g] ? admit(ps, q, g, ps->knew[g]) : 0;
         if (ok < 0)
             return GS_ENOMEM;

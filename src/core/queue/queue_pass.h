@@ -120,6 +120,20 @@ int gs_qfol_mode(const struct gs_engine *eng, const struct gs_qstate *q);
  * did not fail: a job refused from here on has no side effect. */
 int gs_qfol_state(const struct pass *ps);
 
+/* What the followed kind of a class of g GPUs reads of the memo (counts 1..g
+ * of fail_live[0] / fail_view[0]), for every g in one scan: whether some
+ * count up to g does not fit the idle GPUs (misfit[g]), and the shortest
+ * `reservation` entry at a count before the first that does not (d[g],
+ * GS_TIME_INF if none).  Index 0: no misfit, GS_TIME_INF. */
+struct gs_qfol_pre {
+    int8_t misfit[GS_QCLASS_MAX_GPUS + 1];
+    gs_time d[GS_QCLASS_MAX_GPUS + 1];
+};
+
+/* Fill `p` from the memo of `ps` as it is now (read again after the memo
+ * moves; queue_follow.c).  Reads only. */
+void gs_qfol_prefix(const struct pass *ps, struct gs_qfol_pre *p);
+
 /* Whether the pass leaves `job` untried (1), 0 if not, GS_ENOMEM. */
 int gs_qfol_skip(struct pass *ps, struct gs_qstate *q, int job);
 
