@@ -74,6 +74,11 @@ is "$(sqlite3 -cmd ".timeout 5000" "file:$STATE/journal.db?mode=ro" "SELECT stat
 stop_daemon
 start_daemon --cluster "$C" --policy "$P" --clock-scale 10
 wait_for is_state S completed
+# the comparison is made in the turn that confirms S's start; /metrics may
+# be read a turn before it is published (seen once on a loaded san run:
+# "30 30"): wait for it, up to 20 s, then assert
+seen31() { [ "$(metric gpusched_eta_compared_total) $(metric gpusched_eta_window_jobs)" = "31 31" ]; }
+wait_for seen31
 is "$(metric gpusched_eta_compared_total) $(metric gpusched_eta_window_jobs)" "31 31" \
    "S, started after the restart, is compared once: 31 in the window"
 stop_daemon
