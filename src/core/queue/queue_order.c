@@ -149,11 +149,6 @@ int gs_qorder_cmp(const void *a, const void *b)
     return (x->handle > y->handle) - (x->handle < y->handle);
 }
 
-static int cmp_order(const void *a, const void *b)
-{
-    return gs_qorder_cmp(a, b);
-}
-
 /* A new entry for `job` in `list` (see the header); it becomes the job's
  * only live entry. */
 static struct order_key new_key(struct gs_engine *eng, int job, int list)
@@ -168,11 +163,6 @@ static struct order_key new_key(struct gs_engine *eng, int job, int list)
     struct order_key k = { prio, j->front ? GS_TIME_NONE : j->submit, job, eng->q->seq,
                            j->handle, (int8_t)gs_qclass_of(eng, j) };
     return k;
-}
-
-static int live(const struct gs_engine *eng, const struct order_key *k, int list)
-{
-    return gs_qorder_live(eng, k, list);
 }
 
 /* Forget a dead entry: if it was its job's current one, the job is no
@@ -193,7 +183,7 @@ static void compact_range(struct gs_engine *eng, struct qlist *l, int list, size
 {
     size_t w = to;
     for (size_t i = to; i-- > from;) {
-        if (live(eng, &l->k[i], list)) {
+        if (gs_qorder_live(eng, &l->k[i], list)) {
             l->k[--w] = l->k[i];
             l->c[w] = l->c[i];
         } else
@@ -207,7 +197,7 @@ static void compact_all(struct gs_engine *eng, struct qlist *l, int list)
 {
     size_t out = 0;
     for (size_t i = l->head; i < l->n; i++) {
-        if (live(eng, &l->k[i], list)) {
+        if (gs_qorder_live(eng, &l->k[i], list)) {
             l->c[out] = l->c[i];
             l->k[out++] = l->k[i];
         } else
@@ -230,7 +220,7 @@ static int merge_in(struct qlist *l, const struct order_key *src, size_t m)
     size_t n = l->n - l->head, out = n + m;
     l->n += m;
     while (m > 0) {
-        if (n > 0 && cmp_order(&dst[n - 1], &src[m - 1]) > 0) {
+        if (n > 0 && gs_qorder_cmp(&dst[n - 1], &src[m - 1]) > 0) {
             dc[--out] = dc[--n];
             dst[out] = dst[n];
         } else {
@@ -349,9 +339,9 @@ static int update_lists(struct gs_engine *eng, gs_time now)
     if (gs_queue_scan_joined(eng, now, 1) < 0 || move_aging(eng, now) < 0)
         return GS_ENOMEM;
     if (q->nfresh > 1) /* qsort's array may not be NULL, even when empty */
-        qsort(q->fresh, q->nfresh, sizeof *q->fresh, cmp_order);
+        qsort(q->fresh, q->nfresh, sizeof *q->fresh, gs_qorder_cmp);
     if (q->nmoved > 1)
-        qsort(q->moved, q->nmoved, sizeof *q->moved, cmp_order);
+        qsort(q->moved, q->nmoved, sizeof *q->moved, gs_qorder_cmp);
     if (merge_in(&q->young, q->fresh, q->nfresh) < 0 ||
         merge_in(&q->aged, q->moved, q->nmoved) < 0)
         return GS_ENOMEM;
@@ -367,7 +357,7 @@ static int update_lists(struct gs_engine *eng, gs_time now)
 static void skip_dead(struct gs_engine *eng, const struct qlist *l, int list, size_t *i,
                       size_t *dead)
 {
-    while (*i < l->n && !live(eng, &l->k[*i], list)) {
+    while (*i < l->n && !gs_qorder_live(eng, &l->k[*i], list)) {
         (*i)++;
         (*dead)++;
     }
@@ -411,9 +401,9 @@ static int priority_next(struct gs_engine *eng, struct qcursor *cur)
 {
     struct gs_qstate *q = eng->q;
     skip_dead(eng, &q->young, LIST_YOUNG, &cur->y, &cur->dead);
-    if (cur->ka.job >= 0 && !live(eng, &q->aged.k[cur->a], LIST_AGED))
+    if (cur->ka.job >= 0 && !gs_qorder_live(eng, &q->aged.k[cur->a], LIST_AGED))
         load_aged(eng, cur); /* left the queue since it was keyed (a start) */
-    if (cur->y < q->young.n && (cur->ka.job < 0 || cmp_order(&q->young.k[cur->y], &cur->ka) < 0)) {
+    if (cur->y < q->young.n && (cur->ka.job < 0 || gs_qorder_cmp(&q->young.k[cur->y], &cur->ka) < 0)) {
         prefetch_jobs(eng, &q->young, cur->y + 1);
         return q->young.k[cur->y++].job;
     }
@@ -449,7 +439,7 @@ static int aged_ahead(const struct gs_engine *eng, const struct order_key *a,
 {
     struct order_key k = *a;
     k.prio = aged_at(eng, a->prio, t);
-    return cmp_order(&k, y) < 0;
+    return gs_qorder_cmp(&k, y) < 0;
 }
 
 /* Whether aged entry `a`'s key has reached the saturation bound at `t`
@@ -519,7 +509,7 @@ static gs_time min_time(gs_time a, gs_time b)
 static const struct order_key *peek_live(const struct gs_engine *eng, const struct qlist *l,
                                          int list, size_t *i)
 {
-    while (*i < l->n && !live(eng, &l->k[*i], list))
+    while (*i < l->n && !gs_qorder_live(eng, &l->k[*i], list))
         (*i)++;
     return *i < l->n ? &l->k[*i] : NULL;
 }
@@ -634,7 +624,7 @@ static int change_by_groups(const struct gs_engine *eng, gs_time now, gs_time *o
             return 0;
         int64_t p = yl->k[yi].prio;
         size_t ye = young_below(yl, yi, p), z = ye;
-        while (z > yi && !live(eng, &yl->k[z - 1], LIST_YOUNG))
+        while (z > yi && !gs_qorder_live(eng, &yl->k[z - 1], LIST_YOUNG))
             z--;
         if (z > yi) {
             size_t ai = aged_lower(eng, al, al->head, p, now);
@@ -711,7 +701,7 @@ static int priority_list(const struct gs_engine *eng, gs_time now, int *out, siz
         k[n++] = (struct order_key){ priority_eff_prio(eng, j, now),
                                      j->front ? GS_TIME_NONE : j->submit, job, 0, j->handle, 0 };
     }
-    qsort(k, n, sizeof *k, cmp_order);
+    qsort(k, n, sizeof *k, gs_qorder_cmp);
     for (size_t i = 0; i < n && i < cap; i++)
         out[i] = k[i].handle;
     gs_free(k);
@@ -773,5 +763,5 @@ int gs_queue_key_cmp(const struct gs_queue_key *a, const struct gs_queue_key *b)
 {
     struct order_key x = { a->prio, a->submit, 0, 0, a->handle, 0 };
     struct order_key y = { b->prio, b->submit, 0, 0, b->handle, 0 };
-    return cmp_order(&x, &y);
+    return gs_qorder_cmp(&x, &y);
 }

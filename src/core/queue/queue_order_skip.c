@@ -9,7 +9,7 @@
 
 /* Whether young entry `y` sorts ahead of aged entry `a` (list key, keyed
  * at the pass by `shift`): gs_qorder_cmp(y, a keyed) < 0 without building the
- * keyed copy (priority_skip's inner loop). */
+ * keyed copy (skip_aged's inner loop). */
 static int young_first(const struct order_key *y, const struct order_key *a, int64_t shift)
 {
     int64_t ap = gs_sat_add(a->prio, shift);
@@ -120,7 +120,7 @@ int gs_qorder_skip(struct gs_engine *eng, struct qcursor *cur, uint64_t mask, ui
         if (!in_mask(k->cls, mask)) {
             /* the next entry to read; one that left the queue is walked
              * over here (as priority_next would) so that the run goes on */
-            if (young ? gs_qorder_live(eng, k, LIST_YOUNG) : gs_qorder_live(eng, &q->aged.k[cur->a], LIST_AGED))
+            if (gs_qorder_live(eng, k, young ? LIST_YOUNG : LIST_AGED)) /* ka: its job, seq */
                 return 0;
             cur->dead++;
             if (young)

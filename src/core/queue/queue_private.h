@@ -29,7 +29,7 @@ struct order_key {
 /* A kept sorted list: live entries in [head, n), with dead ones among
  * them (jobs no longer pending, or moved to the other list).  c[i] is
  * k[i].cls, kept beside the keys so that the walk over followed classes
- * (priority_skip) reads one byte per entry, not a key of 32
+ * (gs_qorder_skip) reads one byte per entry, not a key of 32
  * (gs_queue_order_check). */
 struct qlist {
     struct order_key *k;
